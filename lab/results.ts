@@ -1,0 +1,175 @@
+/**
+ * Results documents: the one format every experiment writes and every report reads.
+ *
+ * Versioned (`schema: "loglab/results@1"`), validated when read with errors that name the field,
+ * written atomically (temp file, fsync, rename, fsync of the directory). The full field list is in
+ * docs/results-format.md.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+
+export const RESULTS_SCHEMA = 'loglab/results@1';
+const SCHEMA_PREFIX = 'loglab/results@';
+
+const labelValue = z.union([z.string(), z.number(), z.boolean()]);
+
+export const metricSchema = z.object({
+  /** Dotted name, e.g. `queue.B.always.cyclesPerSec`. */
+  name: z.string().min(1),
+  /** Unit of every value of this metric: `ops/s`, `ns`, `B`, `B/msg`, `ratio`, `count`, … */
+  unit: z.string().min(1),
+  /**
+   * `timing` varies run to run; `counter` is deterministic for the same code and parameters
+   * (bytes per message, fsyncs per message); `ratio` is a timing ratio measured within one run.
+   */
+  kind: z.enum(['timing', 'counter', 'ratio']),
+  median: z.number(),
+  p50: z.number().optional(),
+  p90: z.number().optional(),
+  p99: z.number().optional(),
+  p999: z.number().optional(),
+  max: z.number().optional(),
+  ci95: z.tuple([z.number(), z.number()]).optional(),
+  /** How many samples the figure summarises. */
+  count: z.number().int().nonnegative().optional(),
+  /** Raw per-repetition values, kept so `compare` can bootstrap the change. */
+  samples: z.array(z.number()).optional(),
+  /** Structured dimensions for tables and charts: `{ design: 'A', policy: 'always' }`. */
+  labels: z.record(z.string(), labelValue).optional(),
+  description: z.string().optional(),
+});
+
+export const predictionSchema = z.object({
+  /** The metric this predicts, matching a metric name where one exists. */
+  name: z.string().min(1),
+  /** The model that produced it, e.g. `hdd:exos-x20`, `ssd:990-pro`, `seed`. */
+  model: z.string().min(1),
+  unit: z.string().min(1),
+  value: z.number(),
+  labels: z.record(z.string(), labelValue).optional(),
+  basis: z.string().optional(),
+});
+
+export const environmentSchema = z.object({
+  hostname: z.string(),
+  os: z.string(),
+  kernel: z.string(),
+  arch: z.string(),
+  cpuModel: z.string(),
+  cpuCores: z.number().int().positive(),
+  memoryBytes: z.number().nonnegative(),
+  nodeVersion: z.string(),
+  dir: z.string(),
+  filesystem: z.object({
+    type: z.string().nullable(),
+    mountPoint: z.string().nullable(),
+    mountOptions: z.string().nullable(),
+    source: z.string().nullable(),
+  }),
+  device: z.object({
+    name: z.string().nullable(),
+    model: z.string().nullable(),
+    rotational: z.boolean().nullable(),
+    writeCache: z.string().nullable(),
+    fua: z.boolean().nullable(),
+    scheduler: z.string().nullable(),
+    nrRequests: z.number().nullable(),
+    logicalBlockBytes: z.number().nullable(),
+    physicalBlockBytes: z.number().nullable(),
+  }),
+  freeBytes: z.number().nonnegative().nullable(),
+  /** Whether the page cache can be dropped here (root) — cold figures depend on it. */
+  canDropCaches: z.boolean(),
+});
+
+export const resultsSchema = z.object({
+  schema: z.literal(RESULTS_SCHEMA),
+  experiment: z.object({ id: z.string().min(1), question: z.string().min(1) }),
+  /** One sentence on what this disk showed, for the top of a report. */
+  headline: z.string().optional(),
+  quick: z.boolean(),
+  seed: z.number().int(),
+  parameters: z.record(z.string(), z.unknown()),
+  environment: environmentSchema,
+  startedAt: z.iso.datetime(),
+  endedAt: z.iso.datetime(),
+  timer: z.string().min(1),
+  metrics: z.array(metricSchema),
+  counters: z.record(z.string(), z.number()),
+  predictions: z.array(predictionSchema),
+  notes: z.array(z.string()),
+});
+
+export type Metric = z.infer<typeof metricSchema>;
+export type Prediction = z.infer<typeof predictionSchema>;
+export type Environment = z.infer<typeof environmentSchema>;
+export type Results = z.infer<typeof resultsSchema>;
+
+export class ResultsFormatError extends Error {
+  readonly code = 'INVALID_RESULTS' as const;
+  readonly file: string;
+  readonly field: string;
+
+  constructor(file: string, field: string, message: string) {
+    super(`lab: ${file}: ${field}: ${message}`);
+    this.name = 'ResultsFormatError';
+    this.file = file;
+    this.field = field;
+  }
+}
+
+/** Validates a parsed document; throws ResultsFormatError naming the first bad field. */
+export function parseResults(value: unknown, file = '<results>'): Results {
+  const schema = (value as { schema?: unknown } | null)?.schema;
+  if (typeof schema === 'string' && schema.startsWith(SCHEMA_PREFIX) && schema !== RESULTS_SCHEMA) {
+    throw new ResultsFormatError(file, 'schema', `is ${schema}, this loglab reads ${RESULTS_SCHEMA}; upgrade loglab to read it`);
+  }
+  const parsed = resultsSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(document)';
+  throw new ResultsFormatError(file, field, issue?.message ?? 'invalid');
+}
+
+export function readResultsFile(file: string): Results {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new ResultsFormatError(file, '(file)', `cannot be read: ${(cause as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new ResultsFormatError(file, '(file)', `is not JSON: ${(cause as Error).message}`);
+  }
+  return parseResults(value, file);
+}
+
+/** Writes a validated document atomically: temp file, fsync, rename, fsync of the directory. */
+export function writeResultsFile(file: string, results: Results): void {
+  const checked = parseResults(results, file);
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeFileSync(fd, `${JSON.stringify(checked, null, 2)}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  const dirFd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(dirFd);
+  } finally {
+    fs.closeSync(dirFd);
+  }
+}
+
+export function findMetric(results: Results, name: string): Metric | undefined {
+  return results.metrics.find((metric) => metric.name === name);
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install everything from the lockfile, type-check, run the test suite (the README's `npm test`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -f scripts/setup-debian.sh ]; then bash scripts/setup-debian.sh; fi
+npm ci --no-audit --no-fund
+npm run typecheck
+npm test

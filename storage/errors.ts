@@ -1,0 +1,50 @@
+/**
+ * Typed storage errors. Every error carries a stable `code` a caller can switch on, context fields
+ * (file, position, sizes), and a message that says what failed, where, and what to do about it.
+ * Corruption is thrown, never returned as data.
+ */
+
+export type StorageErrorCode =
+  | 'CORRUPT_RECORD'
+  | 'RECORD_TOO_LARGE'
+  | 'OFFSET_OUT_OF_RANGE'
+  | 'INVALID_CONFIG'
+  | 'INVALID_SEGMENT_FILE'
+  | 'LOG_CLOSED'
+  | 'LOG_FENCED'
+  | 'IO_ERROR'
+  | 'SHORT_IO'
+  | 'BODY_TOO_LARGE_FOR_SLOT'
+  | 'UNKNOWN_MESSAGE'
+  | 'CORRUPT_CHECKPOINT';
+
+export interface StorageErrorContext {
+  readonly file?: string;
+  readonly positionBytes?: number;
+  readonly offset?: bigint;
+  readonly sizeBytes?: number;
+  readonly limitBytes?: number;
+  readonly reason?: string;
+  readonly cause?: unknown;
+}
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  readonly context: StorageErrorContext;
+
+  constructor(code: StorageErrorCode, message: string, context: StorageErrorContext = {}) {
+    super(`storage: ${message}`, context.cause === undefined ? undefined : { cause: context.cause });
+    this.name = 'StorageError';
+    this.code = code;
+    this.context = context;
+  }
+}
+
+export function isStorageError(error: unknown, code?: StorageErrorCode): error is StorageError {
+  return error instanceof StorageError && (code === undefined || error.code === code);
+}
+
+/** Programmer mistakes: fail loudly, at function entry, one condition each. */
+export function assert(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}

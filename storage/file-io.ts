@@ -1,0 +1,240 @@
+/**
+ * The one narrow door through which the storage core touches files. Everything the core does to a
+ * disk — open, positional write, read, fdatasync, truncate, rename, unlink, directory fsync, list —
+ * goes through a FileIO, so a simulated, fault-injecting disk can stand in for node:fs in tests.
+ *
+ * The calls are synchronous on purpose: the real path is exactly `fs.writeSync` and
+ * `fs.fdatasyncSync` with no promise or closure per record, and a simulated disk stays
+ * deterministic. `fdatasyncAsync` exists for group commit, so producers can keep writing while one
+ * fdatasync is on the thread pool.
+ *
+ * Every implementation counts the syncs it performed (`counters`) so the lab can report fsyncs per
+ * message without guessing.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { StorageError } from './errors.js';
+
+export type FileHandle = number & { readonly __fileHandle: true };
+
+export interface FileIOCounters {
+  writeCalls: number;
+  writeBytes: number;
+  readCalls: number;
+  readBytes: number;
+  fdatasyncCalls: number;
+  dirFsyncCalls: number;
+}
+
+export interface FileIO {
+  readonly counters: FileIOCounters;
+  /** Opens for read and write, creating the file when `create` is set. */
+  open(filePath: string, options: { create: boolean }): FileHandle;
+  openReadOnly(filePath: string): FileHandle;
+  close(handle: FileHandle): void;
+  /** Writes all of `length` bytes at `positionBytes`; a short write is retried, then an error. */
+  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void;
+  /** Reads up to `length` bytes; returns how many were read (fewer only at end of file). */
+  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number;
+  sizeBytes(handle: FileHandle): number;
+  fdatasync(handle: FileHandle): void;
+  fdatasyncAsync(handle: FileHandle): Promise<void>;
+  truncate(handle: FileHandle, sizeBytes: number): void;
+  rename(fromPath: string, toPath: string): void;
+  unlink(filePath: string): void;
+  /** Makes creations, renames and unlinks in `dirPath` durable. */
+  fsyncDir(dirPath: string): void;
+  mkdirp(dirPath: string): void;
+  list(dirPath: string): string[];
+  exists(filePath: string): boolean;
+  readWholeFile(filePath: string): Uint8Array | null;
+}
+
+export function newCounters(): FileIOCounters {
+  return { writeCalls: 0, writeBytes: 0, readCalls: 0, readBytes: 0, fdatasyncCalls: 0, dirFsyncCalls: 0 };
+}
+
+const MAX_SHORT_IO_RETRIES = 8;
+
+function ioError(operation: string, file: string, cause: unknown): StorageError {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
+  return new StorageError('IO_ERROR', `${operation} failed on ${file} (${code}); check the disk, its free space and permissions, then reopen the log`, {
+    file,
+    reason: code,
+    cause,
+  });
+}
+
+/** The real disk: node:fs, synchronous, no allocation per call. */
+export class NodeFileIO implements FileIO {
+  readonly counters: FileIOCounters = newCounters();
+  readonly #paths = new Map<number, string>();
+
+  open(filePath: string, options: { create: boolean }): FileHandle {
+    try {
+      const flags = fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0);
+      return this.#track(fs.openSync(filePath, flags, 0o644), filePath);
+    } catch (cause) {
+      throw ioError('open', filePath, cause);
+    }
+  }
+
+  openReadOnly(filePath: string): FileHandle {
+    try {
+      return this.#track(fs.openSync(filePath, 'r'), filePath);
+    } catch (cause) {
+      throw ioError('open', filePath, cause);
+    }
+  }
+
+  close(handle: FileHandle): void {
+    const file = this.#path(handle);
+    this.#paths.delete(handle);
+    try {
+      fs.closeSync(handle);
+    } catch (cause) {
+      throw ioError('close', file, cause);
+    }
+  }
+
+  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+    let done = 0;
+    for (let attempt = 0; done < length; attempt++) {
+      if (attempt > MAX_SHORT_IO_RETRIES) {
+        throw new StorageError('SHORT_IO', `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`, {
+          file: this.#path(handle),
+          positionBytes,
+          sizeBytes: length,
+        });
+      }
+      let written: number;
+      try {
+        written = fs.writeSync(handle, buffer, offset + done, length - done, positionBytes + done);
+      } catch (cause) {
+        throw ioError('write', this.#path(handle), cause);
+      }
+      done += written;
+    }
+    this.counters.writeCalls++;
+    this.counters.writeBytes += length;
+  }
+
+  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
+    let done = 0;
+    while (done < length) {
+      let got: number;
+      try {
+        got = fs.readSync(handle, buffer, offset + done, length - done, positionBytes + done);
+      } catch (cause) {
+        throw ioError('read', this.#path(handle), cause);
+      }
+      if (got === 0) break;
+      done += got;
+    }
+    this.counters.readCalls++;
+    this.counters.readBytes += done;
+    return done;
+  }
+
+  sizeBytes(handle: FileHandle): number {
+    try {
+      return fs.fstatSync(handle).size;
+    } catch (cause) {
+      throw ioError('fstat', this.#path(handle), cause);
+    }
+  }
+
+  fdatasync(handle: FileHandle): void {
+    try {
+      fs.fdatasyncSync(handle);
+    } catch (cause) {
+      throw ioError('fdatasync', this.#path(handle), cause);
+    }
+    this.counters.fdatasyncCalls++;
+  }
+
+  fdatasyncAsync(handle: FileHandle): Promise<void> {
+    return new Promise((resolve, reject) => {
+      fs.fdatasync(handle, (cause) => {
+        if (cause) return reject(ioError('fdatasync', this.#path(handle), cause));
+        this.counters.fdatasyncCalls++;
+        resolve();
+      });
+    });
+  }
+
+  truncate(handle: FileHandle, sizeBytes: number): void {
+    try {
+      fs.ftruncateSync(handle, sizeBytes);
+    } catch (cause) {
+      throw ioError('truncate', this.#path(handle), cause);
+    }
+  }
+
+  rename(fromPath: string, toPath: string): void {
+    try {
+      fs.renameSync(fromPath, toPath);
+    } catch (cause) {
+      throw ioError('rename', fromPath, cause);
+    }
+  }
+
+  unlink(filePath: string): void {
+    try {
+      fs.unlinkSync(filePath);
+    } catch (cause) {
+      throw ioError('unlink', filePath, cause);
+    }
+  }
+
+  fsyncDir(dirPath: string): void {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(dirPath, 'r');
+      fs.fsyncSync(fd);
+    } catch (cause) {
+      throw ioError('fsync of directory', dirPath, cause);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+    this.counters.dirFsyncCalls++;
+  }
+
+  mkdirp(dirPath: string): void {
+    try {
+      fs.mkdirSync(dirPath, { recursive: true });
+    } catch (cause) {
+      throw ioError('mkdir', dirPath, cause);
+    }
+  }
+
+  list(dirPath: string): string[] {
+    try {
+      return fs.readdirSync(dirPath).sort();
+    } catch (cause) {
+      throw ioError('readdir', dirPath, cause);
+    }
+  }
+
+  exists(filePath: string): boolean {
+    return fs.existsSync(filePath);
+  }
+
+  readWholeFile(filePath: string): Uint8Array | null {
+    try {
+      return fs.readFileSync(filePath);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw ioError('read', filePath, cause);
+    }
+  }
+
+  #track(fd: number, filePath: string): FileHandle {
+    this.#paths.set(fd, path.resolve(filePath));
+    return fd as FileHandle;
+  }
+
+  #path(handle: FileHandle): string {
+    return this.#paths.get(handle) ?? `fd ${handle}`;
+  }
+}
