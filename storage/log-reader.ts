@@ -53,10 +53,9 @@ export class LogReader {
     return result;
   }
 
+  /** The segment that starts where this one ended (found by offset: retention may have removed this one). */
   #followingSegment(): Segment | null {
-    const segments = this.#segments();
-    const slot = segments.indexOf(this.#segment);
-    const following = slot >= 0 ? segments[slot + 1] : undefined;
-    return following !== undefined && following.baseOffset === this.#nextOffset ? following : null;
+    const current = this.#segment;
+    return this.#segments().find((segment) => segment !== current && segment.baseOffset === this.#nextOffset) ?? null;
   }
 }
