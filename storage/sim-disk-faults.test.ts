@@ -188,6 +188,38 @@ describe('SimDisk fault injection: failed fdatasync (fsyncgate)', () => {
     expect([...outcomes].sort()).toEqual(['kept', 'lost']);
   });
 
+  it('does not let a later fdatasync that grows the file land data a failed one lost', () => {
+    const outcomes = new Set<string>();
+    for (const seed of SEEDS) {
+      const { disk, handle } = diskWithFile(seed, new Uint8Array(0));
+      const lostData = patternBytes(1000, 1);
+      disk.write(handle, lostData, 0, lostData.length, 0);
+      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+      expect(() => disk.fdatasync(handle)).toThrow(/fdatasync failed/);
+      // Only failures that did not even make the size durable: the device holds no byte yet.
+      if (disk.durableContents('/d/f')?.length !== 0) continue;
+      disk.write(handle, patternBytes(100, 2), 0, 100, 3000);
+      disk.fdatasync(handle);
+      const durable = disk.durableContents('/d/f') ?? new Uint8Array(0);
+      expect(durable.length).toBe(3100);
+      outcomes.add(hex(durable.subarray(0, 1000)) === hex(lostData) ? 'landed' : 'lost');
+    }
+    expect([...outcomes].sort()).toEqual(['landed', 'lost']);
+  });
+
+  it('reads zeros where a file regrew after a failed fdatasync, once a later one succeeds', () => {
+    for (const seed of SEEDS) {
+      const { disk, handle } = diskWithFile(seed, patternBytes(2000, 1));
+      disk.truncate(handle, 700);
+      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+      expect(() => disk.fdatasync(handle)).toThrow(/fdatasync failed/);
+      disk.truncate(handle, 2000);
+      disk.fdatasync(handle);
+      const durable = disk.durableContents('/d/f') ?? new Uint8Array(0);
+      expect(hex(durable.subarray(700))).toBe(hex(new Uint8Array(1300)));
+    }
+  });
+
   it('fails every later fdatasync of the file with a sticky EIO', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', sticky: true });

@@ -47,7 +47,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 /**
  * What a file must hold after a crash. A byte is guaranteed once an fdatasync succeeded after
- * its last write with no failed fdatasync in between; a truncation below it revokes that.
+ * its last write (or the truncate that zeroed it) with no failed fdatasync in between; a
+ * truncation below it revokes that.
  */
 class FileModel {
   content: Uint8Array;
@@ -70,12 +71,15 @@ class FileModel {
     this.pending.fill(1, positionBytes, end);
   }
 
+  /** Shrinking revokes what was cut; growing adds zeros that fdatasync must make durable. */
   truncate(sizeBytes: number): void {
+    const oldSizeBytes = this.content.length;
     const resized = new Uint8Array(sizeBytes);
     resized.set(this.content.subarray(0, sizeBytes));
     this.content = resized;
     this.guaranteed.fill(0, sizeBytes);
     this.pending.fill(0, sizeBytes);
+    if (sizeBytes > oldSizeBytes) this.pending.fill(1, oldSizeBytes, sizeBytes);
   }
 
   synced(succeeded: boolean): void {

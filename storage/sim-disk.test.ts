@@ -201,6 +201,18 @@ describe('SimDisk crash: file data', () => {
     expect([...sizes].sort((a, b) => a - b)).toEqual([700, 2000]);
   });
 
+  it('makes a synced shrink-then-grow truncation durable as zeros', () => {
+    for (const seed of SEEDS.slice(0, 50)) {
+      const { disk, handle } = diskWithFile(seed, patternBytes(2000, 1));
+      disk.truncate(handle, 700);
+      disk.truncate(handle, 2000);
+      disk.fdatasync(handle);
+      const crashed = disk.crash().readWholeFile('/d/f');
+      const expected = Uint8Array.from([...patternBytes(700, 1), ...new Uint8Array(1300)]);
+      expect(hex(crashed)).toBe(hex(expected));
+    }
+  });
+
   it('makes the crashed disk unusable and its handles unknown to the new one', () => {
     const { disk, handle } = diskWithFile(1, patternBytes(10, 1));
     const next = disk.crash();

@@ -16,8 +16,8 @@
  *   sizeHistory  every size the cached file had since the last writeback; after a power cut the
  *           file's size is the device size or one of these.
  *
- * Invariant: a sector that is neither dirty nor lost holds the same bytes in cache and device
- * below both sizes. Cache bytes past the cached size are zero.
+ * Invariants: a sector that is neither dirty nor lost holds the same bytes in cache and device
+ * below both sizes; lost sectors lie inside the cached size; cache bytes past it are zero.
  */
 import { assert } from '../errors.js';
 import type { SeededRandom } from './prng.js';
@@ -107,13 +107,16 @@ export class SimFile {
     const oldSizeBytes = this.#cacheSizeBytes;
     if (sizeBytes === oldSizeBytes) return;
     this.#cache = withCapacity(this.#cache, sizeBytes);
+    this.#cache.fill(0, Math.min(sizeBytes, oldSizeBytes), Math.max(sizeBytes, oldSizeBytes));
     this.#resize(sizeBytes);
-    if (sizeBytes > oldSizeBytes) return;
-    this.#cache.fill(0, sizeBytes, oldSizeBytes);
-    // Shrinking changes sectors the device still holds: they become dirty with their cut
-    // content, so a writeback lands the cut and a crash may or may not.
-    const end = sectorsCovering(Math.min(oldSizeBytes, Math.max(this.#deviceSizeBytes, sizeBytes)));
-    for (let sector = sectorOf(sizeBytes); sector < end; sector++) this.#recordVersion(sector);
+    // The partial sector at the cut and every changed sector the device holds bytes for become
+    // dirty with their new content (zeros past the size): a writeback lands the change, a crash
+    // may or may not. Sectors past both the device size and the cut are new: writeback fills them.
+    const low = Math.min(sizeBytes, oldSizeBytes);
+    const high = Math.max(sizeBytes, oldSizeBytes);
+    const end = sectorsCovering(Math.min(high, Math.max(this.#deviceSizeBytes, low)));
+    for (let sector = sectorOf(low); sector < end; sector++) this.#recordVersion(sector);
+    // Keeps `lost` inside the file, so growing it again reads zeros, never a failed writeback.
     for (const sector of [...this.#lost]) {
       if (sector >= sectorsCovering(sizeBytes)) this.#lost.delete(sector);
     }
@@ -143,10 +146,12 @@ export class SimFile {
   failWriteBack(rng: SeededRandom): void {
     const oldDeviceSizeBytes = this.#deviceSizeBytes;
     const resolved = this.#resolvePending(rng);
+    // Only sectors inside the cached file can be lost: a later truncate that grows the file must
+    // read zeros there, and is recorded as dirty where the device holds bytes.
     const cachedSectors = sectorsCovering(this.#cacheSizeBytes);
     for (const sector of this.#dirty.keys()) if (sector < cachedSectors) this.#lost.add(sector);
     // Sectors the device size now covers for the first time hold fill, not the cache's bytes.
-    const end = sectorsCovering(resolved.sizeBytes);
+    const end = Math.min(cachedSectors, sectorsCovering(resolved.sizeBytes));
     for (let sector = sectorOf(oldDeviceSizeBytes); sector < end; sector++) this.#lost.add(sector);
     this.#device = resolved.bytes;
     this.#deviceSizeBytes = resolved.sizeBytes;
