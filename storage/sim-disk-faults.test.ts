@@ -142,6 +142,31 @@ describe('SimDisk fault injection: bit flips and power cuts', () => {
     expect(disk.injectedFaults).toEqual([{ kind: 'bit-flip', call: 'none', file: '/d/f' }]);
   });
 
+  it('shows a bit flip through the cache only where the cached page is clean', () => {
+    let exposedSectorsFlipped = 0;
+    for (const seed of SEEDS.slice(0, 20)) {
+      // Sector 0 dirty, then lost to a failed fdatasync; sector 1 clean; sector 2 a hole the
+      // failure may have made durable with unknown content; sector 4 pending.
+      const { disk, handle } = diskWithFile(seed, patternBytes(2 * 512, 1));
+      disk.write(handle, patternBytes(10, 2), 0, 10, 0);
+      disk.truncate(handle, 3 * 512);
+      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+      expect(() => disk.fdatasync(handle)).toThrow(/fdatasync failed/);
+      disk.truncate(handle, 5 * 512);
+      disk.write(handle, patternBytes(10, 3), 0, 10, 4 * 512);
+      const expected = (disk.readWholeFile('/d/f') ?? new Uint8Array(0)).slice();
+      disk.flipBit('/d/f', 5, 0);
+      disk.flipBit('/d/f', 600, 0);
+      if ((disk.durableContents('/d/f')?.length ?? 0) > 1100) {
+        disk.flipBit('/d/f', 1100, 0);
+        exposedSectorsFlipped++;
+      }
+      expected[600] = (expected[600] ?? 0) ^ 1;
+      expect(hex(disk.readWholeFile('/d/f'))).toBe(hex(expected));
+    }
+    expect(exposedSectorsFlipped).toBeGreaterThan(0);
+  });
+
   it('cuts the power at the Nth call: it and every later call fail, crash() recovers', () => {
     const { disk, handle } = diskWithFile(1, patternBytes(100, 1));
     disk.injectFault({ kind: 'power-cut', nth: 2 });
@@ -208,15 +233,24 @@ describe('SimDisk fault injection: failed fdatasync (fsyncgate)', () => {
   });
 
   it('reads zeros where a file regrew after a failed fdatasync, once a later one succeeds', () => {
-    for (const seed of SEEDS) {
-      const { disk, handle } = diskWithFile(seed, patternBytes(2000, 1));
-      disk.truncate(handle, 700);
+    const failSync = (disk: SimDisk, handle: FileHandle): void => {
       disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
       expect(() => disk.fdatasync(handle)).toThrow(/fdatasync failed/);
-      disk.truncate(handle, 2000);
-      disk.fdatasync(handle);
-      const durable = disk.durableContents('/d/f') ?? new Uint8Array(0);
-      expect(hex(durable.subarray(700))).toBe(hex(new Uint8Array(1300)));
+    };
+    for (const seed of SEEDS) {
+      const shrunk = diskWithFile(seed, patternBytes(2000, 1));
+      shrunk.disk.truncate(shrunk.handle, 700);
+      failSync(shrunk.disk, shrunk.handle);
+      const grown = diskWithFile(seed, new Uint8Array(0));
+      grown.disk.write(grown.handle, patternBytes(1000, 2), 0, 1000, 0);
+      failSync(grown.disk, grown.handle);
+      grown.disk.truncate(grown.handle, 700);
+      for (const { disk, handle } of [shrunk, grown]) {
+        disk.truncate(handle, 2000);
+        disk.fdatasync(handle);
+        const durable = disk.durableContents('/d/f') ?? new Uint8Array(0);
+        expect(hex(durable.subarray(700))).toBe(hex(new Uint8Array(1300)));
+      }
     }
   });
 
