@@ -189,6 +189,18 @@ describe('SimDisk crash: file data', () => {
     expect([...tails].sort()).toEqual(['data', 'garbage', 'zeros']);
   });
 
+  it('cuts an unsynced file at its durable size or any size it had since, intermediate too', () => {
+    const sizes = new Set<number>();
+    for (const seed of SEEDS) {
+      const { disk, handle } = diskWithFile(seed, patternBytes(100, 1));
+      for (const positionBytes of [100, 200, 300]) {
+        disk.write(handle, patternBytes(100, 2), 0, 100, positionBytes);
+      }
+      sizes.add(disk.crash().readWholeFile('/d/f')?.length ?? -1);
+    }
+    expect([...sizes].sort((a, b) => a - b)).toEqual([100, 200, 300, 400]);
+  });
+
   it('leaves a truncation that was not synced undone in some crashes and done in others', () => {
     const sizes = new Set<number>();
     for (const seed of SEEDS) {
