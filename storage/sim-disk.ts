@@ -104,6 +104,7 @@ function assertRange(buffer: Uint8Array, offset: number, length: number, positio
 
 export class SimDisk implements FileIO {
   readonly counters: FileIOCounters = newCounters();
+  /** Reproduces this disk's every choice; the disk crash() returns gets a seed drawn from it. */
   readonly seed: number;
   readonly #rng: SeededRandom;
   readonly #faults = new FaultPlan();

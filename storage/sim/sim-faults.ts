@@ -8,7 +8,10 @@ import type { SimErrno } from './sim-errors.js';
 
 export type FaultCall = 'write' | 'read' | 'fdatasync' | 'open';
 
-/** Which files a fault watches: an exact path (normalised like the disk's) or a pattern. */
+/**
+ * Which files a fault watches: an exact path (normalised like the disk's) or a pattern. Calls on
+ * a handle match the path it was opened under, as NodeFileIO names it in its errors.
+ */
 export type FileMatcher = string | RegExp;
 
 export type SimFault =
