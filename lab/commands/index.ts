@@ -1,6 +1,9 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
+import { registerAppendCommand } from './append.js';
+import { registerReadCommand } from './read.js';
+import { registerDumpCommand } from './dump.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: readonly RegisterCommand[] = [];
+export const commands: readonly RegisterCommand[] = [registerAppendCommand, registerReadCommand, registerDumpCommand];
