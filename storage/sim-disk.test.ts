@@ -60,10 +60,21 @@ describe('SimDisk as a FileIO', () => {
     disk.write(handle, patternBytes(700, 5), 0, 700, 10);
     const readBack = new Uint8Array(800);
     expect(disk.read(handle, readBack, 0, 800, 0)).toBe(710);
-    expect(readBack.subarray(0, 10)).toEqual(new Uint8Array(10));
-    expect(readBack.subarray(10, 710)).toEqual(patternBytes(700, 5));
+    expect(hex(readBack.subarray(0, 10))).toBe(hex(new Uint8Array(10)));
+    expect(hex(readBack.subarray(10, 710))).toBe(hex(patternBytes(700, 5)));
     expect(disk.sizeBytes(handle)).toBe(710);
     expect(disk.readWholeFile('/d/g')?.length).toBe(710);
+  });
+
+  it('returns whole files as a Buffer, as NodeFileIO does', () => {
+    const { disk } = diskWithFile(1, patternBytes(8, 1));
+    const real = new NodeFileIO();
+    const dir = mkdtempSync(join(tmpdir(), 'loglab-simdisk-'));
+    const handle = real.open(join(dir, 'f'), { create: true });
+    real.write(handle, patternBytes(8, 1), 0, 8, 0);
+    real.close(handle);
+    expect(Buffer.isBuffer(real.readWholeFile(join(dir, 'f')))).toBe(true);
+    expect(Buffer.isBuffer(disk.readWholeFile('/d/f'))).toBe(true);
   });
 
   it('truncates, lists sorted names, answers exists and returns null for a missing file', () => {
@@ -71,8 +82,8 @@ describe('SimDisk as a FileIO', () => {
     disk.truncate(handle, 100);
     expect(disk.sizeBytes(handle)).toBe(100);
     disk.truncate(handle, 300);
-    expect(disk.readWholeFile('/d/f')).toEqual(
-      Uint8Array.from([...patternBytes(100, 1), ...new Uint8Array(200)]),
+    expect(hex(disk.readWholeFile('/d/f'))).toBe(
+      hex(Uint8Array.from([...patternBytes(100, 1), ...new Uint8Array(200)])),
     );
     disk.open('/d/b', { create: true });
     disk.mkdirp('/d/a/x');
@@ -366,9 +377,9 @@ describe('SimDisk crash: directories', () => {
     disk.write(handle, patternBytes(50, 2), 0, 50, 100);
     disk.write(handle, patternBytes(20, 3), 0, 20, 0);
     expect(disk.pendingWriteBytes('/d/f')).toBe(70);
-    expect(disk.durableContents('/d/f')).toEqual(patternBytes(100, 1));
+    expect(hex(disk.durableContents('/d/f'))).toBe(hex(patternBytes(100, 1)));
     disk.fdatasync(handle);
     expect(disk.pendingWriteBytes('/d/f')).toBe(0);
-    expect(disk.durableContents('/d/f')).toEqual(disk.readWholeFile('/d/f'));
+    expect(hex(disk.durableContents('/d/f'))).toBe(hex(disk.readWholeFile('/d/f')));
   });
 });

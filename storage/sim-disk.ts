@@ -253,7 +253,8 @@ export class SimDisk implements FileIO {
       if (inode instanceof SimDirectory) throw errnoException('EISDIR', 'read');
       const effect = this.#faults.effectFor('read', normalizePath(filePath), inode.id);
       if (effect !== undefined) throw errnoException(this.#errnoOf(effect), 'read', filePath);
-      const content = new Uint8Array(inode.sizeBytes);
+      // A Buffer, as fs.readFileSync returns in NodeFileIO: callers may rely on its methods.
+      const content = Buffer.alloc(inode.sizeBytes);
       inode.read(content, 0, content.length, 0);
       return content;
     } catch (cause) {
