@@ -60,7 +60,7 @@ describe('ensureFreeSpace', () => {
     }
     expect(caught).toBeInstanceOf(LabError);
     expect((caught as LabError).code).toBe('NOT_ENOUGH_SPACE');
-    expect((caught as LabError).message).toMatch(/\/data has 1.00 GiB free but this run needs 5.00 GiB/);
+    expect((caught as LabError).message).toMatch(/\/data has 1 GiB free but this run needs 5 GiB/);
   });
 
   it('lets a run start when there is room or the free space is unknown', () => {

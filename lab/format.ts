@@ -13,7 +13,8 @@ export function formatBytes(bytes: number): string {
   }
   const sign = bytes < 0 ? '-' : '';
   const digits = unit === 0 ? 0 : value < 10 ? 2 : value < 100 ? 1 : 0;
-  return `${sign}${value.toFixed(digits)} ${BINARY_UNITS[unit]}`;
+  // Number() drops the zeros toFixed pads with: 8 KiB, not 8.00 KiB.
+  return `${sign}${Number(value.toFixed(digits))} ${BINARY_UNITS[unit]}`;
 }
 
 /** Thousands separators and at most `maxDigits` decimals: `278320.3` → `278,320`. */
