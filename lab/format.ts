@@ -29,3 +29,10 @@ export function roundSignificant(value: number, digits: number): number {
   const scale = 10 ** (magnitude - digits + 1);
   return Math.round(value / scale) * scale;
 }
+
+/** A measured figure at a readable precision: 278,320 / 49.98 / 0.00125. */
+export function formatFigure(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 100) return formatNumber(value);
+  return String(Number(value.toPrecision(3)));
+}

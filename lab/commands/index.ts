@@ -1,6 +1,13 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
+import { registerListCommand } from './list.js';
+import { registerModelCommand } from './model.js';
+import { registerRunCommand } from './run.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: readonly RegisterCommand[] = [];
+export const commands: readonly RegisterCommand[] = [
+  registerListCommand,
+  registerRunCommand,
+  registerModelCommand,
+];
