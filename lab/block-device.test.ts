@@ -22,7 +22,13 @@ function realMajorMinor(dir: string): string {
 }
 
 /** A minimal sysfs: devices/<path> nodes with a `dev` file, and the dev/block and class links. */
-function fakeSys(nodes: Record<string, { dev: string; partition?: boolean; slaves?: string[] }>): string {
+interface FakeNode {
+  dev: string;
+  partition?: boolean;
+  slaves?: string[];
+}
+
+function fakeSys(nodes: Record<string, FakeNode>): string {
   const root = tempDir();
   fs.mkdirSync(join(root, 'dev', 'block'), { recursive: true });
   fs.mkdirSync(join(root, 'class', 'block'), { recursive: true });
@@ -44,7 +50,8 @@ describe('splitDeviceNumber', () => {
     expect(splitDeviceNumber(0xfe00n)).toEqual({ major: 254, minor: 0 });
     expect(splitDeviceNumber(0x0803n)).toEqual({ major: 8, minor: 3 });
     // major 259 (NVMe extended), minor 300: minor's high bits live above bit 20.
-    expect(splitDeviceNumber((259n << 8n) | (300n & 0xffn) | ((300n & ~0xffn) << 12n))).toEqual({ major: 259, minor: 300 });
+    const dev = (259n << 8n) | (300n & 0xffn) | ((300n & ~0xffn) << 12n);
+    expect(splitDeviceNumber(dev)).toEqual({ major: 259, minor: 300 });
   });
 });
 
@@ -67,7 +74,8 @@ describe('resolveBlockDevice', () => {
       'pci/block/sdz': { dev: '8:240' },
       'pci/block/sdz/sdz1': { dev: realMajorMinor(dir), partition: true },
     });
-    expect(resolveBlockDevice(dir, sys)).toEqual({ majorMinor: realMajorMinor(dir), node: 'sdz1', disks: ['sdz'] });
+    expect(resolveBlockDevice(dir, sys))
+      .toEqual({ majorMinor: realMajorMinor(dir), node: 'sdz1', disks: ['sdz'] });
   });
 
   it('follows a device-mapper volume through its slaves to every disk under it', () => {
@@ -78,7 +86,8 @@ describe('resolveBlockDevice', () => {
       'pci/block/sdy/sdy1': { dev: '8:225', partition: true },
       'pci/block/sdx': { dev: '8:208' },
     });
-    expect(resolveBlockDevice(dir, sys)).toEqual({ majorMinor: realMajorMinor(dir), node: 'dm-9', disks: ['sdx', 'sdy'] });
+    expect(resolveBlockDevice(dir, sys))
+      .toEqual({ majorMinor: realMajorMinor(dir), node: 'dm-9', disks: ['sdx', 'sdy'] });
   });
 
   it('returns null for a filesystem without a block device', () => {
@@ -92,8 +101,11 @@ describe('readBlockStat', () => {
     const sys = tempDir();
     fs.mkdirSync(join(sys, 'block', 'sdq'), { recursive: true });
     fs.writeFileSync(join(sys, 'block', 'sdq', 'stat'),
-      '    9675     4339   633626     7158     1158    12099   778816     2024        0     2636     9358     3100       55    56392      175        9        0\n');
-    expect(readBlockStat('sdq', sys)).toMatchObject({ readIos: 9675, writeSectors: 778816, timeInQueueMs: 9358, flushIos: 9, flushTicksMs: 0 });
+      '    9675     4339   633626     7158     1158    12099   778816     2024        0' +
+      '     2636     9358     3100       55    56392      175        9        0\n');
+    expect(readBlockStat('sdq', sys)).toMatchObject({
+      readIos: 9675, writeSectors: 778816, timeInQueueMs: 9358, flushIos: 9, flushTicksMs: 0,
+    });
     fs.writeFileSync(join(sys, 'block', 'sdq', 'stat'), '1 2 3 4 5 6 7 8 9 10 11\n');
     expect(readBlockStat('sdq', sys)).toMatchObject({ timeInQueueMs: 11, flushIos: 0 });
     expect(readBlockStat('missing', sys)).toBeNull();

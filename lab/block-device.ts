@@ -102,7 +102,9 @@ function deviceFromSysLink(sysRoot: string, link: string): BlockDevice | null {
 /** The block device holding `dir`, or null when it has none (tmpfs) or sysfs is not there. */
 export function resolveBlockDevice(dir: string, sysRoot = '/sys'): BlockDevice | null {
   const { major, minor } = splitDeviceNumber(fs.statSync(dir, { bigint: true }).dev);
-  if (major !== 0) return deviceFromSysLink(sysRoot, path.join(sysRoot, 'dev', 'block', `${major}:${minor}`));
+  if (major !== 0) {
+    return deviceFromSysLink(sysRoot, path.join(sysRoot, 'dev', 'block', `${major}:${minor}`));
+  }
   const source = findMount(dir)?.source ?? null;
   if (source === null || !source.startsWith('/dev/')) return null;
   let name: string;

@@ -27,7 +27,8 @@ describe('captureEnvironment', () => {
     expect(options.includes('rw') || options.includes('ro')).toBe(true);
     expect(new Set(options).size).toBe(options.length);
     if (environment.device.name !== null) {
-      expect(fs.existsSync(join('/sys/block', environment.device.name.split('+')[0] ?? ''))).toBe(true);
+      const disk = environment.device.name.split('+')[0] ?? '';
+      expect(fs.existsSync(join('/sys/block', disk))).toBe(true);
       expect([512, 4096]).toContain(environment.device.logicalBlockBytes);
       expect(typeof environment.device.rotational).toBe('boolean');
     }

@@ -72,9 +72,13 @@ function describeDevice(dir: string, sysRoot: string): Environment['device'] {
   };
 }
 
-/** Per-mount then filesystem options, each once: `rw,relatime` + `rw,discard` → `rw,relatime,discard`. */
+/**
+ * Per-mount then filesystem options, each once:
+ * `rw,relatime` + `rw,discard` → `rw,relatime,discard`.
+ */
 function joinOptions(mountOptions: string, superOptions: string): string {
-  const options = [...mountOptions.split(','), ...superOptions.split(',')].filter((option) => option.length > 0);
+  const options = [...mountOptions.split(','), ...superOptions.split(',')]
+    .filter((option) => option.length > 0);
   return [...new Set(options)].join(',');
 }
 
@@ -119,8 +123,13 @@ export function captureEnvironment(dir: string, options: CaptureOptions = {}): E
  * Refuses to start a run that would fill the filesystem: throws NOT_ENOUGH_SPACE naming both
  * figures. An unknown free space (statfs failed) does not block the run.
  */
-export function ensureFreeSpace(dir: string, neededBytes: number, freeBytes = freeBytesAt(dir)): void {
-  assert(Number.isFinite(neededBytes) && neededBytes >= 0, `neededBytes must be >= 0: ${neededBytes}`);
+export function ensureFreeSpace(
+  dir: string,
+  neededBytes: number,
+  freeBytes = freeBytesAt(dir),
+): void {
+  assert(Number.isFinite(neededBytes), `neededBytes must be finite: ${neededBytes}`);
+  assert(neededBytes >= 0, `neededBytes must be >= 0: ${neededBytes}`);
   if (freeBytes === null || freeBytes >= neededBytes) return;
   throw new LabError(
     'NOT_ENOUGH_SPACE',

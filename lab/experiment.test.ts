@@ -2,7 +2,13 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Experiment, FULL_SECONDS, QUICK_SECONDS, createContext, runExperiment } from './experiment.js';
+import {
+  type Experiment,
+  FULL_SECONDS,
+  QUICK_SECONDS,
+  createContext,
+  runExperiment,
+} from './experiment.js';
 import { createOwnedDir, isOwnedDir, removeOwnedDir } from './owned-dir.js';
 
 const dirs: string[] = [];
@@ -21,7 +27,10 @@ function experiment(overrides: Partial<Experiment> = {}): Experiment {
   return {
     id: 'sizes',
     question: 'which size is used?',
-    params: { recordSizeBytes: { quick: 64, full: 1024 }, policy: { quick: 'none', full: 'always' } },
+    params: {
+      recordSizeBytes: { quick: 64, full: 1024 },
+      policy: { quick: 'none', full: 'always' },
+    },
     seed: 42,
     run: async (ctx) => ctx.results({ metrics: [] }),
     ...overrides,
@@ -38,7 +47,8 @@ describe('the lab context', () => {
     const full = createContext(experiment(), { dir: tempDir(), quick: false });
     expect(full.params).toEqual({ recordSizeBytes: 1024, policy: 'always' });
     expect(full.secondsBudget).toBe(FULL_SECONDS);
-    expect(createContext(experiment(), { dir: tempDir(), quick: true, seconds: 3 }).secondsBudget).toBe(3);
+    const budgeted = createContext(experiment(), { dir: tempDir(), quick: true, seconds: 3 });
+    expect(budgeted.secondsBudget).toBe(3);
   });
 
   it('refuses a parameter of the wrong type or name', () => {
@@ -48,9 +58,11 @@ describe('the lab context', () => {
   });
 
   it('seeds its random source from the experiment', () => {
-    const first = createContext(experiment(), { dir: tempDir(), quick: true }).random.uint32();
-    const again = createContext(experiment(), { dir: tempDir(), quick: true }).random.uint32();
-    const other = createContext(experiment({ seed: 43 }), { dir: tempDir(), quick: true }).random.uint32();
+    const draw = (seed: number) =>
+      createContext(experiment({ seed }), { dir: tempDir(), quick: true }).random.uint32();
+    const first = draw(42);
+    const again = draw(42);
+    const other = draw(43);
     expect(again).toBe(first);
     expect(other).not.toBe(first);
   });
@@ -61,7 +73,9 @@ describe('the lab context', () => {
     ctx.note('first note');
     expect(ctx.dropPageCache().dropped).toBe(false);
     ctx.dropPageCache();
-    const results = ctx.results({ metrics: [], counters: { writes: 3 }, notes: ['last note'], headline: 'h' });
+    const results = ctx.results({
+      metrics: [], counters: { writes: 3 }, notes: ['last note'], headline: 'h',
+    });
     expect(results).toMatchObject({
       experiment: { id: 'sizes', question: 'which size is used?' },
       quick: true,
@@ -73,7 +87,9 @@ describe('the lab context', () => {
     });
     expect(results.environment.dir).toBe(dir);
     expect(results.notes[0]).toBe('first note');
-    expect(results.notes.filter((note) => /cold-cache figures are unavailable/.test(note))).toHaveLength(1);
+    const cold = /cold-cache figures are unavailable/;
+    const coldNotes = results.notes.filter((note) => cold.test(note));
+    expect(coldNotes).toHaveLength(1);
     expect(results.notes.at(-1)).toBe('last note');
   });
 
@@ -85,9 +101,10 @@ describe('the lab context', () => {
   });
 
   it('refuses an experiment whose description is malformed', () => {
-    expect(() => createContext(experiment({ id: 'Not Kebab' }), { dir: tempDir(), quick: true })).toThrow(/kebab-case/);
+    const options = { dir: tempDir(), quick: true };
+    expect(() => createContext(experiment({ id: 'Not Kebab' }), options)).toThrow(/kebab-case/);
     const mixed = experiment({ params: { size: { quick: 1, full: 'big' } } });
-    expect(() => createContext(mixed, { dir: tempDir(), quick: true })).toThrow(/mixes a number and a string/);
+    expect(() => createContext(mixed, options)).toThrow(/mixes a number and a string/);
   });
 });
 
@@ -100,10 +117,16 @@ describe('runExperiment', () => {
 
   it('refuses a document that belongs to another experiment or does not validate', async () => {
     const impostor = experiment({
-      run: async (ctx) => ({ ...ctx.results({ metrics: [] }), experiment: { id: 'other', question: 'q' } }),
+      run: async (ctx) => ({
+        ...ctx.results({ metrics: [] }),
+        experiment: { id: 'other', question: 'q' },
+      }),
     });
-    await expect(runExperiment(impostor, { dir: tempDir(), quick: true })).rejects.toThrow(/returned results of other/);
-    const broken = experiment({ run: async (ctx) => ({ ...ctx.results({ metrics: [] }), seed: 1.5 }) });
+    await expect(runExperiment(impostor, { dir: tempDir(), quick: true }))
+      .rejects.toThrow(/returned results of other/);
+    const broken = experiment({
+      run: async (ctx) => ({ ...ctx.results({ metrics: [] }), seed: 1.5 }),
+    });
     await expect(runExperiment(broken, { dir: tempDir(), quick: true })).rejects.toThrow(/seed/);
   });
 });

@@ -94,15 +94,18 @@ const EXPERIMENT_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export function assertExperiment(experiment: Experiment): void {
   assert(EXPERIMENT_ID.test(experiment.id), `experiment id must be kebab-case: '${experiment.id}'`);
   assert(experiment.question.length > 0, `experiment ${experiment.id} needs a question`);
-  assert(Number.isSafeInteger(experiment.seed), `experiment ${experiment.id} needs an integer seed`);
+  assert(Number.isSafeInteger(experiment.seed), `${experiment.id} needs an integer seed`);
   for (const [name, spec] of Object.entries(experiment.params)) {
-    assert(typeof spec.quick === typeof spec.full, `parameter ${experiment.id}.${name} mixes a number and a string`);
+    const where = `parameter ${experiment.id}.${name}`;
+    assert(typeof spec.quick === typeof spec.full, `${where} mixes a number and a string`);
   }
 }
 
 export function resolveParams(experiment: Experiment, quick: boolean): Record<string, ParamValue> {
   const params: Record<string, ParamValue> = {};
-  for (const [name, spec] of Object.entries(experiment.params)) params[name] = quick ? spec.quick : spec.full;
+  for (const [name, spec] of Object.entries(experiment.params)) {
+    params[name] = quick ? spec.quick : spec.full;
+  }
   return params;
 }
 
@@ -140,7 +143,9 @@ class ExperimentContext implements LabContext {
     this.environment = captureEnvironment(options.dir);
     this.device = resolveBlockDevice(options.dir);
     this.#cacheControl = options.cacheControl ?? {};
-    if (this.device === null) this.note(`${options.dir} is not on a block device: no device counters`);
+    if (this.device === null) {
+      this.note(`${options.dir} is not on a block device: no device counters`);
+    }
   }
 
   numberParam(name: string): number {
@@ -160,7 +165,8 @@ class ExperimentContext implements LabContext {
   }
 
   ioPhase(fileIo?: { readonly counters: FileIOCounters }): IoPhase {
-    return IoPhase.start(fileIo === undefined ? { device: this.device } : { device: this.device, fileIo });
+    const device = this.device;
+    return IoPhase.start(fileIo === undefined ? { device } : { device, fileIo });
   }
 
   dropPageCache(): DropResult {
@@ -196,14 +202,19 @@ class ExperimentContext implements LabContext {
 
 export function createContext(experiment: Experiment, options: ContextOptions): LabContext {
   assertExperiment(experiment);
-  assert(options.seconds === undefined || options.seconds > 0, `seconds must be positive: ${options.seconds}`);
+  const { seconds } = options;
+  assert(seconds === undefined || seconds > 0, `seconds must be positive: ${seconds}`);
   return new ExperimentContext(experiment, options);
 }
 
-/** Runs one experiment in `options.dir` and checks that what it returns is its own valid document. */
-export async function runExperiment(experiment: Experiment, options: ContextOptions): Promise<Results> {
+/** Runs one experiment in `options.dir`; checks that it returns its own, valid document. */
+export async function runExperiment(
+  experiment: Experiment,
+  options: ContextOptions,
+): Promise<Results> {
   const ctx = createContext(experiment, options);
   const results = parseResults(await experiment.run(ctx), `${experiment.id} results`);
-  assert(results.experiment.id === experiment.id, `${experiment.id} returned results of ${results.experiment.id}`);
+  const returned = results.experiment.id;
+  assert(returned === experiment.id, `${experiment.id} returned results of ${returned}`);
   return results;
 }

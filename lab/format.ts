@@ -19,7 +19,10 @@ export function formatBytes(bytes: number): string {
 
 /** Thousands separators and at most `maxDigits` decimals: `278320.3` → `278,320`. */
 export function formatNumber(value: number, maxDigits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: maxDigits, minimumFractionDigits: 0 });
+  return value.toLocaleString('en-US', {
+    maximumFractionDigits: maxDigits,
+    minimumFractionDigits: 0,
+  });
 }
 
 /** Rounds to `digits` significant digits, as "about 5,600" does: (5566, 2) → 5600. */

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeFileIO } from '../storage/file-io.js';
 import { resolveBlockDevice } from './block-device.js';
-import { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters, readProcIo } from './io.js';
+import {
+  IoPhase,
+  type PhaseIo,
+  pageCacheProof,
+  perMessage,
+  phaseCounters,
+  readProcIo,
+} from './io.js';
 import { SeededRandom } from './random.js';
 
 const MIB = 1024 * 1024;
@@ -43,7 +50,7 @@ describe('readProcIo', () => {
 });
 
 describe('IoPhase', () => {
-  it('sees the bytes of a known write plus fdatasync in the process, device and FileIO counters', () => {
+  it('sees a known write plus fdatasync in the process, device and FileIO counters', () => {
     const dir = tempDir();
     const fileIo = new NodeFileIO();
     const body = new Uint8Array(MIB);
@@ -88,21 +95,34 @@ describe('IoPhase', () => {
 describe('derived figures', () => {
   const phase: PhaseIo = {
     elapsedNs: 1e9,
-    proc: { rcharBytes: 4096, wcharBytes: 2048, readSyscalls: 1, writeSyscalls: 2, readBytes: 1024, writeBytes: 8192, cancelledWriteBytes: 0 },
-    device: { disks: ['vda'], readIos: 1, readBytes: 4096, writeIos: 4, writeBytes: 16384, flushIos: 2, discardBytes: 0, busyMs: 3, timeInQueueMs: 5 },
-    fileIo: { writeCalls: 2, writeBytes: 2048, readCalls: 0, readBytes: 0, fdatasyncCalls: 2, dirFsyncCalls: 0 },
+    proc: {
+      rcharBytes: 4096, wcharBytes: 2048, readSyscalls: 1, writeSyscalls: 2,
+      readBytes: 1024, writeBytes: 8192, cancelledWriteBytes: 0,
+    },
+    device: {
+      disks: ['vda'], readIos: 1, readBytes: 4096, writeIos: 4, writeBytes: 16384,
+      flushIos: 2, discardBytes: 0, busyMs: 3, timeInQueueMs: 5,
+    },
+    fileIo: {
+      writeCalls: 2, writeBytes: 2048, readCalls: 0, readBytes: 0,
+      fdatasyncCalls: 2, dirFsyncCalls: 0,
+    },
   };
 
   it('divides each source by the message count', () => {
     expect(perMessage(phase, 2)).toMatchObject({
       deviceWriteBytesPerMsg: 8192, deviceWriteIosPerMsg: 2, deviceFlushIosPerMsg: 1,
-      wcharBytesPerMsg: 1024, dirtiedBytesPerMsg: 4096, fdatasyncCallsPerMsg: 1, writeCallsPerMsg: 1,
+      wcharBytesPerMsg: 1024, dirtiedBytesPerMsg: 4096,
+      fdatasyncCallsPerMsg: 1, writeCallsPerMsg: 1,
     });
     expect(() => perMessage(phase, 0)).toThrow(/positive/);
   });
 
   it('leaves out what was not measured', () => {
-    expect(perMessage({ ...phase, device: null, fileIo: null }, 1)).not.toHaveProperty('deviceWriteBytesPerMsg');
+    const processOnly = perMessage({ ...phase, device: null, fileIo: null }, 1);
+    expect(processOnly).not.toHaveProperty('deviceWriteBytesPerMsg');
+    expect(processOnly).not.toHaveProperty('fdatasyncCallsPerMsg');
+    expect(processOnly.wcharBytesPerMsg).toBe(2048);
   });
 
   it('flattens the counters under a prefix for a results document', () => {

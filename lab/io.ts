@@ -108,7 +108,8 @@ export interface PhaseIo {
 }
 
 function sumDeviceIo(disks: readonly string[], deltas: readonly BlockStat[]): DeviceIo {
-  const sum = (pick: (stat: BlockStat) => number) => deltas.reduce((total, stat) => total + pick(stat), 0);
+  const sum = (pick: (stat: BlockStat) => number) =>
+    deltas.reduce((total, stat) => total + pick(stat), 0);
   return {
     disks,
     readIos: sum((stat) => stat.readIos),
@@ -165,7 +166,8 @@ export class IoPhase {
     this.#options = options;
     this.#fileIo = options.fileIo === undefined ? null : { ...options.fileIo.counters };
     this.#proc = readProcIo(options.procIoFile);
-    this.#disks = options.device === null ? null : readDisks(options.device.disks, options.sysRoot ?? '/sys');
+    const sysRoot = options.sysRoot ?? '/sys';
+    this.#disks = options.device === null ? null : readDisks(options.device.disks, sysRoot);
     this.#startNs = process.hrtime.bigint();
   }
 
@@ -179,15 +181,22 @@ export class IoPhase {
     const elapsedNs = Number(process.hrtime.bigint() - this.#startNs);
     const device = this.#options.device;
     const procAfter = readProcIo(this.#options.procIoFile);
-    const disksAfter = device === null ? null : readDisks(device.disks, this.#options.sysRoot ?? '/sys');
+    const sysRoot = this.#options.sysRoot ?? '/sys';
+    const disksAfter = device === null ? null : readDisks(device.disks, sysRoot);
+    const disksBefore = this.#disks;
     const fileIo = this.#options.fileIo;
     return {
       elapsedNs,
       proc: this.#proc === null || procAfter === null ? null : diffProcIo(this.#proc, procAfter),
-      device: device === null || this.#disks === null || disksAfter === null
+      device: device === null || disksBefore === null || disksAfter === null
         ? null
-        : sumDeviceIo(device.disks, disksAfter.map((after, i) => diffBlockStat(this.#disks?.[i] ?? after, after))),
-      fileIo: fileIo === undefined || this.#fileIo === null ? null : diffCounters(this.#fileIo, fileIo.counters),
+        : sumDeviceIo(
+          device.disks,
+          disksAfter.map((after, i) => diffBlockStat(disksBefore[i] ?? after, after)),
+        ),
+      fileIo: fileIo === undefined || this.#fileIo === null
+        ? null
+        : diffCounters(this.#fileIo, fileIo.counters),
     };
   }
 }
@@ -209,7 +218,8 @@ export function phaseCounters(phase: PhaseIo, prefix: string): Record<string, nu
 
 /** Per-message figures of a phase that handled `messages` messages; absent sources are left out. */
 export function perMessage(phase: PhaseIo, messages: number): Record<string, number> {
-  assert(Number.isSafeInteger(messages) && messages > 0, `messages must be a positive integer: ${messages}`);
+  assert(Number.isSafeInteger(messages), `messages must be an integer: ${messages}`);
+  assert(messages > 0, `messages must be positive: ${messages}`);
   const figures: Record<string, number> = {};
   if (phase.device !== null) {
     figures.deviceWriteBytesPerMsg = phase.device.writeBytes / messages;

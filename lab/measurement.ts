@@ -98,7 +98,8 @@ export class Measurement {
 
   /** Records that `count` more operation indexes were used (warm-up included). */
   advanceIndexes(count: number): void {
-    assert(Number.isSafeInteger(count) && count >= 0, `index count must be a non-negative integer: ${count}`);
+    assert(Number.isSafeInteger(count), `index count must be an integer: ${count}`);
+    assert(count >= 0, `index count must be >= 0: ${count}`);
     this.#nextIndex += count;
   }
 
@@ -122,7 +123,9 @@ export class Measurement {
       elapsedNs,
       ratePerSec: ops / (elapsedNs / 1e9),
       latencyNsP50: this.repetitionLatencyNs.getValueAtPercentile(50),
-      serviceNsP50: isOpenLoop(this.mode) ? this.repetitionServiceNs.getValueAtPercentile(50) : null,
+      serviceNsP50: isOpenLoop(this.mode)
+        ? this.repetitionServiceNs.getValueAtPercentile(50)
+        : null,
     };
     this.latencyNs.add(this.repetitionLatencyNs);
     this.serviceNs.add(this.repetitionServiceNs);
@@ -139,11 +142,18 @@ export class Measurement {
       `${this.name}.ratePerSec`,
       'ops/s',
       this.repetitions.map((repetition) => repetition.ratePerSec),
-      { random, labels, description: `operations per second, one sample per repetition (${this.mode})` },
+      {
+        random,
+        labels,
+        description: `operations per second, one sample per repetition (${this.mode})`,
+      },
     );
     const open = isOpenLoop(this.mode);
-    const latencyNs = this.#histogramMetric('latencyNs', random, labels, open ? 'latency from the intended start' : 'latency');
-    const serviceNs = open ? this.#histogramMetric('serviceNs', random, labels, 'latency from the actual start') : null;
+    const latencyWhat = open ? 'latency from the intended start' : 'latency';
+    const latencyNs = this.#histogramMetric('latencyNs', random, labels, latencyWhat);
+    const serviceNs = open
+      ? this.#histogramMetric('serviceNs', random, labels, 'latency from the actual start')
+      : null;
     return {
       name: this.name,
       mode: this.mode,
@@ -161,7 +171,12 @@ export class Measurement {
    * come from the per-repetition medians, so the interval says how much the figure moves between
    * repetitions.
    */
-  #histogramMetric(field: 'latencyNs' | 'serviceNs', random: SeededRandom, labels: Labels, what: string): Metric {
+  #histogramMetric(
+    field: 'latencyNs' | 'serviceNs',
+    random: SeededRandom,
+    labels: Labels,
+    what: string,
+  ): Metric {
     const histogram = this[field];
     const samples = this.repetitions.map((repetition) =>
       field === 'latencyNs' ? repetition.latencyNsP50 : repetition.serviceNsP50 ?? 0,
@@ -169,12 +184,14 @@ export class Measurement {
     const metric = metricFromSamples(`${this.name}.${field}`, 'ns', samples, {
       random,
       labels,
-      description: `${what} (${this.mode}); p50 to max over all ${histogram.totalCount} operations, ` +
+      description: `${what} (${this.mode}); p50 to max over all ${histogram.totalCount} ` +
+        'operations, ' +
         'median and interval over the per-repetition medians',
     });
     // A percentile is reported as its bucket's highest equivalent value, which can pass the
     // largest value actually recorded; no percentile is above the maximum.
-    const at = (percentile: number) => Math.min(histogram.getValueAtPercentile(percentile), histogram.maxValue);
+    const at = (percentile: number) =>
+      Math.min(histogram.getValueAtPercentile(percentile), histogram.maxValue);
     return {
       ...metric,
       p50: at(50),

@@ -21,12 +21,12 @@ describe('the seed\'s hard-disk arithmetic, computed from the Exos X20 model', (
     expect(roundSignificant(f.gap, 2)).toBe(5_600);
   });
 
-  it('lifts design A to 275 messages a second at QD16, still about a thousand times below B', () => {
+  it('lifts design A to 275 messages a second at QD16, still ~1,000 times below B', () => {
     expect(f.queuedDesignAMsgsPerSec).toBe(275);
     expect(roundSignificant(f.queuedGap, 1)).toBe(1_000);
   });
 
-  it('plays the sale: 80 and 140 writes a second, 60 deletes allowed, a 180 s drain instead of 60 s', () => {
+  it('plays the sale: 80 and 140 writes/s, 60 deletes allowed, a 180 s drain, not 60 s', () => {
     expect(f.sale.peakWritesPerSec).toBe(80);
     expect(Math.round(f.sale.peakShareOfDisk * 100)).toBe(80);
     expect(f.sale.drainWritesPerSec).toBe(140);
@@ -62,7 +62,7 @@ describe('the seed\'s SSD arithmetic, computed from the 990 PRO model', () => {
     expect(roundSignificant(f.qd32BytesPerSec / 1e6, 3)).toBe(6_350);
   });
 
-  it('gives design A 40,000 messages a second at QD1, writing 8 KiB per message against 1 KiB', () => {
+  it('gives design A 40,000 messages/s at QD1, writing 8 KiB per message against 1 KiB', () => {
     expect(f.designAMsgsPerSecQd1).toBe(40_000);
     expect(f.bytesPerMessageA).toBe(8 * 1024);
     expect(f.bytesPerMessageB).toBe(1024);

@@ -66,7 +66,8 @@ export const EXOS_X20: HddModel = {
   pageBytes: PAGE_BYTES,
   datasheetAverageLatencyMs: 4.16,
   sources: [
-    'Exos X20 datasheet: 7,200 rpm, average latency 4.16 ms, max sustained transfer 285 MB/s, random 4K QD16 write 550 IOPS',
+    'Exos X20 datasheet: 7,200 rpm, average latency 4.16 ms, max sustained transfer 285 MB/s, ' +
+      'random 4K QD16 write 550 IOPS',
     'seek: 10 ms seek + wait (Kafka design documentation, used by the seed) minus the half turn',
   ],
 };
@@ -79,7 +80,10 @@ export const SAMSUNG_990_PRO: SsdModel = {
   randomWriteIopsQd1: 80_000,
   randomWriteIopsQd32: 1_550_000,
   pageBytes: PAGE_BYTES,
-  sources: ['990 PRO datasheet: sequential write 6,900 MB/s, random 4 KB write 80,000 IOPS at QD1 and 1,550,000 at QD32'],
+  sources: [
+    '990 PRO datasheet: sequential write 6,900 MB/s, random 4 KB write 80,000 IOPS at QD1 ' +
+      'and 1,550,000 at QD32',
+  ],
 };
 
 export const DISK_PRESETS: Readonly<Record<string, DiskModel>> = {

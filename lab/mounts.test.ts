@@ -9,8 +9,14 @@ describe('mounts', () => {
       '27 1 254:0 / /data\\040disk rw,relatime - ext4 /dev/vda rw,discard\n',
     );
     expect(mounts).toEqual([
-      { majorMinor: '98:0', mountPoint: '/mnt2', mountOptions: 'rw,noatime', type: 'ext3', source: '/dev/root', superOptions: 'rw,errors=continue' },
-      { majorMinor: '254:0', mountPoint: '/data disk', mountOptions: 'rw,relatime', type: 'ext4', source: '/dev/vda', superOptions: 'rw,discard' },
+      {
+        majorMinor: '98:0', mountPoint: '/mnt2', mountOptions: 'rw,noatime',
+        type: 'ext3', source: '/dev/root', superOptions: 'rw,errors=continue',
+      },
+      {
+        majorMinor: '254:0', mountPoint: '/data disk', mountOptions: 'rw,relatime',
+        type: 'ext4', source: '/dev/vda', superOptions: 'rw,discard',
+      },
     ]);
   });
 

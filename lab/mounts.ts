@@ -4,7 +4,8 @@
  *
  * A mountinfo line (proc(5)):
  *   36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
- *   id parent MAJ:MIN root mount-point mount-options [optional fields…] - type source super-options
+ *   id parent MAJ:MIN root mount-point mount-options [optional fields…] -
+ *   type source super-options
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,7 +22,8 @@ export interface Mount {
 
 /** mountinfo escapes space, tab, newline and backslash as three octal digits. */
 function unescapeOctal(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_match, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return field.replace(/\\([0-7]{3})/g, (_match, octal: string) =>
+    String.fromCharCode(parseInt(octal, 8)));
 }
 
 export function parseMountInfo(text: string): Mount[] {

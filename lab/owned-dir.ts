@@ -12,7 +12,8 @@ export function createOwnedDir(parent: string, prefix: string): string {
   const dir = fs.mkdtempSync(path.join(parent, prefix));
   fs.writeFileSync(
     path.join(dir, OWNED_MARKER),
-    `created by loglab (pid ${process.pid}) at ${new Date().toISOString()}; removed when the run ends\n`,
+    `created by loglab (pid ${process.pid}) at ${new Date().toISOString()}; ` +
+      'removed when the run ends\n',
   );
   return dir;
 }

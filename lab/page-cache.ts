@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 
 export const DROP_CACHES_FILE = '/proc/sys/vm/drop_caches';
+const UNAVAILABLE = 'cold-cache figures are unavailable';
 
 export type DropResult =
   | { readonly dropped: true }
@@ -50,15 +51,18 @@ export function flushDirtyPages(): string | null {
 export function dropPageCache(options: DropOptions = {}): DropResult {
   const file = options.dropCachesFile ?? DROP_CACHES_FILE;
   if (!(options.isRoot ?? runningAsRoot())) {
-    return { dropped: false, reason: `not running as root, so ${file} cannot be written; cold-cache figures are unavailable (run as root to get them)` };
+    const reason = `not running as root, so ${file} cannot be written; ${UNAVAILABLE} ` +
+      '(run as root to get them)';
+    return { dropped: false, reason };
   }
   // Only clean pages can be dropped: write the dirty ones back first.
   const synced = flushDirtyPages();
-  if (synced !== null) return { dropped: false, reason: `${synced}; cold-cache figures are unavailable` };
+  if (synced !== null) return { dropped: false, reason: `${synced}; ${UNAVAILABLE}` };
   try {
     fs.writeFileSync(file, '3\n');
   } catch (cause) {
-    return { dropped: false, reason: `writing ${file} failed (${(cause as Error).message}); cold-cache figures are unavailable` };
+    const reason = `writing ${file} failed (${(cause as Error).message}); ${UNAVAILABLE}`;
+    return { dropped: false, reason };
   }
   return { dropped: true };
 }

@@ -62,7 +62,9 @@ class TerminalProgress implements ProgressReporter {
     if (nowNs < this.#nextDrawNs) return;
     this.#nextDrawNs = nowNs + REDRAW_INTERVAL_NS;
     const phaseSeconds = Number(nowNs - this.#phaseStartNs) / 1e9;
-    const rate = phaseSeconds > 0 && opsDone > 0 ? `  ${Math.round(opsDone / phaseSeconds).toLocaleString('en-US')} ops/s` : '';
+    const rate = phaseSeconds > 0 && opsDone > 0
+      ? `  ${Math.round(opsDone / phaseSeconds).toLocaleString('en-US')} ops/s`
+      : '';
     const line = `${formatElapsed(nowNs - this.#startNs)}  ${this.#phaseName}${rate}`;
     const width = Math.max(20, (this.#stream.columns ?? 80) - 1);
     this.#stream.write(`\r\x1b[2K${line.slice(0, width)}`);

@@ -63,7 +63,8 @@ export class SeededRandom {
   /** An unbiased integer in [0, maxExclusive), by rejecting the uneven top of the range. */
   int(maxExclusive: number): number {
     assert(Number.isInteger(maxExclusive), `maxExclusive must be an integer: ${maxExclusive}`);
-    assert(maxExclusive > 0 && maxExclusive <= UINT32_RANGE, `maxExclusive must be in (0, 2^32]: ${maxExclusive}`);
+    assert(maxExclusive > 0, `maxExclusive must be positive: ${maxExclusive}`);
+    assert(maxExclusive <= UINT32_RANGE, `maxExclusive must be at most 2^32: ${maxExclusive}`);
     const limit = UINT32_RANGE - (UINT32_RANGE % maxExclusive);
     let draw = this.uint32();
     while (draw >= limit) draw = this.uint32();
@@ -86,7 +87,7 @@ export class SeededRandom {
     }
   }
 
-  /** An independent generator seeded from this one, for a sub-task that must not shift this stream. */
+  /** An independent generator seeded from this one, for a sub-task with a stream of its own. */
   fork(): SeededRandom {
     return new SeededRandom(this.uint32() * 0x20_0000 + (this.uint32() >>> 11));
   }

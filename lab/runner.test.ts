@@ -20,7 +20,7 @@ function busyWaitMs(ms: number): void {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('closed loops', () => {
-  it('runs the counted operations, folds every result into the checksum and summarises them', () => {
+  it('runs the counted operations, folds each result into the checksum, summarises', () => {
     let expected = 0;
     for (let i = 0; i < 30; i++) expected = (Math.imul(expected, 31) + i * 3) | 0;
     const summary = runSync('double', (index) => index * 3, {
@@ -31,11 +31,13 @@ describe('closed loops', () => {
     });
     expect(summary.ops).toBe(30);
     expect(summary.checksum).toBe(expected);
-    expect(summary.metrics.map((metric) => metric.name)).toEqual(['double.ratePerSec', 'double.latencyNs']);
+    expect(summary.metrics.map((metric) => metric.name))
+      .toEqual(['double.ratePerSec', 'double.latencyNs']);
     expect(summary.ratePerSec).toMatchObject({ unit: 'ops/s', kind: 'timing', count: 3 });
     expect(summary.ratePerSec.samples).toHaveLength(3);
     expect(summary.ratePerSec.ci95).toHaveLength(2);
-    expect(summary.latencyNs).toMatchObject({ unit: 'ns', count: 30, labels: { design: 'A', mode: 'sync' } });
+    expect(summary.latencyNs)
+      .toMatchObject({ unit: 'ns', count: 30, labels: { design: 'A', mode: 'sync' } });
     const latency = summary.latencyNs;
     expect(latency.p50 ?? Infinity).toBeLessThanOrEqual(latency.p99 ?? -1);
     expect(latency.p99 ?? Infinity).toBeLessThanOrEqual(latency.max ?? -1);
@@ -61,7 +63,8 @@ describe('closed loops', () => {
   });
 
   it('carries no interval for a single repetition rather than a zero-width one', () => {
-    const summary = runSync('once', () => 1, { measure: { ops: 5 }, repetitions: 1, random: new SeededRandom(1) });
+    const options = { measure: { ops: 5 }, repetitions: 1, random: new SeededRandom(1) };
+    const summary = runSync('once', () => 1, options);
     expect(summary.ratePerSec.ci95).toBeUndefined();
     expect(summary.latencyNs.ci95).toBeUndefined();
   });
@@ -82,8 +85,10 @@ describe('closed loops', () => {
 
   it('refuses to mix sync and async operations in one measurement', async () => {
     const measurement = new Measurement('mixed', 'sync');
-    await expect(measureAsync(measurement, async () => 1, { ops: 1 })).rejects.toThrow(/sync measurement, not async/);
-    expect(() => measureSync(new Measurement('m', 'async'), () => 1, { ops: 1 })).toThrow(/not sync/);
+    await expect(measureAsync(measurement, async () => 1, { ops: 1 }))
+      .rejects.toThrow(/sync measurement, not async/);
+    expect(() => measureSync(new Measurement('m', 'async'), () => 1, { ops: 1 }))
+      .toThrow(/not sync/);
   });
 });
 
@@ -103,7 +108,7 @@ describe('open loops', () => {
     ]);
   });
 
-  it('starts async operations on schedule while earlier ones are still running, up to the limit', async () => {
+  it('starts async operations on schedule while earlier ones run, up to a limit', async () => {
     let inFlight = 0;
     let most = 0;
     const op = async () => {
@@ -113,11 +118,15 @@ describe('open loops', () => {
       return 1;
     };
     const measurement = new Measurement('overlap', 'open-loop-async');
-    const repetition = await measureOpenLoopAsync(measurement, op, { ratePerSec: 500, budget: { ops: 16 }, maxInFlight: 8 });
+    const repetition = await measureOpenLoopAsync(measurement, op, {
+      ratePerSec: 500, budget: { ops: 16 }, maxInFlight: 8,
+    });
     expect(most).toBe(8);
     expect(repetition.ops).toBe(16);
     most = 0;
-    await measureOpenLoopAsync(measurement, op, { ratePerSec: 500, budget: { ops: 4 }, maxInFlight: 1 });
+    await measureOpenLoopAsync(measurement, op, {
+      ratePerSec: 500, budget: { ops: 4 }, maxInFlight: 1,
+    });
     expect(most).toBe(1);
   });
 

@@ -32,9 +32,11 @@ const SPIN_BELOW_NS = 2_000_000n;
 
 function assertBudget(budget: Budget): void {
   if ('ops' in budget) {
-    assert(Number.isSafeInteger(budget.ops) && budget.ops > 0, `budget ops must be a positive integer: ${budget.ops}`);
+    assert(Number.isSafeInteger(budget.ops), `budget ops must be an integer: ${budget.ops}`);
+    assert(budget.ops > 0, `budget ops must be positive: ${budget.ops}`);
   } else {
-    assert(Number.isFinite(budget.seconds) && budget.seconds > 0, `budget seconds must be positive: ${budget.seconds}`);
+    assert(Number.isFinite(budget.seconds), `budget seconds must be finite: ${budget.seconds}`);
+    assert(budget.seconds > 0, `budget seconds must be positive: ${budget.seconds}`);
   }
 }
 
@@ -48,8 +50,14 @@ function deadlineNs(budget: Budget, startNs: bigint): bigint {
   return startNs + BigInt(Math.round(budget.seconds * 1e9));
 }
 
+/** Collects garbage before a repetition when node runs with --expose-gc, so it is not timed. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function assertMode(measurement: Measurement, mode: RunMode): void {
-  assert(measurement.mode === mode, `${measurement.name} is a ${measurement.mode} measurement, not ${mode}`);
+  const { name, mode: actual } = measurement;
+  assert(actual === mode, `${name} is a ${actual} measurement, not ${mode}`);
 }
 
 /** Runs `op` for `budget` without recording latencies, so caches and the JIT settle first. */
@@ -81,6 +89,7 @@ export function measureSync(
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
   measurement.beginRepetition();
+  collectGarbage();
   const startNs = process.hrtime.bigint();
   const deadline = deadlineNs(budget, startNs);
   let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
@@ -104,7 +113,11 @@ export function measureSync(
 }
 
 /** Runs an async `op` for `budget` without recording latencies. */
-export async function warmUpAsync(measurement: Measurement, op: AsyncOperation, budget: Budget): Promise<void> {
+export async function warmUpAsync(
+  measurement: Measurement,
+  op: AsyncOperation,
+  budget: Budget,
+): Promise<void> {
   assertMode(measurement, 'async');
   assertBudget(budget);
   const limit = opsLimit(budget);
@@ -132,6 +145,7 @@ export async function measureAsync(
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
   measurement.beginRepetition();
+  collectGarbage();
   const startNs = process.hrtime.bigint();
   const deadline = deadlineNs(budget, startNs);
   let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
@@ -173,7 +187,9 @@ export interface OpenLoopOptions {
 }
 
 function scheduledOps(options: OpenLoopOptions): number {
-  assert(Number.isFinite(options.ratePerSec) && options.ratePerSec > 0, `ratePerSec must be positive: ${options.ratePerSec}`);
+  const { ratePerSec } = options;
+  assert(Number.isFinite(ratePerSec), `ratePerSec must be finite: ${ratePerSec}`);
+  assert(ratePerSec > 0, `ratePerSec must be positive: ${ratePerSec}`);
   assertBudget(options.budget);
   if ('ops' in options.budget) return options.budget.ops;
   return Math.max(1, Math.round(options.ratePerSec * options.budget.seconds));
@@ -195,6 +211,7 @@ export async function measureOpenLoopSync(
   const intervalNs = 1e9 / options.ratePerSec;
   const base = measurement.nextIndex;
   measurement.beginRepetition();
+  collectGarbage();
   const startNs = process.hrtime.bigint();
   let endNs = startNs;
   for (let i = 0; i < total; i++) {
@@ -246,13 +263,16 @@ export async function measureOpenLoopAsync(
   options: OpenLoopAsyncOptions,
 ): Promise<Repetition> {
   assertMode(measurement, 'open-loop-async');
-  assert(Number.isSafeInteger(options.maxInFlight) && options.maxInFlight > 0, `maxInFlight must be a positive integer: ${options.maxInFlight}`);
+  const { maxInFlight } = options;
+  assert(Number.isSafeInteger(maxInFlight), `maxInFlight must be an integer: ${maxInFlight}`);
+  assert(maxInFlight > 0, `maxInFlight must be positive: ${maxInFlight}`);
   const total = scheduledOps(options);
   const progress = options.progress ?? silentProgress;
   const intervalNs = 1e9 / options.ratePerSec;
   const base = measurement.nextIndex;
   const inFlight = new InFlight();
   measurement.beginRepetition();
+  collectGarbage();
   const startNs = process.hrtime.bigint();
   let endNs = startNs;
   let completed = 0;
@@ -295,7 +315,8 @@ export interface RunOptions {
 }
 
 function assertRepetitions(repetitions: number): void {
-  assert(Number.isSafeInteger(repetitions) && repetitions > 0, `repetitions must be a positive integer: ${repetitions}`);
+  assert(Number.isSafeInteger(repetitions), `repetitions must be an integer: ${repetitions}`);
+  assert(repetitions > 0, `repetitions must be positive: ${repetitions}`);
 }
 
 /** Warm-up, then `repetitions` closed-loop repetitions of a synchronous operation. */
@@ -315,7 +336,11 @@ export function runSync(name: string, op: SyncOperation, options: RunOptions): R
 }
 
 /** Warm-up, then `repetitions` closed-loop repetitions of an asynchronous operation. */
-export async function runAsync(name: string, op: AsyncOperation, options: RunOptions): Promise<RunSummary> {
+export async function runAsync(
+  name: string,
+  op: AsyncOperation,
+  options: RunOptions,
+): Promise<RunSummary> {
   assertRepetitions(options.repetitions);
   const measurement = new Measurement(name, 'async', options.labels);
   const progress = options.progress ?? silentProgress;

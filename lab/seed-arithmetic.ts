@@ -20,7 +20,11 @@ export interface SeedScenario {
   /** Design A writes twice per message: the send fills a slot, the delete frees it. */
   readonly writesPerMessageA: number;
   /** Lesson 1's sale: sends per second, the email provider's pace, the backlog after the outage. */
-  readonly sale: { readonly sendsPerSec: number; readonly providerPerSec: number; readonly backlogMessages: number };
+  readonly sale: {
+    readonly sendsPerSec: number;
+    readonly providerPerSec: number;
+    readonly backlogMessages: number;
+  };
 }
 
 export const SEED_SCENARIO: SeedScenario = {
@@ -74,12 +78,17 @@ function saleFigures(randomWritesPerSec: number, scenario: SeedScenario): SaleFi
     drainWritesPerSec: sendsPerSec + providerPerSec,
     deletesAllowedPerSec,
     drainRatePerSec,
-    timeToEmptySeconds: drainRatePerSec > 0 ? backlogMessages / drainRatePerSec : Number.POSITIVE_INFINITY,
+    timeToEmptySeconds: drainRatePerSec > 0
+      ? backlogMessages / drainRatePerSec
+      : Number.POSITIVE_INFINITY,
     plannedSeconds: backlogMessages / (providerPerSec - sendsPerSec),
   };
 }
 
-export function hddSeedFigures(model: HddModel, scenario: SeedScenario = SEED_SCENARIO): HddSeedFigures {
+export function hddSeedFigures(
+  model: HddModel,
+  scenario: SeedScenario = SEED_SCENARIO,
+): HddSeedFigures {
   const randomWriteMs = hddRandomWriteMs(model, scenario.messageBytes);
   const randomWritesPerSec = 1000 / randomWriteMs;
   const designAMsgsPerSec = randomWritesPerSec / scenario.writesPerMessageA;
@@ -99,7 +108,10 @@ export function hddSeedFigures(model: HddModel, scenario: SeedScenario = SEED_SC
   };
 }
 
-export function ssdSeedFigures(model: SsdModel, scenario: SeedScenario = SEED_SCENARIO): SsdSeedFigures {
+export function ssdSeedFigures(
+  model: SsdModel,
+  scenario: SeedScenario = SEED_SCENARIO,
+): SsdSeedFigures {
   const qd1BytesPerSec = model.randomWriteIopsQd1 * model.pageBytes;
   // A slot write and a delete each rewrite a whole page; the log writes the message once.
   const bytesPerMessageA = scenario.writesPerMessageA * model.pageBytes;
@@ -118,45 +130,132 @@ export function ssdSeedFigures(model: SsdModel, scenario: SeedScenario = SEED_SC
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const count = (value: number) => formatNumber(value);
 const megabytes = (bytesPerSec: number) => `${formatNumber(bytesPerSec / 1e6)} MB/s`;
-const line = (label: string, formula: string, result: string) => `  ${label.padEnd(18)} = ${formula.padEnd(38)} = ${result}`;
+/** `label = formula = result`, aligned. */
+type Step = readonly [label: string, formula: string, result: string];
+const render = (steps: readonly Step[]) =>
+  steps.map(([label, formula, result]) =>
+    `  ${label.padEnd(18)} = ${formula.padEnd(38)} = ${result}`);
+
+function hddDesignSteps(model: HddModel, f: HddSeedFigures, scenario: SeedScenario): Step[] {
+  const datasheet = model.datasheetAverageLatencyMs === null
+    ? ''
+    : `   (datasheet: ${model.datasheetAverageLatencyMs} ms)`;
+  const writes = scenario.writesPerMessageA;
+  const rate = megabytes(model.sustainedBytesPerSec);
+  const transfer = `${formatBytes(scenario.messageBytes)} at ${rate}`;
+  const seekAndWait = `seek ${model.averageSeekMs.toFixed(2)} + wait ${f.halfTurnMs.toFixed(2)}`;
+  const queued = model.queuedRandomWrite;
+  return [
+    ['one turn', `60 s / ${count(model.rpm)} turns`, ms(f.rotationMs)],
+    ['average wait', 'half a turn', `${ms(f.halfTurnMs)}${datasheet}`],
+    ['random write', `${seekAndWait} + ${transfer}`, ms(f.randomWriteMs)],
+    ['random writes', `1 s / ${ms(f.randomWriteMs)}`, `${count(f.randomWritesPerSec)} a second`],
+    [
+      'design A',
+      `${count(f.randomWritesPerSec)} writes / ${writes} writes per message`,
+      `${count(f.designAMsgsPerSec)} messages a second`,
+    ],
+    [
+      'design B',
+      `${count(model.sustainedBytesPerSec)} B/s / ${count(scenario.messageBytes)} B`,
+      `${count(f.designBMsgsPerSec)} messages a second`,
+    ],
+    [
+      'gap',
+      `${count(f.designBMsgsPerSec)} / ${count(f.designAMsgsPerSec)}`,
+      `${count(f.gap)} times`,
+    ],
+    [
+      `design A at QD${queued.queueDepth}`,
+      `${count(queued.iops)} writes / ${writes}`,
+      `${count(f.queuedDesignAMsgsPerSec)} messages a second ` +
+        `(B is ${count(f.queuedGap)} times more)`,
+    ],
+  ];
+}
+
+function saleSteps(f: HddSeedFigures, scenario: SeedScenario): Step[] {
+  const { sale } = f;
+  const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
+  const share = Math.round(sale.peakShareOfDisk * 100);
+  return [
+    [
+      'sale peak',
+      `${sendsPerSec} sends + ${sendsPerSec} deletes`,
+      `${count(sale.peakWritesPerSec)} writes a second (${share}% of the disk)`,
+    ],
+    [
+      'draining',
+      `${sendsPerSec} sends + ${providerPerSec} deletes`,
+      `${count(sale.drainWritesPerSec)} writes a second ` +
+        `(the disk does ${count(f.randomWritesPerSec)})`,
+    ],
+    [
+      'deletes allowed',
+      `${count(f.randomWritesPerSec)} - ${sendsPerSec} sends`,
+      `${count(sale.deletesAllowedPerSec)} a second`,
+    ],
+    [
+      'drain rate',
+      `${count(sale.deletesAllowedPerSec)}/s - ${sendsPerSec}/s new`,
+      `${count(sale.drainRatePerSec)} a second`,
+    ],
+    [
+      'time to empty',
+      `${count(backlogMessages)} / ${count(sale.drainRatePerSec)}/s`,
+      `${count(sale.timeToEmptySeconds)} s, not the ${count(sale.plannedSeconds)} s planned`,
+    ],
+  ];
+}
 
 export function hddSeedLines(model: HddModel, scenario: SeedScenario = SEED_SCENARIO): string[] {
   const f = hddSeedFigures(model, scenario);
-  const { sale } = f;
   const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
-  const datasheet = model.datasheetAverageLatencyMs === null ? '' : `   (datasheet: ${model.datasheetAverageLatencyMs} ms)`;
-  const queueDepth = model.queuedRandomWrite.queueDepth;
   return [
     `${model.name}: the seed's arithmetic, computed from the model`,
-    line('one turn', `60 s / ${count(model.rpm)} turns`, ms(f.rotationMs)),
-    line('average wait', 'half a turn', `${ms(f.halfTurnMs)}${datasheet}`),
-    line('random write', `seek ${model.averageSeekMs.toFixed(2)} + wait ${f.halfTurnMs.toFixed(2)} + ${formatBytes(scenario.messageBytes)} at ${megabytes(model.sustainedBytesPerSec)}`, ms(f.randomWriteMs)),
-    line('random writes', `1 s / ${ms(f.randomWriteMs)}`, `${count(f.randomWritesPerSec)} a second`),
-    line('design A', `${count(f.randomWritesPerSec)} writes / ${scenario.writesPerMessageA} writes per message`, `${count(f.designAMsgsPerSec)} messages a second`),
-    line('design B', `${count(model.sustainedBytesPerSec)} B/s / ${count(scenario.messageBytes)} B`, `${count(f.designBMsgsPerSec)} messages a second`),
-    line('gap', `${count(f.designBMsgsPerSec)} / ${count(f.designAMsgsPerSec)}`, `${count(f.gap)} times`),
-    line(`design A at QD${queueDepth}`, `${count(model.queuedRandomWrite.iops)} writes / ${scenario.writesPerMessageA}`, `${count(f.queuedDesignAMsgsPerSec)} messages a second (B is ${count(f.queuedGap)} times more)`),
-    `The sale: ${sendsPerSec} sends a second, the provider takes ${providerPerSec} a second, ${count(backlogMessages)} waiting`,
-    line('sale peak', `${sendsPerSec} sends + ${sendsPerSec} deletes`, `${count(sale.peakWritesPerSec)} writes a second (${Math.round(sale.peakShareOfDisk * 100)}% of the disk)`),
-    line('draining', `${sendsPerSec} sends + ${providerPerSec} deletes`, `${count(sale.drainWritesPerSec)} writes a second (the disk does ${count(f.randomWritesPerSec)})`),
-    line('deletes allowed', `${count(f.randomWritesPerSec)} - ${sendsPerSec} sends`, `${count(sale.deletesAllowedPerSec)} a second`),
-    line('drain rate', `${count(sale.deletesAllowedPerSec)}/s - ${sendsPerSec}/s new`, `${count(sale.drainRatePerSec)} a second`),
-    line('time to empty', `${count(backlogMessages)} / ${count(sale.drainRatePerSec)}/s`, `${count(sale.timeToEmptySeconds)} s, not the ${count(sale.plannedSeconds)} s planned`),
+    ...render(hddDesignSteps(model, f, scenario)),
+    `The sale: ${sendsPerSec} sends a second, the provider takes ${providerPerSec} a second, ` +
+      `${count(backlogMessages)} waiting`,
+    ...render(saleSteps(f, scenario)),
   ];
 }
 
 export function ssdSeedLines(model: SsdModel, scenario: SeedScenario = SEED_SCENARIO): string[] {
   const f = ssdSeedFigures(model, scenario);
   const page = count(model.pageBytes);
+  const bytesA = formatBytes(f.bytesPerMessageA);
+  const bytesB = formatBytes(f.bytesPerMessageB);
   return [
     `${model.name}: the seed's arithmetic, computed from the model`,
-    line('sequential write', 'datasheet', megabytes(f.sequentialWriteBytesPerSec)),
-    line('random at QD1', `${count(model.randomWriteIopsQd1)} a second x ${page} B`, megabytes(f.qd1BytesPerSec)),
-    line('gap', `${megabytes(f.sequentialWriteBytesPerSec)} / ${megabytes(f.qd1BytesPerSec)}`, `${count(f.gap)} times`),
-    line('random at QD32', `${count(model.randomWriteIopsQd32)} a second x ${page} B`, megabytes(f.qd32BytesPerSec)),
-    line('design A at QD1', `${count(model.randomWriteIopsQd1)} / ${scenario.writesPerMessageA}`, `${count(f.designAMsgsPerSecQd1)} messages a second`),
-    line('A, written', `${scenario.writesPerMessageA} page writes x ${page} B`, `${formatBytes(f.bytesPerMessageA)} per message`),
-    line('B, written', 'the message appended once', `${formatBytes(f.bytesPerMessageB)} per message`),
-    line('A / B bytes', `${formatBytes(f.bytesPerMessageA)} / ${formatBytes(f.bytesPerMessageB)}`, `${count(f.bytesRatio)} times more written by A`),
+    ...render([
+      ['sequential write', 'datasheet', megabytes(f.sequentialWriteBytesPerSec)],
+      [
+        'random at QD1',
+        `${count(model.randomWriteIopsQd1)} a second x ${page} B`,
+        megabytes(f.qd1BytesPerSec),
+      ],
+      [
+        'gap',
+        `${megabytes(f.sequentialWriteBytesPerSec)} / ${megabytes(f.qd1BytesPerSec)}`,
+        `${count(f.gap)} times`,
+      ],
+      [
+        'random at QD32',
+        `${count(model.randomWriteIopsQd32)} a second x ${page} B`,
+        megabytes(f.qd32BytesPerSec),
+      ],
+      [
+        'design A at QD1',
+        `${count(model.randomWriteIopsQd1)} / ${scenario.writesPerMessageA}`,
+        `${count(f.designAMsgsPerSecQd1)} messages a second`,
+      ],
+      [
+        'A, written',
+        `${scenario.writesPerMessageA} page writes x ${page} B`,
+        `${bytesA} per message`,
+      ],
+      ['B, written', 'the message appended once', `${bytesB} per message`],
+      ['A / B bytes', `${bytesA} / ${bytesB}`, `${count(f.bytesRatio)} times more written by A`],
+    ]),
   ];
 }

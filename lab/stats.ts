@@ -58,6 +58,11 @@ function assertSamples(values: readonly number[], what: string): void {
   assert(values.every(Number.isFinite), `${what} needs finite samples`);
 }
 
+function assertResamples(resamples: number): void {
+  assert(Number.isInteger(resamples), `resamples must be an integer: ${resamples}`);
+  assert(resamples > 0, `resamples must be positive: ${resamples}`);
+}
+
 function sortedCopy(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }
@@ -121,7 +126,11 @@ export function summarize(values: readonly number[]): Summary {
 }
 
 /** Median of `count` values drawn with replacement from `source`, using `scratch` as space. */
-function resampledMedian(source: readonly number[], scratch: Float64Array, random: SeededRandom): number {
+function resampledMedian(
+  source: readonly number[],
+  scratch: Float64Array,
+  random: SeededRandom,
+): number {
   for (let i = 0; i < scratch.length; i++) scratch[i] = source[random.int(source.length)] ?? 0;
   scratch.sort();
   const middle = scratch.length >>> 1;
@@ -142,7 +151,7 @@ export function bootstrapMedianCi(
   resamples = BOOTSTRAP_RESAMPLES,
 ): Interval {
   assertSamples(values, 'bootstrapMedianCi');
-  assert(Number.isInteger(resamples) && resamples > 0, `resamples must be a positive integer: ${resamples}`);
+  assertResamples(resamples);
   const scratch = new Float64Array(values.length);
   const draws = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) draws[r] = resampledMedian(values, scratch, random);
@@ -162,7 +171,7 @@ export function bootstrapRelativeChangeCi(
   assertSamples(baseline, 'bootstrapRelativeChangeCi baseline');
   assertSamples(current, 'bootstrapRelativeChangeCi current');
   assert(baseline.every((value) => value > 0), 'relative change needs a positive baseline');
-  assert(Number.isInteger(resamples) && resamples > 0, `resamples must be a positive integer: ${resamples}`);
+  assertResamples(resamples);
   const baselineScratch = new Float64Array(baseline.length);
   const currentScratch = new Float64Array(current.length);
   const draws = new Float64Array(resamples);

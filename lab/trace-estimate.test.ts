@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EXOS_X20, SAMSUNG_990_PRO, halfTurnMs, hddQueuedRandomWriteMs, rotationMs } from './models.js';
+import {
+  EXOS_X20,
+  SAMSUNG_990_PRO,
+  halfTurnMs,
+  hddQueuedRandomWriteMs,
+  rotationMs,
+} from './models.js';
 import { SeededRandom } from './random.js';
-import { estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
+import { predictionSchema } from './results.js';
+import { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
 
 const KIB = 1024;
@@ -57,7 +64,8 @@ describe('estimateTrace on the hard-disk model', () => {
     const estimate = estimateTrace(slotTrace(50, false), EXOS_X20);
     const extents = estimate.flushedExtents;
     expect(extents).toBeGreaterThan(90);
-    expect(estimate.positioningMs).toBeCloseTo(10 + (extents - 1) * hddQueuedRandomWriteMs(EXOS_X20), 6);
+    const queuedMs = hddQueuedRandomWriteMs(EXOS_X20);
+    expect(estimate.positioningMs).toBeCloseTo(10 + (extents - 1) * queuedMs, 6);
   });
 
   it('costs a hop within a track half a turn', () => {
@@ -77,7 +85,9 @@ describe('estimateTrace on the hard-disk model', () => {
     trace.push(TRACE_SYNC, file, 0, 0);
     trace.push(TRACE_DIR_SYNC, trace.fileId('/'), 0, 0);
     const estimate = estimateTrace(trace, EXOS_X20);
-    expect(estimate).toMatchObject({ writes: 10, sequentialWrites: 0, syncs: 1, dirSyncs: 1, dataBytes: 10 * KIB });
+    expect(estimate).toMatchObject({
+      writes: 10, sequentialWrites: 0, syncs: 1, dirSyncs: 1, dataBytes: 10 * KIB,
+    });
     expect(estimate.deviceBytes).toBe(8 * KIB);
   });
 });
@@ -102,10 +112,22 @@ describe('estimateTrace on the SSD model', () => {
       trace.push(TRACE_WRITE, log, i * KIB, KIB);
       trace.push(TRACE_WRITE, index, i * 8, 8);
     }
-    expect(estimateTrace(trace, SAMSUNG_990_PRO)).toMatchObject({ writes: 20, sequentialWrites: 18, randomWrites: 2 });
+    expect(estimateTrace(trace, SAMSUNG_990_PRO))
+      .toMatchObject({ writes: 20, sequentialWrites: 18, randomWrites: 2 });
+  });
+
+  it('becomes a results prediction named for the metric it predicts', () => {
+    const estimate = estimateTrace(slotTrace(500, true), SAMSUNG_990_PRO);
+    const labels = { design: 'A' };
+    const prediction = estimatePrediction('puzzle.A.always.ratePerSec', estimate, 500, labels);
+    expect(predictionSchema.parse(prediction)).toEqual(prediction);
+    expect(prediction).toMatchObject({ model: 'ssd:990-pro', unit: 'ops/s', labels });
+    expect(Math.round(prediction.value)).toBe(40_000);
+    expect(prediction.basis).toMatch(/1000 writes \(1000 random\), 1000 syncs/);
   });
 
   it('refuses a rate for a trace that wrote nothing', () => {
-    expect(() => estimatedRatePerSec(estimateTrace(new WriteTrace(), SAMSUNG_990_PRO), 1)).toThrow(/wrote nothing/);
+    const empty = estimateTrace(new WriteTrace(), SAMSUNG_990_PRO);
+    expect(() => estimatedRatePerSec(empty, 1)).toThrow(/wrote nothing/);
   });
 });

@@ -21,6 +21,7 @@
  * and where it is known to be wrong is in docs/models.md.
  */
 import { assert } from '../storage/errors.js';
+import type { Labels } from './metric.js';
 import {
   type DiskModel,
   halfTurnMs,
@@ -30,6 +31,7 @@ import {
   ssdRandomWriteMs,
   transferMs,
 } from './models.js';
+import type { Prediction } from './results.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trace-io.js';
 
 export interface TraceEstimate {
@@ -73,7 +75,10 @@ class DiskClock {
 
   constructor(model: DiskModel) {
     this.#model = model;
-    this.#trackBytes = model.kind === 'hdd' ? model.sustainedBytesPerSec * (rotationMs(model) / 1000) : 0;
+    // What passes under the head in one turn: a hop shorter than this needs no seek.
+    this.#trackBytes = model.kind === 'hdd'
+      ? model.sustainedBytesPerSec * (rotationMs(model) / 1000)
+      : 0;
   }
 
   beginFlush(): void {
@@ -99,15 +104,17 @@ class DiskClock {
   writeJournalPage(): void {
     this.beginFlush();
     this.positioningMs += this.#positioningMs(-1, 0);
-    this.transferMs += this.#model.kind === 'hdd' ? transferMs(this.#model, this.#model.pageBytes) : 0;
+    const model = this.#model;
+    this.transferMs += model.kind === 'hdd' ? transferMs(model, model.pageBytes) : 0;
     this.flushedExtents++;
-    this.deviceBytes += this.#model.pageBytes;
+    this.deviceBytes += model.pageBytes;
     this.#head = null;
   }
 
   #continues(file: number, startBytes: number): boolean {
     const head = this.#head;
-    return head !== null && head.file === file && head.flush === this.#flush && head.endBytes === startBytes;
+    if (head === null || head.file !== file) return false;
+    return head.flush === this.#flush && head.endBytes === startBytes;
   }
 
   #positioningMs(file: number, startBytes: number): number {
@@ -119,7 +126,8 @@ class DiskClock {
     if (model.kind === 'ssd') return ssdRandomWriteMs(model, first ? 1 : 32);
     if (!first) return hddQueuedRandomWriteMs(model);
     if (head === null || head.file !== file) return hddRandomWriteMs(model, 0);
-    if (startBytes <= head.endBytes && startBytes >= head.startBytes - this.#trackBytes) return rotationMs(model);
+    const revisit = startBytes <= head.endBytes && startBytes >= head.startBytes - this.#trackBytes;
+    if (revisit) return rotationMs(model);
     if (Math.abs(startBytes - head.endBytes) <= this.#trackBytes) return halfTurnMs(model);
     return hddRandomWriteMs(model, 0);
   }
@@ -222,4 +230,24 @@ export function estimatedRatePerSec(estimate: TraceEstimate, operations: number)
   assert(operations > 0, `operations must be positive: ${operations}`);
   assert(estimate.totalMs > 0, 'the estimate took no time: the trace wrote nothing');
   return operations / (estimate.totalMs / 1000);
+}
+
+/** The estimate as a results prediction of `name`, in operations per second. */
+export function estimatePrediction(
+  name: string,
+  estimate: TraceEstimate,
+  operations: number,
+  labels?: Labels,
+): Prediction {
+  const prediction: Prediction = {
+    name,
+    model: estimate.model,
+    unit: 'ops/s',
+    value: estimatedRatePerSec(estimate, operations),
+    basis: `write trace of this run: ${estimate.writes} writes ` +
+      `(${estimate.randomWrites} random), ` +
+      `${estimate.syncs} syncs, ${estimate.deviceBytes} B to the disk; see docs/models.md`,
+  };
+  if (labels !== undefined) prediction.labels = { ...labels };
+  return prediction;
 }

@@ -12,7 +12,7 @@ afterEach(() => {
 });
 
 describe('TracingFileIO', () => {
-  it('records writes, syncs and directory syncs in order while the inner FileIO does the work', async () => {
+  it('records writes, syncs and directory syncs in order, delegating the work', async () => {
     const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-trace-'));
     dirs.push(dir);
     const io = new TracingFileIO(new NodeFileIO());
@@ -41,7 +41,8 @@ describe('TracingFileIO', () => {
       [TRACE_SYNC, 1, 0, 0],
       [TRACE_DIR_SYNC, 2, 0, 0],
     ]);
-    expect(io.counters).toMatchObject({ writeCalls: 3, writeBytes: 1544, fdatasyncCalls: 2, dirFsyncCalls: 1 });
+    expect(io.counters)
+      .toMatchObject({ writeCalls: 3, writeBytes: 1544, fdatasyncCalls: 2, dirFsyncCalls: 1 });
     expect(fs.statSync(join(dir, 'log')).size).toBe(1536);
   });
 

@@ -78,7 +78,8 @@ export class WriteTrace {
   }
 
   #chunk(index: number): TraceChunk {
-    assert(Number.isInteger(index) && index >= 0 && index < this.#length, `trace index out of range: ${index}`);
+    assert(Number.isInteger(index), `trace index must be an integer: ${index}`);
+    assert(index >= 0 && index < this.#length, `trace index out of range: ${index}`);
     return this.#chunks[Math.floor(index / CHUNK_EVENTS)] as TraceChunk;
   }
 }
@@ -110,13 +111,25 @@ export class TracingFileIO implements FileIO {
     this.#handleFiles.delete(handle);
   }
 
-  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     const file = this.#fileOf(handle);
     this.#inner.write(handle, buffer, offset, length, positionBytes);
     this.trace.push(TRACE_WRITE, file, positionBytes, length);
   }
 
-  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
+  read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): number {
     return this.#inner.read(handle, buffer, offset, length, positionBytes);
   }
 

@@ -26,14 +26,20 @@ const { probe, failing, seen } = await vi.hoisted(async () => {
       seen.dirs.push(ctx.dir);
       seen.quick.push(ctx.quick);
       seen.seconds.push(ctx.secondsBudget);
-      if (!fs.existsSync(join(ctx.dir, OWNED_MARKER))) throw new Error('the data dir is not marked');
+      if (!fs.existsSync(join(ctx.dir, OWNED_MARKER))) {
+        throw new Error('the data dir is not marked');
+      }
       fs.writeFileSync(join(ctx.dir, 'data'), 'x');
       const summary = runSync('probe.noop', (index) => index, {
         measure: { ops: ctx.numberParam('ops') },
         repetitions: 2,
         random: ctx.random,
       });
-      return ctx.results({ metrics: summary.metrics, counters: { checksum: summary.checksum }, headline: 'it ran' });
+      return ctx.results({
+        metrics: summary.metrics,
+        counters: { checksum: summary.checksum },
+        headline: 'it ran',
+      });
     },
   };
 
@@ -69,7 +75,7 @@ afterEach(() => {
 });
 
 describe('loglab run', () => {
-  it('runs an experiment in a fresh temp dir, writes its results file and removes the dir', async () => {
+  it('runs an experiment in a fresh temp dir, writes its results, removes the dir', async () => {
     const out = join(tempDir(), 'results');
     const run = await runCli(['run', 'probe', '--quick', '--out', out, '--json']);
     expect(run.stderr).toBe('');
@@ -77,8 +83,11 @@ describe('loglab run', () => {
     const printed = JSON.parse(run.stdout) as Array<{ experiment: { id: string } }>;
     expect(printed.map((results) => results.experiment.id)).toEqual(['probe']);
     const results = readResultsFile(join(out, 'probe.json'));
-    expect(results).toMatchObject({ quick: true, seed: 7, headline: 'it ran', parameters: { ops: 5, secondsBudget: 5 } });
-    expect(results.metrics.map((metric) => metric.name)).toEqual(['probe.noop.ratePerSec', 'probe.noop.latencyNs']);
+    expect(results).toMatchObject({
+      quick: true, seed: 7, headline: 'it ran', parameters: { ops: 5, secondsBudget: 5 },
+    });
+    expect(results.metrics.map((metric) => metric.name))
+      .toEqual(['probe.noop.ratePerSec', 'probe.noop.latencyNs']);
     expect(seen.quick).toEqual([true]);
     const dataDir = seen.dirs[0] ?? '';
     expect(dirname(dirname(dataDir))).toBe(tmpdir());
@@ -86,7 +95,7 @@ describe('loglab run', () => {
     expect(fs.existsSync(dirname(dataDir))).toBe(false);
   });
 
-  it('uses --dir for the data, leaves that directory and its files alone, and honours --seconds', async () => {
+  it('puts data under --dir, leaves that dir and its files alone, honours --seconds', async () => {
     const dir = tempDir();
     fs.writeFileSync(join(dir, 'mine.txt'), 'keep me');
     const out = tempDir();
@@ -117,7 +126,8 @@ describe('loglab run', () => {
   it('refuses a --dir that does not exist and an --out that is a file', async () => {
     const missing = await runCli(['run', 'probe', '--dir', '/nonexistent/loglab']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--dir: expected an existing directory, got '\/nonexistent\/loglab'/);
+    expect(missing.stderr)
+      .toMatch(/--dir: expected an existing directory, got '\/nonexistent\/loglab'/);
     const file = join(tempDir(), 'file');
     fs.writeFileSync(file, '');
     const badOut = await runCli(['run', 'probe', '--out', file]);
@@ -133,7 +143,8 @@ describe('loglab list', () => {
       'probe    does the harness run an experiment end to end?\n' +
       'failing  what happens when an experiment throws?\n',
     );
-    const json = JSON.parse((await runCli(['list', '--json'])).stdout) as Array<{ id: string; seed: number }>;
+    const listed = await runCli(['list', '--json']);
+    const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
     expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1]]);
   });
 });

@@ -30,13 +30,19 @@ interface RunCommandOptions {
 function selectExperiments(ids: readonly string[]): Experiment[] {
   const known = experiments.map((experiment) => experiment.id);
   if (known.length === 0) {
-    throw new LabError('UNKNOWN_EXPERIMENT', 'run: no experiment to run: none is registered yet (experiments/index.ts)');
+    throw new LabError(
+      'UNKNOWN_EXPERIMENT',
+      'run: no experiment to run: none is registered yet (experiments/index.ts)',
+    );
   }
   if (ids.length === 0) return [...experiments];
   return ids.map((id) => {
     const experiment = experiments.find((candidate) => candidate.id === id);
     if (experiment === undefined) {
-      throw new LabError('UNKNOWN_EXPERIMENT', `run: unknown experiment '${id}'; known: ${known.join(', ')} (see loglab list)`);
+      throw new LabError(
+        'UNKNOWN_EXPERIMENT',
+        `run: unknown experiment '${id}'; known: ${known.join(', ')} (see loglab list)`,
+      );
     }
     return experiment;
   });
@@ -45,7 +51,8 @@ function selectExperiments(ids: readonly string[]): Experiment[] {
 function checkDirectoryOption(option: string, dir: string, mustExist: boolean): void {
   const exists = fs.existsSync(dir);
   if ((mustExist && !exists) || (exists && !fs.statSync(dir).isDirectory())) {
-    throw badArgument(option, mustExist ? 'an existing directory' : 'a directory (created when missing)', dir);
+    const accepted = mustExist ? 'an existing directory' : 'a directory (created when missing)';
+    throw badArgument(option, accepted, dir);
   }
 }
 
@@ -67,7 +74,9 @@ function cleanUpOnSignal(owned: Set<string>): () => void {
 }
 
 function metricLine(metric: Metric): string {
-  const interval = metric.ci95 === undefined ? '' : `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`;
+  const interval = metric.ci95 === undefined
+    ? ''
+    : `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`;
   const tail = metric.p99 === undefined ? '' : `  p99 ${formatFigure(metric.p99)}`;
   return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
 }
@@ -130,7 +139,8 @@ async function runCommand(ids: readonly string[], options: RunCommandOptions): P
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
   } else {
-    process.stdout.write(`${written.map((entry) => describe(entry.results, entry.file)).join('\n\n')}\n`);
+    const summaries = written.map((entry) => describe(entry.results, entry.file));
+    process.stdout.write(`${summaries.join('\n\n')}\n`);
   }
 }
 
@@ -139,7 +149,7 @@ export function registerRunCommand(program: Command): void {
     .command('run')
     .description('run experiments (all without ids) and write one results file each')
     .argument('[ids...]', 'experiment ids, as `loglab list` prints them')
-    .option('--dir <dir>', 'an existing directory on the disk to measure (default: a fresh temp dir)')
+    .option('--dir <dir>', 'an existing directory on the disk to measure (default: a temp dir)')
     .option('--quick', 'small parameters that finish in seconds')
     .option('--seconds <n>', 'time budget per experiment, in seconds', parseSeconds)
     .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
