@@ -103,9 +103,12 @@ export class Measurement {
     this.#nextIndex += count;
   }
 
-  /** Folds an operation's result into the checksum. */
+  /**
+   * Folds an operation's result into the checksum: a sum modulo 2^32, so concurrent operations
+   * finishing in any order give the same checksum.
+   */
   consume(value: number): void {
-    this.#checksum = (Math.imul(this.#checksum, 31) + (value | 0)) | 0;
+    this.#checksum = (this.#checksum + (value | 0)) | 0;
   }
 
   /** Starts a repetition, dropping what a failed one may have left in its histograms. */

@@ -81,10 +81,11 @@ export function measureSync(
   measurement: Measurement,
   op: SyncOperation,
   budget: Budget,
-  progress: ProgressReporter = silentProgress,
+  options: { readonly progress?: ProgressReporter } = {},
 ): Repetition {
   assertMode(measurement, 'sync');
   assertBudget(budget);
+  const progress = options.progress ?? silentProgress;
   const histogram = measurement.repetitionLatencyNs;
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
@@ -132,15 +133,28 @@ export async function warmUpAsync(
   measurement.advanceIndexes(ops);
 }
 
-/** One closed-loop repetition of an asynchronous operation, one in flight at a time. */
+export interface AsyncLoopOptions {
+  readonly progress?: ProgressReporter;
+  /** Operations in flight at once, each worker starting its next when its last returns. */
+  readonly concurrency?: number;
+}
+
+/**
+ * One closed-loop repetition of an asynchronous operation: `concurrency` workers (default 1),
+ * each starting its next operation when its last one returns, share the budget.
+ */
 export async function measureAsync(
   measurement: Measurement,
   op: AsyncOperation,
   budget: Budget,
-  progress: ProgressReporter = silentProgress,
+  options: AsyncLoopOptions = {},
 ): Promise<Repetition> {
   assertMode(measurement, 'async');
   assertBudget(budget);
+  const concurrency = options.concurrency ?? 1;
+  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
+  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
+  const progress = options.progress ?? silentProgress;
   const histogram = measurement.repetitionLatencyNs;
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
@@ -150,22 +164,34 @@ export async function measureAsync(
   const deadline = deadlineNs(budget, startNs);
   let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
   let endNs = startNs;
-  let ops = 0;
-  while (ops < limit) {
-    const beforeNs = process.hrtime.bigint();
-    const value = await op(base + ops);
-    endNs = process.hrtime.bigint();
-    histogram.recordValue(Number(endNs - beforeNs));
-    measurement.consume(value);
-    ops++;
-    if (endNs >= deadline) break;
-    if (endNs >= nextProgressNs) {
-      progress.update(ops);
-      nextProgressNs = endNs + PROGRESS_INTERVAL_NS;
+  let started = 0;
+  let completed = 0;
+  let stop = false;
+  const worker = async () => {
+    while (!stop && started < limit) {
+      const index = base + started++;
+      const beforeNs = process.hrtime.bigint();
+      let value: number;
+      try {
+        value = await op(index);
+      } catch (error) {
+        stop = true;
+        throw error;
+      }
+      endNs = process.hrtime.bigint();
+      histogram.recordValue(Number(endNs - beforeNs));
+      measurement.consume(value);
+      completed++;
+      if (endNs >= deadline) stop = true;
+      if (endNs >= nextProgressNs) {
+        progress.update(completed);
+        nextProgressNs = endNs + PROGRESS_INTERVAL_NS;
+      }
     }
-  }
-  measurement.advanceIndexes(ops);
-  return measurement.endRepetition(ops, Number(endNs - startNs));
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  measurement.advanceIndexes(started);
+  return measurement.endRepetition(completed, Number(endNs - startNs));
 }
 
 /** Waits until `targetNs`: a timer for most of the gap, then yields to the event loop. */
@@ -312,6 +338,8 @@ export interface RunOptions {
   readonly warmup?: Budget;
   readonly labels?: Labels;
   readonly progress?: ProgressReporter;
+  /** runAsync only: operations in flight at once (closed loop per worker). */
+  readonly concurrency?: number;
 }
 
 function assertRepetitions(repetitions: number): void {
@@ -330,7 +358,7 @@ export function runSync(name: string, op: SyncOperation, options: RunOptions): R
   }
   for (let r = 0; r < options.repetitions; r++) {
     progress.phase(`${name}: repetition ${r + 1}/${options.repetitions}`);
-    measureSync(measurement, op, options.measure, progress);
+    measureSync(measurement, op, options.measure, { progress });
   }
   return measurement.summarize(options.random);
 }
@@ -350,7 +378,10 @@ export async function runAsync(
   }
   for (let r = 0; r < options.repetitions; r++) {
     progress.phase(`${name}: repetition ${r + 1}/${options.repetitions}`);
-    await measureAsync(measurement, op, options.measure, progress);
+    const loop = options.concurrency === undefined
+      ? { progress }
+      : { progress, concurrency: options.concurrency };
+    await measureAsync(measurement, op, options.measure, loop);
   }
   return measurement.summarize(options.random);
 }
