@@ -1,5 +1,6 @@
 /** `loglab model`: the seed's arithmetic, computed line by line from a disk model. */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { parseChoice } from '../arguments.js';
 import { DISK_PRESETS, type DiskModel } from '../models.js';
 import { hddSeedLines, ssdSeedLines } from '../seed-arithmetic.js';
 
@@ -12,11 +13,12 @@ export function registerModelCommand(program: Command): void {
   program
     .command('model')
     .description("print the seed's arithmetic for a modelled disk (all presets by default)")
-    .addOption(new Option('--disk <preset>', 'the disk model').choices(Object.keys(DISK_PRESETS)))
+    .option('--disk <preset>', `the disk model: ${Object.keys(DISK_PRESETS).join(', ')}`)
     .action((options: { disk?: string }) => {
-      const models = options.disk === undefined
-        ? Object.values(DISK_PRESETS)
-        : Object.values(DISK_PRESETS).filter((model) => model.id === options.disk);
+      const { disk } = options;
+      const ids = Object.keys(DISK_PRESETS);
+      const chosen = disk === undefined ? ids : [parseChoice('--disk', disk, ids)];
+      const models = Object.values(DISK_PRESETS).filter((model) => chosen.includes(model.id));
       const blocks = models.map((model) => linesFor(model).join('\n'));
       process.stdout.write(`${blocks.join('\n\n')}\n`);
     });

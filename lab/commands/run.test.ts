@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../test/fixtures/cli.js';
+import { runMain } from '../../test/fixtures/main-in-process.js';
 import { readResultsFile } from '../results.js';
 
 /** Experiments defined for these tests: one that measures a no-op, one that fails. */
@@ -77,7 +77,7 @@ afterEach(() => {
 describe('loglab run', () => {
   it('runs an experiment in a fresh temp dir, writes its results, removes the dir', async () => {
     const out = join(tempDir(), 'results');
-    const run = await runCli(['run', 'probe', '--quick', '--out', out, '--json']);
+    const run = await runMain(['run', 'probe', '--quick', '--out', out, '--json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const printed = JSON.parse(run.stdout) as Array<{ experiment: { id: string } }>;
@@ -99,7 +99,7 @@ describe('loglab run', () => {
     const dir = tempDir();
     fs.writeFileSync(join(dir, 'mine.txt'), 'keep me');
     const out = tempDir();
-    const run = await runCli(['run', 'probe', '--dir', dir, '--seconds', '2.5', '--out', out]);
+    const run = await runMain(['run', 'probe', '--dir', dir, '--seconds', '2.5', '--out', out]);
     expect(run.code).toBe(0);
     expect(dirname(seen.dirs[0] ?? '')).toBe(dir);
     expect(seen.seconds).toEqual([2.5]);
@@ -110,27 +110,27 @@ describe('loglab run', () => {
   });
 
   it('removes the data directory of an experiment that fails and exits with its code', async () => {
-    const run = await runCli(['run', 'failing', '--out', tempDir()]);
+    const run = await runMain(['run', 'failing', '--out', tempDir()]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^loglab: NOT_ENOUGH_SPACE: .* has 1 B free but this run needs 2 B/);
     expect(fs.existsSync(seen.dirs[0] ?? '')).toBe(false);
   });
 
   it('names an unknown experiment and the known ones', async () => {
-    const run = await runCli(['run', 'probe', 'nope']);
+    const run = await runMain(['run', 'probe', 'nope']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/unknown experiment 'nope'; known: probe, failing/);
     expect(seen.dirs).toEqual([]);
   });
 
   it('refuses a --dir that does not exist and an --out that is a file', async () => {
-    const missing = await runCli(['run', 'probe', '--dir', '/nonexistent/loglab']);
+    const missing = await runMain(['run', 'probe', '--dir', '/nonexistent/loglab']);
     expect(missing.code).toBe(2);
     expect(missing.stderr)
       .toMatch(/--dir: expected an existing directory, got '\/nonexistent\/loglab'/);
     const file = join(tempDir(), 'file');
     fs.writeFileSync(file, '');
-    const badOut = await runCli(['run', 'probe', '--out', file]);
+    const badOut = await runMain(['run', 'probe', '--out', file]);
     expect(badOut.code).toBe(2);
     expect(badOut.stderr).toMatch(/--out: expected a directory/);
   });
@@ -138,12 +138,12 @@ describe('loglab run', () => {
 
 describe('loglab list', () => {
   it('lists each experiment with its question', async () => {
-    const list = await runCli(['list']);
+    const list = await runMain(['list']);
     expect(list.stdout).toBe(
       'probe    does the harness run an experiment end to end?\n' +
       'failing  what happens when an experiment throws?\n',
     );
-    const listed = await runCli(['list', '--json']);
+    const listed = await runMain(['list', '--json']);
     const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
     expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1]]);
   });

@@ -11,13 +11,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiments } from '../../experiments/index.js';
+import { parsePositiveNumberArgument } from '../arguments.js';
 import { LabError, badArgument } from '../errors.js';
 import { type Experiment, runExperiment } from '../experiment.js';
 import { formatFigure } from '../format.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
 import { type ProgressReporter, progressFor } from '../progress.js';
 import { type Metric, type Results, writeResultsFile } from '../results.js';
-import { parseSeconds } from './parse.js';
+
+/** The longest `--seconds` accepted: a day. */
+export const MAX_SECONDS = 86_400;
 
 interface RunCommandOptions {
   readonly dir?: string;
@@ -151,8 +154,14 @@ export function registerRunCommand(program: Command): void {
     .argument('[ids...]', 'experiment ids, as `loglab list` prints them')
     .option('--dir <dir>', 'an existing directory on the disk to measure (default: a temp dir)')
     .option('--quick', 'small parameters that finish in seconds')
-    .option('--seconds <n>', 'time budget per experiment, in seconds', parseSeconds)
+    .option('--seconds <n>', `time budget per experiment, in seconds (0, ${MAX_SECONDS}]`)
     .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
     .option('--json', 'print the results documents as JSON instead of a summary')
-    .action((ids: string[], options: RunCommandOptions) => runCommand(ids, options));
+    .action((ids: string[], raw: RunCommandOptions & { seconds?: string }) => {
+      const { seconds, ...rest } = raw;
+      if (seconds === undefined) return runCommand(ids, rest);
+      const what = 'a number of seconds';
+      const parsed = parsePositiveNumberArgument('--seconds', seconds, MAX_SECONDS, what);
+      return runCommand(ids, { ...rest, seconds: parsed });
+    });
 }
