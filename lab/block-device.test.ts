@@ -1,20 +1,10 @@
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { readBlockStat, resolveBlockDevice, splitDeviceNumber } from './block-device.js';
 
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-sys-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('sys');
 
 function realMajorMinor(dir: string): string {
   const { major, minor } = splitDeviceNumber(fs.statSync(dir, { bigint: true }).dev);

@@ -1,21 +1,17 @@
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { captureEnvironment, ensureFreeSpace, selectedScheduler } from './env.js';
 import { LabError } from './errors.js';
 import { environmentSchema } from './results.js';
 
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('env');
 
 describe('captureEnvironment', () => {
   it('fills every field of the schema for a directory on this machine', () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-env-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const environment = captureEnvironment(dir);
     expect(environmentSchema.parse(environment)).toEqual(environment);
     expect(environment.dir).toBe(dir);

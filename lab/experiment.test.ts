@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
 import {
   type Experiment,
   FULL_SECONDS,
@@ -11,17 +11,7 @@ import {
 } from './experiment.js';
 import { createOwnedDir, isOwnedDir, removeOwnedDir } from './owned-dir.js';
 
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-experiment-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('experiment');
 
 function experiment(overrides: Partial<Experiment> = {}): Experiment {
   return {

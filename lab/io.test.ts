@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { resolveBlockDevice } from './block-device.js';
 import {
@@ -15,17 +15,7 @@ import {
 import { SeededRandom } from './random.js';
 
 const MIB = 1024 * 1024;
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-io-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('io');
 
 describe('readProcIo', () => {
   it('reads every field of /proc/self/io', () => {

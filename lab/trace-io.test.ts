@@ -1,20 +1,15 @@
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, TracingFileIO, WriteTrace } from './trace-io.js';
 
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('trace');
 
 describe('TracingFileIO', () => {
   it('records writes, syncs and directory syncs in order, delegating the work', async () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-trace-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const io = new TracingFileIO(new NodeFileIO());
     const log = io.open(join(dir, 'log'), { create: true });
     const index = io.open(join(dir, 'index'), { create: true });

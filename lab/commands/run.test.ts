@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
 import { readResultsFile } from '../results.js';
 
@@ -59,16 +60,9 @@ const { probe, failing, seen } = await vi.hoisted(async () => {
 
 vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing] }));
 
-const cleanup: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(join(tmpdir(), 'loglab-run-test-'));
-  cleanup.push(dir);
-  return dir;
-}
+const tempDir = tempDirs('run-test');
 
 afterEach(() => {
-  for (const dir of cleanup.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   seen.dirs.length = 0;
   seen.quick.length = 0;
   seen.seconds.length = 0;
