@@ -12,8 +12,9 @@ const { probe, failing, seen } = await vi.hoisted(async () => {
   const { join } = await import('node:path');
   const { LabError } = await import('../errors.js');
   const { OWNED_MARKER } = await import('../owned-dir.js');
-  const { runSync } = await import('../runner.js');
-  type Experiment = import('../experiment.js').Experiment;
+  // Written as an experiment file would be: against the harness's public face.
+  const { runSync } = await import('../index.js');
+  type Experiment = import('../index.js').Experiment;
 
   /** What the probe experiment saw of its context, for the assertions. */
   const seen = { dirs: [] as string[], quick: [] as boolean[], seconds: [] as number[] };
