@@ -39,3 +39,17 @@ export function parseChoice<T extends string>(name: string, raw: string, choices
   if ((choices as readonly string[]).includes(raw)) return raw as T;
   throw badArgument(name, `one of ${choices.join(', ')}`, raw);
 }
+
+/** A number in (0, max]: `2.5` seconds, not `0`, not `abc`. */
+export function parsePositiveNumberArgument(
+  name: string,
+  raw: string,
+  max: number,
+  what: string,
+): number {
+  const value = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    throw badArgument(name, `${what} in (0, ${max}]`, raw);
+  }
+  return value;
+}

@@ -33,6 +33,19 @@ export const metricSchema = z.object({
   ci95: z.tuple([z.number(), z.number()]).optional(),
   /** How many samples the figure summarises. */
   count: z.number().int().nonnegative().optional(),
+  /** Median absolute deviation of the samples (unscaled), in the metric's unit. */
+  mad: z.number().nonnegative().optional(),
+  /** Coefficient of variation of the samples (sample standard deviation over the mean). */
+  cv: z.number().optional(),
+  /** Samples beyond Tukey's fences (1.5 and 3 IQR); reported, never dropped. */
+  outliers: z
+    .object({
+      lowSevere: z.number().int().nonnegative(),
+      lowMild: z.number().int().nonnegative(),
+      highMild: z.number().int().nonnegative(),
+      highSevere: z.number().int().nonnegative(),
+    })
+    .optional(),
   /** Raw per-repetition values, kept so `compare` can bootstrap the change. */
   samples: z.array(z.number()).optional(),
   /** Structured dimensions for tables and charts: `{ design: 'A', policy: 'always' }`. */

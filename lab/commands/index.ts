@@ -1,9 +1,19 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
-import { registerReadCommand } from './read.js';
 import { registerDumpCommand } from './dump.js';
+import { registerListCommand } from './list.js';
+import { registerModelCommand } from './model.js';
+import { registerReadCommand } from './read.js';
+import { registerRunCommand } from './run.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: readonly RegisterCommand[] = [registerAppendCommand, registerReadCommand, registerDumpCommand];
+export const commands: readonly RegisterCommand[] = [
+  registerListCommand,
+  registerRunCommand,
+  registerModelCommand,
+  registerAppendCommand,
+  registerReadCommand,
+  registerDumpCommand,
+];

@@ -1,0 +1,7 @@
+/**
+ * Every experiment `loglab run` knows, in the order it runs them. Each experiment is one file in
+ * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
+ */
+import type { Experiment } from '../lab/experiment.js';
+
+export const experiments: readonly Experiment[] = [];

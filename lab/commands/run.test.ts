@@ -1,0 +1,145 @@
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tempDirs } from '../../test/fixtures/temp-dir.js';
+import { runMain } from '../../test/fixtures/main-in-process.js';
+import { readResultsFile } from '../results.js';
+
+/** Experiments defined for these tests: one that measures a no-op, one that fails. */
+const { probe, failing, seen } = await vi.hoisted(async () => {
+  const fs = await import('node:fs');
+  const { join } = await import('node:path');
+  const { LabError } = await import('../errors.js');
+  const { OWNED_MARKER } = await import('../owned-dir.js');
+  // Written as an experiment file would be: against the harness's public face.
+  const { runSync } = await import('../index.js');
+  type Experiment = import('../index.js').Experiment;
+
+  /** What the probe experiment saw of its context, for the assertions. */
+  const seen = { dirs: [] as string[], quick: [] as boolean[], seconds: [] as number[] };
+
+  const probe: Experiment = {
+    id: 'probe',
+    question: 'does the harness run an experiment end to end?',
+    params: { ops: { quick: 5, full: 50 } },
+    seed: 7,
+    run: async (ctx) => {
+      seen.dirs.push(ctx.dir);
+      seen.quick.push(ctx.quick);
+      seen.seconds.push(ctx.secondsBudget);
+      if (!fs.existsSync(join(ctx.dir, OWNED_MARKER))) {
+        throw new Error('the data dir is not marked');
+      }
+      fs.writeFileSync(join(ctx.dir, 'data'), 'x');
+      const summary = runSync('probe.noop', (index) => index, {
+        measure: { ops: ctx.numberParam('ops') },
+        repetitions: 2,
+        random: ctx.random,
+      });
+      return ctx.results({
+        metrics: summary.metrics,
+        counters: { checksum: summary.checksum },
+        headline: 'it ran',
+      });
+    },
+  };
+
+  const failing: Experiment = {
+    id: 'failing',
+    question: 'what happens when an experiment throws?',
+    params: {},
+    seed: 1,
+    run: async (ctx) => {
+      seen.dirs.push(ctx.dir);
+      throw new LabError('NOT_ENOUGH_SPACE', `${ctx.dir} has 1 B free but this run needs 2 B`);
+    },
+  };
+
+  return { probe, failing, seen };
+});
+
+vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing] }));
+
+const tempDir = tempDirs('run-test');
+
+afterEach(() => {
+  seen.dirs.length = 0;
+  seen.quick.length = 0;
+  seen.seconds.length = 0;
+});
+
+describe('loglab run', () => {
+  it('runs an experiment in a fresh temp dir, writes its results, removes the dir', async () => {
+    const out = join(tempDir(), 'results');
+    const run = await runMain(['run', 'probe', '--quick', '--out', out, '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout) as Array<{ experiment: { id: string } }>;
+    expect(printed.map((results) => results.experiment.id)).toEqual(['probe']);
+    const results = readResultsFile(join(out, 'probe.json'));
+    expect(results).toMatchObject({
+      quick: true, seed: 7, headline: 'it ran', parameters: { ops: 5, secondsBudget: 5 },
+    });
+    expect(results.metrics.map((metric) => metric.name))
+      .toEqual(['probe.noop.ratePerSec', 'probe.noop.latencyNs']);
+    expect(seen.quick).toEqual([true]);
+    const dataDir = seen.dirs[0] ?? '';
+    expect(dirname(dirname(dataDir))).toBe(tmpdir());
+    expect(fs.existsSync(dataDir)).toBe(false);
+    expect(fs.existsSync(dirname(dataDir))).toBe(false);
+  });
+
+  it('puts data under --dir, leaves that dir and its files alone, honours --seconds', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(join(dir, 'mine.txt'), 'keep me');
+    const out = tempDir();
+    const run = await runMain(['run', 'probe', '--dir', dir, '--seconds', '2.5', '--out', out]);
+    expect(run.code).toBe(0);
+    expect(dirname(seen.dirs[0] ?? '')).toBe(dir);
+    expect(seen.seconds).toEqual([2.5]);
+    expect(fs.readdirSync(dir)).toEqual(['mine.txt']);
+    expect(run.stdout).toMatch(/^probe: does the harness run an experiment end to end\?/);
+    expect(run.stdout).toMatch(/probe\.noop\.ratePerSec {2}[\d,.]+ ops\/s {2}\[/);
+    expect(run.stdout).toContain(`results: ${join(out, 'probe.json')}`);
+  });
+
+  it('removes the data directory of an experiment that fails and exits with its code', async () => {
+    const run = await runMain(['run', 'failing', '--out', tempDir()]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^loglab: NOT_ENOUGH_SPACE: .* has 1 B free but this run needs 2 B/);
+    expect(fs.existsSync(seen.dirs[0] ?? '')).toBe(false);
+  });
+
+  it('names an unknown experiment and the known ones', async () => {
+    const run = await runMain(['run', 'probe', 'nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown experiment 'nope'; known: probe, failing/);
+    expect(seen.dirs).toEqual([]);
+  });
+
+  it('refuses a --dir that does not exist and an --out that is a file', async () => {
+    const missing = await runMain(['run', 'probe', '--dir', '/nonexistent/loglab']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr)
+      .toMatch(/--dir: expected an existing directory, got '\/nonexistent\/loglab'/);
+    const file = join(tempDir(), 'file');
+    fs.writeFileSync(file, '');
+    const badOut = await runMain(['run', 'probe', '--out', file]);
+    expect(badOut.code).toBe(2);
+    expect(badOut.stderr).toMatch(/--out: expected a directory/);
+  });
+});
+
+describe('loglab list', () => {
+  it('lists each experiment with its question', async () => {
+    const list = await runMain(['list']);
+    expect(list.stdout).toBe(
+      'probe    does the harness run an experiment end to end?\n' +
+      'failing  what happens when an experiment throws?\n',
+    );
+    const listed = await runMain(['list', '--json']);
+    const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
+    expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1]]);
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * `loglab run [ids…]`: runs experiments (all of them without ids), each in a fresh directory of
+ * its own under `--dir` (default: a fresh directory under the OS temp dir), and writes one results
+ * file per experiment to `--out` (default: `loglab-report/<timestamp>/`).
+ *
+ * loglab deletes only directories it created and marked (owned-dir.ts): each experiment's data
+ * directory when it ends, and the temp directory when it made one — never `--dir` itself.
+ */
+import type { Command } from 'commander';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { experiments } from '../../experiments/index.js';
+import { parsePositiveNumberArgument } from '../arguments.js';
+import { LabError, badArgument } from '../errors.js';
+import { type Experiment, runExperiment } from '../experiment.js';
+import { formatFigure } from '../format.js';
+import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
+import { type ProgressReporter, progressFor } from '../progress.js';
+import { type Metric, type Results, writeResultsFile } from '../results.js';
+
+/** The longest `--seconds` accepted: a day. */
+export const MAX_SECONDS = 86_400;
+
+interface RunCommandOptions {
+  readonly dir?: string;
+  readonly quick?: boolean;
+  readonly seconds?: number;
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+function selectExperiments(ids: readonly string[]): Experiment[] {
+  const known = experiments.map((experiment) => experiment.id);
+  if (known.length === 0) {
+    throw new LabError(
+      'UNKNOWN_EXPERIMENT',
+      'run: no experiment to run: none is registered yet (experiments/index.ts)',
+    );
+  }
+  if (ids.length === 0) return [...experiments];
+  return ids.map((id) => {
+    const experiment = experiments.find((candidate) => candidate.id === id);
+    if (experiment === undefined) {
+      throw new LabError(
+        'UNKNOWN_EXPERIMENT',
+        `run: unknown experiment '${id}'; known: ${known.join(', ')} (see loglab list)`,
+      );
+    }
+    return experiment;
+  });
+}
+
+function checkDirectoryOption(option: string, dir: string, mustExist: boolean): void {
+  const exists = fs.existsSync(dir);
+  if ((mustExist && !exists) || (exists && !fs.statSync(dir).isDirectory())) {
+    const accepted = mustExist ? 'an existing directory' : 'a directory (created when missing)';
+    throw badArgument(option, accepted, dir);
+  }
+}
+
+function defaultOutDir(): string {
+  return path.join('loglab-report', new Date().toISOString().replace(/[:.]/g, '-'));
+}
+
+/** Removes the owned directories if the run is interrupted, then exits as the signal asks. */
+function cleanUpOnSignal(owned: Set<string>): () => void {
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+    const handler = () => {
+      for (const dir of owned) removeOwnedDir(dir);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once(signal, handler);
+    return () => process.removeListener(signal, handler);
+  });
+  return () => handlers.forEach((remove) => remove());
+}
+
+function metricLine(metric: Metric): string {
+  const interval = metric.ci95 === undefined
+    ? ''
+    : `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`;
+  const tail = metric.p99 === undefined ? '' : `  p99 ${formatFigure(metric.p99)}`;
+  return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
+}
+
+function describe(results: Results, file: string): string {
+  const lines = [`${results.experiment.id}: ${results.experiment.question}`];
+  if (results.headline !== undefined) lines.push(`  ${results.headline}`);
+  lines.push(...results.metrics.map(metricLine));
+  lines.push(...results.notes.map((note) => `  note: ${note}`));
+  lines.push(`  results: ${file}`);
+  return lines.join('\n');
+}
+
+async function runOne(
+  experiment: Experiment,
+  base: string,
+  options: RunCommandOptions,
+  progress: ProgressReporter,
+  owned: Set<string>,
+): Promise<Results> {
+  const dir = createOwnedDir(base, `${experiment.id}-`);
+  owned.add(dir);
+  try {
+    progress.phase(experiment.id);
+    return await runExperiment(experiment, {
+      dir,
+      quick: options.quick === true,
+      progress,
+      ...(options.seconds === undefined ? {} : { seconds: options.seconds }),
+    });
+  } finally {
+    removeOwnedDir(dir);
+    owned.delete(dir);
+  }
+}
+
+async function runCommand(ids: readonly string[], options: RunCommandOptions): Promise<void> {
+  const selected = selectExperiments(ids);
+  if (options.dir !== undefined) checkDirectoryOption('--dir', options.dir, true);
+  const out = options.out ?? defaultOutDir();
+  checkDirectoryOption('--out', out, false);
+  const owned = new Set<string>();
+  const base = options.dir ?? createOwnedDir(os.tmpdir(), 'loglab-');
+  if (options.dir === undefined) owned.add(base);
+  const stopCleanup = cleanUpOnSignal(owned);
+  const progress = progressFor(process.stderr, { json: options.json === true });
+  const written: Array<{ results: Results; file: string }> = [];
+  try {
+    for (const experiment of selected) {
+      const results = await runOne(experiment, base, options, progress, owned);
+      const file = path.join(out, `${experiment.id}.json`);
+      writeResultsFile(file, results);
+      written.push({ results, file });
+    }
+  } finally {
+    progress.done();
+    for (const dir of owned) removeOwnedDir(dir);
+    stopCleanup();
+  }
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+  } else {
+    const summaries = written.map((entry) => describe(entry.results, entry.file));
+    process.stdout.write(`${summaries.join('\n\n')}\n`);
+  }
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run experiments (all without ids) and write one results file each')
+    .argument('[ids...]', 'experiment ids, as `loglab list` prints them')
+    .option('--dir <dir>', 'an existing directory on the disk to measure (default: a temp dir)')
+    .option('--quick', 'small parameters that finish in seconds')
+    .option('--seconds <n>', `time budget per experiment, in seconds (0, ${MAX_SECONDS}]`)
+    .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
+    .option('--json', 'print the results documents as JSON instead of a summary')
+    .action((ids: string[], raw: RunCommandOptions & { seconds?: string }) => {
+      const { seconds, ...rest } = raw;
+      if (seconds === undefined) return runCommand(ids, rest);
+      const what = 'a number of seconds';
+      const parsed = parsePositiveNumberArgument('--seconds', seconds, MAX_SECONDS, what);
+      return runCommand(ids, { ...rest, seconds: parsed });
+    });
+}

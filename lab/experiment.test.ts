@@ -1,0 +1,136 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
+import {
+  type Experiment,
+  FULL_SECONDS,
+  QUICK_SECONDS,
+  createContext,
+  runExperiment,
+} from './experiment.js';
+import { createOwnedDir, isOwnedDir, removeOwnedDir } from './owned-dir.js';
+
+const tempDir = tempDirs('experiment');
+
+function experiment(overrides: Partial<Experiment> = {}): Experiment {
+  return {
+    id: 'sizes',
+    question: 'which size is used?',
+    params: {
+      recordSizeBytes: { quick: 64, full: 1024 },
+      policy: { quick: 'none', full: 'always' },
+    },
+    seed: 42,
+    run: async (ctx) => ctx.results({ metrics: [] }),
+    ...overrides,
+  };
+}
+
+describe('the lab context', () => {
+  it('resolves parameters and the time budget for the quick flag', () => {
+    const quick = createContext(experiment(), { dir: tempDir(), quick: true });
+    expect(quick.params).toEqual({ recordSizeBytes: 64, policy: 'none' });
+    expect(quick.numberParam('recordSizeBytes')).toBe(64);
+    expect(quick.stringParam('policy')).toBe('none');
+    expect(quick.secondsBudget).toBe(QUICK_SECONDS);
+    const full = createContext(experiment(), { dir: tempDir(), quick: false });
+    expect(full.params).toEqual({ recordSizeBytes: 1024, policy: 'always' });
+    expect(full.secondsBudget).toBe(FULL_SECONDS);
+    const budgeted = createContext(experiment(), { dir: tempDir(), quick: true, seconds: 3 });
+    expect(budgeted.secondsBudget).toBe(3);
+  });
+
+  it('refuses a parameter of the wrong type or name', () => {
+    const ctx = createContext(experiment(), { dir: tempDir(), quick: true });
+    expect(() => ctx.numberParam('policy')).toThrow(/no number parameter policy/);
+    expect(() => ctx.stringParam('missing')).toThrow(/no string parameter missing/);
+  });
+
+  it('seeds its random source from the experiment', () => {
+    const draw = (seed: number) =>
+      createContext(experiment({ seed }), { dir: tempDir(), quick: true }).random.uint32();
+    const first = draw(42);
+    const again = draw(42);
+    const other = draw(43);
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+  });
+
+  it('builds a valid results document with the environment, parameters and notes', () => {
+    const dir = tempDir();
+    const ctx = createContext(experiment(), { dir, quick: true, cacheControl: { isRoot: false } });
+    ctx.note('first note');
+    expect(ctx.dropPageCache().dropped).toBe(false);
+    ctx.dropPageCache();
+    const results = ctx.results({
+      metrics: [], counters: { writes: 3 }, notes: ['last note'], headline: 'h',
+    });
+    expect(results).toMatchObject({
+      experiment: { id: 'sizes', question: 'which size is used?' },
+      quick: true,
+      seed: 42,
+      headline: 'h',
+      parameters: { recordSizeBytes: 64, policy: 'none', secondsBudget: QUICK_SECONDS },
+      counters: { writes: 3 },
+      timer: 'process.hrtime.bigint',
+    });
+    expect(results.environment.dir).toBe(dir);
+    expect(results.notes[0]).toBe('first note');
+    const cold = /cold-cache figures are unavailable/;
+    const coldNotes = results.notes.filter((note) => cold.test(note));
+    expect(coldNotes).toHaveLength(1);
+    expect(results.notes.at(-1)).toBe('last note');
+  });
+
+  it('accounts I/O on its own directory', () => {
+    const ctx = createContext(experiment(), { dir: tempDir(), quick: true });
+    const phase = ctx.ioPhase();
+    fs.writeFileSync(join(ctx.dir, 'f'), 'hello');
+    expect(phase.end().proc?.wcharBytes).toBeGreaterThanOrEqual(5);
+  });
+
+  it('refuses an experiment whose description is malformed', () => {
+    const options = { dir: tempDir(), quick: true };
+    expect(() => createContext(experiment({ id: 'Not Kebab' }), options)).toThrow(/kebab-case/);
+    const mixed = experiment({ params: { size: { quick: 1, full: 'big' } } });
+    expect(() => createContext(mixed, options)).toThrow(/mixes a number and a string/);
+  });
+});
+
+describe('runExperiment', () => {
+  it('returns the validated document of the experiment it ran', async () => {
+    const results = await runExperiment(experiment(), { dir: tempDir(), quick: false });
+    expect(results.experiment.id).toBe('sizes');
+    expect(results.quick).toBe(false);
+  });
+
+  it('refuses a document that belongs to another experiment or does not validate', async () => {
+    const impostor = experiment({
+      run: async (ctx) => ({
+        ...ctx.results({ metrics: [] }),
+        experiment: { id: 'other', question: 'q' },
+      }),
+    });
+    await expect(runExperiment(impostor, { dir: tempDir(), quick: true }))
+      .rejects.toThrow(/returned results of other/);
+    const broken = experiment({
+      run: async (ctx) => ({ ...ctx.results({ metrics: [] }), seed: 1.5 }),
+    });
+    await expect(runExperiment(broken, { dir: tempDir(), quick: true })).rejects.toThrow(/seed/);
+  });
+});
+
+describe('owned directories', () => {
+  it('removes a directory loglab created and refuses one it did not', () => {
+    const parent = tempDir();
+    const owned = createOwnedDir(parent, 'run-');
+    fs.writeFileSync(join(owned, 'segment'), 'data');
+    expect(isOwnedDir(owned)).toBe(true);
+    expect(removeOwnedDir(owned)).toBe(true);
+    expect(fs.existsSync(owned)).toBe(false);
+    fs.writeFileSync(join(parent, 'precious'), 'data');
+    expect(removeOwnedDir(parent)).toBe(false);
+    expect(fs.readFileSync(join(parent, 'precious'), 'utf8')).toBe('data');
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * The experiment contract. An experiment is a plain description plus one function:
+ *
+ *   export const experiment: Experiment = {
+ *     id: 'puzzle',
+ *     question: 'why does the log store thousands of times more messages on the same disk?',
+ *     params: { messageBytes: { quick: 1024, full: 1024 }, rounds: { quick: 2, full: 5 } },
+ *     seed: 42,
+ *     run: async (ctx) => { …measure with the runner…; return ctx.results({ metrics }); },
+ *   };
+ *
+ * The harness hands `run` a LabContext: its own fresh directory on the disk under test, the
+ * quick flag and time budget, parameters resolved for that flag, a random source seeded from the
+ * experiment's seed, the progress line, the captured environment, and helpers for I/O accounting,
+ * cache control and the results document. The harness never imports an experiment; the CLI
+ * hands them in (experiments/index.ts).
+ */
+import { assert } from '../storage/errors.js';
+import type { FileIOCounters } from '../storage/file-io.js';
+import { type BlockDevice, resolveBlockDevice } from './block-device.js';
+import { captureEnvironment, ensureFreeSpace } from './env.js';
+import { IoPhase } from './io.js';
+import { type DropOptions, type DropResult, dropPageCache } from './page-cache.js';
+import { type ProgressReporter, silentProgress } from './progress.js';
+import { SeededRandom } from './random.js';
+import {
+  type Environment,
+  type Metric,
+  type Prediction,
+  RESULTS_SCHEMA,
+  type Results,
+  parseResults,
+} from './results.js';
+
+export type ParamValue = number | string;
+export interface ParamSpec {
+  readonly quick: ParamValue;
+  readonly full: ParamValue;
+}
+
+export interface Experiment {
+  /** kebab-case, unique: what `loglab run <id>` takes. */
+  readonly id: string;
+  readonly question: string;
+  readonly params: Readonly<Record<string, ParamSpec>>;
+  readonly seed: number;
+  run(ctx: LabContext): Promise<Results>;
+}
+
+/** What an experiment measured; the context adds everything else a results document holds. */
+export interface ResultsParts {
+  readonly metrics: readonly Metric[];
+  readonly counters?: Readonly<Record<string, number>>;
+  readonly predictions?: readonly Prediction[];
+  readonly notes?: readonly string[];
+  readonly headline?: string;
+}
+
+export interface LabContext {
+  readonly experiment: Pick<Experiment, 'id' | 'question' | 'seed'>;
+  /** A fresh directory of this experiment's own on the disk under test. */
+  readonly dir: string;
+  readonly quick: boolean;
+  /** How long the experiment should take, in seconds; it divides this among its phases. */
+  readonly secondsBudget: number;
+  /** Parameters resolved for the quick flag. */
+  readonly params: Readonly<Record<string, ParamValue>>;
+  /** Seeded from the experiment's seed; fork it for independent streams. */
+  readonly random: SeededRandom;
+  readonly progress: ProgressReporter;
+  readonly environment: Environment;
+  /** The disk under `dir`, for I/O accounting; null when it has none. */
+  readonly device: BlockDevice | null;
+  numberParam(name: string): number;
+  stringParam(name: string): string;
+  /** Throws NOT_ENOUGH_SPACE when `dir` has less free than `neededBytes`. */
+  ensureFreeSpace(neededBytes: number): void;
+  /** Starts I/O accounting for a phase on `dir`'s disk, with the storage core's counters. */
+  ioPhase(fileIo?: { readonly counters: FileIOCounters }): IoPhase;
+  /** Drops the page cache when allowed; otherwise records why in the results notes. */
+  dropPageCache(): DropResult;
+  /** Adds a sentence to the results notes. */
+  note(text: string): void;
+  /** The complete, validated results document. */
+  results(parts: ResultsParts): Results;
+}
+
+/** Per-experiment time budgets when `--seconds` is not given. */
+export const QUICK_SECONDS = 5;
+export const FULL_SECONDS = 60;
+export const TIMER = 'process.hrtime.bigint';
+const EXPERIMENT_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export function assertExperiment(experiment: Experiment): void {
+  assert(EXPERIMENT_ID.test(experiment.id), `experiment id must be kebab-case: '${experiment.id}'`);
+  assert(experiment.question.length > 0, `experiment ${experiment.id} needs a question`);
+  assert(Number.isSafeInteger(experiment.seed), `${experiment.id} needs an integer seed`);
+  for (const [name, spec] of Object.entries(experiment.params)) {
+    const where = `parameter ${experiment.id}.${name}`;
+    assert(typeof spec.quick === typeof spec.full, `${where} mixes a number and a string`);
+  }
+}
+
+export function resolveParams(experiment: Experiment, quick: boolean): Record<string, ParamValue> {
+  const params: Record<string, ParamValue> = {};
+  for (const [name, spec] of Object.entries(experiment.params)) {
+    params[name] = quick ? spec.quick : spec.full;
+  }
+  return params;
+}
+
+export interface ContextOptions {
+  readonly dir: string;
+  readonly quick: boolean;
+  readonly seconds?: number;
+  readonly progress?: ProgressReporter;
+  /** Overrides for cache control (tests); the real /proc file and uid otherwise. */
+  readonly cacheControl?: DropOptions;
+}
+
+class ExperimentContext implements LabContext {
+  readonly experiment: Pick<Experiment, 'id' | 'question' | 'seed'>;
+  readonly dir: string;
+  readonly quick: boolean;
+  readonly secondsBudget: number;
+  readonly params: Readonly<Record<string, ParamValue>>;
+  readonly random: SeededRandom;
+  readonly progress: ProgressReporter;
+  readonly environment: Environment;
+  readonly device: BlockDevice | null;
+  readonly #notes: string[] = [];
+  readonly #cacheControl: DropOptions;
+  readonly #startedAt = new Date().toISOString();
+
+  constructor(experiment: Experiment, options: ContextOptions) {
+    this.experiment = { id: experiment.id, question: experiment.question, seed: experiment.seed };
+    this.dir = options.dir;
+    this.quick = options.quick;
+    this.secondsBudget = options.seconds ?? (options.quick ? QUICK_SECONDS : FULL_SECONDS);
+    this.params = resolveParams(experiment, options.quick);
+    this.random = new SeededRandom(experiment.seed);
+    this.progress = options.progress ?? silentProgress;
+    this.environment = captureEnvironment(options.dir);
+    this.device = resolveBlockDevice(options.dir);
+    this.#cacheControl = options.cacheControl ?? {};
+    if (this.device === null) {
+      this.note(`${options.dir} is not on a block device: no device counters`);
+    }
+  }
+
+  numberParam(name: string): number {
+    const value = this.params[name];
+    assert(typeof value === 'number', `${this.experiment.id} has no number parameter ${name}`);
+    return value;
+  }
+
+  stringParam(name: string): string {
+    const value = this.params[name];
+    assert(typeof value === 'string', `${this.experiment.id} has no string parameter ${name}`);
+    return value;
+  }
+
+  ensureFreeSpace(neededBytes: number): void {
+    ensureFreeSpace(this.dir, neededBytes);
+  }
+
+  ioPhase(fileIo?: { readonly counters: FileIOCounters }): IoPhase {
+    const device = this.device;
+    return IoPhase.start(fileIo === undefined ? { device } : { device, fileIo });
+  }
+
+  dropPageCache(): DropResult {
+    const result = dropPageCache(this.#cacheControl);
+    if (!result.dropped && !this.#notes.includes(result.reason)) this.note(result.reason);
+    return result;
+  }
+
+  note(text: string): void {
+    assert(text.length > 0, 'a note needs text');
+    this.#notes.push(text);
+  }
+
+  results(parts: ResultsParts): Results {
+    return parseResults({
+      schema: RESULTS_SCHEMA,
+      experiment: { id: this.experiment.id, question: this.experiment.question },
+      ...(parts.headline === undefined ? {} : { headline: parts.headline }),
+      quick: this.quick,
+      seed: this.experiment.seed,
+      parameters: { ...this.params, secondsBudget: this.secondsBudget },
+      environment: this.environment,
+      startedAt: this.#startedAt,
+      endedAt: new Date().toISOString(),
+      timer: TIMER,
+      metrics: [...parts.metrics],
+      counters: { ...parts.counters },
+      predictions: [...(parts.predictions ?? [])],
+      notes: [...this.#notes, ...(parts.notes ?? [])],
+    }, `${this.experiment.id} results`);
+  }
+}
+
+export function createContext(experiment: Experiment, options: ContextOptions): LabContext {
+  assertExperiment(experiment);
+  const { seconds } = options;
+  assert(seconds === undefined || seconds > 0, `seconds must be positive: ${seconds}`);
+  return new ExperimentContext(experiment, options);
+}
+
+/** Runs one experiment in `options.dir`; checks that it returns its own, valid document. */
+export async function runExperiment(
+  experiment: Experiment,
+  options: ContextOptions,
+): Promise<Results> {
+  const ctx = createContext(experiment, options);
+  const results = parseResults(await experiment.run(ctx), `${experiment.id} results`);
+  const returned = results.experiment.id;
+  assert(returned === experiment.id, `${experiment.id} returned results of ${returned}`);
+  return results;
+}

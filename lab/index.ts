@@ -1,0 +1,38 @@
+/**
+ * The harness's public face for experiments: the contract, the runner, statistics, I/O
+ * accounting, write tracing, disk models and results types. The CLI and tests may import the
+ * individual files; experiments import from here.
+ */
+export type { Experiment, LabContext, ParamSpec, ParamValue, ResultsParts } from './experiment.js';
+export {
+  type Budget,
+  type AsyncOperation,
+  type SyncOperation,
+  interleave,
+  measureAsync,
+  measureOpenLoopAsync,
+  measureOpenLoopSync,
+  measureSync,
+  runAsync,
+  runSync,
+  warmUpAsync,
+  warmUpSync,
+} from './runner.js';
+export { Measurement, type Repetition, type RunMode, type RunSummary } from './measurement.js';
+export { counterMetric, type Labels, metricFromSamples } from './metric.js';
+export {
+  bootstrapMedianCi,
+  bootstrapRelativeChangeCi,
+  median,
+  percentile,
+  summarize,
+  tukeyOutliers,
+} from './stats.js';
+export { SeededRandom } from './random.js';
+export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
+export { flushDirtyPages } from './page-cache.js';
+export { TracingFileIO, WriteTrace } from './trace-io.js';
+export { DISK_PRESETS, EXOS_X20, SAMSUNG_990_PRO, type DiskModel } from './models.js';
+export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './seed-arithmetic.js';
+export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
+export type { Metric, Prediction, Results } from './results.js';

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { Measurement } from './measurement.js';
+import { SeededRandom } from './random.js';
+import {
+  interleave,
+  measureAsync,
+  measureOpenLoopAsync,
+  measureOpenLoopSync,
+  measureSync,
+  runAsync,
+  runSync,
+  warmUpSync,
+} from './runner.js';
+
+function busyWaitMs(ms: number): void {
+  const until = process.hrtime.bigint() + BigInt(ms * 1e6);
+  while (process.hrtime.bigint() < until);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('closed loops', () => {
+  it('runs the counted operations, folds each result into the checksum, summarises', () => {
+    let expected = 0;
+    for (let i = 0; i < 30; i++) expected = (expected + i * 3) | 0;
+    const summary = runSync('double', (index) => index * 3, {
+      measure: { ops: 10 },
+      repetitions: 3,
+      random: new SeededRandom(1),
+      labels: { design: 'A' },
+    });
+    expect(summary.ops).toBe(30);
+    expect(summary.checksum).toBe(expected);
+    expect(summary.metrics.map((metric) => metric.name))
+      .toEqual(['double.ratePerSec', 'double.latencyNs']);
+    expect(summary.ratePerSec).toMatchObject({ unit: 'ops/s', kind: 'timing', count: 3 });
+    expect(summary.ratePerSec.samples).toHaveLength(3);
+    expect(summary.ratePerSec.ci95).toHaveLength(2);
+    expect(summary.latencyNs)
+      .toMatchObject({ unit: 'ns', count: 30, labels: { design: 'A', mode: 'sync' } });
+    const latency = summary.latencyNs;
+    expect(latency.p50 ?? Infinity).toBeLessThanOrEqual(latency.p99 ?? -1);
+    expect(latency.p99 ?? Infinity).toBeLessThanOrEqual(latency.max ?? -1);
+  });
+
+  it('gives operations indexes that run on through warm-up and repetitions', () => {
+    const seen: number[] = [];
+    const measurement = new Measurement('indexes', 'sync');
+    const op = (index: number) => seen.push(index);
+    warmUpSync(measurement, op, { ops: 2 });
+    measureSync(measurement, op, { ops: 3 });
+    measureSync(measurement, op, { ops: 3 });
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(measurement.ops).toBe(6);
+  });
+
+  it('stops a timed repetition at its deadline', () => {
+    const measurement = new Measurement('timed', 'sync');
+    const repetition = measureSync(measurement, () => (busyWaitMs(1), 1), { seconds: 0.03 });
+    expect(repetition.ops).toBeGreaterThan(0);
+    expect(repetition.ops).toBeLessThan(1000);
+    expect(repetition.elapsedNs).toBeGreaterThanOrEqual(30e6);
+  });
+
+  it('carries no interval for a single repetition rather than a zero-width one', () => {
+    const options = { measure: { ops: 5 }, repetitions: 1, random: new SeededRandom(1) };
+    const summary = runSync('once', () => 1, options);
+    expect(summary.ratePerSec.ci95).toBeUndefined();
+    expect(summary.latencyNs.ci95).toBeUndefined();
+  });
+
+  it('runs async operations one at a time', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const summary = await runAsync('async', async () => {
+      most = Math.max(most, ++inFlight);
+      await sleep(1);
+      inFlight--;
+      return 1;
+    }, { measure: { ops: 5 }, repetitions: 2, warmup: { ops: 1 }, random: new SeededRandom(1) });
+    expect(most).toBe(1);
+    expect(summary.ops).toBe(10);
+    expect(summary.latencyNs.labels).toEqual({ mode: 'async' });
+  });
+
+  it('runs async operations from several workers at once when asked', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const indexes: number[] = [];
+    const measurement = new Measurement('workers', 'async');
+    const repetition = await measureAsync(measurement, async (index) => {
+      indexes.push(index);
+      most = Math.max(most, ++inFlight);
+      await sleep(2);
+      inFlight--;
+      return index;
+    }, { ops: 12 }, { concurrency: 4 });
+    expect(most).toBe(4);
+    expect(repetition.ops).toBe(12);
+    expect([...indexes].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(measurement.checksum).toBe(66);
+  });
+
+  it('refuses to mix sync and async operations in one measurement', async () => {
+    const measurement = new Measurement('mixed', 'sync');
+    await expect(measureAsync(measurement, async () => 1, { ops: 1 }))
+      .rejects.toThrow(/sync measurement, not async/);
+    expect(() => measureSync(new Measurement('m', 'async'), () => 1, { ops: 1 }))
+      .toThrow(/not sync/);
+  });
+});
+
+describe('open loops', () => {
+  it('counts the wait behind a stalled operation as latency from the intended start', async () => {
+    const measurement = new Measurement('stall', 'open-loop-sync');
+    // At 1,000/s op i is due at i ms; op 0 stalls 100 ms, so ops 1..49 each start >= 51 ms late.
+    await measureOpenLoopSync(measurement, (index) => {
+      if (index === 0) busyWaitMs(100);
+      return index;
+    }, { ratePerSec: 1000, budget: { ops: 50 } });
+    const summary = measurement.summarize(new SeededRandom(1));
+    expect(summary.latencyNs.p50).toBeGreaterThanOrEqual(50e6);
+    expect(summary.serviceNs?.p50 ?? Infinity).toBeLessThan(summary.latencyNs.p50 ?? 0);
+    expect(summary.metrics.map((metric) => metric.name)).toEqual([
+      'stall.ratePerSec', 'stall.latencyNs', 'stall.serviceNs',
+    ]);
+  });
+
+  it('starts async operations on schedule while earlier ones run, up to a limit', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const op = async () => {
+      most = Math.max(most, ++inFlight);
+      await sleep(30);
+      inFlight--;
+      return 1;
+    };
+    const measurement = new Measurement('overlap', 'open-loop-async');
+    const repetition = await measureOpenLoopAsync(measurement, op, {
+      ratePerSec: 500, budget: { ops: 16 }, maxInFlight: 8,
+    });
+    expect(most).toBe(8);
+    expect(repetition.ops).toBe(16);
+    most = 0;
+    await measureOpenLoopAsync(measurement, op, {
+      ratePerSec: 500, budget: { ops: 4 }, maxInFlight: 1,
+    });
+    expect(most).toBe(1);
+  });
+
+  it('stops the schedule at the first failure and reports it', async () => {
+    const measurement = new Measurement('fails', 'open-loop-async');
+    const started: number[] = [];
+    const failing = measureOpenLoopAsync(measurement, async (index) => {
+      started.push(index);
+      await sleep(1);
+      if (index === 2) throw new Error('disk gone');
+      return index;
+    }, { ratePerSec: 200, budget: { seconds: 1 }, maxInFlight: 1 });
+    await expect(failing).rejects.toThrow('disk gone');
+    expect(started).toEqual([0, 1, 2]);
+  });
+});
+
+describe('interleave', () => {
+  it('runs designs in alternating rounds and returns each one\'s results in order', async () => {
+    const order: string[] = [];
+    const results = await interleave(3, [
+      { name: 'A', round: (round) => (order.push(`A${round}`), round) },
+      { name: 'B', round: async (round) => (order.push(`B${round}`), round * 10) },
+    ]);
+    expect(order).toEqual(['A0', 'B0', 'A1', 'B1', 'A2', 'B2']);
+    expect(results.get('A')).toEqual([0, 1, 2]);
+    expect(results.get('B')).toEqual([0, 10, 20]);
+  });
+
+  it('refuses a single design and duplicate names', async () => {
+    await expect(interleave(1, [{ name: 'A', round: () => 1 }])).rejects.toThrow(/two designs/);
+    await expect(interleave(1, [{ name: 'A', round: () => 1 }, { name: 'A', round: () => 2 }]))
+      .rejects.toThrow(/two designs are named A/);
+  });
+});

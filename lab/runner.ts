@@ -1,0 +1,419 @@
+/**
+ * The runner: the loops every I/O figure in loglab is measured with.
+ *
+ * Closed loops (`measureSync`, `measureAsync`) start the next operation when the previous one
+ * returns. Open loops (`measureOpenLoopSync`, `measureOpenLoopAsync`) start operations on a fixed
+ * schedule and measure latency from each operation's intended start, so a stalled disk shows in
+ * the percentiles instead of silently slowing the schedule (coordinated omission, the mistake
+ * YCSB and the OpenMessaging benchmark had to fix).
+ *
+ * The sync loop allocates nothing per operation except the timer's own bigints: latencies go into
+ * the measurement's preallocated histogram and each result is folded into its checksum. Async
+ * loops necessarily allocate a promise per operation. CPU-bound micro-measurements (codec, CRC,
+ * index search) belong to tinybench, not here.
+ */
+import { setImmediate as yieldToLoop, setTimeout as sleepMs } from 'node:timers/promises';
+import { assert } from '../storage/errors.js';
+import { Measurement, type Repetition, type RunMode, type RunSummary } from './measurement.js';
+import type { Labels } from './metric.js';
+import { silentProgress, type ProgressReporter } from './progress.js';
+import type { SeededRandom } from './random.js';
+
+/** How much work one repetition (or warm-up) does: a count of operations or a time. */
+export type Budget = { readonly ops: number } | { readonly seconds: number };
+/** One operation, given a running index; the number it returns is folded into the checksum. */
+export type SyncOperation = (index: number) => number;
+export type AsyncOperation = (index: number) => Promise<number>;
+
+/** How often a loop reports progress. */
+const PROGRESS_INTERVAL_NS = 200_000_000n;
+/** Below this the wait for an open-loop start yields to the event loop instead of a timer. */
+const SPIN_BELOW_NS = 2_000_000n;
+
+function assertBudget(budget: Budget): void {
+  if ('ops' in budget) {
+    assert(Number.isSafeInteger(budget.ops), `budget ops must be an integer: ${budget.ops}`);
+    assert(budget.ops > 0, `budget ops must be positive: ${budget.ops}`);
+  } else {
+    assert(Number.isFinite(budget.seconds), `budget seconds must be finite: ${budget.seconds}`);
+    assert(budget.seconds > 0, `budget seconds must be positive: ${budget.seconds}`);
+  }
+}
+
+function opsLimit(budget: Budget): number {
+  return 'ops' in budget ? budget.ops : Number.POSITIVE_INFINITY;
+}
+
+/** The end of a timed budget; far in the future for a counted one. */
+function deadlineNs(budget: Budget, startNs: bigint): bigint {
+  if ('ops' in budget) return startNs + (1n << 62n);
+  return startNs + BigInt(Math.round(budget.seconds * 1e9));
+}
+
+/** Collects garbage before a repetition when node runs with --expose-gc, so it is not timed. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function assertMode(measurement: Measurement, mode: RunMode): void {
+  const { name, mode: actual } = measurement;
+  assert(actual === mode, `${name} is a ${actual} measurement, not ${mode}`);
+}
+
+/** Runs `op` for `budget` without recording latencies, so caches and the JIT settle first. */
+export function warmUpSync(measurement: Measurement, op: SyncOperation, budget: Budget): void {
+  assertMode(measurement, 'sync');
+  assertBudget(budget);
+  const limit = opsLimit(budget);
+  const base = measurement.nextIndex;
+  const deadline = deadlineNs(budget, process.hrtime.bigint());
+  let ops = 0;
+  while (ops < limit) {
+    measurement.consume(op(base + ops));
+    ops++;
+    if (process.hrtime.bigint() >= deadline) break;
+  }
+  measurement.advanceIndexes(ops);
+}
+
+/** One closed-loop repetition of a synchronous operation. */
+export function measureSync(
+  measurement: Measurement,
+  op: SyncOperation,
+  budget: Budget,
+  options: { readonly progress?: ProgressReporter } = {},
+): Repetition {
+  assertMode(measurement, 'sync');
+  assertBudget(budget);
+  const progress = options.progress ?? silentProgress;
+  const histogram = measurement.repetitionLatencyNs;
+  const limit = opsLimit(budget);
+  const base = measurement.nextIndex;
+  measurement.beginRepetition();
+  collectGarbage();
+  const startNs = process.hrtime.bigint();
+  const deadline = deadlineNs(budget, startNs);
+  let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
+  let endNs = startNs;
+  let ops = 0;
+  while (ops < limit) {
+    const beforeNs = process.hrtime.bigint();
+    const value = op(base + ops);
+    endNs = process.hrtime.bigint();
+    histogram.recordValue(Number(endNs - beforeNs));
+    measurement.consume(value);
+    ops++;
+    if (endNs >= deadline) break;
+    if (endNs >= nextProgressNs) {
+      progress.update(ops);
+      nextProgressNs = endNs + PROGRESS_INTERVAL_NS;
+    }
+  }
+  measurement.advanceIndexes(ops);
+  return measurement.endRepetition(ops, Number(endNs - startNs));
+}
+
+/** Runs an async `op` for `budget` without recording latencies. */
+export async function warmUpAsync(
+  measurement: Measurement,
+  op: AsyncOperation,
+  budget: Budget,
+): Promise<void> {
+  assertMode(measurement, 'async');
+  assertBudget(budget);
+  const limit = opsLimit(budget);
+  const base = measurement.nextIndex;
+  const deadline = deadlineNs(budget, process.hrtime.bigint());
+  let ops = 0;
+  while (ops < limit) {
+    measurement.consume(await op(base + ops));
+    ops++;
+    if (process.hrtime.bigint() >= deadline) break;
+  }
+  measurement.advanceIndexes(ops);
+}
+
+export interface AsyncLoopOptions {
+  readonly progress?: ProgressReporter;
+  /** Operations in flight at once, each worker starting its next when its last returns. */
+  readonly concurrency?: number;
+}
+
+/**
+ * One closed-loop repetition of an asynchronous operation: `concurrency` workers (default 1),
+ * each starting its next operation when its last one returns, share the budget.
+ */
+export async function measureAsync(
+  measurement: Measurement,
+  op: AsyncOperation,
+  budget: Budget,
+  options: AsyncLoopOptions = {},
+): Promise<Repetition> {
+  assertMode(measurement, 'async');
+  assertBudget(budget);
+  const concurrency = options.concurrency ?? 1;
+  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
+  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
+  const progress = options.progress ?? silentProgress;
+  const histogram = measurement.repetitionLatencyNs;
+  const limit = opsLimit(budget);
+  const base = measurement.nextIndex;
+  measurement.beginRepetition();
+  collectGarbage();
+  const startNs = process.hrtime.bigint();
+  const deadline = deadlineNs(budget, startNs);
+  let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
+  let endNs = startNs;
+  let started = 0;
+  let completed = 0;
+  let stop = false;
+  const worker = async () => {
+    while (!stop && started < limit) {
+      const index = base + started++;
+      const beforeNs = process.hrtime.bigint();
+      let value: number;
+      try {
+        value = await op(index);
+      } catch (error) {
+        stop = true;
+        throw error;
+      }
+      endNs = process.hrtime.bigint();
+      histogram.recordValue(Number(endNs - beforeNs));
+      measurement.consume(value);
+      completed++;
+      if (endNs >= deadline) stop = true;
+      if (endNs >= nextProgressNs) {
+        progress.update(completed);
+        nextProgressNs = endNs + PROGRESS_INTERVAL_NS;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  measurement.advanceIndexes(started);
+  return measurement.endRepetition(completed, Number(endNs - startNs));
+}
+
+/** Waits until `targetNs`: a timer for most of the gap, then yields to the event loop. */
+async function waitUntil(targetNs: bigint): Promise<void> {
+  for (;;) {
+    const remainingNs = targetNs - process.hrtime.bigint();
+    if (remainingNs <= 0n) return;
+    if (remainingNs > SPIN_BELOW_NS) await sleepMs(Number(remainingNs / 1_000_000n) - 1);
+    else await yieldToLoop();
+  }
+}
+
+export interface OpenLoopOptions {
+  /** Operations started per second, on a fixed schedule. */
+  readonly ratePerSec: number;
+  /** How many operations to schedule: a count, or the rate times the seconds. */
+  readonly budget: Budget;
+  readonly progress?: ProgressReporter;
+}
+
+function scheduledOps(options: OpenLoopOptions): number {
+  const { ratePerSec } = options;
+  assert(Number.isFinite(ratePerSec), `ratePerSec must be finite: ${ratePerSec}`);
+  assert(ratePerSec > 0, `ratePerSec must be positive: ${ratePerSec}`);
+  assertBudget(options.budget);
+  if ('ops' in options.budget) return options.budget.ops;
+  return Math.max(1, Math.round(options.ratePerSec * options.budget.seconds));
+}
+
+/**
+ * One open-loop repetition of a synchronous operation. Operations run one at a time; when one
+ * overruns its slot, the next starts late and its latency, counted from its intended start,
+ * includes the wait.
+ */
+export async function measureOpenLoopSync(
+  measurement: Measurement,
+  op: SyncOperation,
+  options: OpenLoopOptions,
+): Promise<Repetition> {
+  assertMode(measurement, 'open-loop-sync');
+  const total = scheduledOps(options);
+  const progress = options.progress ?? silentProgress;
+  const intervalNs = 1e9 / options.ratePerSec;
+  const base = measurement.nextIndex;
+  measurement.beginRepetition();
+  collectGarbage();
+  const startNs = process.hrtime.bigint();
+  let endNs = startNs;
+  for (let i = 0; i < total; i++) {
+    const intendedNs = startNs + BigInt(Math.round(i * intervalNs));
+    await waitUntil(intendedNs);
+    const actualNs = process.hrtime.bigint();
+    const value = op(base + i);
+    endNs = process.hrtime.bigint();
+    measurement.repetitionLatencyNs.recordValue(Number(endNs - intendedNs));
+    measurement.repetitionServiceNs.recordValue(Number(endNs - actualNs));
+    measurement.consume(value);
+    progress.update(i + 1);
+  }
+  measurement.advanceIndexes(total);
+  return measurement.endRepetition(total, Number(endNs - startNs));
+}
+
+export interface OpenLoopAsyncOptions extends OpenLoopOptions {
+  /** Operations allowed in flight at once; a start that finds them all busy waits its turn. */
+  readonly maxInFlight: number;
+}
+
+/** Counts operations in flight and wakes the scheduler when one finishes. */
+class InFlight {
+  count = 0;
+  failure: unknown = undefined;
+  #wake: (() => void) | null = null;
+
+  finished(): void {
+    this.count--;
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  async below(limit: number): Promise<void> {
+    while (this.count >= limit) await new Promise<void>((resolve) => (this.#wake = resolve));
+  }
+}
+
+/**
+ * One open-loop repetition of an asynchronous operation: operations start on schedule whether or
+ * not earlier ones have finished, up to `maxInFlight` at once. The first failure stops the
+ * schedule; it is thrown once the operations in flight have settled.
+ */
+export async function measureOpenLoopAsync(
+  measurement: Measurement,
+  op: AsyncOperation,
+  options: OpenLoopAsyncOptions,
+): Promise<Repetition> {
+  assertMode(measurement, 'open-loop-async');
+  const { maxInFlight } = options;
+  assert(Number.isSafeInteger(maxInFlight), `maxInFlight must be an integer: ${maxInFlight}`);
+  assert(maxInFlight > 0, `maxInFlight must be positive: ${maxInFlight}`);
+  const total = scheduledOps(options);
+  const progress = options.progress ?? silentProgress;
+  const intervalNs = 1e9 / options.ratePerSec;
+  const base = measurement.nextIndex;
+  const inFlight = new InFlight();
+  measurement.beginRepetition();
+  collectGarbage();
+  const startNs = process.hrtime.bigint();
+  let endNs = startNs;
+  let completed = 0;
+  for (let i = 0; i < total && inFlight.failure === undefined; i++) {
+    const intendedNs = startNs + BigInt(Math.round(i * intervalNs));
+    await waitUntil(intendedNs);
+    await inFlight.below(options.maxInFlight);
+    if (inFlight.failure !== undefined) break;
+    const actualNs = process.hrtime.bigint();
+    inFlight.count++;
+    op(base + i).then(
+      (value) => {
+        endNs = process.hrtime.bigint();
+        measurement.repetitionLatencyNs.recordValue(Number(endNs - intendedNs));
+        measurement.repetitionServiceNs.recordValue(Number(endNs - actualNs));
+        measurement.consume(value);
+        progress.update(++completed);
+        inFlight.finished();
+      },
+      (error: unknown) => {
+        inFlight.failure ??= error;
+        inFlight.finished();
+      },
+    );
+  }
+  await inFlight.below(1);
+  if (inFlight.failure !== undefined) throw inFlight.failure;
+  measurement.advanceIndexes(total);
+  return measurement.endRepetition(total, Number(endNs - startNs));
+}
+
+export interface RunOptions {
+  readonly measure: Budget;
+  readonly repetitions: number;
+  /** Seeds the bootstrap intervals of the summary. */
+  readonly random: SeededRandom;
+  readonly warmup?: Budget;
+  readonly labels?: Labels;
+  readonly progress?: ProgressReporter;
+  /** runAsync only: operations in flight at once (closed loop per worker). */
+  readonly concurrency?: number;
+}
+
+function assertRepetitions(repetitions: number): void {
+  assert(Number.isSafeInteger(repetitions), `repetitions must be an integer: ${repetitions}`);
+  assert(repetitions > 0, `repetitions must be positive: ${repetitions}`);
+}
+
+/** Warm-up, then `repetitions` closed-loop repetitions of a synchronous operation. */
+export function runSync(name: string, op: SyncOperation, options: RunOptions): RunSummary {
+  assertRepetitions(options.repetitions);
+  const measurement = new Measurement(name, 'sync', options.labels);
+  const progress = options.progress ?? silentProgress;
+  if (options.warmup !== undefined) {
+    progress.phase(`${name}: warm-up`);
+    warmUpSync(measurement, op, options.warmup);
+  }
+  for (let r = 0; r < options.repetitions; r++) {
+    progress.phase(`${name}: repetition ${r + 1}/${options.repetitions}`);
+    measureSync(measurement, op, options.measure, { progress });
+  }
+  return measurement.summarize(options.random);
+}
+
+/** Warm-up, then `repetitions` closed-loop repetitions of an asynchronous operation. */
+export async function runAsync(
+  name: string,
+  op: AsyncOperation,
+  options: RunOptions,
+): Promise<RunSummary> {
+  assertRepetitions(options.repetitions);
+  const measurement = new Measurement(name, 'async', options.labels);
+  const progress = options.progress ?? silentProgress;
+  if (options.warmup !== undefined) {
+    progress.phase(`${name}: warm-up`);
+    await warmUpAsync(measurement, op, options.warmup);
+  }
+  for (let r = 0; r < options.repetitions; r++) {
+    progress.phase(`${name}: repetition ${r + 1}/${options.repetitions}`);
+    const loop = options.concurrency === undefined
+      ? { progress }
+      : { progress, concurrency: options.concurrency };
+    await measureAsync(measurement, op, options.measure, loop);
+  }
+  return measurement.summarize(options.random);
+}
+
+export interface InterleavedDesign<T> {
+  readonly name: string;
+  /** Runs one round of this design (typically one repetition into its Measurement). */
+  round(roundIndex: number): T | Promise<T>;
+}
+
+/**
+ * Runs the designs in rounds A, B, A, B, … so that drift over the run (a filling disk, a warming
+ * cache, a neighbour's load) hits every design alike instead of whichever ran last. Returns each
+ * design's round results in order.
+ */
+export async function interleave<T>(
+  rounds: number,
+  designs: readonly InterleavedDesign<T>[],
+  progress: ProgressReporter = silentProgress,
+): Promise<Map<string, T[]>> {
+  assertRepetitions(rounds);
+  assert(designs.length >= 2, `interleaving needs two designs or more, got ${designs.length}`);
+  const results = new Map<string, T[]>();
+  for (const design of designs) {
+    assert(!results.has(design.name), `two designs are named ${design.name}`);
+    results.set(design.name, []);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const design of designs) {
+      progress.phase(`${design.name}: round ${round + 1}/${rounds}`);
+      results.get(design.name)?.push(await design.round(round));
+    }
+  }
+  return results;
+}
