@@ -18,6 +18,13 @@ import { groupByExperiment, labelRuns, type ExperimentGroup } from './runs.js';
 export type { ReportInput } from './load-results.js';
 
 export const CHARTS_DIR = 'charts';
+/** Where reports go unless told otherwise; git ignores it. */
+export const REPORTS_ROOT_DIR = 'loglab-report';
+
+/** `loglab-report/2026-11-29T12-00-00-000Z`: one folder per report, sortable by time. */
+export function defaultReportDir(now: Date): string {
+  return path.join(REPORTS_ROOT_DIR, now.toISOString().replace(/[:.]/g, '-'));
+}
 
 export interface ChartFiles {
   readonly experimentId: string;

@@ -39,6 +39,8 @@ export interface PanelData {
   readonly facetSort: readonly string[];
   /** Whether colour carries meaning (label series or several machines). */
   readonly hasSeries: boolean;
+  /** Legend title of the colour: the series fields, led by `machine` when there are several. */
+  readonly seriesTitle: string;
   readonly models: readonly string[];
 }
 
@@ -212,6 +214,7 @@ export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | nu
     seriesSort: [...new Set(points.map((point) => point.series))],
     facetSort: categoryOrder(facets),
     hasSeries: multiMachine || def.series.length > 0,
+    seriesTitle: [multiMachine ? 'machine' : '', def.seriesTitle].filter((t) => t !== '').join(' · '),
     models: [...new Set(points.filter((p) => p.predicted).map((p) => p.model))],
   };
 }

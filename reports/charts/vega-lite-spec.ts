@@ -114,9 +114,8 @@ function encodings(data: PanelData): Encodings {
   const xScale = axisScale(numbers(data.points, ['x', 'xLow', 'xHigh']));
   const y = { field: 'y', type: 'quantitative', scale: scaleJson(yScale),
     title: axisTitle(def.yTitle, data.yUnit, yScale), axis: axisJson(yScale) };
-  const colorTitle = def.seriesTitle === '' ? 'machine' : def.seriesTitle;
   const color = data.hasSeries
-    ? { field: 'series', type: 'nominal', sort: data.seriesSort, title: colorTitle,
+    ? { field: 'series', type: 'nominal', sort: data.seriesSort, title: data.seriesTitle,
       scale: { scheme: data.seriesSort.length > 10 ? 'tableau20' : 'tableau10' },
       legend: legendJson(data.seriesSort) }
     : { value: SINGLE_SERIES_COLOR };
