@@ -61,7 +61,7 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
         seriesTitle: 'record size', facet: { field: 'cache', title: 'cache' }, mark: 'line' })),
   ],
   'scan-vs-lookup': [
-    chart('time', 'Time to reach a message: scan from the segment start vs index lookup',
+    chart('time', 'Time to reach a message: scan from the start vs index lookup',
       panel({ quantity: 'timeNs', yTitle: 'time to reach the target',
         x: byLabel('targetMiB', 'target position in the segment (MiB)', 'quantitative'),
         series: ['method'], seriesTitle: 'method', facet: { field: 'cache', title: 'cache' },

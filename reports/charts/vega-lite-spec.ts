@@ -1,6 +1,7 @@
 /**
  * Builds a Vega-Lite spec from a chart description and its panels' points. Measured figures are
- * bars or filled points, predictions hollow points (and dashed lines), error bars the 95%
+ * bars or filled points, predictions hollow points shaped by model (no lines: a model often
+ * predicts a few points only, and a line between them would suggest a curve), error bars the 95%
  * confidence interval; an axis turns logarithmic when its figures span more than 100×.
  * Sized to read at 800 px wide.
  */
@@ -26,6 +27,7 @@ const SINGLE_SERIES_COLOR = '#4c78a8';
 const LEGEND_WIDTH_PX = 620;
 const LEGEND_CHAR_WIDTH_PX = 7.5;
 const LEGEND_SYMBOL_WIDTH_PX = 36;
+const PREDICTION_SIZE = 130;
 const PREDICTION_SHAPES = ['diamond', 'triangle-up', 'square', 'cross', 'triangle-down', 'circle'];
 
 const CONFIG: Json = {
@@ -123,7 +125,8 @@ function encodings(data: PanelData): Encodings {
     ? { field: 'series', type: 'nominal', sort: data.seriesSort } : null;
   const shape = { field: 'model', type: 'nominal', sort: data.models, title: 'model prediction',
     scale: { domain: data.models, range: PREDICTION_SHAPES.slice(0, data.models.length) },
-    legend: legendJson(data.models) };
+    legend: { ...legendJson(data.models), symbolStrokeColor: ERROR_BAR_COLOR,
+      symbolStrokeWidth: 1.5 } };
   return { x: xEncoding(def, data, xScale), y, color, offset, shape, yScale, xScale };
 }
 
@@ -156,7 +159,7 @@ function barLayers(enc: Encodings, data: PanelData): Json[] {
   if (data.models.length === 0) return layers;
   return [...layers, { transform: [PREDICTED],
     mark: { type: 'point', filled: true, fill: 'white', stroke: ERROR_BAR_COLOR, strokeWidth: 1.5,
-      size: 90, opacity: 1 },
+      size: PREDICTION_SIZE, opacity: 1 },
     encoding: withOffset({ x: enc.x, y: enc.y, shape: enc.shape }, enc) }];
 }
 
@@ -180,11 +183,10 @@ function lineLayers(enc: Encodings, data: PanelData): Json[] {
   }
   if (data.models.length === 0) return layers;
   return [...layers,
-    { transform: [PREDICTED], mark: { type: 'line', strokeDash: [5, 4], strokeWidth: 1.5 },
-      encoding: { x: enc.x, y: enc.y, color: enc.color,
-        detail: [{ field: 'series' }, { field: 'model' }], ...order } },
-    { transform: [PREDICTED], mark: { type: 'point', filled: false, strokeWidth: 2, size: 80,
-      opacity: 1 }, encoding: { x: enc.x, y: enc.y, color: enc.color, shape: enc.shape } }];
+    // Larger than the measured dots, so a prediction that matches reads as a ring around one.
+    { transform: [PREDICTED], mark: { type: 'point', filled: false, strokeWidth: 2,
+      size: PREDICTION_SIZE, opacity: 1 },
+    encoding: { x: enc.x, y: enc.y, color: enc.color, shape: enc.shape } }];
 }
 
 interface PanelSize {
@@ -212,7 +214,7 @@ function subtitle(panels: readonly PanelData[]): string[] {
   const hasInterval = panels.some((data) => data.points.some((point) => point.yLow !== null));
   if (hasInterval) lines.push('Error bars: 95% confidence interval of the median.');
   if (panels.some((data) => data.models.length > 0)) {
-    lines.push('Hollow marks and dashed lines: model predictions; bars and filled marks: measured.');
+    lines.push('Hollow marks: model predictions; bars and filled marks: measured.');
   }
   return lines;
 }
