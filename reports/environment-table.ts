@@ -51,7 +51,8 @@ export function machinesTable(runs: readonly Run[]): Table {
   const columns = [...machines.values()];
   return {
     header: ['', ...columns.map((run) => run.machine)],
-    rows: FIELDS.map(([title, read]) => [title, ...columns.map((run) => read(run.results.environment))]),
+    rows: FIELDS.map(([title, read]) =>
+      [title, ...columns.map((run) => read(run.results.environment))]),
   };
 }
 

@@ -44,7 +44,8 @@ describe('report.html', () => {
     expect(html).not.toMatch(/\s(src|srcset|xlink:href)=/i);
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
     expect(hrefs.every((href) => href?.startsWith('#'))).toBe(true);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
+    expect(html).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
   });
 
   it('inlines one SVG per chart, without ids that could clash between charts', async () => {

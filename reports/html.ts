@@ -26,7 +26,9 @@ td.number { text-align: right; white-space: nowrap; }
 .question { font-style: italic; }
 .warnings li { color: #8a1c1c; }
 .run { font-size: 0.85rem; color: #555; margin: 0.2rem 0; }
-@media print { body { max-width: none; } h2 { break-before: page; } figure { break-inside: avoid; } }
+@media print {
+  body { max-width: none; } h2 { break-before: page; } figure { break-inside: avoid; }
+}
 `;
 
 export function escapeHtml(text: string): string {
@@ -50,8 +52,9 @@ function isNumeric(cell: string): boolean {
 
 function tableHtml(table: Table): string {
   const head = table.header.map((cell) => `<th>${escapeHtml(cell)}</th>`).join('');
-  const body = table.rows.map((row) => `<tr>${row.map((cell) => isNumeric(cell)
-    ? `<td class="number">${escapeHtml(cell)}</td>` : `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`);
+  const cellHtml = (cell: string): string => isNumeric(cell)
+    ? `<td class="number">${escapeHtml(cell)}</td>` : `<td>${escapeHtml(cell)}</td>`;
+  const body = table.rows.map((row) => `<tr>${row.map(cellHtml).join('')}</tr>`);
   return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead>` +
     `<tbody>${body.join('\n')}</tbody></table></div>`;
 }

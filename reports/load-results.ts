@@ -43,7 +43,9 @@ export function loadResults(inputs: readonly ReportInput[]): LoadOutcome {
   const warnings: string[] = [];
   inputs.forEach((input, index) => {
     const files = typeof input === 'string' ? expandInput(input) : [null];
-    if (files.length === 0) warnings.push(`${String(input)}: (file): holds no *.json results files`);
+    if (files.length === 0) {
+      warnings.push(`${String(input)}: (file): holds no *.json results files`);
+    }
     for (const file of files) {
       const source = file ?? `<document ${index + 1}>`;
       try {

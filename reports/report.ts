@@ -60,7 +60,11 @@ interface DrawnChart {
   readonly warnings: readonly string[];
 }
 
-async function drawChart(built: ExperimentChart, outDir: string, used: Set<string>): Promise<DrawnChart> {
+async function drawChart(
+  built: ExperimentChart,
+  outDir: string,
+  used: Set<string>,
+): Promise<DrawnChart> {
   const stem = fileStem(built.experimentId, built.def.id, used);
   const rendered = await renderSvg(built.spec, stem);
   const svgFile = `${CHARTS_DIR}/${stem}.svg`;

@@ -36,7 +36,9 @@ function baseLabel(env: Environment): string {
 /** Machine labels, made distinct with the host name and then the directory where they collide. */
 function machineLabels(documents: readonly LoadedResults[]): Map<string, string> {
   const envByKey = new Map<string, Environment>();
-  for (const { results } of documents) envByKey.set(machineKeyOf(results.environment), results.environment);
+  for (const { results } of documents) {
+    envByKey.set(machineKeyOf(results.environment), results.environment);
+  }
   const refinements: ((env: Environment) => string)[] = [
     baseLabel,
     (env) => `${baseLabel(env)} · ${env.hostname}`,

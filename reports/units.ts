@@ -27,7 +27,9 @@ const BYTE_FAMILY: UnitFamily = {
 };
 
 const SIGNIFICANT_DIGITS = 3;
-const SMALL_NUMBER = new Intl.NumberFormat('en-US', { maximumSignificantDigits: SIGNIFICANT_DIGITS });
+const SMALL_NUMBER = new Intl.NumberFormat('en-US', {
+  maximumSignificantDigits: SIGNIFICANT_DIGITS,
+});
 const LARGE_NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 function familyOf(unit: string): { family: UnitFamily; prefix: string; suffix: string } | null {
@@ -42,7 +44,9 @@ function familyOf(unit: string): { family: UnitFamily; prefix: string; suffix: s
 
 function stepSize(family: UnitFamily, prefix: string): number {
   const step = family.steps.find(([name]) => name === prefix);
-  if (step === undefined) throw new Error(`assertion failed: unit prefix '${prefix}' in its family`);
+  if (step === undefined) {
+    throw new Error(`assertion failed: unit prefix '${prefix}' is in its family`);
+  }
   return step[1];
 }
 

@@ -77,7 +77,11 @@ function labelsWithin(inner: Labels, outer: Labels): boolean {
 }
 
 /** The x of a figure: its label, its name, or the paired figure of the x quantity. */
-function xOf(def: PanelDef, figure: Figure, partners: readonly Figure[]): Figure | LabelValue | null {
+function xOf(
+  def: PanelDef,
+  figure: Figure,
+  partners: readonly Figure[],
+): Figure | LabelValue | null {
   if (def.x.kind === 'name') return figure.name;
   if (def.x.kind === 'label') return figure.labels[def.x.field] ?? null;
   const wanted = def.x.quantity;
@@ -141,7 +145,9 @@ function facetOf(def: PanelDef, point: RawPoint): Category | null {
   return { raw, shown: formatLabelValue(def.facet.field, raw) };
 }
 
-function scaled(range: readonly [number, number] | null, divisor: number, end: 0 | 1): number | null {
+type Range = readonly [number, number];
+
+function scaled(range: Range | null, divisor: number, end: 0 | 1): number | null {
   return range === null ? null : range[end] / divisor;
 }
 
@@ -214,7 +220,8 @@ export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | nu
     seriesSort: [...new Set(points.map((point) => point.series))],
     facetSort: categoryOrder(facets),
     hasSeries: multiMachine || def.series.length > 0,
-    seriesTitle: [multiMachine ? 'machine' : '', def.seriesTitle].filter((t) => t !== '').join(' · '),
+    seriesTitle: [multiMachine ? 'machine' : '', def.seriesTitle].filter((t) => t !== '')
+      .join(' · '),
     models: [...new Set(points.filter((p) => p.predicted).map((p) => p.model))],
   };
 }

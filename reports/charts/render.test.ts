@@ -48,7 +48,8 @@ describe('headless chart rendering', () => {
 
   it('reports a spec Vega-Lite cannot compile as a chart failure naming the chart', async () => {
     await expect(renderSvg({ mark: 'no-such-mark' }, 'broken-chart'))
-      .rejects.toMatchObject({ code: 'CHART_FAILED', message: expect.stringContaining('broken-chart') });
+      .rejects.toMatchObject({ code: 'CHART_FAILED',
+        message: expect.stringContaining('broken-chart') });
   });
 });
 

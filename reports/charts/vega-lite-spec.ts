@@ -55,7 +55,8 @@ export function axisScale(values: readonly number[]): AxisScale {
   if (finite.length === 0 || min <= 0 || max / min <= LOG_SCALE_SPAN) {
     return { log: false, domain: null };
   }
-  return { log: true, domain: [10 ** Math.floor(Math.log10(min)), 10 ** Math.ceil(Math.log10(max))] };
+  const lowest = 10 ** Math.floor(Math.log10(min));
+  return { log: true, domain: [lowest, 10 ** Math.ceil(Math.log10(max))] };
 }
 
 function numbers(points: readonly ChartPoint[], keys: readonly (keyof ChartPoint)[]): number[] {
