@@ -30,7 +30,8 @@ export function exitCodeFor(error: unknown): number {
     return error.code === 'CHECK_FAILED' ? EXIT_CHECK_FAILED : EXIT_USAGE;
   }
   if (error instanceof StorageError) {
-    return error.code === 'INVALID_CONFIG' ? EXIT_USAGE : EXIT_CHECK_FAILED;
+    const usage = error.code === 'INVALID_CONFIG' || error.code === 'OFFSET_OUT_OF_RANGE' || error.code === 'INVALID_SEGMENT_FILE';
+    return usage ? EXIT_USAGE : EXIT_CHECK_FAILED;
   }
   return EXIT_INTERNAL;
 }

@@ -1,0 +1,66 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../test/fixtures/run-cli.js';
+import { tempDirs } from '../../test/fixtures/temp-dir.js';
+
+const newDir = tempDirs('cli');
+const ASHA = '{"order":4127,"email":"confirmation"}';
+
+describe('loglab append, read and dump', () => {
+  it('appends one record per line and reads the bodies back', () => {
+    const dir = join(newDir(), 'emails');
+    const appended = runCli(['append', dir, '--base-offset', '1268408'], `first\nsecond\n${ASHA}\n`);
+    expect(appended.status).toBe(0);
+    expect(appended.stdout).toBe('appended 3 records: first offset 1268408, last offset 1268410\n');
+    expect(runCli(['read', dir, '--offset', '1268410']).stdout).toBe(`${ASHA}\n`);
+    expect(runCli(['read', dir, '--offset', '1268408', '--count', '9']).stdout).toBe(`first\nsecond\n${ASHA}\n`);
+  });
+
+  it("dumps records as JSON lines with Asha's CRC", () => {
+    const dir = newDir();
+    runCli(['append', dir, '--base-offset', '1268410'], `${ASHA}\n`);
+    const lines = runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { type: 'record', segment: '00000000000001268410.log', offset: 1268410, position: 0, sizeBytes: 53, crc: '0x4405f473', valid: true },
+    ]);
+  });
+
+  it('prints index and time-index entries with absolute offsets', () => {
+    const dir = newDir();
+    runCli(['append', dir, '--base-offset', '100', '--index-interval', '0'], 'a\nb\n');
+    const entries = runCli(['dump', dir, '--index', '--timeindex', '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(entries.filter((e) => e.type === 'index')).toEqual([
+      { type: 'index', segment: '00000000000000000100.index', offset: 100, position: 0 },
+      { type: 'index', segment: '00000000000000000100.index', offset: 101, position: 17 },
+    ]);
+    expect(entries.filter((e) => e.type === 'timeindex').map((e) => e.offset)).toEqual([100, 101]);
+  });
+
+  it('refuses to print a corrupt body and verify names the segment and position', () => {
+    const dir = newDir();
+    runCli(['append', dir, '--base-offset', '1268408'], `first\nsecond\n${ASHA}\nafter\n`);
+    const logPath = join(dir, '00000000000001268408.log');
+    const bytes = readFileSync(logPath);
+    bytes[43 + 25] = bytes[43 + 25]! ^ 1; // Asha starts after 21 + 22 bytes
+    writeFileSync(logPath, bytes);
+    const read = runCli(['read', dir, '--offset', '1268410']);
+    expect(read.status).toBe(1);
+    expect(read.stdout).toBe('');
+    expect(read.stderr).toMatch(/CORRUPT_RECORD/);
+    expect(runCli(['read', dir, '--offset', '1268411']).stdout).toBe('after\n');
+    const verify = runCli(['dump', dir, '--verify']);
+    expect(verify.status).toBe(1);
+    expect(verify.stderr).toMatch(/00000000000001268408\.log at position 43 \(crc mismatch\)/);
+  });
+
+  it('rejects bad arguments with one line naming the argument', () => {
+    const dir = newDir();
+    const bad = runCli(['append', dir, '--segment-bytes', '12 parsecs'], '');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--segment-bytes: expected a size/);
+    expect(runCli(['read', join(dir, 'missing'), '--offset', '0']).status).toBe(2);
+    expect(runCli(['read', dir, '--offset', 'x']).stderr).toMatch(/--offset: expected an integer/);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * Group commit: one fdatasync acknowledges every append that was written before it started.
+ *
+ * Appends report their bytes with `noteWrite`; the first unsynced write arms a timer of
+ * `maxDelayMs`, and `maxBytes` of unsynced writes start a sync at once. Node's timers cannot wait
+ * less than 1 ms, so a delay below 1 ms means "the next turn of the event loop" (setImmediate),
+ * which lets every producer that is ready in this turn join the sync. Only one sync runs at a time; writes made while it runs wait for the next one.
+ * Waiters are kept in offset order, so acknowledging is a walk from the front of a queue.
+ */
+import { assert } from './errors.js';
+import type { GroupCommitOptions } from './durability.js';
+
+interface Waiter {
+  readonly offset: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** Starts an fdatasync of what was written so far; resolves to the end offset it covers. */
+export type StartSync = () => Promise<number>;
+
+export class GroupCommit {
+  readonly #options: GroupCommitOptions;
+  readonly #startSync: StartSync;
+  readonly #onFailure: (error: Error) => void;
+  readonly #waiters: Waiter[] = [];
+  #firstWaiter = 0;
+  #durableEndOffset: number;
+  #unsyncedBytes = 0;
+  #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  #syncing = false;
+  #failure: Error | null = null;
+
+  constructor(options: GroupCommitOptions, durableEndOffset: number, startSync: StartSync, onFailure: (error: Error) => void) {
+    assert(options.maxDelayMs >= 0 && options.maxBytes > 0, 'group commit bounds are positive');
+    this.#options = options;
+    this.#durableEndOffset = durableEndOffset;
+    this.#startSync = startSync;
+    this.#onFailure = onFailure;
+  }
+
+  get #usesImmediate(): boolean {
+    return this.#options.maxDelayMs < 1;
+  }
+
+  get durableEndOffset(): number {
+    return this.#durableEndOffset;
+  }
+
+  noteWrite(sizeBytes: number): void {
+    this.#unsyncedBytes += sizeBytes;
+    if (this.#unsyncedBytes >= this.#options.maxBytes) this.#syncNow();
+    else this.#arm();
+  }
+
+  /** Resolves once `offset` is covered by a completed fdatasync. */
+  waitFor(offset: number): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (offset < this.#durableEndOffset) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ offset, resolve, reject });
+    });
+  }
+
+  /** Another path (a roll, a flush) made everything below `endOffset` durable. */
+  markDurable(endOffset: number): void {
+    if (endOffset <= this.#durableEndOffset) return;
+    this.#durableEndOffset = endOffset;
+    this.#releaseWaiters();
+  }
+
+  /** A sync failed: every waiter, present and future, gets the error. */
+  fail(error: Error): void {
+    this.#failure = error;
+    this.#cancelTimer();
+    for (let i = this.#firstWaiter; i < this.#waiters.length; i++) this.#waiters[i]!.reject(error);
+    this.#waiters.length = 0;
+    this.#firstWaiter = 0;
+  }
+
+  /** Stops the timer; the caller has synced everything (clean close). */
+  close(endOffset: number): void {
+    this.#cancelTimer();
+    this.markDurable(endOffset);
+  }
+
+  #arm(): void {
+    if (this.#timer !== null || this.#syncing) return;
+    const fire = (): void => {
+      this.#timer = null;
+      this.#syncNow();
+    };
+    this.#timer = this.#usesImmediate ? setImmediate(fire) : setTimeout(fire, this.#options.maxDelayMs);
+  }
+
+  #cancelTimer(): void {
+    if (this.#timer === null) return;
+    if (this.#usesImmediate) clearImmediate(this.#timer as NodeJS.Immediate);
+    else clearTimeout(this.#timer as NodeJS.Timeout);
+    this.#timer = null;
+  }
+
+  #syncNow(): void {
+    if (this.#syncing || this.#failure !== null) return;
+    this.#cancelTimer();
+    this.#syncing = true;
+    this.#unsyncedBytes = 0;
+    this.#startSync().then(
+      (endOffset) => {
+        this.#syncing = false;
+        this.markDurable(endOffset);
+        if (this.#unsyncedBytes > 0) this.#arm();
+      },
+      (error: Error) => {
+        this.#syncing = false;
+        this.#onFailure(error);
+        if (this.#failure === null) this.fail(error);
+      },
+    );
+  }
+
+  #releaseWaiters(): void {
+    while (this.#firstWaiter < this.#waiters.length) {
+      const waiter = this.#waiters[this.#firstWaiter]!;
+      if (waiter.offset >= this.#durableEndOffset) break;
+      this.#firstWaiter++;
+      waiter.resolve();
+    }
+    if (this.#firstWaiter > 1024 && this.#firstWaiter * 2 > this.#waiters.length) {
+      this.#waiters.splice(0, this.#firstWaiter);
+      this.#firstWaiter = 0;
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The file behind an index: fixed-size entries appended at the end, written behind.
+ *
+ * An index is a cache of the log (lesson 2: "the index is a copy, not the truth"), so its entries
+ * need not reach the file with every record: they are buffered here and written in one positional
+ * write when `flushEntries` is called (a full buffer, a roll, a recovery point, close). A crash
+ * loses at most the buffered entries, which recovery rebuilds from the log. The log is always
+ * written before its index entries, so an index never points past data that was written.
+ */
+import type { FileHandle, FileIO } from './file-io.js';
+import { assert } from './errors.js';
+
+export class IndexFile {
+  readonly path: string;
+  readonly entryBytes: number;
+  readonly #io: FileIO;
+  #handle: FileHandle | null;
+  /** Entries already in the file. */
+  #writtenEntries: number;
+  #pending: Buffer;
+  #pendingEntries = 0;
+
+  constructor(io: FileIO, path: string, entryBytes: number, handle: FileHandle | null, writtenEntries: number) {
+    assert(entryBytes > 0, 'entries have a size');
+    this.#io = io;
+    this.path = path;
+    this.entryBytes = entryBytes;
+    this.#handle = handle;
+    this.#writtenEntries = writtenEntries;
+    this.#pending = Buffer.alloc(entryBytes * 512);
+  }
+
+  get isOpen(): boolean {
+    return this.#handle !== null;
+  }
+
+  /** Space for one more entry in the write-behind buffer; the caller fills it. */
+  reserve(): { buffer: Buffer; at: number } {
+    assert(this.#handle !== null, `index ${this.path} is open for appends`);
+    if ((this.#pendingEntries + 1) * this.entryBytes > this.#pending.length) this.flushEntries();
+    const at = this.#pendingEntries * this.entryBytes;
+    this.#pendingEntries++;
+    return { buffer: this.#pending, at };
+  }
+
+  flushEntries(): void {
+    if (this.#pendingEntries === 0 || this.#handle === null) return;
+    const length = this.#pendingEntries * this.entryBytes;
+    this.#io.write(this.#handle, this.#pending, 0, length, this.#writtenEntries * this.entryBytes);
+    this.#writtenEntries += this.#pendingEntries;
+    this.#pendingEntries = 0;
+  }
+
+  sync(): void {
+    this.flushEntries();
+    if (this.#handle !== null) this.#io.fdatasync(this.#handle);
+  }
+
+  /** Cuts the file to `entries` entries (recovery, or an index found damaged). */
+  truncateEntries(entries: number): void {
+    assert(this.#handle !== null, `index ${this.path} is open`);
+    assert(this.#pendingEntries === 0, 'no buffered entries while truncating');
+    this.#io.truncate(this.#handle, entries * this.entryBytes);
+    this.#writtenEntries = entries;
+  }
+
+  /** Replaces the whole file content with `entries` already encoded in `bytes`. */
+  rewrite(bytes: Uint8Array, entries: number): void {
+    assert(this.#handle !== null, `index ${this.path} is open`);
+    this.#pendingEntries = 0;
+    this.#io.truncate(this.#handle, 0);
+    if (bytes.length > 0) this.#io.write(this.#handle, bytes, 0, bytes.length, 0);
+    this.#writtenEntries = entries;
+  }
+
+  close(): void {
+    if (this.#handle === null) return;
+    this.flushEntries();
+    this.#io.close(this.#handle);
+    this.#handle = null;
+  }
+}
+
+/** Growable column of u32 values without per-entry allocation. */
+export class U32Column {
+  #values = new Uint32Array(64);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.#values.length) {
+      const grown = new Uint32Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.length++] = value;
+  }
+
+  at(slot: number): number {
+    return this.#values[slot]!;
+  }
+
+  truncate(length: number): void {
+    assert(length <= this.length, 'truncate only shortens');
+    this.length = length;
+  }
+}
+
+/** Growable column of float64 values (ms timestamps) without per-entry allocation. */
+export class F64Column {
+  #values = new Float64Array(64);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.#values.length) {
+      const grown = new Float64Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.length++] = value;
+  }
+
+  at(slot: number): number {
+    return this.#values[slot]!;
+  }
+
+  truncate(length: number): void {
+    assert(length <= this.length, 'truncate only shortens');
+    this.length = length;
+  }
+}
+
+/**
+ * The largest slot whose key is <= target, or -1 when every key is larger (Kafka's
+ * `largestLowerBoundSlotFor`). Keys must be non-decreasing.
+ */
+export function largestLowerBoundSlot(
+  keyAt: (slot: number) => number,
+  length: number,
+  target: number,
+  from = 0,
+): number {
+  let low = from;
+  let high = length - 1;
+  let found = from - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (keyAt(middle) <= target) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
+
+/** The smallest slot whose key is >= target, or `length` when none is. */
+export function smallestUpperBoundSlot(keyAt: (slot: number) => number, length: number, target: number): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keyAt(middle) < target) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,104 @@
+/**
+ * Log options, their defaults and their limits. Positions are u32 in the index, so a segment must
+ * stay below 4 GiB; relative offsets are u32 too, which a segment below 4 GiB always satisfies
+ * (every record takes at least 16 bytes, so at most 2^28 records fit).
+ */
+import { StorageError } from './errors.js';
+import type { FileIO } from './file-io.js';
+import { NodeFileIO } from './file-io.js';
+import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
+import {
+  DEFAULT_GROUP_MAX_BYTES,
+  DEFAULT_GROUP_MAX_DELAY_MS,
+  type DurabilityPolicy,
+  parseDurabilityPolicy,
+} from './durability.js';
+import { MAX_POSITION_BYTES } from './units.js';
+
+export interface LogOptions {
+  /** Offset of the first record of a new log (ignored when the log exists). */
+  readonly baseOffset?: number;
+  readonly segmentBytes?: number;
+  /** 0 = dense: an entry for every record. */
+  readonly indexIntervalBytes?: number;
+  readonly maxRecordBytes?: number;
+  readonly durability?: DurabilityPolicy;
+  readonly groupMaxDelayMs?: number;
+  readonly groupMaxBytes?: number;
+  /** How many synced bytes between two saved recovery points. */
+  readonly recoveryPointIntervalBytes?: number;
+  readonly io?: FileIO;
+  /** Wall clock for time-index entries, ms since the epoch. */
+  readonly nowMs?: () => number;
+}
+
+export interface LogConfig {
+  readonly baseOffset: number;
+  readonly segmentBytes: number;
+  readonly indexIntervalBytes: number;
+  readonly maxRecordBytes: number;
+  readonly durability: DurabilityPolicy;
+  readonly groupMaxDelayMs: number;
+  readonly groupMaxBytes: number;
+  readonly recoveryPointIntervalBytes: number;
+  readonly io: FileIO;
+  readonly nowMs: () => number;
+}
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+export const DEFAULT_RECOVERY_POINT_INTERVAL_BYTES = 16 * 1024 * 1024;
+const MIN_SEGMENT_BYTES = 1024;
+
+function invalid(option: string, accepted: string, got: number): StorageError {
+  return new StorageError('INVALID_CONFIG', `${option} must be ${accepted}, got ${got}`, { reason: option });
+}
+
+function checkInteger(option: string, value: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalid(option, `an integer from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+function checkDelayMs(value: number): number {
+  if (!Number.isFinite(value) || value < 0 || value > 60_000) throw invalid('groupMaxDelayMs', 'from 0 to 60000 ms', value);
+  return value;
+}
+
+export function resolveLogConfig(options: LogOptions): LogConfig {
+  const segmentBytes = checkInteger('segmentBytes', options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, MIN_SEGMENT_BYTES, MAX_POSITION_BYTES);
+  const maxRecordBytes = checkInteger(
+    'maxRecordBytes',
+    options.maxRecordBytes ?? Math.min(DEFAULT_MAX_RECORD_BYTES, segmentBytes),
+    RECORD_HEADER_BYTES,
+    segmentBytes,
+  );
+  return {
+    baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER),
+    segmentBytes,
+    indexIntervalBytes: checkInteger(
+      'indexIntervalBytes',
+      options.indexIntervalBytes ?? Math.min(DEFAULT_INDEX_INTERVAL_BYTES, segmentBytes),
+      0,
+      segmentBytes,
+    ),
+    maxRecordBytes,
+    durability: parseDurabilityPolicy(options.durability ?? 'none'),
+    groupMaxDelayMs: checkDelayMs(options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS),
+    groupMaxBytes: checkInteger('groupMaxBytes', options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES, 1, 1 << 30),
+    recoveryPointIntervalBytes: checkInteger(
+      'recoveryPointIntervalBytes',
+      options.recoveryPointIntervalBytes ?? DEFAULT_RECOVERY_POINT_INTERVAL_BYTES,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    io: options.io ?? new NodeFileIO(),
+    nowMs: options.nowMs ?? wallClockMs,
+  };
+}
+
+/** Time-index timestamps are wall-clock times by definition; nothing here measures a duration. */
+function wallClockMs(): number {
+  return Date.now();
+}

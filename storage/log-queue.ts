@@ -1,0 +1,247 @@
+/**
+ * Design B: the queue on the log (lesson 2). Three offsets:
+ *
+ *   head ............ cursor ............ end
+ *   oldest not        oldest never        where the next
+ *   deleted           handed out          send is appended
+ *
+ * send appends only; receive takes from the ready-again list first, else at the cursor (a
+ * sequential read, no index); delete marks the offset done and moves the head past every done
+ * offset. Between head and cursor each offset has one byte of state; the in-flight table holds
+ * (offset, deadline, attempt), never bodies: a redelivery reads its body back through the index.
+ *
+ * The head is saved in a checkpoint file; whole segments below the saved head are deleted
+ * (retention), so the disk stops growing when consumers keep up. Only the saved head counts:
+ * a segment is never removed before the checkpoint that makes it unnecessary is durable.
+ */
+import type { DurabilityPolicy } from './durability.js';
+import { isStorageError } from './errors.js';
+import { Log } from './log.js';
+import type { LogReader } from './log-reader.js';
+import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
+import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
+import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
+import { wallClock } from './queue.js';
+import { unknownMessage } from './queue-errors.js';
+
+export interface LogQueueOptions extends QueueOptions {
+  readonly segmentBytes?: number;
+  readonly indexIntervalBytes?: number;
+  readonly maxRecordBytes?: number;
+  /** Save the head at least this often while deletes happen. */
+  readonly checkpointIntervalMs?: number;
+  /** …and after this many deletes. */
+  readonly checkpointEveryDeletes?: number;
+}
+
+/** One byte of state per offset in [head, cursor), in a ring that grows as the window does. */
+class OffsetStates implements StateStore {
+  #states = new Uint8Array(4096);
+  #base: number;
+  #length = 0;
+
+  constructor(base: number) {
+    this.#base = base;
+  }
+
+  get base(): number {
+    return this.#base;
+  }
+
+  get heapBytes(): number {
+    return this.#states.byteLength;
+  }
+
+  get(offset: number): DeliveryState {
+    const slot = offset - this.#base;
+    if (slot < 0) return DeliveryState.Done;
+    if (slot >= this.#length) return DeliveryState.Pending;
+    return this.#states[offset % this.#states.length]! as DeliveryState;
+  }
+
+  set(offset: number, state: DeliveryState): void {
+    const slot = offset - this.#base;
+    if (slot < 0) return;
+    while (slot >= this.#length) this.#append();
+    this.#states[offset % this.#states.length] = state;
+  }
+
+  /** Moves the base past every done offset below `limit`; returns the new base. */
+  advance(limit: number): number {
+    while (this.#base < limit && this.get(this.#base) === DeliveryState.Done) {
+      this.#base++;
+      this.#length--;
+    }
+    return this.#base;
+  }
+
+  #append(): void {
+    if (this.#length === this.#states.length) this.#grow();
+    this.#states[(this.#base + this.#length) % this.#states.length] = DeliveryState.Pending;
+    this.#length++;
+  }
+
+  #grow(): void {
+    const grown = new Uint8Array(this.#states.length * 2);
+    for (let i = 0; i < this.#length; i++) {
+      const offset = this.#base + i;
+      grown[offset % grown.length] = this.#states[offset % this.#states.length]!;
+    }
+    this.#states = grown;
+  }
+}
+
+export class LogQueue implements Queue {
+  readonly log: Log;
+  readonly #clock: QueueClock;
+  readonly #states: OffsetStates;
+  readonly #table: DeliveryTable;
+  readonly #checkpointIntervalMs: number;
+  readonly #checkpointEveryDeletes: number;
+  #cursor: number;
+  #reader: LogReader;
+  #savedHead: number;
+  #deletesSinceCheckpoint = 0;
+  #lastCheckpointMs: number;
+  #corruptSkipped = 0;
+
+  private constructor(log: Log, head: number, options: LogQueueOptions) {
+    this.log = log;
+    this.#clock = options.clock ?? wallClock;
+    this.#states = new OffsetStates(head);
+    this.#table = new DeliveryTable(this.#states);
+    this.#checkpointIntervalMs = options.checkpointIntervalMs ?? 1000;
+    this.#checkpointEveryDeletes = options.checkpointEveryDeletes ?? 1000;
+    this.#cursor = head;
+    this.#reader = log.reader(head);
+    this.#savedHead = head;
+    this.#lastCheckpointMs = this.#clock.nowMs();
+  }
+
+  /** Opens (recovering) the log in `dir`; every message from the saved head on is ready. */
+  static open(dir: string, options: LogQueueOptions = {}): LogQueue {
+    const log = Log.open(dir, {
+      durability: options.durability ?? ('none' as DurabilityPolicy),
+      ...pick(options, ['segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'io']),
+    });
+    try {
+      const saved = readHeadCheckpoint(log.config.io, dir);
+      const head = Math.min(Math.max(saved ?? log.startOffset, log.startOffset), log.endOffset);
+      return new LogQueue(log, head, options);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+  }
+
+  async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
+    const delayMs = options.delayMs ?? 0;
+    const offset = delayMs > 0 ? this.log.append(body, { dueTimeMs: this.#clock.nowMs() + delayMs }) : this.log.append(body);
+    await this.log.acknowledged(offset);
+    return offset;
+  }
+
+  receive(options: ReceiveOptions): QueueMessage | null {
+    const nowMs = this.#clock.nowMs();
+    this.#table.expire(nowMs);
+    const deadlineMs = nowMs + options.visibilityTimeoutMs;
+    for (let again = this.#table.takeReadyAgain(); again !== null; again = this.#table.takeReadyAgain()) {
+      const body = this.#readBody(again.key);
+      if (body === null) continue;
+      this.#table.deliver(again.key, again.attempt + 1, deadlineMs);
+      return { id: again.key, body, deadlineMs, attempt: again.attempt + 1 };
+    }
+    return this.#receiveAtCursor(nowMs, deadlineMs);
+  }
+
+  #receiveAtCursor(nowMs: number, deadlineMs: number): QueueMessage | null {
+    for (;;) {
+      const record = this.#nextAtCursor();
+      if (record === null) return null;
+      const offset = this.#cursor++;
+      if (record === 'corrupt') continue;
+      const dueMs = record.attributes?.dueTimeMs;
+      if (dueMs !== undefined && dueMs > nowMs) {
+        this.#table.delay(offset, dueMs);
+        continue;
+      }
+      this.#table.deliver(offset, 1, deadlineMs);
+      return { id: offset, body: record.body, deadlineMs, attempt: 1 };
+    }
+  }
+
+  /** The record at the cursor; a corrupt one is reported as such and dropped, never delivered. */
+  #nextAtCursor(): ReturnType<LogReader['next']> | 'corrupt' {
+    try {
+      return this.#reader.next();
+    } catch (error) {
+      if (!isStorageError(error, 'CORRUPT_RECORD')) throw error;
+      this.#table.drop(this.#cursor);
+      this.#corruptSkipped++;
+      this.#reader = this.log.reader(Math.min(this.#cursor + 1, this.log.endOffset));
+      return 'corrupt';
+    }
+  }
+
+  #readBody(offset: number): Buffer | null {
+    try {
+      return this.log.read(offset).body;
+    } catch (error) {
+      if (!isStorageError(error, 'CORRUPT_RECORD')) throw error;
+      this.#table.drop(offset);
+      this.#corruptSkipped++;
+      return null;
+    }
+  }
+
+  async delete(id: number): Promise<void> {
+    if (!Number.isSafeInteger(id) || id < this.#states.base || id >= this.#cursor) {
+      throw unknownMessage(id, id < this.#states.base && id >= 0 ? 'already deleted' : 'never received');
+    }
+    if (!this.#table.complete(id)) throw unknownMessage(id, 'already deleted');
+    const head = this.#states.advance(this.#cursor);
+    this.#deletesSinceCheckpoint++;
+    const dueByCount = this.#deletesSinceCheckpoint >= this.#checkpointEveryDeletes;
+    const dueByTime = this.#clock.nowMs() - this.#lastCheckpointMs >= this.#checkpointIntervalMs;
+    if (head > this.#savedHead && (dueByCount || dueByTime)) this.#checkpoint(head);
+  }
+
+  /** Saves the head durably, then drops whole segments below it. */
+  #checkpoint(head: number): void {
+    writeHeadCheckpoint(this.log.config.io, this.log.dir, head);
+    this.#savedHead = head;
+    this.#deletesSinceCheckpoint = 0;
+    this.#lastCheckpointMs = this.#clock.nowMs();
+    this.log.deleteSegmentsBelow(head);
+  }
+
+  stats(): QueueStats {
+    return {
+      ready: this.log.endOffset - this.#cursor + this.#table.readyAgain,
+      inFlight: this.#table.inFlight,
+      delayed: this.#table.delayed,
+      end: this.log.endOffset,
+      cursor: this.#cursor,
+      head: this.#states.base,
+      diskBytes: this.log.sizeBytes,
+      corruptSkipped: this.#corruptSkipped,
+    };
+  }
+
+  /** Bytes of typed arrays behind the in-flight bookkeeping. */
+  get trackingHeapBytes(): number {
+    return this.#table.heapBytes + this.#states.heapBytes;
+  }
+
+  async close(): Promise<void> {
+    if (this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base);
+    this.log.close();
+  }
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const picked: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) picked[key] = source[key];
+  return picked;
+}
+

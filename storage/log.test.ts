@@ -1,0 +1,326 @@
+import { existsSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { isStorageError, StorageError } from './errors.js';
+import { NodeFileIO, type FileHandle } from './file-io.js';
+import { Log } from './log.js';
+import { RECOVERY_POINT_FILE } from './recovery-point.js';
+
+const newDir = tempDirs('log');
+const bodyFor = (offset: number, sizeBytes = 100): Buffer => Buffer.alloc(sizeBytes, offset % 256);
+
+function fill(log: Log, count: number, sizeBytes = 100): void {
+  for (let i = 0; i < count; i++) log.append(bodyFor(log.endOffset, sizeBytes));
+}
+
+describe('appending and reading', () => {
+  it('reads back every appended record byte for byte, across segment rolls', () => {
+    const log = Log.open(newDir(), { segmentBytes: 4096, baseOffset: 10 });
+    fill(log, 200);
+    expect(log.segments().length).toBeGreaterThan(5);
+    for (let offset = 10; offset < 210; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
+    log.close();
+  });
+
+  it('names segment files by base offset padded to 20 digits', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { baseOffset: 1_245_036 });
+    log.append(Buffer.from('x'));
+    log.close();
+    expect(readdirSync(dir)).toEqual(
+      expect.arrayContaining(['00000000000001245036.log', '00000000000001245036.index', '00000000000001245036.timeindex']),
+    );
+  });
+
+  it('starts a new segment only when the next record would pass segmentBytes', () => {
+    const log = Log.open(newDir(), { segmentBytes: 1100 });
+    fill(log, 8, 94); // 110-byte records: 10 fit exactly
+    fill(log, 2, 94);
+    expect(log.segments().length).toBe(1);
+    fill(log, 1, 94);
+    expect(log.segments().map((s) => s.baseOffset)).toEqual([0, 10]);
+    log.close();
+  });
+
+  it('writes a batch with the same offsets and index entries as single appends', () => {
+    const single = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
+    const batched = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
+    const bodies = Array.from({ length: 300 }, (_, i) => bodyFor(i, 10 + (i % 90)));
+    for (const body of bodies) single.append(body);
+    batched.appendBatch(bodies);
+    expect(batched.segments().map((s) => [s.baseOffset, s.sizeBytes])).toEqual(single.segments().map((s) => [s.baseOffset, s.sizeBytes]));
+    for (let offset = 0; offset < 300; offset += 7) {
+      expect(batched.explainLookup(offset)).toEqual(single.explainLookup(offset));
+    }
+    single.close();
+    batched.close();
+  });
+
+  it('refuses a record above the maximum size, naming both sizes', () => {
+    const log = Log.open(newDir(), { maxRecordBytes: 1000 });
+    expect(() => log.append(Buffer.alloc(1000))).toThrow(/1016 bytes exceeds the maximum record size of 1000 bytes/);
+    expect(log.endOffset).toBe(0);
+    log.close();
+  });
+
+  it('throws OFFSET_OUT_OF_RANGE outside the log', () => {
+    const log = Log.open(newDir(), { baseOffset: 5 });
+    fill(log, 3);
+    for (const offset of [4, 8, -1, 1.5]) {
+      expect(() => log.read(offset)).toThrow(expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE' }));
+    }
+    log.close();
+  });
+
+  it('reads sequentially from any offset across segments without the index', () => {
+    const log = Log.open(newDir(), { segmentBytes: 2048 });
+    fill(log, 100);
+    const reader = log.reader(37);
+    const seen: number[] = [];
+    for (let record = reader.next(); record !== null; record = reader.next()) seen.push(record.offset);
+    expect(seen).toEqual(Array.from({ length: 63 }, (_, i) => 37 + i));
+    fill(log, 2);
+    expect(reader.next()?.offset).toBe(100);
+    log.close();
+  });
+
+  it('keeps an entry for every record with a dense index (interval 0)', () => {
+    const log = Log.open(newDir(), { indexIntervalBytes: 0 });
+    fill(log, 50);
+    const walk = log.explainLookup(33);
+    expect(walk.indexEntries).toBe(50);
+    expect(walk.recordsStepped).toBe(1);
+    log.close();
+  });
+});
+
+describe('time index', () => {
+  it('finds the first offset whose entry time is at or after a time', () => {
+    let nowMs = 1_000;
+    const log = Log.open(newDir(), { indexIntervalBytes: 0, nowMs: () => nowMs });
+    for (let i = 0; i < 10; i++) {
+      log.append(bodyFor(i));
+      nowMs += 100;
+    }
+    expect(log.offsetForTime(0)).toBe(0);
+    expect(log.offsetForTime(1_000)).toBe(0);
+    expect(log.offsetForTime(1_050)).toBe(1);
+    expect(log.offsetForTime(1_900)).toBe(9);
+    expect(log.offsetForTime(5_000)).toBe(10);
+    log.close();
+  });
+
+  it('never lets times go backwards when the clock steps back', () => {
+    const times = [5_000, 4_000, 6_000];
+    const log = Log.open(newDir(), { indexIntervalBytes: 0, nowMs: () => times.shift() ?? 7_000 });
+    fill(log, 3);
+    expect(log.offsetForTime(5_000)).toBe(0);
+    expect(log.offsetForTime(5_001)).toBe(2);
+    log.close();
+  });
+});
+
+describe('reopening', () => {
+  it('scans nothing after a clean close', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { segmentBytes: 4096 });
+    fill(log, 100);
+    log.close();
+    const reopened = Log.open(dir, { segmentBytes: 4096 });
+    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0, truncation: null });
+    expect(reopened.endOffset).toBe(100);
+    reopened.append(bodyFor(100));
+    expect(reopened.read(100).body.equals(bodyFor(100))).toBe(true);
+    reopened.close();
+  });
+
+  it('rebuilds a missing index and a damaged one from the log', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { segmentBytes: 64 * 1024, indexIntervalBytes: 256 });
+    fill(log, 2000);
+    const sealed = log.segments()[0]!;
+    log.close();
+    const indexPath = sealed.logPath.replace(/\.log$/, '.index');
+    const before = readFileSync(indexPath);
+    writeFileSync(indexPath, Buffer.alloc(before.length, 0xff));
+    const damaged = Log.open(dir, { indexIntervalBytes: 256 });
+    expect(damaged.read(17).body.equals(bodyFor(17))).toBe(true);
+    damaged.close();
+    expect(readFileSync(indexPath).equals(before)).toBe(true);
+    writeFileSync(indexPath, Buffer.alloc(0));
+    const missing = Log.open(dir, { indexIntervalBytes: 256 });
+    expect(missing.explainLookup(400).recordsStepped).toBeLessThan(5);
+    missing.close();
+  });
+
+  it('leaves foreign files alone and names a file that claims to be a segment but is not', () => {
+    const dir = newDir();
+    Log.open(dir).close();
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    Log.open(dir).close();
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+    writeFileSync(join(dir, '12.log'), 'x');
+    expect(() => Log.open(dir)).toThrow(/12\.log looks like a segment/);
+  });
+});
+
+describe('retention', () => {
+  it('deletes whole segments below an offset, never the active one', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { segmentBytes: 2048 });
+    fill(log, 100);
+    const bases = log.segments().map((s) => s.baseOffset);
+    const removed = log.deleteSegmentsBelow(bases[3]! + 1);
+    expect(removed.segments).toBe(3);
+    expect(log.startOffset).toBe(bases[3]);
+    expect(existsSync(log.segments()[0]!.logPath)).toBe(true);
+    log.deleteSegmentsBelow(1_000_000);
+    expect(log.segments().length).toBe(1);
+    expect(log.read(99).body.equals(bodyFor(99))).toBe(true);
+    log.close();
+    expect(Log.open(dir).startOffset).toBe(log.segments()[0]!.baseOffset);
+  });
+});
+
+describe('durability', () => {
+  it('fdatasyncs every append under always', () => {
+    const io = new NodeFileIO();
+    const log = Log.open(newDir(), { durability: 'always', io });
+    const before = io.counters.fdatasyncCalls;
+    fill(log, 20);
+    expect(io.counters.fdatasyncCalls - before).toBe(20);
+    log.close();
+  });
+
+  it('covers many concurrent appends with one fdatasync under group', async () => {
+    const io = new NodeFileIO();
+    const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 5, io });
+    const before = io.counters.fdatasyncCalls;
+    const acks = Array.from({ length: 64 }, (_, i) => log.appendAcknowledged(bodyFor(i)));
+    expect(await Promise.all(acks)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    const syncs = io.counters.fdatasyncCalls - before;
+    expect(syncs).toBeGreaterThanOrEqual(1);
+    expect(syncs).toBeLessThanOrEqual(2);
+    log.close();
+  });
+
+  it('syncs at once when groupMaxBytes are waiting', async () => {
+    const io = new NodeFileIO();
+    const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, groupMaxBytes: 1000, io });
+    const ack = log.appendAcknowledged(bodyFor(0, 2000));
+    await expect(ack).resolves.toBe(0);
+    log.close();
+  });
+
+  it('fences the log after a failed fdatasync until it is reopened', async () => {
+    const dir = newDir();
+    const io = new FailingSyncIO();
+    const log = Log.open(dir, { durability: 'group', groupMaxDelayMs: 1, io });
+    await log.appendAcknowledged(bodyFor(0));
+    io.failSyncs = true;
+    await expect(log.appendAcknowledged(bodyFor(1))).rejects.toMatchObject({ code: 'LOG_FENCED' });
+    expect(() => log.append(bodyFor(2))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
+    await expect(log.acknowledged(log.endOffset)).rejects.toMatchObject({ code: 'LOG_FENCED' });
+    log.close();
+    io.failSyncs = false;
+    const reopened = Log.open(dir, { io });
+    expect(reopened.read(0).body.equals(bodyFor(0))).toBe(true);
+    reopened.append(bodyFor(9));
+    reopened.close();
+  });
+
+  it('throws the I/O error itself under always, then fences', () => {
+    const io = new FailingSyncIO();
+    const log = Log.open(newDir(), { durability: 'always', io });
+    io.failSyncs = true;
+    expect(() => log.append(bodyFor(0))).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(isStorageError(log.fenced, 'LOG_FENCED')).toBe(true);
+    log.close();
+  });
+});
+
+describe('torn tails', () => {
+  it('keeps the log up to the record before a cut at every byte of the last record', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { indexIntervalBytes: 64 });
+    fill(log, 20, 50);
+    log.flush();
+    const pointBefore = readFileSync(join(dir, RECOVERY_POINT_FILE));
+    const sizeBefore = log.sizeBytes;
+    log.append(bodyFor(20, 50));
+    log.close();
+    const logPath = log.segments()[0]!.logPath;
+    const full = readFileSync(logPath);
+    for (let cut = 0; cut < full.length - sizeBefore; cut++) {
+      writeFileSync(logPath, full.subarray(0, sizeBefore + cut));
+      writeFileSync(join(dir, RECOVERY_POINT_FILE), pointBefore);
+      const reopened = Log.open(dir, { indexIntervalBytes: 64 });
+      expect(reopened.endOffset).toBe(20);
+      expect(reopened.recovery.truncation?.discardedBytes ?? 0).toBe(cut);
+      expect(reopened.read(19).body.equals(bodyFor(19, 50))).toBe(true);
+      expect(reopened.explainLookup(19).recordPositionBytes).toBeLessThan(sizeBefore);
+      reopened.append(bodyFor(20, 50));
+      expect(reopened.read(20).body.equals(bodyFor(20, 50))).toBe(true);
+      reopened.close();
+    }
+  });
+
+  it('cuts at a record whose bits were flipped in the unsynced tail', () => {
+    const dir = newDir();
+    const log = Log.open(dir);
+    fill(log, 10, 40);
+    log.flush();
+    const pointBefore = readFileSync(join(dir, RECOVERY_POINT_FILE));
+    const syncedBytes = log.sizeBytes;
+    fill(log, 3, 40);
+    log.close();
+    const logPath = log.segments()[0]!.logPath;
+    const full = readFileSync(logPath);
+    for (let at = syncedBytes; at < full.length; at++) {
+      const damaged = Buffer.from(full);
+      damaged[at] = damaged[at]! ^ 0x10;
+      writeFileSync(logPath, damaged);
+      writeFileSync(join(dir, RECOVERY_POINT_FILE), pointBefore);
+      const reopened = Log.open(dir);
+      const damagedRecord = 10 + Math.floor((at - syncedBytes) / 56);
+      expect(reopened.endOffset).toBe(damagedRecord);
+      expect(reopened.recovery.truncation?.positionBytes).toBe(syncedBytes + (damagedRecord - 10) * 56);
+      reopened.close();
+    }
+  });
+
+  it('scans the last segment from its start when the recovery point is missing', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { segmentBytes: 4096 });
+    fill(log, 100);
+    log.close();
+    const last = log.segments().at(-1)!;
+    truncateSync(last.logPath, last.sizeBytes - 3);
+    writeFileSync(join(dir, RECOVERY_POINT_FILE), 'garbage');
+    const reopened = Log.open(dir, { segmentBytes: 4096 });
+    expect(reopened.recovery.startedFrom).toBe('segment-start');
+    expect(reopened.recovery.recoveryPointProblem).toMatch(/unreadable/);
+    expect(reopened.endOffset).toBe(99);
+    expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 113, discardedRecords: 1 });
+    reopened.close();
+  });
+});
+
+/** Real files, but every fdatasync fails with EIO while `failSyncs` is set. */
+class FailingSyncIO extends NodeFileIO {
+  failSyncs = false;
+
+  override fdatasync(handle: FileHandle): void {
+    if (this.failSyncs) throw eio();
+    super.fdatasync(handle);
+  }
+
+  override fdatasyncAsync(handle: FileHandle): Promise<void> {
+    return this.failSyncs ? Promise.reject(eio()) : super.fdatasyncAsync(handle);
+  }
+}
+
+function eio(): StorageError {
+  return new StorageError('IO_ERROR', 'fdatasync failed on test (EIO)', { reason: 'EIO' });
+}

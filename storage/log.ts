@@ -1,0 +1,341 @@
+/**
+ * The log: segments named by base offset, appended at the end, read by offset, by time or in
+ * order, recovered when opened, trimmed from the start by retention.
+ *
+ * Appends are synchronous writes into the page cache (plus an fdatasync under `always`), so an
+ * append costs one positional write and no promise; `acknowledged(offset)` says when the
+ * durability policy allows answering OK. `appendAcknowledged` does both.
+ *
+ * After any write or sync fails the log is fenced: every later append throws LOG_FENCED until the
+ * log is reopened, because after a failed fsync the kernel may have dropped the dirty pages while
+ * the file still looks fine (PostgreSQL's fsyncgate): retrying and pretending is how acknowledged
+ * data gets lost. Reopening recovers from what is really on the device.
+ */
+import { StorageError, assert } from './errors.js';
+import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
+import { loadLog, type RecoveryReport } from './log-loader.js';
+import { Segment, type LookupWalk } from './segment.js';
+import { ReadWindow } from './read-window.js';
+import { GroupCommit } from './group-commit.js';
+import { writeRecoveryPoint } from './recovery-point.js';
+import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
+import { largestLowerBoundSlot } from './index-file.js';
+import { asOffset, type Offset } from './units.js';
+import { LogReader } from './log-reader.js';
+
+export interface LogRecord {
+  readonly offset: Offset;
+  readonly body: Buffer;
+  readonly attributes: RecordAttributes | undefined;
+  readonly segmentBaseOffset: number;
+  readonly positionBytes: number;
+  readonly sizeBytes: number;
+}
+
+export interface SegmentInfo {
+  readonly baseOffset: number;
+  readonly logPath: string;
+  readonly sizeBytes: number;
+}
+
+/** Lookups step forward about one index interval: a small window keeps warm reads cheap. */
+const LOOKUP_WINDOW_BYTES = 8 * 1024;
+const BATCH_BUFFER_BYTES = 1024 * 1024;
+
+export class Log {
+  readonly dir: string;
+  readonly config: LogConfig;
+  readonly recovery: RecoveryReport;
+  readonly #segments: Segment[];
+  readonly #baseOffsets: number[];
+  readonly #lookupWindow: ReadWindow;
+  #writeBuffer: Buffer;
+  #group: GroupCommit | null = null;
+  #bytesSinceRecoveryPoint = 0;
+  #fenced: StorageError | null = null;
+  #closed = false;
+
+  private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport) {
+    this.dir = dir;
+    this.config = config;
+    this.recovery = recovery;
+    this.#segments = segments;
+    this.#baseOffsets = segments.map((segment) => segment.baseOffset);
+    this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
+    this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
+    if (config.durability === 'group') {
+      this.#group = new GroupCommit(
+        { maxDelayMs: config.groupMaxDelayMs, maxBytes: config.groupMaxBytes },
+        this.endOffset,
+        () => this.#startGroupSync(),
+        (error) => this.#fence(error),
+      );
+    }
+  }
+
+  /** Opens (creating or recovering) the log in `dir`. */
+  static open(dir: string, options: LogOptions = {}): Log {
+    const config = resolveLogConfig(options);
+    const { segments, report } = loadLog(dir, config);
+    return new Log(dir, config, segments, report);
+  }
+
+  get #active(): Segment {
+    return this.#segments[this.#segments.length - 1]!;
+  }
+
+  /** The oldest offset still in the log. */
+  get startOffset(): Offset {
+    return asOffset(this.#segments[0]!.baseOffset);
+  }
+
+  /** The offset the next append gets. */
+  get endOffset(): Offset {
+    return asOffset(this.#active.nextOffset);
+  }
+
+  get sizeBytes(): number {
+    return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, 0);
+  }
+
+  /** Appends one record into the page cache (and syncs it under `always`); returns its offset. */
+  append(body: Uint8Array, attributes?: RecordAttributes): Offset {
+    this.#checkWritable();
+    const sizeBytes = recordSizeBytes(body.length, attributes);
+    if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
+    this.#rollIfFull(sizeBytes);
+    const offset = this.#active.nextOffset;
+    encodeRecordInto(this.#writeBuffer, 0, offset, body, attributes);
+    this.#write(0, sizeBytes);
+    return asOffset(offset);
+  }
+
+  /**
+   * Appends many records with as few writes as possible (one per segment and buffer-full);
+   * returns the first offset. Every record gets its index treatment as if appended alone.
+   */
+  appendBatch(bodies: readonly Uint8Array[]): Offset {
+    this.#checkWritable();
+    assert(bodies.length > 0, 'a batch holds records');
+    const first = this.#active.nextOffset;
+    let usedBytes = 0;
+    let encoded = 0;
+    for (const body of bodies) {
+      const sizeBytes = recordSizeBytes(body.length);
+      if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
+      const segmentFull = this.#active.sizeBytes + usedBytes + sizeBytes > this.config.segmentBytes;
+      if (usedBytes > 0 && (segmentFull || usedBytes + sizeBytes > this.#writeBuffer.length)) {
+        this.#write(0, usedBytes);
+        usedBytes = 0;
+        encoded = 0;
+      }
+      if (usedBytes === 0) this.#rollIfFull(sizeBytes);
+      usedBytes += encodeRecordInto(this.#writeBuffer, usedBytes, this.#active.nextOffset + encoded, body);
+      encoded++;
+    }
+    this.#write(0, usedBytes);
+    return asOffset(first);
+  }
+
+  /** Resolves when the durability policy allows acknowledging `offset`. */
+  acknowledged(offset: Offset): Promise<void> {
+    if (this.#fenced !== null) return Promise.reject(this.#fenced);
+    if (this.#group === null) return Promise.resolve();
+    return this.#group.waitFor(offset);
+  }
+
+  async appendAcknowledged(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
+    const offset = this.append(body, attributes);
+    await this.acknowledged(offset);
+    return offset;
+  }
+
+  /** The record at `offset`; OFFSET_OUT_OF_RANGE outside the log, CORRUPT_RECORD when damaged. */
+  read(offset: number): LogRecord {
+    this.#checkOpen();
+    const segment = this.#segmentFor(offset);
+    const found = segment.find(this.#lookupWindow, offset);
+    if (found === null) throw this.#outOfRange(offset);
+    return {
+      offset: asOffset(offset),
+      body: found.body,
+      attributes: found.attributes,
+      segmentBaseOffset: segment.baseOffset,
+      positionBytes: found.positionBytes,
+      sizeBytes: found.sizeBytes,
+    };
+  }
+
+  /** How the lookup of `offset` walks: segment, index entry, bytes stepped (lesson 2). */
+  explainLookup(offset: number): LookupWalk {
+    this.#checkOpen();
+    return this.#segmentFor(offset).explain(this.#lookupWindow, offset);
+  }
+
+  /** A sequential reader from `fromOffset`: one lookup to start, then no index at all. */
+  reader(fromOffset: number): LogReader {
+    this.#checkOpen();
+    if (fromOffset === this.endOffset) return new LogReader(this.config.io, () => this.#segments, this.#active, this.#active.sizeBytes, fromOffset);
+    const first = this.read(fromOffset);
+    const segment = this.#segmentFor(fromOffset);
+    return new LogReader(this.config.io, () => this.#segments, segment, first.positionBytes, fromOffset);
+  }
+
+  /**
+   * The first offset whose time-index entry is at or after `timestampMs` (entries are one index
+   * interval apart, so this is precise to about one interval); the end offset when none is.
+   */
+  offsetForTime(timestampMs: number): Offset {
+    this.#checkOpen();
+    for (const segment of this.#segments) {
+      const timeIndex = segment.timeIndex();
+      const slot = timeIndex.firstSlotAtOrAfter(timestampMs);
+      if (slot < timeIndex.entries) return asOffset(segment.baseOffset + timeIndex.relativeOffsetAt(slot));
+    }
+    return this.endOffset;
+  }
+
+  segments(): SegmentInfo[] {
+    return this.#segments.map((segment) => ({
+      baseOffset: segment.baseOffset,
+      logPath: segment.logPath,
+      sizeBytes: segment.sizeBytes,
+    }));
+  }
+
+  /**
+   * Retention: deletes every sealed segment whose records are all below `offset`; never the
+   * active segment. Returns what was removed.
+   */
+  deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
+    this.#checkOpen();
+    let segments = 0;
+    let bytes = 0;
+    while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= offset) {
+      const segment = this.#segments.shift()!;
+      this.#baseOffsets.shift();
+      bytes += segment.sizeBytes;
+      segment.delete();
+      segments++;
+    }
+    if (segments > 0) this.config.io.fsyncDir(this.dir);
+    return { segments, bytes };
+  }
+
+  /** fdatasyncs everything written so far and saves a recovery point. */
+  flush(): void {
+    this.#checkWritable();
+    this.#guard(() => this.#saveRecoveryPoint());
+  }
+
+  /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
+  close(): void {
+    if (this.#closed) return;
+    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint());
+    this.#group?.close(this.#active.nextOffset);
+    for (const segment of this.#segments) segment.close();
+    this.#closed = true;
+  }
+
+  get fenced(): StorageError | null {
+    return this.#fenced;
+  }
+
+  #write(start: number, length: number): void {
+    const active = this.#active;
+    this.#guard(() => active.appendEncoded(this.#writeBuffer, start, length));
+    if (this.config.durability === 'always') {
+      this.#guard(() => this.config.io.fdatasync(active.handle));
+      this.#bytesSinceRecoveryPoint += length;
+      if (this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes) {
+        this.#guard(() => this.#saveRecoveryPoint());
+      }
+    } else if (this.#group !== null) {
+      this.#group.noteWrite(length);
+    }
+  }
+
+  async #startGroupSync(): Promise<number> {
+    const active = this.#active;
+    const endOffset = active.nextOffset;
+    await this.config.io.fdatasyncAsync(active.handle);
+    return endOffset;
+  }
+
+  #rollIfFull(nextRecordBytes: number): void {
+    const active = this.#active;
+    if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
+    this.#guard(() => {
+      active.sync();
+      active.seal();
+      const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
+      this.#segments.push(next);
+      this.#baseOffsets.push(next.baseOffset);
+      this.#writeRecoveryPoint(next);
+    });
+    this.#group?.markDurable(active.nextOffset);
+  }
+
+  #saveRecoveryPoint(): void {
+    const active = this.#active;
+    active.sync();
+    this.#writeRecoveryPoint(active);
+    this.#group?.markDurable(active.nextOffset);
+  }
+
+  /** Also makes new segment files durable: it fsyncs the directory that holds them. */
+  #writeRecoveryPoint(active: Segment): void {
+    writeRecoveryPoint(this.config.io, this.dir, {
+      segmentBaseOffset: active.baseOffset,
+      positionBytes: active.sizeBytes,
+      nextOffset: active.nextOffset,
+    });
+    this.#bytesSinceRecoveryPoint = 0;
+  }
+
+  #segmentFor(offset: number): Segment {
+    if (!Number.isSafeInteger(offset) || offset < this.startOffset || offset >= this.endOffset) {
+      throw this.#outOfRange(offset);
+    }
+    const slot = largestLowerBoundSlot((i) => this.#baseOffsets[i]!, this.#baseOffsets.length, offset);
+    return this.#segments[slot]!;
+  }
+
+  #outOfRange(offset: number): StorageError {
+    return new StorageError(
+      'OFFSET_OUT_OF_RANGE',
+      `offset ${offset} is outside the log ${this.dir}, which holds offsets ${this.startOffset} to ${this.endOffset - 1}; ` +
+        'ask for an offset in that range',
+      { offset: BigInt(Math.max(0, Math.trunc(Number.isFinite(offset) ? offset : 0))) },
+    );
+  }
+
+  #guard(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
+      throw error;
+    }
+  }
+
+  #fence(cause: Error): void {
+    if (this.#fenced !== null) return;
+    this.#fenced = new StorageError(
+      'LOG_FENCED',
+      `the log in ${this.dir} stopped accepting appends after an I/O failure (${cause.message}); ` +
+        'fix the disk, then reopen the log: recovery keeps only what reached the device',
+      { cause },
+    );
+    this.#group?.fail(this.#fenced);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StorageError('LOG_CLOSED', `the log in ${this.dir} is closed; open it again to use it`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.#fenced !== null) throw this.#fenced;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A reusable read buffer over one file: asks for "the bytes at [position, position+length)" and
+ * reads from the file only when they are not already in the window. Lookups use a small window
+ * (a step forward covers about one index interval); scans use a large one.
+ */
+import type { FileHandle, FileIO } from './file-io.js';
+import { assert } from './errors.js';
+
+export class ReadWindow {
+  readonly #io: FileIO;
+  #buffer: Buffer;
+  #handle: FileHandle | null = null;
+  /** File position of buffer[0]. */
+  #startBytes = 0;
+  /** Valid bytes in the buffer. */
+  #lengthBytes = 0;
+
+  constructor(io: FileIO, capacityBytes: number) {
+    assert(capacityBytes > 0, 'a window holds bytes');
+    this.#io = io;
+    this.#buffer = Buffer.allocUnsafe(capacityBytes);
+  }
+
+  get buffer(): Buffer {
+    return this.#buffer;
+  }
+
+  /** Points the window at a file; forgets what it held. */
+  bind(handle: FileHandle): void {
+    this.#handle = handle;
+    this.#lengthBytes = 0;
+  }
+
+  /** Forgets buffered bytes (the file changed under them, e.g. truncation). */
+  invalidate(): void {
+    this.#lengthBytes = 0;
+  }
+
+  /**
+   * Makes [positionBytes, positionBytes + lengthBytes) available and returns where it starts in
+   * `buffer`, or -1 when the file ends before that range does. `fileSizeBytes` bounds the read.
+   */
+  ensure(positionBytes: number, lengthBytes: number, fileSizeBytes: number): number {
+    assert(this.#handle !== null, 'window is bound to a file');
+    if (positionBytes + lengthBytes > fileSizeBytes) return -1;
+    const inWindow =
+      positionBytes >= this.#startBytes && positionBytes + lengthBytes <= this.#startBytes + this.#lengthBytes;
+    if (inWindow) return positionBytes - this.#startBytes;
+    if (lengthBytes > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(lengthBytes);
+    const wanted = Math.min(this.#buffer.length, fileSizeBytes - positionBytes);
+    const got = this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
+    this.#startBytes = positionBytes;
+    this.#lengthBytes = got;
+    return got >= lengthBytes ? 0 : -1;
+  }
+}

@@ -1,0 +1,465 @@
+/**
+ * One segment of the log: `<base offset>.log` with its `.index` and `.timeindex`, the base offset
+ * padded to 20 digits so that `ls` sorts files numerically (00000000000001245036.log).
+ *
+ * A segment owns its files and the sparse-index rule (lesson 2, Kafka's LogSegment.append):
+ * before a record is appended, if more than `indexIntervalBytes` were written since the last
+ * entry, an entry is added for this record and the count restarts; then the record's size is
+ * added to the count. `indexIntervalBytes === 0` means dense: an entry for every record. The
+ * count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
+ */
+import * as path from 'node:path';
+import type { FileHandle, FileIO } from './file-io.js';
+import { StorageError, assert } from './errors.js';
+import { OffsetIndex, type IndexLoad } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+import { largestLowerBoundSlot } from './index-file.js';
+import { ReadWindow } from './read-window.js';
+import {
+  RECORD_HEADER_BYTES,
+  checkRecord,
+  corruptRecord,
+  decodeCheckedRecord,
+  frameSizeAt,
+  recordIdAt,
+  type DecodedRecord,
+  type FrameProblem,
+} from './record.js';
+
+export const LOG_SUFFIX = '.log';
+export const INDEX_SUFFIX = '.index';
+export const TIME_INDEX_SUFFIX = '.timeindex';
+const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
+const BASE_OFFSET_DIGITS = 20;
+
+export function segmentFileName(baseOffset: number, suffix: string): string {
+  return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;
+}
+
+/**
+ * The base offset a file name claims, null for files that are not the log's. A name that looks
+ * like a segment (digits, a segment suffix) but is not 20 digits is an error naming the file.
+ */
+export function parseSegmentFileName(dir: string, name: string): { baseOffset: number; suffix: string } | null {
+  const match = SEGMENT_FILE.exec(name);
+  if (match === null) return null;
+  const digits = match[1]!;
+  const baseOffset = Number(digits);
+  if (digits.length !== BASE_OFFSET_DIGITS || !Number.isSafeInteger(baseOffset)) {
+    throw new StorageError(
+      'INVALID_SEGMENT_FILE',
+      `${path.join(dir, name)} looks like a segment but its base offset is not 20 digits; ` +
+        'rename or move it out of the log directory',
+      { file: path.join(dir, name) },
+    );
+  }
+  return { baseOffset, suffix: `.${match[2]!}` };
+}
+
+export interface SegmentConfig {
+  readonly indexIntervalBytes: number;
+  readonly maxRecordBytes: number;
+  /** Wall-clock time for time-index entries that are (re)written. */
+  readonly nowMs: () => number;
+}
+
+/** Scans read this much at a time: few system calls, still small next to a segment. */
+export const SCAN_WINDOW_BYTES = 1 << 20;
+
+/** What a scan of a segment found. */
+export interface ScanResult {
+  /** Position after the last good record. */
+  readonly endPositionBytes: number;
+  /** Offset the next record would have. */
+  readonly nextOffset: number;
+  readonly records: number;
+  /** Why the scan stopped before the end of the file, or null when it reached the end. */
+  readonly problem: FrameProblem | null;
+}
+
+export interface SegmentRecord extends DecodedRecord {
+  readonly positionBytes: number;
+  readonly sizeBytes: number;
+}
+
+export interface IndexEntry {
+  readonly relativeOffset: number;
+  readonly positionBytes: number;
+}
+
+/** One lookup, step by step: what the index said and how far the walk went. */
+export interface LookupWalk {
+  readonly segmentBaseOffset: number;
+  readonly relativeOffset: number;
+  readonly indexEntries: number;
+  /** Index entries compared by the binary search. */
+  readonly comparisons: number;
+  /** The largest entry at or below the target; null: the walk starts at position 0. */
+  readonly indexEntry: IndexEntry | null;
+  readonly nextIndexEntry: IndexEntry | null;
+  readonly recordPositionBytes: number;
+  readonly recordSizeBytes: number;
+  /** Bytes read from the walk's start to the end of the target record. */
+  readonly stepForwardBytes: number;
+  /** Records read, the target included. */
+  readonly recordsStepped: number;
+}
+
+/** An index entry that does not land on its record: the index is rebuilt, never trusted. */
+class IndexEntryMismatch extends Error {}
+
+/** A lookup window: one index interval and a record, rounded up to whole pages. */
+const LOOKUP_WINDOW_BYTES = 8 * 1024;
+
+export class Segment {
+  readonly baseOffset: number;
+  readonly dir: string;
+  readonly #io: FileIO;
+  readonly #config: SegmentConfig;
+  #logHandle: FileHandle | null;
+  #sizeBytes: number;
+  #nextOffset: number | null;
+  #offsetIndex: OffsetIndex | null;
+  #timeIndex: TimeIndex | null;
+  #indexLoad: IndexLoad | null = null;
+
+  private constructor(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig, sizeBytes: number) {
+    this.#io = io;
+    this.dir = dir;
+    this.baseOffset = baseOffset;
+    this.#config = config;
+    this.#sizeBytes = sizeBytes;
+    this.#logHandle = null;
+    this.#nextOffset = null;
+    this.#offsetIndex = null;
+    this.#timeIndex = null;
+  }
+
+  /** A new, empty active segment: three new files. */
+  static create(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
+    const segment = new Segment(io, dir, baseOffset, config, 0);
+    segment.#logHandle = io.open(segment.logPath, { create: true });
+    io.truncate(segment.#logHandle, 0);
+    segment.#nextOffset = baseOffset;
+    segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
+    segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
+    return segment;
+  }
+
+  /** An existing segment, opened lazily: files are read when first needed. */
+  static existing(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
+    const segment = new Segment(io, dir, baseOffset, config, 0);
+    segment.#logHandle = io.open(segment.logPath, { create: false });
+    segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
+    return segment;
+  }
+
+  get logPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, LOG_SUFFIX));
+  }
+
+  get indexPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, INDEX_SUFFIX));
+  }
+
+  get timeIndexPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, TIME_INDEX_SUFFIX));
+  }
+
+  get sizeBytes(): number {
+    return this.#sizeBytes;
+  }
+
+  get handle(): FileHandle {
+    assert(this.#logHandle !== null, `segment ${this.logPath} is open`);
+    return this.#logHandle;
+  }
+
+  /** How the index file looked when it was loaded (null until loaded). */
+  get indexLoad(): IndexLoad | null {
+    return this.#indexLoad;
+  }
+
+  offsetIndex(): OffsetIndex {
+    this.#ensureIndexes();
+    return this.#offsetIndex!;
+  }
+
+  timeIndex(): TimeIndex {
+    this.#ensureIndexes();
+    return this.#timeIndex!;
+  }
+
+  /**
+   * Writes already-encoded records at the end of the file, then applies the index rule to each
+   * (log first, index after: a crash in between only leaves the index behind).
+   */
+  appendEncoded(buffer: Buffer, start: number, length: number): void {
+    assert(this.#nextOffset !== null, 'segment is active');
+    this.#io.write(this.handle, buffer, start, length, this.#sizeBytes);
+    let position = this.#sizeBytes;
+    const end = start + length;
+    for (let at = start; at < end; ) {
+      const size = frameSizeAt(buffer, at, this.#config.maxRecordBytes) as number;
+      this.#indexRecord(this.#nextOffset, position);
+      this.#nextOffset++;
+      position += size;
+      at += size;
+    }
+    assert(position - this.#sizeBytes === length, 'whole records fill the written bytes');
+    this.#sizeBytes = position;
+  }
+
+  #indexRecord(offset: number, positionBytes: number): void {
+    const offsetIndex = this.#offsetIndex!;
+    const last = offsetIndex.entries - 1;
+    const bytesSinceLastEntry = positionBytes - (last < 0 ? 0 : offsetIndex.positionAt(last));
+    const interval = this.#config.indexIntervalBytes;
+    if (interval !== 0 && bytesSinceLastEntry <= interval) return;
+    const relativeOffset = offset - this.baseOffset;
+    offsetIndex.append(relativeOffset, positionBytes);
+    this.#timeIndex!.append(this.#config.nowMs(), relativeOffset);
+  }
+
+  get nextOffset(): number {
+    assert(this.#nextOffset !== null, 'segment end is known (active or scanned)');
+    return this.#nextOffset;
+  }
+
+  /**
+   * Walks records from `fromPosition` (expecting `expectedOffset` there), validating length, CRC
+   * and id, until the end of the file or the first bad record. With `reindex`, index entries are
+   * added for the records walked (recovery, index rebuild), timed now.
+   */
+  scan(window: ReadWindow, fromPosition: number, expectedOffset: number, reindex: boolean): ScanResult {
+    window.bind(this.handle);
+    let position = fromPosition;
+    let offset = expectedOffset;
+    let problem: FrameProblem | null = null;
+    while (position < this.#sizeBytes) {
+      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
+      if (at < 0) {
+        problem = 'truncated';
+        break;
+      }
+      const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+      if (typeof size === 'string') {
+        problem = size;
+        break;
+      }
+      const whole = window.ensure(position, size, this.#sizeBytes);
+      problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset);
+      if (problem !== null) break;
+      if (reindex) this.#indexRecord(offset, position);
+      position += size;
+      offset++;
+    }
+    return { endPositionBytes: position, nextOffset: offset, records: offset - expectedOffset, problem };
+  }
+
+  /** Makes this the active segment again after recovery found its end. */
+  activate(endPositionBytes: number, nextOffset: number): void {
+    this.#nextOffset = nextOffset;
+    if (endPositionBytes < this.#sizeBytes) this.truncate(endPositionBytes);
+  }
+
+  /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
+  truncate(positionBytes: number): void {
+    this.#io.truncate(this.handle, positionBytes);
+    this.#sizeBytes = positionBytes;
+    if (this.#offsetIndex !== null) {
+      this.#offsetIndex.truncateFromPosition(positionBytes);
+      const entries = this.#offsetIndex.entries;
+      const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
+      this.#timeIndex!.truncateFromRelativeOffset(nextRelative);
+    }
+  }
+
+  /**
+   * Loads the indexes of an existing segment for appends (the active segment during recovery),
+   * keeping only entries below `trustedPositionBytes`; recovery re-derives the rest.
+   */
+  loadIndexesForRecovery(trustedPositionBytes: number): void {
+    const offsetLoad = OffsetIndex.load(this.#io, this.indexPath, trustedPositionBytes, true);
+    this.#offsetIndex = offsetLoad.index;
+    this.#indexLoad = offsetLoad.load;
+    const entries = this.#offsetIndex.entries;
+    const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
+    this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, true).index;
+    this.#timeIndex.truncateFromRelativeOffset(nextRelative);
+  }
+
+  /**
+   * Finds, checks and decodes the record for `offset`; throws CORRUPT_RECORD or returns null.
+   * When the index entry the walk starts from does not land on its record, the index (a cache)
+   * is wrong, not the log: it is rebuilt and the lookup tried once more.
+   */
+  find(window: ReadWindow, offset: number): SegmentRecord | null {
+    try {
+      return this.#walkTo(window, offset);
+    } catch (error) {
+      if (!(error instanceof IndexEntryMismatch)) throw error;
+      this.#rebuildIndexes();
+      return this.#walkTo(window, offset);
+    }
+  }
+
+  #walkTo(window: ReadWindow, offset: number): SegmentRecord | null {
+    const index = this.offsetIndex();
+    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
+    const startPosition = slot < 0 ? 0 : index.positionAt(slot);
+    let position = startPosition;
+    let current = slot < 0 ? this.baseOffset : this.baseOffset + index.relativeOffsetAt(slot);
+    window.bind(this.handle);
+    while (position < this.#sizeBytes) {
+      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
+      const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+      const problem = typeof size === 'string' ? size : recordIdAt(window.buffer, at) !== current ? 'unexpected id' : null;
+      if (problem !== null) {
+        if (position === startPosition && slot >= 0) throw new IndexEntryMismatch();
+        throw corruptRecord(this.logPath, position, problem, offset);
+      }
+      if (current === offset) return this.#decodeAt(window, position, size as number, offset);
+      position += size as number;
+      current++;
+    }
+    return null;
+  }
+
+  /** The lookup of `offset` step by step (lesson 2's walk), for tools and experiments. */
+  explain(window: ReadWindow, offset: number): LookupWalk {
+    const index = this.offsetIndex();
+    const relativeOffset = offset - this.baseOffset;
+    let comparisons = 0;
+    const slot = largestLowerBoundSlot((i) => {
+      comparisons++;
+      return index.relativeOffsetAt(i);
+    }, index.entries, relativeOffset);
+    const entryAt = (i: number): IndexEntry | null =>
+      i >= 0 && i < index.entries ? { relativeOffset: index.relativeOffsetAt(i), positionBytes: index.positionAt(i) } : null;
+    const indexEntry = entryAt(slot);
+    const record = this.find(window, offset);
+    if (record === null) throw corruptRecord(this.logPath, this.#sizeBytes, 'offset not in segment', offset);
+    const startBytes = indexEntry?.positionBytes ?? 0;
+    return {
+      segmentBaseOffset: this.baseOffset,
+      relativeOffset,
+      indexEntries: index.entries,
+      comparisons,
+      indexEntry,
+      nextIndexEntry: entryAt(slot + 1),
+      recordPositionBytes: record.positionBytes,
+      recordSizeBytes: record.sizeBytes,
+      stepForwardBytes: record.positionBytes + record.sizeBytes - startBytes,
+      recordsStepped: relativeOffset - (indexEntry?.relativeOffset ?? 0) + 1,
+    };
+  }
+
+  #decodeAt(window: ReadWindow, position: number, size: number, offset: number): SegmentRecord {
+    const at = window.ensure(position, size, this.#sizeBytes);
+    if (at < 0) throw corruptRecord(this.logPath, position, 'truncated', offset);
+    const problem = checkRecord(window.buffer, at, size, offset);
+    if (problem !== null) throw corruptRecord(this.logPath, position, problem, offset);
+    return { ...decodeCheckedRecord(window.buffer, at, size), positionBytes: position, sizeBytes: size };
+  }
+
+  /** Reads the record at a known position (sequential readers); null at the end of the file. */
+  readAt(window: ReadWindow, positionBytes: number, expectedOffset: number): SegmentRecord | null {
+    if (positionBytes >= this.#sizeBytes) return null;
+    window.bind(this.handle);
+    const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
+    if (at < 0) throw corruptRecord(this.logPath, positionBytes, 'truncated', expectedOffset);
+    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+    if (typeof size === 'string') throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
+    return this.#decodeAt(window, positionBytes, size, expectedOffset);
+  }
+
+  /** Writes buffered index entries and fdatasyncs the log and both indexes. */
+  sync(): void {
+    this.#io.fdatasync(this.handle);
+    this.#offsetIndex?.sync();
+    this.#timeIndex?.sync();
+  }
+
+  /** Writes buffered index entries without syncing. */
+  flushIndexes(): void {
+    this.#offsetIndex?.flush();
+    this.#timeIndex?.flush();
+  }
+
+  /** After a roll: the indexes are complete; their files are closed, entries stay in memory. */
+  seal(): void {
+    this.#offsetIndex?.close();
+    this.#timeIndex?.close();
+  }
+
+  close(): void {
+    this.seal();
+    if (this.#logHandle !== null) this.#io.close(this.#logHandle);
+    this.#logHandle = null;
+  }
+
+  /** Closes and removes the three files (retention). */
+  delete(): void {
+    this.close();
+    for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
+      if (this.#io.exists(file)) this.#io.unlink(file);
+    }
+  }
+
+  /**
+   * Sealed segments load their indexes on first use. An index that is damaged (fails
+   * validation) or behind (the last entry is further from the end than one interval and one
+   * record) is rebuilt from the log, with the time of the rebuild for lost time entries.
+   */
+  #ensureIndexes(): void {
+    if (this.#offsetIndex !== null) return;
+    const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, false);
+    this.#indexLoad = load;
+    if (load.validEntries === load.fileEntries && !this.#indexBehind(index)) {
+      this.#offsetIndex = index;
+      const nextRelative = index.entries === 0 ? 0 : index.relativeOffsetAt(index.entries - 1) + 1;
+      this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, false).index;
+      return;
+    }
+    this.#rebuildIndexes();
+  }
+
+  /**
+   * Walks the records after the last entry (at most one interval and one record): the index is
+   * behind when the rule would have added an entry for one of them, or the walk breaks.
+   */
+  #indexBehind(index: OffsetIndex): boolean {
+    const last = index.entries - 1;
+    const lastEntryPosition = last < 0 ? 0 : index.positionAt(last);
+    const window = new ReadWindow(this.#io, LOOKUP_WINDOW_BYTES);
+    window.bind(this.handle);
+    let position = lastEntryPosition;
+    while (position < this.#sizeBytes) {
+      const dueEntry = this.#config.indexIntervalBytes === 0 || position - lastEntryPosition > this.#config.indexIntervalBytes;
+      if (dueEntry && (position !== lastEntryPosition || last < 0)) return true;
+      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
+      const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+      if (typeof size === 'string') return true;
+      position += size;
+    }
+    return false;
+  }
+
+  /**
+   * Re-derives both indexes from the log. A sealed segment's index files are closed afterwards;
+   * the active segment's stay open for appends.
+   */
+  #rebuildIndexes(): void {
+    const active = this.#nextOffset !== null && this.#offsetIndex !== null && this.#offsetIndex.isOpen;
+    this.#offsetIndex?.close();
+    this.#timeIndex?.close();
+    this.#offsetIndex = OffsetIndex.create(this.#io, this.indexPath);
+    this.#timeIndex = TimeIndex.create(this.#io, this.timeIndexPath);
+    const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
+    this.scan(window, 0, this.baseOffset, true);
+    this.#offsetIndex.sync();
+    this.#timeIndex.sync();
+    if (!active) this.seal();
+  }
+}

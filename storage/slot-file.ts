@@ -1,0 +1,404 @@
+/**
+ * Design A: a file of fixed slots updated in place (lesson 1, "Two Ways to Keep Messages on
+ * Disk"). send writes one whole slot, somewhere in the file; delete writes the slot's state byte;
+ * receive writes nothing. The file grows in preallocated chunks of zeroed slots.
+ *
+ *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 1 | slotBytes u32 | zeros
+ *
+ *   slot i (i >= 1), big-endian:
+ *   byte 0        1        2          4             8         12         20 (28)
+ *        +--------+--------+----------+-------------+---------+----------+---------------+------+
+ *        | state  | flags  | reserved | bodyBytes   | crc32c  | id       | [dueTimeMs]   | body |
+ *        |  u8    |  u8    |   u16    |    u32      |   u32   |   u64    |     u64       |      |
+ *        +--------+--------+----------+-------------+---------+----------+---------------+------+
+ *   state: 0 free, 1 full, 2 deleted. flags bit 0: a due time follows the id.
+ *   crc32c covers flags, reserved and bodyBytes (bytes 1-7) then id, due time and body — not the
+ *   state, which delete rewrites alone.
+ *
+ * A full slot whose CRC fails (a torn write: the page held the slot half old, half new) is
+ * reported in `corruptSkipped` and never delivered; its slot is reused. Message ids increase
+ * forever and survive restarts (the largest id in the file), so a deleted id is never reused.
+ */
+import { crc32c } from '@node-rs/crc32';
+import { StorageError, assert } from './errors.js';
+import { NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
+import { GroupCommit } from './group-commit.js';
+import { DEFAULT_GROUP_MAX_BYTES, DEFAULT_GROUP_MAX_DELAY_MS, type DurabilityPolicy } from './durability.js';
+import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
+import { KeyRing } from './deadline-heap.js';
+import { readU64, writeU64 } from './record.js';
+import { unknownMessage } from './queue-errors.js';
+import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
+import { wallClock } from './queue.js';
+
+export const SLOT_HEADER_BYTES = 20;
+assert(SLOT_HEADER_BYTES === 1 + 1 + 2 + 4 + 4 + 8, 'slot header is state, flags, reserved, length, crc, id');
+const DUE_TIME_BYTES = 8;
+const FLAG_DUE_TIME = 0x01;
+const STATE_FREE = 0;
+const STATE_FULL = 1;
+const STATE_DELETED = 2;
+const FILE_MAGIC = 0x4c4c5346; // "LLSF"
+const FILE_VERSION = 1;
+export const DEFAULT_SLOT_BYTES = 1024;
+export const DEFAULT_CHUNK_SLOTS = 1024;
+const STATE_BYTE = Buffer.from([STATE_DELETED]);
+
+export interface SlotFileOptions extends QueueOptions {
+  readonly slotBytes?: number;
+  /** Slots added each time the file grows. */
+  readonly chunkSlots?: number;
+}
+
+/**
+ * Delivery state per message, kept per slot. The delivery table is keyed by message id, not slot:
+ * a slot is reused, and a stale deadline of its previous message must not touch the new one.
+ */
+class SlotStates implements StateStore {
+  states = new Uint8Array(0);
+  readonly slotById = new Map<number, number>();
+
+  get(id: number): DeliveryState {
+    const slot = this.slotById.get(id);
+    return slot === undefined ? DeliveryState.Done : (this.states[slot]! as DeliveryState);
+  }
+
+  set(id: number, state: DeliveryState): void {
+    const slot = this.slotById.get(id);
+    if (slot !== undefined) this.states[slot] = state;
+  }
+
+  grow(slots: number): void {
+    const states = new Uint8Array(slots);
+    states.set(this.states);
+    this.states = states;
+  }
+}
+
+export class SlotFileQueue implements Queue {
+  readonly path: string;
+  readonly slotBytes: number;
+  readonly #io: FileIO;
+  readonly #handle: FileHandle;
+  readonly #durability: DurabilityPolicy;
+  readonly #clock: QueueClock;
+  readonly #chunkSlots: number;
+  readonly #states = new SlotStates();
+  readonly #table: DeliveryTable;
+  readonly #ready = new KeyRing();
+  readonly #freeSlots: number[] = [];
+  readonly #buffer: Buffer;
+  #slots = 0;
+  #nextId = 0;
+  #writes = 0;
+  #group: GroupCommit | null = null;
+  #fenced: StorageError | null = null;
+  #corruptSkipped = 0;
+
+  private constructor(path: string, options: SlotFileOptions) {
+    this.path = path;
+    this.slotBytes = options.slotBytes ?? DEFAULT_SLOT_BYTES;
+    if (!Number.isSafeInteger(this.slotBytes) || this.slotBytes < SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1 || this.slotBytes > 1 << 20) {
+      throw new StorageError('INVALID_CONFIG', `slotBytes must be an integer from ${SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1} to 1048576, got ${this.slotBytes}`);
+    }
+    this.#io = options.io ?? new NodeFileIO();
+    this.#durability = options.durability ?? 'none';
+    this.#clock = options.clock ?? wallClock;
+    this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
+    this.#table = new DeliveryTable(this.#states);
+    this.#buffer = Buffer.alloc(this.slotBytes);
+    this.#handle = this.#io.open(path, { create: true });
+    if (this.#durability === 'group') {
+      this.#group = new GroupCommit(
+        { maxDelayMs: options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS, maxBytes: options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES },
+        0,
+        () => this.#startGroupSync(),
+        (error) => this.#fence(error),
+      );
+    }
+  }
+
+  /** Opens (creating) the slot file at `path`; every full slot is ready again. */
+  static open(path: string, options: SlotFileOptions = {}): SlotFileQueue {
+    const queue = new SlotFileQueue(path, options);
+    try {
+      queue.#load();
+    } catch (error) {
+      queue.#io.close(queue.#handle);
+      throw error;
+    }
+    return queue;
+  }
+
+  /** Largest body a slot holds (8 bytes less for a delayed message). */
+  get maxBodyBytes(): number {
+    return this.slotBytes - SLOT_HEADER_BYTES;
+  }
+
+  async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
+    this.#checkWritable();
+    const delayMs = options.delayMs ?? 0;
+    const capacity = this.maxBodyBytes - (delayMs > 0 ? DUE_TIME_BYTES : 0);
+    if (body.length > capacity) {
+      throw new StorageError(
+        'BODY_TOO_LARGE_FOR_SLOT',
+        `a body of ${body.length} bytes does not fit a ${this.slotBytes}-byte slot, which holds ${capacity} bytes; ` +
+          'send a smaller body or open the slot file with a larger slotBytes',
+        { sizeBytes: body.length, limitBytes: capacity },
+      );
+    }
+    const slot = this.#takeFreeSlot();
+    const id = this.#nextId++;
+    const dueMs = delayMs > 0 ? this.#clock.nowMs() + delayMs : undefined;
+    this.#encodeSlot(id, body, dueMs);
+    const write = this.#write(this.#buffer, this.slotBytes, slot);
+    this.#track(slot, id, dueMs);
+    await this.#acknowledged(write);
+    return id;
+  }
+
+  receive(options: ReceiveOptions): QueueMessage | null {
+    const nowMs = this.#clock.nowMs();
+    this.#table.expire(nowMs);
+    const deadlineMs = nowMs + options.visibilityTimeoutMs;
+    for (;;) {
+      const next = this.#nextDeliverable();
+      if (next === null) return null;
+      const body = this.#readBody(next.id);
+      if (body === null) continue;
+      this.#table.deliver(next.id, next.attempt + 1, deadlineMs);
+      return { id: next.id, body, deadlineMs, attempt: next.attempt + 1 };
+    }
+  }
+
+  #nextDeliverable(): { id: number; attempt: number } | null {
+    const again = this.#table.takeReadyAgain();
+    if (again !== null) return { id: again.key, attempt: again.attempt };
+    while (this.#ready.length > 0) {
+      const id = this.#ready.peekKey();
+      this.#ready.shift();
+      if (this.#states.get(id) === DeliveryState.Pending) return { id, attempt: 0 };
+    }
+    return null;
+  }
+
+  async delete(id: number): Promise<void> {
+    this.#checkWritable();
+    const slot = this.#states.slotById.get(id);
+    if (slot === undefined) throw unknownMessage(id, Number.isSafeInteger(id) && id >= 0 && id < this.#nextId ? 'already deleted' : 'never received');
+    if (!this.#table.complete(id)) throw unknownMessage(id, 'never received');
+    const write = this.#write(STATE_BYTE, 1, slot);
+    this.#release(id, slot);
+    await this.#acknowledged(write);
+  }
+
+  stats(): QueueStats {
+    return {
+      ready: this.#ready.length + this.#table.readyAgain,
+      inFlight: this.#table.inFlight,
+      delayed: this.#table.delayed,
+      end: this.#nextId,
+      cursor: 0,
+      head: 0,
+      diskBytes: (this.#slots + 1) * this.slotBytes,
+      corruptSkipped: this.#corruptSkipped,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#fenced === null) this.#io.fdatasync(this.#handle);
+    this.#group?.close(this.#writes);
+    this.#io.close(this.#handle);
+  }
+
+  #encodeSlot(id: number, body: Uint8Array, dueMs: number | undefined): void {
+    const buffer = this.#buffer;
+    buffer.fill(0, 0, SLOT_HEADER_BYTES + DUE_TIME_BYTES);
+    buffer.writeUInt8(STATE_FULL, 0);
+    buffer.writeUInt8(dueMs === undefined ? 0 : FLAG_DUE_TIME, 1);
+    buffer.writeUInt32BE(body.length, 4);
+    writeU64(buffer, id, 12);
+    const bodyStart = SLOT_HEADER_BYTES + (dueMs === undefined ? 0 : DUE_TIME_BYTES);
+    if (dueMs !== undefined) writeU64(buffer, dueMs, SLOT_HEADER_BYTES);
+    buffer.set(body, bodyStart);
+    buffer.fill(0, bodyStart + body.length);
+    buffer.writeUInt32BE(slotCrc(buffer, bodyStart + body.length), 8);
+  }
+
+  /** Reads and checks a message's slot; null (and counted) when its CRC or id fails. */
+  #readBody(id: number): Buffer | null {
+    const slot = this.#states.slotById.get(id)!;
+    const got = this.#io.read(this.#handle, this.#buffer, 0, this.slotBytes, this.#position(slot));
+    const parsed = got === this.slotBytes ? parseSlot(this.#buffer) : null;
+    if (parsed === null || parsed.state !== STATE_FULL || parsed.id !== id) {
+      this.#corruptSkipped++;
+      this.#table.drop(id);
+      this.#release(id, slot);
+      return null;
+    }
+    return Buffer.from(this.#buffer.subarray(parsed.bodyStart, parsed.bodyStart + parsed.bodyBytes));
+  }
+
+  #track(slot: number, id: number, dueMs: number | undefined): void {
+    this.#states.slotById.set(id, slot);
+    this.#states.states[slot] = DeliveryState.Pending;
+    if (dueMs !== undefined && dueMs > this.#clock.nowMs()) this.#table.delay(id, dueMs);
+    else this.#ready.push(id, 0);
+  }
+
+  /** The message is gone (deleted, or corrupt): its slot is free for the next send. */
+  #release(id: number, slot: number): void {
+    this.#states.slotById.delete(id);
+    this.#states.states[slot] = DeliveryState.Pending;
+    this.#freeSlots.push(slot);
+  }
+
+  #takeFreeSlot(): number {
+    if (this.#freeSlots.length === 0) this.#grow();
+    return this.#freeSlots.pop()!;
+  }
+
+  /** Appends a chunk of zeroed (free) slots: real blocks, not a sparse hole. */
+  #grow(): void {
+    const chunk = Buffer.alloc(this.#chunkSlots * this.slotBytes);
+    this.#guard(() => this.#io.write(this.#handle, chunk, 0, chunk.length, this.#position(this.#slots)));
+    this.#states.grow(this.#slots + this.#chunkSlots);
+    for (let slot = this.#slots + this.#chunkSlots - 1; slot >= this.#slots; slot--) this.#freeSlots.push(slot);
+    this.#slots += this.#chunkSlots;
+  }
+
+  #position(slot: number): number {
+    return (slot + 1) * this.slotBytes;
+  }
+
+  /** One positional write into a slot, synced under `always`; returns its sequence number. */
+  #write(bytes: Buffer, length: number, slot: number): number {
+    this.#guard(() => {
+      this.#io.write(this.#handle, bytes, 0, length, this.#position(slot));
+      if (this.#durability === 'always') this.#io.fdatasync(this.#handle);
+    });
+    this.#group?.noteWrite(length);
+    return this.#writes++;
+  }
+
+  #acknowledged(write: number): Promise<void> {
+    if (this.#fenced !== null) return Promise.reject(this.#fenced);
+    return this.#group === null ? Promise.resolve() : this.#group.waitFor(write);
+  }
+
+  async #startGroupSync(): Promise<number> {
+    const end = this.#writes;
+    await this.#io.fdatasyncAsync(this.#handle);
+    return end;
+  }
+
+  #load(): void {
+    const sizeBytes = this.#io.sizeBytes(this.#handle);
+    if (sizeBytes === 0) return this.#writeFileHeader();
+    this.#checkFileHeader();
+    const slots = Math.floor(sizeBytes / this.slotBytes) - 1;
+    this.#states.grow(slots);
+    this.#slots = slots;
+    const full = this.#scanSlots(slots);
+    full.sort((a, b) => a.id - b.id);
+    for (const { slot, id, dueMs } of full) this.#track(slot, id, dueMs);
+  }
+
+  /** Reads every slot in large chunks: full ones are returned, the rest become free slots. */
+  #scanSlots(slots: number): Array<{ slot: number; id: number; dueMs: number | undefined }> {
+    const full: Array<{ slot: number; id: number; dueMs: number | undefined }> = [];
+    const chunk = Buffer.alloc(Math.max(1, Math.floor((1 << 20) / this.slotBytes)) * this.slotBytes);
+    for (let first = 0; first < slots; first += chunk.length / this.slotBytes) {
+      const count = Math.min(chunk.length / this.slotBytes, slots - first);
+      this.#io.read(this.#handle, chunk, 0, count * this.slotBytes, this.#position(first));
+      for (let i = count - 1; i >= 0; i--) {
+        const slot = first + i;
+        const parsed = parseSlot(chunk.subarray(i * this.slotBytes, (i + 1) * this.slotBytes));
+        if (parsed !== null && parsed.id >= this.#nextId && parsed.state !== STATE_FREE) this.#nextId = parsed.id + 1;
+        if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
+        else {
+          if (parsed === null && chunk[i * this.slotBytes] === STATE_FULL) this.#corruptSkipped++;
+          this.#freeSlots.push(slot);
+        }
+      }
+    }
+    this.#freeSlots.reverse();
+    return full;
+  }
+
+  #writeFileHeader(): void {
+    const header = Buffer.alloc(this.slotBytes);
+    header.writeUInt32BE(FILE_MAGIC, 0);
+    header.writeUInt32BE(FILE_VERSION, 4);
+    header.writeUInt32BE(this.slotBytes, 8);
+    this.#guard(() => {
+      this.#io.write(this.#handle, header, 0, header.length, 0);
+      if (this.#durability !== 'none') this.#io.fdatasync(this.#handle);
+    });
+  }
+
+  #checkFileHeader(): void {
+    const header = Buffer.alloc(12);
+    this.#io.read(this.#handle, header, 0, 12, 0);
+    if (header.readUInt32BE(0) !== FILE_MAGIC || header.readUInt32BE(4) !== FILE_VERSION) {
+      throw new StorageError('INVALID_SEGMENT_FILE', `${this.path} is not a loglab slot file (bad magic or version); check the path`, {
+        file: this.path,
+      });
+    }
+    const slotBytes = header.readUInt32BE(8);
+    if (slotBytes !== this.slotBytes) {
+      throw new StorageError('INVALID_CONFIG', `${this.path} has ${slotBytes}-byte slots, but ${this.slotBytes} were asked for; open it with slotBytes ${slotBytes}`, {
+        file: this.path,
+      });
+    }
+  }
+
+  #guard(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
+      throw error;
+    }
+  }
+
+  #fence(cause: Error): void {
+    if (this.#fenced !== null) return;
+    this.#fenced = new StorageError(
+      'LOG_FENCED',
+      `the slot file ${this.path} stopped accepting writes after an I/O failure (${cause.message}); fix the disk, then reopen it`,
+      { cause },
+    );
+    this.#group?.fail(this.#fenced);
+  }
+
+  #checkWritable(): void {
+    if (this.#fenced !== null) throw this.#fenced;
+  }
+}
+
+interface ParsedSlot {
+  readonly state: number;
+  readonly id: number;
+  readonly dueMs: number | undefined;
+  readonly bodyStart: number;
+  readonly bodyBytes: number;
+}
+
+/** Checks a slot's CRC; null when a full or deleted slot fails it (free slots are not checked). */
+function parseSlot(slot: Buffer): ParsedSlot | null {
+  const state = slot.readUInt8(0);
+  if (state === STATE_FREE) return { state, id: 0, dueMs: undefined, bodyStart: 0, bodyBytes: 0 };
+  if (state !== STATE_FULL && state !== STATE_DELETED) return null;
+  const flags = slot.readUInt8(1);
+  const bodyStart = SLOT_HEADER_BYTES + (flags & FLAG_DUE_TIME ? DUE_TIME_BYTES : 0);
+  const bodyBytes = slot.readUInt32BE(4);
+  if ((flags & ~FLAG_DUE_TIME) !== 0 || bodyStart + bodyBytes > slot.length) return null;
+  if (slotCrc(slot, bodyStart + bodyBytes) !== slot.readUInt32BE(8)) return null;
+  const dueMs = flags & FLAG_DUE_TIME ? readU64(slot, SLOT_HEADER_BYTES) : undefined;
+  return { state, id: readU64(slot, 12), dueMs, bodyStart, bodyBytes };
+}
+
+function slotCrc(slot: Buffer, endBytes: number): number {
+  return crc32c(slot.subarray(12, endBytes), crc32c(slot.subarray(1, 8)));
+}

@@ -1,0 +1,129 @@
+/**
+ * The time index of one segment (`<base offset>.timeindex`), written at the same moment as the
+ * offset index.
+ *
+ *   entry (12 bytes, big-endian):  +-----------------------------------+-----------------+
+ *                                  |           timestamp (ms)          | relative offset |
+ *                                  |                u64                |       u32       |
+ *                                  +-----------------------------------+-----------------+
+ *
+ * The timestamp is the wall-clock time of the append that made the entry; timestamps never
+ * decrease (a clock that steps back is clamped to the last entry's time), relative offsets
+ * strictly increase. The log holds no times, so this is the one index that is not a pure copy:
+ * entries lost in a crash are written again with the time of the recovery, so those messages look
+ * a little younger than they are — kept a little longer, never dropped early.
+ */
+import type { FileHandle, FileIO } from './file-io.js';
+import { assert } from './errors.js';
+import { F64Column, IndexFile, U32Column, smallestUpperBoundSlot } from './index-file.js';
+import { readU64, writeU64 } from './record.js';
+import type { IndexLoad } from './offset-index.js';
+
+export const TIME_INDEX_ENTRY_BYTES = 12;
+assert(TIME_INDEX_ENTRY_BYTES === 8 + 4, 'time index entry is timestamp + relative offset');
+
+export class TimeIndex {
+  readonly #file: IndexFile;
+  readonly #timestampsMs = new F64Column();
+  readonly #relativeOffsets = new U32Column();
+
+  private constructor(file: IndexFile) {
+    this.#file = file;
+  }
+
+  static create(io: FileIO, path: string): TimeIndex {
+    const handle = io.open(path, { create: true });
+    io.truncate(handle, 0);
+    return new TimeIndex(new IndexFile(io, path, TIME_INDEX_ENTRY_BYTES, handle, 0));
+  }
+
+  /**
+   * Loads the longest valid prefix: non-decreasing times, strictly increasing relative offsets
+   * below `nextRelativeOffset`. With `forAppend` the file stays open and is cut to that prefix.
+   */
+  static load(io: FileIO, path: string, nextRelativeOffset: number, forAppend: boolean): { index: TimeIndex; load: IndexLoad } {
+    const bytes = (io.readWholeFile(path) ?? Buffer.alloc(0)) as Buffer;
+    const fileEntries = Math.floor(bytes.length / TIME_INDEX_ENTRY_BYTES);
+    const handle: FileHandle | null = forAppend ? io.open(path, { create: true }) : null;
+    const index = new TimeIndex(new IndexFile(io, path, TIME_INDEX_ENTRY_BYTES, handle, fileEntries));
+    for (let slot = 0; slot < fileEntries; slot++) {
+      const timestampMs = readU64(bytes, slot * TIME_INDEX_ENTRY_BYTES);
+      const relativeOffset = bytes.readUInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
+      if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) break;
+      index.#push(timestampMs, relativeOffset);
+    }
+    const validEntries = index.entries;
+    if (forAppend && bytes.length !== validEntries * TIME_INDEX_ENTRY_BYTES) {
+      index.#file.truncateEntries(validEntries);
+    }
+    return { index, load: { fileEntries, validEntries } };
+  }
+
+  get entries(): number {
+    return this.#relativeOffsets.length;
+  }
+
+  get sizeBytes(): number {
+    return this.entries * TIME_INDEX_ENTRY_BYTES;
+  }
+
+  get lastTimestampMs(): number {
+    return this.entries === 0 ? 0 : this.#timestampsMs.at(this.entries - 1);
+  }
+
+  timestampMsAt(slot: number): number {
+    return this.#timestampsMs.at(slot);
+  }
+
+  relativeOffsetAt(slot: number): number {
+    return this.#relativeOffsets.at(slot);
+  }
+
+  append(timestampMs: number, relativeOffset: number): void {
+    const clampedMs = Math.max(timestampMs, this.lastTimestampMs);
+    assert(this.#accepts(clampedMs, relativeOffset), 'time index relative offsets strictly increase');
+    this.#push(clampedMs, relativeOffset);
+    const { buffer, at } = this.#file.reserve();
+    writeU64(buffer, clampedMs, at);
+    buffer.writeUInt32BE(relativeOffset, at + 8);
+  }
+
+  /** The first entry slot whose time is >= `timestampMs`, or `entries` when none is. */
+  firstSlotAtOrAfter(timestampMs: number): number {
+    return smallestUpperBoundSlot((slot) => this.#timestampsMs.at(slot), this.entries, timestampMs);
+  }
+
+  /** Drops every entry whose relative offset is >= `relativeOffset`. */
+  truncateFromRelativeOffset(relativeOffset: number): void {
+    let keep = this.entries;
+    while (keep > 0 && this.#relativeOffsets.at(keep - 1) >= relativeOffset) keep--;
+    if (keep === this.entries) return;
+    this.#file.flushEntries();
+    this.#timestampsMs.truncate(keep);
+    this.#relativeOffsets.truncate(keep);
+    if (this.#file.isOpen) this.#file.truncateEntries(keep);
+  }
+
+  flush(): void {
+    this.#file.flushEntries();
+  }
+
+  sync(): void {
+    this.#file.sync();
+  }
+
+  close(): void {
+    this.#file.close();
+  }
+
+  #accepts(timestampMs: number, relativeOffset: number): boolean {
+    const last = this.entries - 1;
+    if (last < 0) return true;
+    return timestampMs >= this.#timestampsMs.at(last) && relativeOffset > this.#relativeOffsets.at(last);
+  }
+
+  #push(timestampMs: number, relativeOffset: number): void {
+    this.#timestampsMs.push(timestampMs);
+    this.#relativeOffsets.push(relativeOffset);
+  }
+}
