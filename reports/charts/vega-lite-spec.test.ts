@@ -70,6 +70,9 @@ describe('the puzzle throughput chart', () => {
     expect(predicted?.encoding.shape.scale.domain).toEqual(['seed', 'hdd:exos-x20',
       'ssd:990-pro']);
     expect(predicted?.encoding.xOffset.field).toBe('series');
+    // Vega-Lite would stroke the legend's symbols `transparent` without this.
+    expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
+      value: '#222222' });
     const seedB = pointsOf(spec).find((p) => p.model === 'seed' && p.series === 'B');
     expect(seedB).toMatchObject({ x: 'always', y: 278_000, predicted: true });
     expect(spec.title.subtitle.join(' ')).toContain('model predictions');

@@ -126,8 +126,9 @@ function encodings(data: PanelData): Encodings {
     ? { field: 'series', type: 'nominal', sort: data.seriesSort } : null;
   const shape = { field: 'model', type: 'nominal', sort: data.models, title: 'model prediction',
     scale: { domain: data.models, range: PREDICTION_SHAPES.slice(0, data.models.length) },
-    legend: { ...legendJson(data.models), symbolStrokeColor: ERROR_BAR_COLOR,
-      symbolStrokeWidth: 1.5 } };
+    // An explicit symbol encoding: Vega-Lite otherwise strokes these symbols `transparent`.
+    legend: { ...legendJson(data.models), encode: { symbols: { update: {
+      stroke: { value: ERROR_BAR_COLOR }, strokeWidth: { value: 1.5 } } } } } };
   return { x: xEncoding(def, data, xScale), y, color, offset, shape, yScale, xScale };
 }
 
