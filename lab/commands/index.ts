@@ -5,6 +5,7 @@ import { registerDumpCommand } from './dump.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
 import { registerReadCommand } from './read.js';
+import { registerReportCommand } from './report.js';
 import { registerRunCommand } from './run.js';
 
 export type RegisterCommand = (program: Command) => void;
@@ -12,6 +13,7 @@ export type RegisterCommand = (program: Command) => void;
 export const commands: readonly RegisterCommand[] = [
   registerListCommand,
   registerRunCommand,
+  registerReportCommand,
   registerModelCommand,
   registerAppendCommand,
   registerReadCommand,

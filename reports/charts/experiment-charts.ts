@@ -1,0 +1,32 @@
+/**
+ * The charts of one experiment: its entries in the chart table that have figures, or the generic
+ * chart when none has.
+ */
+import type { ExperimentGroup } from '../runs.js';
+import { CHART_TABLE } from './chart-table.js';
+import type { ChartDef } from './chart-types.js';
+import { genericChart } from './generic-chart.js';
+import { panelData, type PanelData } from './panel-points.js';
+import { buildChartSpec, type VegaLiteSpec } from './vega-lite-spec.js';
+
+export interface ExperimentChart {
+  readonly experimentId: string;
+  readonly def: ChartDef;
+  readonly panels: readonly PanelData[];
+  readonly spec: VegaLiteSpec;
+}
+
+function withFigures(def: ChartDef, group: ExperimentGroup): ExperimentChart | null {
+  const panels = def.panels.map((panel) => panelData(panel, group))
+    .filter((data): data is PanelData => data !== null);
+  if (panels.length === 0) return null;
+  return { experimentId: group.id, def, panels, spec: buildChartSpec(def, panels) };
+}
+
+export function experimentCharts(group: ExperimentGroup): readonly ExperimentChart[] {
+  const charts = (CHART_TABLE[group.id] ?? []).map((def) => withFigures(def, group))
+    .filter((built): built is ExperimentChart => built !== null);
+  if (charts.length > 0) return charts;
+  const generic = withFigures(genericChart(group), group);
+  return generic === null ? [] : [generic];
+}

@@ -1,0 +1,14 @@
+/**
+ * The chart an experiment gets when the chart table knows none of its quantities: one bar per
+ * metric, a panel per unit, so figures of different units never share an axis.
+ */
+import type { ExperimentGroup } from '../runs.js';
+import { chart, panel, type ChartDef } from './chart-types.js';
+
+export function genericChart(group: ExperimentGroup): ChartDef {
+  const units = [...new Set(group.runs.flatMap((run) => run.results.metrics.map((m) => m.unit)))];
+  const panels = units.map((unit) => panel({
+    quantity: null, unit, yTitle: 'median', x: { kind: 'name', title: 'metric' }, mark: 'bar',
+  }));
+  return chart('figures', `Figures of ${group.id}, one bar per metric`, ...panels);
+}
