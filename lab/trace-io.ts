@@ -178,7 +178,7 @@ export class TracingFileIO implements FileIO {
     return this.#inner.exists(filePath);
   }
 
-  readWholeFile(filePath: string): Uint8Array | null {
+  readWholeFile(filePath: string): Buffer | null {
     return this.#inner.readWholeFile(filePath);
   }
 

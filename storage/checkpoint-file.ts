@@ -39,7 +39,7 @@ export function writeCheckpointFile(io: FileIO, filePath: string, magic: number,
 
 /** null when the file does not exist. */
 export function readCheckpointFile(io: FileIO, filePath: string, magic: number): CheckpointRead {
-  const bytes = io.readWholeFile(filePath) as Buffer | null;
+  const bytes = io.readWholeFile(filePath);
   if (bytes === null) return null;
   if (bytes.length < HEADER_BYTES) return { unreadable: `${bytes.length} bytes, shorter than its header` };
   if (bytes.readUInt32BE(0) !== magic) return { unreadable: 'wrong magic number' };

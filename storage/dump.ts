@@ -128,7 +128,7 @@ function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecord
 
 function* dumpIndex(io: FileIO, dir: string, baseOffset: number): Generator<DumpedIndexEntry> {
   const name = segmentFileName(baseOffset, INDEX_SUFFIX);
-  const bytes = io.readWholeFile(path.join(dir, name)) as Buffer | null;
+  const bytes = io.readWholeFile(path.join(dir, name));
   if (bytes === null) return;
   for (let at = 0; at + OFFSET_INDEX_ENTRY_BYTES <= bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
     yield { type: 'index', segment: name, offset: baseOffset + bytes.readUInt32BE(at), position: bytes.readUInt32BE(at + 4) };
@@ -137,7 +137,7 @@ function* dumpIndex(io: FileIO, dir: string, baseOffset: number): Generator<Dump
 
 function* dumpTimeIndex(io: FileIO, dir: string, baseOffset: number): Generator<DumpedTimeIndexEntry> {
   const name = segmentFileName(baseOffset, TIME_INDEX_SUFFIX);
-  const bytes = io.readWholeFile(path.join(dir, name)) as Buffer | null;
+  const bytes = io.readWholeFile(path.join(dir, name));
   if (bytes === null) return;
   for (let at = 0; at + TIME_INDEX_ENTRY_BYTES <= bytes.length; at += TIME_INDEX_ENTRY_BYTES) {
     yield { type: 'timeindex', segment: name, timestampMs: readU64(bytes, at), offset: baseOffset + bytes.readUInt32BE(at + 8) };

@@ -47,7 +47,8 @@ export interface FileIO {
   mkdirp(dirPath: string): void;
   list(dirPath: string): string[];
   exists(filePath: string): boolean;
-  readWholeFile(filePath: string): Uint8Array | null;
+  /** The whole file as a Buffer (callers use its methods), null when it does not exist. */
+  readWholeFile(filePath: string): Buffer | null;
 }
 
 export function newCounters(): FileIOCounters {
@@ -220,7 +221,7 @@ export class NodeFileIO implements FileIO {
     return fs.existsSync(filePath);
   }
 
-  readWholeFile(filePath: string): Uint8Array | null {
+  readWholeFile(filePath: string): Buffer | null {
     try {
       return fs.readFileSync(filePath);
     } catch (cause) {

@@ -50,7 +50,7 @@ export class OffsetIndex {
    * open and is cut to the valid prefix; otherwise it is closed after reading.
    */
   static load(io: FileIO, path: string, logSizeBytes: number, forAppend: boolean): { index: OffsetIndex; load: IndexLoad } {
-    const bytes = (io.readWholeFile(path) ?? Buffer.alloc(0)) as Buffer;
+    const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
     const fileEntries = Math.floor(bytes.length / OFFSET_INDEX_ENTRY_BYTES);
     const handle: FileHandle | null = forAppend ? io.open(path, { create: true }) : null;
     const index = new OffsetIndex(new IndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, handle, fileEntries));

@@ -245,7 +245,7 @@ export class SimDisk implements FileIO {
     }
   }
 
-  readWholeFile(filePath: string): Uint8Array | null {
+  readWholeFile(filePath: string): Buffer | null {
     this.#enter('readWholeFile');
     try {
       const inode = this.#namespace.find(filePath, 'open');

@@ -42,7 +42,7 @@ export class TimeIndex {
    * below `nextRelativeOffset`. With `forAppend` the file stays open and is cut to that prefix.
    */
   static load(io: FileIO, path: string, nextRelativeOffset: number, forAppend: boolean): { index: TimeIndex; load: IndexLoad } {
-    const bytes = (io.readWholeFile(path) ?? Buffer.alloc(0)) as Buffer;
+    const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
     const fileEntries = Math.floor(bytes.length / TIME_INDEX_ENTRY_BYTES);
     const handle: FileHandle | null = forAppend ? io.open(path, { create: true }) : null;
     const index = new TimeIndex(new IndexFile(io, path, TIME_INDEX_ENTRY_BYTES, handle, fileEntries));
