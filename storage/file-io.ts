@@ -57,9 +57,19 @@ export function newCounters(): FileIOCounters {
 
 const MAX_SHORT_IO_RETRIES = 8;
 
-function ioError(operation: string, file: string, cause: unknown): StorageError {
+/** What to do about a failed call, by errno; most need a look at the disk. */
+const IO_ERROR_ADVICE: Readonly<Record<string, string>> = {
+  EMFILE: 'too many open files in this process: raise the limit (ulimit -n) or open fewer logs',
+  ENFILE: 'too many open files on this system: raise fs.file-max or close other programs',
+  ENOSPC: 'the disk is full: free space on it',
+};
+const DEFAULT_IO_ERROR_ADVICE = 'check the disk, its free space and permissions';
+
+/** The IO_ERROR both NodeFileIO and SimDisk throw: the errno in `reason`, advice in the text. */
+export function ioError(operation: string, file: string, cause: unknown): StorageError {
   const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-  return new StorageError('IO_ERROR', `${operation} failed on ${file} (${code}); check the disk, its free space and permissions, then reopen the log`, {
+  const advice = IO_ERROR_ADVICE[code] ?? DEFAULT_IO_ERROR_ADVICE;
+  return new StorageError('IO_ERROR', `${operation} failed on ${file} (${code}); ${advice}, then reopen the log`, {
     file,
     reason: code,
     cause,

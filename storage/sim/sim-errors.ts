@@ -53,16 +53,8 @@ export function isErrnoException(value: unknown): value is NodeJS.ErrnoException
   return value instanceof Error && typeof (value as NodeJS.ErrnoException).code === 'string';
 }
 
-/** Same text and context as NodeFileIO's ioError, so logs and tests match either disk. */
-export function ioError(operation: string, file: string, cause: unknown): StorageError {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-  return new StorageError(
-    'IO_ERROR',
-    `${operation} failed on ${file} (${code}); check the disk, its free space and permissions, ` +
-      'then reopen the log',
-    { file, reason: code, cause },
-  );
-}
+/** NodeFileIO's own: the same text and context whichever disk failed. */
+export { ioError } from '../file-io.js';
 
 /** Same text and context as NodeFileIO's error when retried short writes make no progress. */
 export function shortWriteError(
