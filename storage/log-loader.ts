@@ -16,6 +16,7 @@ import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, parseSegmentFileName, type Scan
 import { ReadWindow } from './read-window.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
+import { mkdirpDurable } from './durable-dir.js';
 
 export interface TruncationReport {
   readonly segment: string;
@@ -56,7 +57,7 @@ interface ScanStart {
 
 export function loadLog(dir: string, config: LogConfig): LoadedLog {
   const { io } = config;
-  io.mkdirp(dir);
+  mkdirpDurable(io, dir);
   const baseOffsets = listSegmentBaseOffsets(dir, config);
   if (baseOffsets.length === 0) return newLog(dir, config);
   const segments = baseOffsets.map((base) => Segment.existing(io, dir, base, config));

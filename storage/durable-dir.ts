@@ -1,0 +1,19 @@
+/**
+ * mkdir -p whose result survives a power cut. A new directory's name lives in its parent, and
+ * like a new file's it is durable only after an fsync of that parent; without it a crash can
+ * take the directory — and every synced file inside it — away.
+ */
+import * as path from 'node:path';
+import type { FileIO } from './file-io.js';
+
+/** Creates `dir` and any missing parents, then fsyncs the parent of each level it created. */
+export function mkdirpDurable(io: FileIO, dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !io.exists(at) && path.dirname(at) !== at; at = path.dirname(at)) {
+    missing.push(at);
+  }
+  if (missing.length === 0) return;
+  io.mkdirp(dir);
+  // Top level first: a child's entry is only reachable once its parent's entry is durable.
+  for (const created of missing.reverse()) io.fsyncDir(path.dirname(created));
+}
