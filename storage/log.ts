@@ -9,7 +9,11 @@
  * After any write or sync fails the log is fenced: every later append throws LOG_FENCED until the
  * log is reopened, because after a failed fsync the kernel may have dropped the dirty pages while
  * the file still looks fine (PostgreSQL's fsyncgate): retrying and pretending is how acknowledged
- * data gets lost. Reopening recovers from what is really on the device.
+ * data gets lost. The fence also cuts the active segment back to what it can vouch for: after a
+ * failed write, to where that write began (no partial record stays behind); after a failed sync,
+ * to where the last successful sync ended. The kernel marks the pages of a failed sync clean
+ * while still showing their data, and no later fdatasync writes them again, so served or
+ * recovered they would be data that looks durable and is not. Reopening recovers from the files.
  */
 import { StorageError, assert } from './errors.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
@@ -38,6 +42,16 @@ export interface SegmentInfo {
   readonly sizeBytes: number;
 }
 
+/** How far the active segment is known to be on the device. */
+interface SyncedPoint {
+  readonly segment: Segment;
+  readonly positionBytes: number;
+  readonly nextOffset: number;
+}
+
+/** Which kind of call failed: what the fence cuts away depends on it. */
+type FailedCall = 'write' | 'sync';
+
 /** Lookups step forward about one index interval: a small window keeps warm reads cheap. */
 const LOOKUP_WINDOW_BYTES = 8 * 1024;
 const BATCH_BUFFER_BYTES = 1024 * 1024;
@@ -52,6 +66,8 @@ export class Log {
   #writeBuffer: Buffer;
   #group: GroupCommit | null = null;
   #bytesSinceRecoveryPoint = 0;
+  /** Opening recovered (and synced) what is in the files: all of it counts as synced. */
+  #synced: SyncedPoint;
   #fenced: StorageError | null = null;
   #closed = false;
 
@@ -63,12 +79,13 @@ export class Log {
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
     this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
+    this.#synced = this.#syncedPointOf(this.#active);
     if (config.durability === 'group') {
       this.#group = new GroupCommit(
         { maxDelayMs: config.groupMaxDelayMs, maxBytes: config.groupMaxBytes },
         this.endOffset,
         () => this.#startGroupSync(),
-        (error) => this.#fence(error),
+        (error) => this.#fence(error, 'sync'),
       );
     }
   }
@@ -92,6 +109,11 @@ export class Log {
   /** The offset the next append gets. */
   get endOffset(): Offset {
     return asOffset(this.#active.nextOffset);
+  }
+
+  /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
+  get syncedEndOffset(): Offset {
+    return asOffset(this.#synced.nextOffset);
   }
 
   get sizeBytes(): number {
@@ -225,13 +247,13 @@ export class Log {
   /** fdatasyncs everything written so far and saves a recovery point. */
   flush(): void {
     this.#checkWritable();
-    this.#guard(() => this.#saveRecoveryPoint());
+    this.#guard('sync', () => this.#saveRecoveryPoint());
   }
 
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint());
+    if (this.#fenced === null) this.#guard('sync', () => this.#saveRecoveryPoint());
     this.#group?.close(this.#active.nextOffset);
     for (const segment of this.#segments) segment.close();
     this.#closed = true;
@@ -243,12 +265,13 @@ export class Log {
 
   #write(start: number, length: number): void {
     const active = this.#active;
-    this.#guard(() => active.appendEncoded(this.#writeBuffer, start, length));
+    this.#guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
     if (this.config.durability === 'always') {
-      this.#guard(() => this.config.io.fdatasync(active.handle));
+      this.#guard('sync', () => this.config.io.fdatasync(active.handle));
+      this.#synced = this.#syncedPointOf(active);
       this.#bytesSinceRecoveryPoint += length;
       if (this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes) {
-        this.#guard(() => this.#saveRecoveryPoint());
+        this.#guard('sync', () => this.#saveRecoveryPoint());
       }
     } else if (this.#group !== null) {
       this.#group.noteWrite(length);
@@ -257,20 +280,26 @@ export class Log {
 
   async #startGroupSync(): Promise<number> {
     const active = this.#active;
-    const endOffset = active.nextOffset;
+    const covered = this.#syncedPointOf(active);
     await this.config.io.fdatasyncAsync(active.handle);
-    return endOffset;
+    // A roll while the sync ran synced this segment whole and moved on: nothing to record.
+    if (this.#synced.segment === active && covered.positionBytes > this.#synced.positionBytes) {
+      this.#synced = covered;
+    }
+    return covered.nextOffset;
   }
 
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
-    this.#guard(() => {
+    this.#guard('sync', () => {
       active.sync();
+      this.#synced = this.#syncedPointOf(active);
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
+      this.#synced = this.#syncedPointOf(next);
       this.#writeRecoveryPoint(next);
     });
     this.#group?.markDurable(active.nextOffset);
@@ -279,6 +308,7 @@ export class Log {
   #saveRecoveryPoint(): void {
     const active = this.#active;
     active.sync();
+    this.#synced = this.#syncedPointOf(active);
     this.#writeRecoveryPoint(active);
     this.#group?.markDurable(active.nextOffset);
   }
@@ -310,16 +340,16 @@ export class Log {
     );
   }
 
-  #guard(action: () => void): void {
+  #guard(call: FailedCall, action: () => void): void {
     try {
       action();
     } catch (error) {
-      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
+      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error, call);
       throw error;
     }
   }
 
-  #fence(cause: Error): void {
+  #fence(cause: Error, call: FailedCall): void {
     if (this.#fenced !== null) return;
     this.#fenced = new StorageError(
       'LOG_FENCED',
@@ -328,6 +358,26 @@ export class Log {
       { cause },
     );
     this.#group?.fail(this.#fenced);
+    this.#cutBack(call);
+  }
+
+  /** See the top of this file: what a failed write or sync leaves is not served. */
+  #cutBack(call: FailedCall): void {
+    const active = this.#active;
+    const keep = call === 'sync' && this.#synced.segment === active
+      ? this.#synced
+      : this.#syncedPointOf(active);
+    try {
+      active.activate(keep.positionBytes, keep.nextOffset);
+      // A write that failed part-way left bytes past the end that activate does not know of.
+      this.config.io.truncate(active.handle, keep.positionBytes);
+    } catch {
+      // Best effort: the log is fenced either way, and reopening recovers from the files.
+    }
+  }
+
+  #syncedPointOf(segment: Segment): SyncedPoint {
+    return { segment, positionBytes: segment.sizeBytes, nextOffset: segment.nextOffset };
   }
 
   #checkOpen(): void {

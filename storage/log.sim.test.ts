@@ -1,0 +1,194 @@
+/**
+ * The log on a simulated disk: failed fsyncs (transient and sticky), a disk that fills up
+ * part-way through a record, too many open files when a segment is opened, and power cuts right
+ * after a new log is made. Each failure must surface as a typed error, fence the log until it is
+ * reopened, leave no partial record that recovery would serve, and never let recovery present
+ * data whose sync failed; the reopened log must work.
+ */
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DurabilityPolicy } from './durability.js';
+import { isStorageError, type StorageError } from './errors.js';
+import { Log } from './log.js';
+import type { LogOptions } from './log-config.js';
+import { SimDisk } from './sim-disk.js';
+import { asOffset } from './units.js';
+
+const DIR = '/data/log';
+const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
+const FIRST_SEGMENT = path.posix.join(DIR, `${'0'.repeat(20)}.log`);
+
+function openLog(disk: SimDisk, durability: DurabilityPolicy = 'always', options: LogOptions = {}): Log {
+  return Log.open(DIR, { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0, nowMs: () => 0, ...options });
+}
+
+function body(i: number): Buffer {
+  return Buffer.from(`message ${i} `.repeat(1 + (i % 3)));
+}
+
+function errorOf(action: () => unknown): StorageError {
+  try {
+    action();
+  } catch (error) {
+    if (isStorageError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a StorageError');
+}
+
+async function appendAll(log: Log, from: number, count: number): Promise<void> {
+  for (let i = from; i < from + count; i++) await log.appendAcknowledged(body(i));
+}
+
+function expectBodies(log: Log, from: number, count: number): void {
+  for (let i = from; i < from + count; i++) expect(log.read(i).body.equals(body(i))).toBe(true);
+}
+
+describe('a new log on a simulated disk', () => {
+  it('keeps its directory and first acknowledged append through a power cut', async () => {
+    for (const seed of SEEDS) {
+      const disk = new SimDisk({ seed });
+      const log = openLog(disk);
+      await log.appendAcknowledged(body(0));
+      const reopened = openLog(disk.crash());
+      expect(reopened.endOffset, `seed ${seed}`).toBe(1);
+      expectBodies(reopened, 0, 1);
+    }
+  });
+});
+
+describe('a failed fsync', () => {
+  it('fails the append, fences the log until reopened, and is never served again', async () => {
+    const disk = new SimDisk({ seed: 1 });
+    const log = openLog(disk);
+    await appendAll(log, 0, 3);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+    const failed = errorOf(() => log.append(body(3)));
+    expect(failed.code).toBe('IO_ERROR');
+    expect(failed.context).toMatchObject({ file: FIRST_SEGMENT, reason: 'EIO' });
+    expect(errorOf(() => log.append(body(4))).code).toBe('LOG_FENCED');
+    await expect(log.acknowledged(asOffset(0))).rejects.toMatchObject({ code: 'LOG_FENCED' });
+    expect(log.endOffset).toBe(3);
+    expect(errorOf(() => log.read(3)).code).toBe('OFFSET_OUT_OF_RANGE');
+    log.close();
+    // Same disk, no crash: the page cache still shows the record the failed sync covered.
+    const reopened = openLog(disk);
+    expect(reopened.endOffset).toBe(3);
+    expectBodies(reopened, 0, 3);
+    expect(await reopened.appendAcknowledged(body(5))).toBe(3);
+    reopened.close();
+  });
+
+  it('never lets a record whose sync failed stand between acknowledged ones after a crash', async () => {
+    for (const seed of SEEDS) {
+      const disk = new SimDisk({ seed });
+      const log = openLog(disk);
+      await appendAll(log, 0, 2);
+      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+      expect(errorOf(() => log.append(body(99))).code).toBe('IO_ERROR');
+      log.close();
+      const reopened = openLog(disk);
+      await appendAll(reopened, 2, 2);
+      const recovered = openLog(disk.crash());
+      expect(recovered.endOffset, `seed ${seed}`).toBe(4);
+      expectBodies(recovered, 0, 4);
+    }
+  });
+
+  it('keeps failing when sticky, with typed errors, and the log opens once the disk is back', async () => {
+    const disk = new SimDisk({ seed: 2 });
+    const log = openLog(disk);
+    await appendAll(log, 0, 2);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', sticky: true, file: FIRST_SEGMENT });
+    expect(errorOf(() => log.append(body(2))).code).toBe('IO_ERROR');
+    log.close();
+    const reopening = errorOf(() => openLog(disk).append(body(2)));
+    expect(reopening.code).toBe('IO_ERROR');
+    expect(reopening.context.reason).toBe('EIO');
+    const recovered = openLog(disk.crash());
+    expectBodies(recovered, 0, 2);
+    expect(await recovered.appendAcknowledged(body(2))).toBe(2);
+  });
+
+  it('rejects every pending group acknowledgement and serves none of those records', async () => {
+    const disk = new SimDisk({ seed: 3 });
+    const log = openLog(disk, 'group');
+    await appendAll(log, 0, 2);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+    const offsets = [2, 3, 4].map((i) => log.append(body(i)));
+    const acks = await Promise.allSettled(offsets.map((offset) => log.acknowledged(offset)));
+    for (const ack of acks) expect(ack).toMatchObject({ status: 'rejected', reason: { code: 'LOG_FENCED' } });
+    expect(log.endOffset).toBe(2);
+    log.close();
+    const reopened = openLog(disk, 'group');
+    expect(reopened.endOffset).toBe(2);
+    expectBodies(reopened, 0, 2);
+  });
+});
+
+describe('a disk that fills up part-way through a record', () => {
+  for (const then of ['ENOSPC', 'no-progress'] as const) {
+    it(`reports ${then === 'ENOSPC' ? 'IO_ERROR (ENOSPC)' : 'SHORT_IO'} and leaves no partial record`, async () => {
+      for (const seed of SEEDS.slice(0, 10)) {
+        const disk = new SimDisk({ seed });
+        const log = openLog(disk, 'none');
+        await appendAll(log, 0, 3);
+        const sizeBefore = disk.readWholeFile(FIRST_SEGMENT)!.length;
+        disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 10, then, file: FIRST_SEGMENT });
+        const failed = errorOf(() => log.append(body(3)));
+        expect(failed.code).toBe(then === 'ENOSPC' ? 'IO_ERROR' : 'SHORT_IO');
+        if (then === 'ENOSPC') expect(failed.message).toMatch(/the disk is full/);
+        expect(errorOf(() => log.append(body(4))).code).toBe('LOG_FENCED');
+        expect(disk.readWholeFile(FIRST_SEGMENT)!.length).toBe(sizeBefore);
+        log.close();
+        const reopened = openLog(disk, 'none');
+        expect(reopened.recovery.truncation).toBeNull();
+        expect(reopened.endOffset).toBe(3);
+        expect(await reopened.appendAcknowledged(body(3))).toBe(3);
+        reopened.flush();
+        const recovered = openLog(disk.crash(), 'none');
+        expect(recovered.endOffset, `seed ${seed}`).toBe(4);
+        expectBodies(recovered, 0, 4);
+      }
+    });
+  }
+});
+
+describe('too many open files', () => {
+  it('fails the append that rolls to a new segment, naming the file and the limit', async () => {
+    const disk = new SimDisk({ seed: 4 });
+    const log = openLog(disk);
+    let count = 0;
+    while (log.segments().length === 1 && log.sizeBytes + 64 < 1024) {
+      await log.appendAcknowledged(body(count++));
+    }
+    disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE' });
+    const failed = errorOf(() => {
+      for (let i = count; log.segments().length === 1; i++) log.append(body(i));
+    });
+    expect(failed.code).toBe('IO_ERROR');
+    expect(failed.context.reason).toBe('EMFILE');
+    expect(failed.message).toMatch(/too many open files .*ulimit -n/);
+    expect(log.fenced?.code).toBe('LOG_FENCED');
+    const reached = log.endOffset;
+    log.close();
+    const reopened = openLog(disk);
+    expect(reopened.endOffset).toBe(reached);
+    await appendAll(reopened, reached, 30);
+    expect(reopened.segments().length).toBeGreaterThan(1);
+    const recovered = openLog(disk.crash());
+    expectBodies(recovered, 0, reached + 30);
+  });
+
+  it('fails opening a log whose segment cannot be opened, and opens once it can', async () => {
+    const disk = new SimDisk({ seed: 5 });
+    const log = openLog(disk);
+    await appendAll(log, 0, 40);
+    log.close();
+    disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: /\.log$/ });
+    const failed = errorOf(() => openLog(disk));
+    expect(failed.code).toBe('IO_ERROR');
+    expect(failed.context).toMatchObject({ file: FIRST_SEGMENT, reason: 'EMFILE' });
+    expectBodies(openLog(disk), 0, 40);
+  });
+});
