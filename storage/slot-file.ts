@@ -19,6 +19,7 @@
  * reported in `corruptSkipped` and never delivered; its slot is reused. Message ids increase
  * forever and survive restarts (the largest id in the file), so a deleted id is never reused.
  */
+import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
 import { NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
@@ -90,6 +91,15 @@ export class SlotFileQueue implements Queue {
   readonly #buffer: Buffer;
   #slots = 0;
   #nextId = 0;
+  /** The slot the newest message was written to (the highest id written so far). */
+  #newestSlot = -1;
+  /**
+   * The slot holding the highest id known to be on the device; never reused while it is. The
+   * next id after a restart is one past the highest id in the file, deleted slots included;
+   * overwriting that slot with a write a crash tears would take the id with it, and the id of
+   * an acknowledged, deleted message would be handed out again.
+   */
+  #protectedSlot = -1;
   #writes = 0;
   #group: GroupCommit | null = null;
   #fenced: StorageError | null = null;
@@ -107,6 +117,7 @@ export class SlotFileQueue implements Queue {
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
     this.#buffer = Buffer.alloc(this.slotBytes);
+    if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
     this.#handle = this.#io.open(path, { create: true });
     if (this.#durability === 'group') {
       this.#group = new GroupCommit(
@@ -151,7 +162,9 @@ export class SlotFileQueue implements Queue {
     const id = this.#nextId++;
     const dueMs = delayMs > 0 ? this.#clock.nowMs() + delayMs : undefined;
     this.#encodeSlot(id, body, dueMs);
+    this.#newestSlot = slot;
     const write = this.#write(this.#buffer, this.slotBytes, slot);
+    if (this.#durability === 'always') this.#protectedSlot = slot;
     this.#track(slot, id, dueMs);
     await this.#acknowledged(write);
     return id;
@@ -255,7 +268,12 @@ export class SlotFileQueue implements Queue {
 
   #takeFreeSlot(): number {
     if (this.#freeSlots.length === 0) this.#grow();
-    return this.#freeSlots.pop()!;
+    const slot = this.#freeSlots.pop()!;
+    if (slot !== this.#protectedSlot) return slot;
+    if (this.#freeSlots.length === 0) this.#grow();
+    const other = this.#freeSlots.pop()!;
+    this.#freeSlots.push(slot);
+    return other;
   }
 
   /** Appends a chunk of zeroed (free) slots: real blocks, not a sparse hole. */
@@ -277,8 +295,11 @@ export class SlotFileQueue implements Queue {
       this.#io.write(this.#handle, bytes, 0, length, this.#position(slot));
       if (this.#durability === 'always') this.#io.fdatasync(this.#handle);
     });
+    // Counted before group commit hears of it: noteWrite may start a sync at once, and that
+    // sync must cover this write, or its sender waits for a sync that never comes.
+    const write = this.#writes++;
     this.#group?.noteWrite(length);
-    return this.#writes++;
+    return write;
   }
 
   #acknowledged(write: number): Promise<void> {
@@ -288,7 +309,9 @@ export class SlotFileQueue implements Queue {
 
   async #startGroupSync(): Promise<number> {
     const end = this.#writes;
+    const newestSlot = this.#newestSlot;
     await this.#io.fdatasyncAsync(this.#handle);
+    this.#protectedSlot = newestSlot;
     return end;
   }
 
@@ -314,7 +337,10 @@ export class SlotFileQueue implements Queue {
       for (let i = count - 1; i >= 0; i--) {
         const slot = first + i;
         const parsed = parseSlot(chunk.subarray(i * this.slotBytes, (i + 1) * this.slotBytes));
-        if (parsed !== null && parsed.id >= this.#nextId && parsed.state !== STATE_FREE) this.#nextId = parsed.id + 1;
+        if (parsed !== null && parsed.id >= this.#nextId && parsed.state !== STATE_FREE) {
+          this.#nextId = parsed.id + 1;
+          this.#protectedSlot = slot;
+        }
         if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
         else {
           if (parsed === null && chunk[i * this.slotBytes] === STATE_FULL) this.#corruptSkipped++;
@@ -326,11 +352,9 @@ export class SlotFileQueue implements Queue {
     return full;
   }
 
+  /** An empty file someone else created: give it a header. */
   #writeFileHeader(): void {
-    const header = Buffer.alloc(this.slotBytes);
-    header.writeUInt32BE(FILE_MAGIC, 0);
-    header.writeUInt32BE(FILE_VERSION, 4);
-    header.writeUInt32BE(this.slotBytes, 8);
+    const header = encodeFileHeader(this.slotBytes);
     this.#guard(() => {
       this.#io.write(this.#handle, header, 0, header.length, 0);
       if (this.#durability !== 'none') this.#io.fdatasync(this.#handle);
@@ -375,6 +399,35 @@ export class SlotFileQueue implements Queue {
   #checkWritable(): void {
     if (this.#fenced !== null) throw this.#fenced;
   }
+}
+
+function encodeFileHeader(slotBytes: number): Buffer {
+  const header = Buffer.alloc(slotBytes);
+  header.writeUInt32BE(FILE_MAGIC, 0);
+  header.writeUInt32BE(FILE_VERSION, 4);
+  header.writeUInt32BE(slotBytes, 8);
+  return header;
+}
+
+/**
+ * A new slot file appears whole or not at all, under every policy: its header is written and
+ * synced under a temporary name, renamed into place, and the rename made durable. Created in
+ * place, a power cut could leave the name with a header that never landed — a file that no
+ * longer opens — or take the name, and every synced slot, away.
+ */
+function createSlotFile(io: FileIO, filePath: string, slotBytes: number): void {
+  const header = encodeFileHeader(slotBytes);
+  const tmpPath = `${filePath}.tmp`;
+  const handle = io.open(tmpPath, { create: true });
+  try {
+    io.truncate(handle, 0);
+    io.write(handle, header, 0, header.length, 0);
+    io.fdatasync(handle);
+  } finally {
+    io.close(handle);
+  }
+  io.rename(tmpPath, filePath);
+  io.fsyncDir(path.dirname(filePath));
 }
 
 interface ParsedSlot {
