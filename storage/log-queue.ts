@@ -122,11 +122,16 @@ export class LogQueue implements Queue {
   static open(dir: string, options: LogQueueOptions = {}): LogQueue {
     const log = Log.open(dir, {
       durability: options.durability ?? ('none' as DurabilityPolicy),
+      // Time-index entries on the queue's clock, like due times (a test's clock makes them exact).
+      ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
       ...pick(options, ['segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'io']),
     });
     try {
       const saved = readHeadCheckpoint(log.config.io, dir);
       const head = Math.min(Math.max(saved ?? log.startOffset, log.startOffset), log.endOffset);
+      // A head past the end (the log lost its tail) must not outlive this open: offsets sent
+      // again from the end would read as deleted after the next restart.
+      if (saved !== null && saved > head) writeHeadCheckpoint(log.config.io, dir, head);
       return new LogQueue(log, head, options);
     } catch (error) {
       log.close();
@@ -187,6 +192,9 @@ export class LogQueue implements Queue {
     try {
       return this.log.read(offset).body;
     } catch (error) {
+      // A fence cut the message away (its write or sync failed): the queue must be reopened.
+      const fence = this.log.fenced;
+      if (fence !== null && isStorageError(error, 'OFFSET_OUT_OF_RANGE')) throw fence;
       if (!isStorageError(error, 'CORRUPT_RECORD')) throw error;
       this.#table.drop(offset);
       this.#corruptSkipped++;
@@ -206,8 +214,13 @@ export class LogQueue implements Queue {
     if (head > this.#savedHead && (dueByCount || dueByTime)) this.#checkpoint(head);
   }
 
-  /** Saves the head durably, then drops whole segments below it. */
+  /**
+   * Saves the head durably, then drops whole segments below it. The log is synced up to the
+   * head first: a head saved past the log's durable end (a receiver may take a message before
+   * its send is synced) would, after a crash cut the log, skip the offsets sent again.
+   */
   #checkpoint(head: number): void {
+    if (head > this.log.syncedEndOffset) this.log.flush();
     writeHeadCheckpoint(this.log.config.io, this.log.dir, head);
     this.#savedHead = head;
     this.#deletesSinceCheckpoint = 0;
@@ -234,8 +247,12 @@ export class LogQueue implements Queue {
   }
 
   async close(): Promise<void> {
-    if (this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base);
-    this.log.close();
+    try {
+      const fenced = this.log.fenced !== null;
+      if (!fenced && this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base);
+    } finally {
+      this.log.close();
+    }
   }
 }
 

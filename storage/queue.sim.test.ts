@@ -6,12 +6,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
+import { isStorageError } from './errors.js';
+import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
+import { LogQueue, type LogQueueOptions } from './log-queue.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 const SLOT_FILE = '/data/slots';
+const QUEUE_DIR = '/data/queue';
 const LONG_MS = 1e9;
+
+class ManualClock {
+  ms = 1_700_000_000_000;
+  nowMs(): number {
+    return this.ms;
+  }
+}
 
 /** A disk whose /data directory exists and is durable, as a careful operator leaves it. */
 function diskWithDataDir(seed: number): SimDisk {
@@ -23,6 +34,10 @@ function diskWithDataDir(seed: number): SimDisk {
 
 function openSlots(disk: SimDisk, durability: DurabilityPolicy, options: SlotFileOptions = {}): SlotFileQueue {
   return SlotFileQueue.open(SLOT_FILE, { io: disk, durability, groupMaxDelayMs: 0, ...options });
+}
+
+function openLogQueue(disk: SimDisk, durability: DurabilityPolicy, options: LogQueueOptions = {}): LogQueue {
+  return LogQueue.open(QUEUE_DIR, { io: disk, durability, groupMaxDelayMs: 0, clock: new ManualClock(), ...options });
 }
 
 /** Settles within a second or fails: a lost wake-up shows as a failure, not a hung test. */
@@ -79,5 +94,58 @@ describe('design A (slot file) on a simulated disk', () => {
       const reopened = openSlots(disk.crash(), 'always', { slotBytes: 1024, chunkSlots: 4 });
       expect(reopened.stats().end, `seed ${seed}`).toBeGreaterThan(first);
     }
+  });
+});
+
+describe('design B (log queue) on a simulated disk', () => {
+  it('never saves a head past what the log holds after a power cut', async () => {
+    for (const seed of SEEDS) {
+      const disk = diskWithDataDir(seed);
+      const queue = openLogQueue(disk, 'group', { checkpointEveryDeletes: 1 });
+      // A receiver takes the message before its group sync has run, and deletes it.
+      const sent = queue.send(Buffer.from('taken early'));
+      sent.catch(() => undefined);
+      const message = queue.receive({ visibilityTimeoutMs: LONG_MS })!;
+      await queue.delete(message.id);
+      const crashed = disk.crash();
+      const savedHead = readHeadCheckpoint(crashed, QUEUE_DIR) ?? 0;
+      const reopened = openLogQueue(crashed, 'group');
+      expect(savedHead, `seed ${seed}`).toBeLessThanOrEqual(reopened.log.endOffset);
+    }
+  });
+
+  it('lowers a saved head that points past the end, so messages sent again are not skipped', async () => {
+    const disk = diskWithDataDir(1);
+    const queue = openLogQueue(disk, 'always');
+    for (const text of ['a', 'b']) await queue.send(Buffer.from(text));
+    await queue.close();
+    writeHeadCheckpoint(disk, QUEUE_DIR, 5);
+    const reopened = openLogQueue(disk, 'always');
+    expect(reopened.stats().head).toBe(2);
+    expect(readHeadCheckpoint(disk, QUEUE_DIR)).toBe(2);
+    expect(await reopened.send(Buffer.from('c'))).toBe(2);
+    const recovered = openLogQueue(disk.crash(), 'always');
+    expect(recovered.receive({ visibilityTimeoutMs: LONG_MS })?.body.toString()).toBe('c');
+  });
+
+  it('reports the fence when a message in flight was cut away by a failed sync', async () => {
+    const disk = diskWithDataDir(2);
+    const clock = new ManualClock();
+    const queue = openLogQueue(disk, 'group', { clock });
+    const sends = ['x', 'y'].map((text) => queue.send(Buffer.from(text)));
+    expect(queue.receive({ visibilityTimeoutMs: 10 })?.id).toBe(0);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+    const acks = await Promise.allSettled(sends);
+    expect(acks.map((ack) => ack.status)).toEqual(['rejected', 'rejected']);
+    clock.ms += 100;
+    let thrown: unknown;
+    try {
+      queue.receive({ visibilityTimeoutMs: 10 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isStorageError(thrown, 'LOG_FENCED')).toBe(true);
+    await queue.close();
+    expect(() => queue.log.read(0)).toThrow(/closed/);
   });
 });
