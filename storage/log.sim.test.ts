@@ -11,7 +11,7 @@ import type { DurabilityPolicy } from './durability.js';
 import { isStorageError, type StorageError } from './errors.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk, SimPowerCutError } from './sim-disk.js';
 import { asOffset } from './units.js';
 
 const DIR = '/data/log';
@@ -53,6 +53,27 @@ describe('a new log on a simulated disk', () => {
       const reopened = openLog(disk.crash());
       expect(reopened.endOffset, `seed ${seed}`).toBe(1);
       expectBodies(reopened, 0, 1);
+    }
+  });
+});
+
+describe('retention cut short by a power cut', () => {
+  it('leaves the log without a prefix of segments, never a hole a reader stops at', () => {
+    for (const seed of SEEDS) {
+      for (let nth = 1; nth <= 12; nth++) {
+        const disk = new SimDisk({ seed });
+        const log = openLog(disk);
+        for (let i = 0; i < 100; i++) log.append(body(i));
+        disk.injectFault({ kind: 'power-cut', nth });
+        expect(() => log.deleteSegmentsBelow(80)).toThrow(SimPowerCutError);
+        const reopened = openLog(disk.crash());
+        const reader = reopened.reader(reopened.startOffset);
+        let read = 0;
+        while (reader.next() !== null) read++;
+        const where = `seed ${seed}, power cut at call ${nth}`;
+        expect(read, where).toBe(reopened.endOffset - reopened.startOffset);
+        expect(reopened.endOffset, where).toBe(100);
+      }
     }
   });
 });

@@ -227,7 +227,9 @@ export class Log {
 
   /**
    * Retention: deletes every sealed segment whose records are all below `offset`; never the
-   * active segment. Returns what was removed.
+   * active segment. Returns what was removed. Oldest first, each made durable before the next:
+   * a power cut then leaves the log without a prefix of them, never with a hole in the middle
+   * that would end a reader's walk early.
    */
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
@@ -238,9 +240,9 @@ export class Log {
       this.#baseOffsets.shift();
       bytes += segment.sizeBytes;
       segment.delete();
+      this.config.io.fsyncDir(this.dir);
       segments++;
     }
-    if (segments > 0) this.config.io.fsyncDir(this.dir);
     return { segments, bytes };
   }
 
