@@ -11,15 +11,21 @@ import type { DurabilityPolicy } from './durability.js';
 import { isStorageError, type StorageError } from './errors.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
-import { SimDisk, SimPowerCutError } from './sim-disk.js';
+import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
 import { asOffset } from './units.js';
 
 const DIR = '/data/log';
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 const FIRST_SEGMENT = path.posix.join(DIR, `${'0'.repeat(20)}.log`);
 
-function openLog(disk: SimDisk, durability: DurabilityPolicy = 'always', options: LogOptions = {}): Log {
-  return Log.open(DIR, { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0, nowMs: () => 0, ...options });
+function openLog(disk: SimDisk, durability: DurabilityPolicy = 'always'): Log {
+  const options: LogOptions = { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0 };
+  return Log.open(DIR, { ...options, nowMs: () => 0 });
+}
+
+/** The next fdatasync of the first segment fails with EIO. */
+function failingSync(sticky = false): SimFault {
+  return { kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', sticky, file: FIRST_SEGMENT };
 }
 
 function body(i: number): Buffer {
@@ -83,7 +89,7 @@ describe('a failed fsync', () => {
     const disk = new SimDisk({ seed: 1 });
     const log = openLog(disk);
     await appendAll(log, 0, 3);
-    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+    disk.injectFault(failingSync());
     const failed = errorOf(() => log.append(body(3)));
     expect(failed.code).toBe('IO_ERROR');
     expect(failed.context).toMatchObject({ file: FIRST_SEGMENT, reason: 'EIO' });
@@ -100,12 +106,12 @@ describe('a failed fsync', () => {
     reopened.close();
   });
 
-  it('never lets a record whose sync failed stand between acknowledged ones after a crash', async () => {
+  it('never leaves a record whose sync failed among acknowledged ones after a crash', async () => {
     for (const seed of SEEDS) {
       const disk = new SimDisk({ seed });
       const log = openLog(disk);
       await appendAll(log, 0, 2);
-      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+      disk.injectFault(failingSync());
       expect(errorOf(() => log.append(body(99))).code).toBe('IO_ERROR');
       log.close();
       const reopened = openLog(disk);
@@ -116,11 +122,11 @@ describe('a failed fsync', () => {
     }
   });
 
-  it('keeps failing when sticky, with typed errors, and the log opens once the disk is back', async () => {
+  it('keeps failing with typed errors when sticky; opens once the disk is back', async () => {
     const disk = new SimDisk({ seed: 2 });
     const log = openLog(disk);
     await appendAll(log, 0, 2);
-    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', sticky: true, file: FIRST_SEGMENT });
+    disk.injectFault(failingSync(true));
     expect(errorOf(() => log.append(body(2))).code).toBe('IO_ERROR');
     log.close();
     const reopening = errorOf(() => openLog(disk).append(body(2)));
@@ -135,10 +141,11 @@ describe('a failed fsync', () => {
     const disk = new SimDisk({ seed: 3 });
     const log = openLog(disk, 'group');
     await appendAll(log, 0, 2);
-    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: FIRST_SEGMENT });
+    disk.injectFault(failingSync());
     const offsets = [2, 3, 4].map((i) => log.append(body(i)));
     const acks = await Promise.allSettled(offsets.map((offset) => log.acknowledged(offset)));
-    for (const ack of acks) expect(ack).toMatchObject({ status: 'rejected', reason: { code: 'LOG_FENCED' } });
+    const fenced = { status: 'rejected', reason: { code: 'LOG_FENCED' } };
+    for (const ack of acks) expect(ack).toMatchObject(fenced);
     expect(log.endOffset).toBe(2);
     log.close();
     const reopened = openLog(disk, 'group');
@@ -149,13 +156,15 @@ describe('a failed fsync', () => {
 
 describe('a disk that fills up part-way through a record', () => {
   for (const then of ['ENOSPC', 'no-progress'] as const) {
-    it(`reports ${then === 'ENOSPC' ? 'IO_ERROR (ENOSPC)' : 'SHORT_IO'} and leaves no partial record`, async () => {
+    const reported = then === 'ENOSPC' ? 'IO_ERROR (ENOSPC)' : 'SHORT_IO';
+    it(`reports ${reported} and leaves no partial record`, async () => {
       for (const seed of SEEDS.slice(0, 10)) {
         const disk = new SimDisk({ seed });
         const log = openLog(disk, 'none');
         await appendAll(log, 0, 3);
         const sizeBefore = disk.readWholeFile(FIRST_SEGMENT)!.length;
-        disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 10, then, file: FIRST_SEGMENT });
+        const partWay = { kind: 'short-write', nth: 1, landedBytes: 10, then } as const;
+        disk.injectFault({ ...partWay, file: FIRST_SEGMENT });
         const failed = errorOf(() => log.append(body(3)));
         expect(failed.code).toBe(then === 'ENOSPC' ? 'IO_ERROR' : 'SHORT_IO');
         if (then === 'ENOSPC') expect(failed.message).toMatch(/the disk is full/);

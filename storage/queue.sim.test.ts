@@ -32,12 +32,21 @@ function diskWithDataDir(seed: number): SimDisk {
   return disk;
 }
 
-function openSlots(disk: SimDisk, durability: DurabilityPolicy, options: SlotFileOptions = {}): SlotFileQueue {
+function openSlots(
+  disk: SimDisk,
+  durability: DurabilityPolicy,
+  options: SlotFileOptions = {},
+): SlotFileQueue {
   return SlotFileQueue.open(SLOT_FILE, { io: disk, durability, groupMaxDelayMs: 0, ...options });
 }
 
-function openLogQueue(disk: SimDisk, durability: DurabilityPolicy, options: LogQueueOptions = {}): LogQueue {
-  return LogQueue.open(QUEUE_DIR, { io: disk, durability, groupMaxDelayMs: 0, clock: new ManualClock(), ...options });
+function openLogQueue(
+  disk: SimDisk,
+  durability: DurabilityPolicy,
+  options: LogQueueOptions = {},
+): LogQueue {
+  const defaults = { io: disk, durability, groupMaxDelayMs: 0, clock: new ManualClock() };
+  return LogQueue.open(QUEUE_DIR, { ...defaults, ...options });
 }
 
 /** Settles within a second or fails: a lost wake-up shows as a failure, not a hung test. */
@@ -114,7 +123,7 @@ describe('design B (log queue) on a simulated disk', () => {
     }
   });
 
-  it('lowers a saved head that points past the end, so messages sent again are not skipped', async () => {
+  it('lowers a saved head past the end, so messages sent again are not skipped', async () => {
     const disk = diskWithDataDir(1);
     const queue = openLogQueue(disk, 'always');
     for (const text of ['a', 'b']) await queue.send(Buffer.from(text));
