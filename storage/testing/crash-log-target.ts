@@ -1,0 +1,179 @@
+/**
+ * The raw Log in the crash loop: single appends, batches and bursts of appends whose
+ * acknowledgements are pending together, a sequential consumer, random reads by offset,
+ * retention up to the consumer (whole segments), and flushes (a recovery point).
+ *
+ * "Deleted" for the log means removed by retention. After a reopen, every offset from the start
+ * to the end is read twice — by the sequential reader and by offset — and both must agree.
+ */
+import * as path from 'node:path';
+import type { SimDisk } from '../sim-disk.js';
+import { Log } from '../log.js';
+import type { LogReader } from '../log-reader.js';
+import { asOffset } from '../units.js';
+import type { Found } from './crash-model.js';
+import { CRASH_DATA_DIR } from './crash-queue-target.js';
+import {
+  type ManualClock,
+  type OpenTarget,
+  type StepContext,
+  type TargetConfig,
+  type TargetDriver,
+  pickWeighted,
+} from './crash-target.js';
+
+const LOG_DIR = path.posix.join(CRASH_DATA_DIR, 'log');
+
+type LogOp = 'append' | 'batch' | 'burst' | 'consume' | 'read' | 'retention' | 'flush';
+const LOG_OPS: ReadonlyArray<readonly [LogOp, number]> = [
+  ['append', 4], ['batch', 1], ['burst', 1], ['consume', 3], ['read', 1], ['retention', 1],
+  ['flush', 1],
+];
+
+class LogTarget implements OpenTarget {
+  readonly #log: Log;
+  readonly #report: (text: string) => void;
+  #reader: LogReader | null = null;
+  #flushedEnd = 0;
+
+  constructor(log: Log, report: (text: string) => void) {
+    this.#log = log;
+    this.#report = report;
+  }
+
+  get endKey(): number {
+    return this.#log.endOffset;
+  }
+
+  get syncedKeyBound(): number {
+    return Math.max(this.#flushedEnd, this.#log.segments().at(-1)!.baseOffset);
+  }
+
+  async step(context: StepContext): Promise<void> {
+    const { rng } = context;
+    switch (pickWeighted(rng, LOG_OPS)) {
+      case 'append':
+        return this.#appendAll(context, 1);
+      case 'burst':
+        return this.#appendAll(context, 2 + rng.nextInt(4));
+      case 'batch':
+        return this.#batch(context, 2 + rng.nextInt(6));
+      case 'consume':
+        return guarded(context, 'reader', () => this.#consume(context));
+      case 'read':
+        return guarded(context, 'read', () => this.#readRandom(context));
+      case 'retention':
+        return this.#retention(context);
+      case 'flush':
+        return guarded(context, 'flush', () => {
+          this.#log.flush();
+          this.#flushedEnd = this.#log.endOffset;
+        });
+    }
+  }
+
+  drain(): Found[] {
+    const log = this.#log;
+    const found: Found[] = [];
+    const reader = log.reader(log.startOffset);
+    for (let record = reader.next(); record !== null; record = reader.next()) {
+      found.push({ key: record.offset, body: record.body });
+      const byOffset = log.read(record.offset).body;
+      if (!byOffset.equals(record.body)) this.#report(`read(${record.offset}) differs from reader`);
+    }
+    const held = log.endOffset - log.startOffset;
+    if (found.length !== held) {
+      this.#report(`the reader found ${found.length} of ${held} records from ${log.startOffset}`);
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    this.#log.close();
+  }
+
+  /** `count` appends, written now, acknowledged together. */
+  async #appendAll(context: StepContext, count: number): Promise<void> {
+    const { model } = context;
+    const acks: Array<Promise<void>> = [];
+    for (let i = 0; i < count; i++) {
+      const seq = model.sendStarted(this.#log.endOffset);
+      try {
+        const offset = this.#log.append(model.body(seq));
+        acks.push(this.#log.acknowledged(offset).then(
+          () => model.sendAcked(seq, offset),
+          (error: unknown) => context.onError(error, 'append acknowledgement'),
+        ));
+      } catch (error) {
+        context.onError(error, 'append');
+      }
+    }
+    await Promise.all(acks);
+  }
+
+  async #batch(context: StepContext, count: number): Promise<void> {
+    const { model } = context;
+    const end = this.#log.endOffset;
+    const seqs = Array.from({ length: count }, (_, i) => model.sendStarted(end + i));
+    try {
+      const first = this.#log.appendBatch(seqs.map((seq) => model.body(seq)));
+      await this.#log.acknowledged(asOffset(first + count - 1));
+      seqs.forEach((seq, i) => model.sendAcked(seq, first + i));
+    } catch (error) {
+      context.onError(error, 'appendBatch');
+    }
+  }
+
+  #consume(context: StepContext): void {
+    this.#reader ??= this.#log.reader(this.#log.startOffset);
+    const record = this.#reader.next();
+    if (record !== null) context.model.checkDelivered(record.offset, record.body, 'reader');
+  }
+
+  #readRandom(context: StepContext): void {
+    const { startOffset, endOffset } = this.#log;
+    if (endOffset === startOffset) return;
+    const offset = startOffset + context.rng.nextInt(endOffset - startOffset);
+    context.model.checkDelivered(offset, this.#log.read(offset).body, 'read');
+  }
+
+  /** Whole segments below the consumer go; a retention cut short may have removed some. */
+  async #retention(context: StepContext): Promise<void> {
+    const log = this.#log;
+    const below = this.#reader?.nextOffset ?? log.startOffset;
+    const startBefore = log.startOffset;
+    try {
+      log.deleteSegmentsBelow(below);
+      context.model.markDeleted(startBefore, log.startOffset, 'acked');
+    } catch (error) {
+      context.model.markDeleted(startBefore, below, 'pending');
+      context.onError(error, 'deleteSegmentsBelow');
+    }
+  }
+}
+
+function guarded(context: StepContext, operation: string, action: () => void): void {
+  try {
+    action();
+  } catch (error) {
+    context.onError(error, operation);
+  }
+}
+
+export const logDriver: TargetDriver = {
+  name: 'log',
+  // Retention fsyncs the directory before it returns, whatever the policy.
+  deletesAreDurable: () => true,
+  open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report): OpenTarget {
+    const log = Log.open(LOG_DIR, {
+      io: disk,
+      nowMs: () => clock.nowMs(),
+      durability: config.durability,
+      segmentBytes: config.segmentBytes,
+      indexIntervalBytes: config.indexIntervalBytes,
+      groupMaxDelayMs: 0,
+      groupMaxBytes: config.groupMaxBytes,
+    });
+    return new LogTarget(log, report);
+  },
+};

@@ -1,0 +1,315 @@
+/**
+ * The deterministic crash loop (issue 5): one iteration is one seed. It opens a target (the raw
+ * Log, LogQueue or SlotFileQueue) on a SimDisk under one durability policy, runs random
+ * operations against a model, and ends each round with a power cut — armed at a random FileIO
+ * call, or a crash() between operations — sometimes after an injected I/O fault, sometimes with
+ * the power failing again during recovery. After every reopen the model checks what survived
+ * (crash-model.ts). Everything, the target's choices and the disk's, follows from the seed:
+ * `runCrashIteration({ seed, target, durability })` replays a failing iteration exactly.
+ *
+ * Group commit runs on setImmediate (groupMaxDelayMs 0) and every acknowledgement is awaited
+ * before the next operation, so the order of FileIO calls depends on the seed only.
+ */
+import type { DurabilityPolicy } from '../durability.js';
+import { isStorageError } from '../errors.js';
+import { SimDisk, SimPowerCutError, type SimFault } from '../sim-disk.js';
+import { SeededRandom } from '../sim/prng.js';
+import { CrashModel } from './crash-model.js';
+import { logDriver } from './crash-log-target.js';
+import { CRASH_DATA_DIR, logQueueDriver, slotFileDriver } from './crash-queue-target.js';
+import {
+  CRASH_TARGETS,
+  type CrashTargetName,
+  ManualClock,
+  type OpenTarget,
+  type StepContext,
+  type TargetConfig,
+  type TargetDriver,
+  bodyMaxBytes,
+} from './crash-target.js';
+
+export { CRASH_TARGETS, type CrashTargetName } from './crash-target.js';
+
+export interface CrashIterationOptions {
+  readonly seed: number;
+  readonly target: CrashTargetName;
+  readonly durability: DurabilityPolicy;
+}
+
+/** Counts over one iteration or many. */
+export interface CrashCounts {
+  iterations: number;
+  crashes: number;
+  faultsInjected: number;
+  /** Acknowledged, undeleted sends whose presence was checked after a reopen. */
+  ackedChecked: number;
+  /** …of which were not found (must stay 0 under `always` and `group`). */
+  lost: number;
+  /** The most acknowledged sends one crash lost. */
+  lossWindowMsgs: number;
+}
+
+export interface CrashIterationResult {
+  readonly options: CrashIterationOptions;
+  readonly counts: CrashCounts;
+  /** What went wrong, each line naming the seed so it can be replayed. */
+  readonly violations: readonly string[];
+}
+
+const DRIVERS: Readonly<Record<CrashTargetName, TargetDriver>> = {
+  'log': logDriver,
+  'log-queue': logQueueDriver,
+  'slot-file': slotFileDriver,
+};
+const ALLOWED_ERROR_CODES = new Set(['IO_ERROR', 'SHORT_IO', 'LOG_FENCED']);
+const MAX_ROUNDS = 3;
+
+export function emptyCounts(): CrashCounts {
+  return { iterations: 0, crashes: 0, faultsInjected: 0, ackedChecked: 0, lost: 0,
+    lossWindowMsgs: 0 };
+}
+
+export function addCounts(total: CrashCounts, more: CrashCounts): void {
+  total.iterations += more.iterations;
+  total.crashes += more.crashes;
+  total.faultsInjected += more.faultsInjected;
+  total.ackedChecked += more.ackedChecked;
+  total.lost += more.lost;
+  total.lossWindowMsgs = Math.max(total.lossWindowMsgs, more.lossWindowMsgs);
+}
+
+/**
+ * The one-line summary: iterations, crashes, faults injected, acknowledged messages checked,
+ * and what was lost per policy (0 under `always` and `group`; `none` with its loss window).
+ */
+export function formatCrashSummary(
+  countsByPolicy: ReadonlyMap<DurabilityPolicy, CrashCounts>,
+): string {
+  const total = emptyCounts();
+  for (const counts of countsByPolicy.values()) addCounts(total, counts);
+  const lost = [...countsByPolicy].map(([policy, counts]) => {
+    const window = policy === 'none' ? ` (at most ${counts.lossWindowMsgs} in one crash)` : '';
+    return `${policy} ${counts.lost}${window}`;
+  });
+  return `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
+    `${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged messages ` +
+    `checked, lost: ${lost.join(', ')}`;
+}
+
+export function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConfig {
+  return {
+    durability,
+    segmentBytes: rng.pick([1024, 2048, 4096]),
+    indexIntervalBytes: rng.pick([0, 100, 1024]),
+    groupMaxBytes: rng.pick([256, 1 << 20]),
+    slotBytes: rng.pick([256, 640, 1024]),
+    chunkSlots: rng.pick([4, 16]),
+    checkpointEveryDeletes: rng.pick([1, 3, 20]),
+  };
+}
+
+/** One seed: up to MAX_ROUNDS rounds of open, verify, operate, crash; then a last verify. */
+export async function runCrashIteration(
+  options: CrashIterationOptions,
+): Promise<CrashIterationResult> {
+  const iteration = new CrashIteration(options);
+  await iteration.run();
+  return iteration.result();
+}
+
+class CrashIteration {
+  readonly #options: CrashIterationOptions;
+  readonly #rng: SeededRandom;
+  readonly #driver: TargetDriver;
+  readonly #config: TargetConfig;
+  readonly #model: CrashModel;
+  readonly #clock = new ManualClock();
+  readonly #counts = emptyCounts();
+  readonly #violations: string[] = [];
+  #disk: SimDisk;
+  #round = 0;
+
+  constructor(options: CrashIterationOptions) {
+    this.#options = options;
+    this.#rng = new SeededRandom(options.seed);
+    this.#driver = DRIVERS[options.target];
+    this.#config = drawConfig(this.#rng, options.durability);
+    this.#model = new CrashModel({
+      acksAreDurable: options.durability !== 'none',
+      deletesAreDurable: this.#driver.deletesAreDurable(options.durability),
+      bodyMaxBytes: bodyMaxBytes(this.#config),
+    });
+    this.#disk = new SimDisk({ seed: this.#rng.nextU32() });
+    // The directory the target lives in is the caller's, made durable before the test starts.
+    this.#disk.mkdirp(CRASH_DATA_DIR);
+    this.#disk.fsyncDir('/');
+  }
+
+  async run(): Promise<void> {
+    const rounds = 1 + this.#rng.nextInt(MAX_ROUNDS);
+    for (this.#round = 0; this.#round <= rounds; this.#round++) {
+      const last = this.#round === rounds;
+      // Sometimes the power fails again while the target recovers.
+      if (!last && this.#rng.chance(0.15)) {
+        this.#arm({ kind: 'power-cut', nth: 1 + this.#rng.nextInt(40) });
+      }
+      const target = this.#openAndVerify();
+      if (target === 'stop') return;
+      if (last) return this.#close(target);
+      if (target !== null && !this.#powerIsOff()) await this.#operate(target);
+      this.#crash();
+    }
+  }
+
+  async #close(target: OpenTarget | null): Promise<void> {
+    try {
+      await target?.close();
+    } catch (error) {
+      this.#violations.push(`closing after the last check failed: ${describe(error)}`);
+    }
+  }
+
+  result(): CrashIterationResult {
+    const { seed, target, durability } = this.#options;
+    const prefix = `seed ${seed} (${target}, ${durability})`;
+    return {
+      options: this.#options,
+      counts: { ...this.#counts, iterations: 1 },
+      violations: this.#violations.map((text) => `${prefix}: ${text}`),
+    };
+  }
+
+  /** Opens, drains and checks; null when the power failed during recovery, 'stop' on a bug. */
+  #openAndVerify(): OpenTarget | null | 'stop' {
+    const where = `round ${this.#round}`;
+    const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
+    try {
+      const target = this.#driver.open(this.#disk, this.#config, this.#clock, report);
+      if (this.#round > 0) this.#verify(target, where);
+      return target;
+    } catch (error) {
+      if (this.#powerIsOff() && isPowerCut(error)) return null;
+      report(`reopening failed: ${describe(error)}`);
+      return 'stop';
+    }
+  }
+
+  #verify(target: OpenTarget, where: string): void {
+    const model = this.#model;
+    const found = target.drain(this.#context());
+    const check = model.afterRecovery(found, where);
+    this.#counts.ackedChecked += check.ackedChecked;
+    this.#counts.lost += check.lost;
+    this.#counts.lossWindowMsgs = Math.max(this.#counts.lossWindowMsgs, check.lost);
+    if (model.rules.acksAreDurable && target.endKey <= model.maxAckedKey) {
+      this.#violations.push(
+        `${where}: the next key ${target.endKey} is not past acknowledged key ${model.maxAckedKey}`,
+      );
+    }
+    // The model's own lines name the round already.
+    this.#violations.push(...model.violations.splice(0));
+  }
+
+  async #operate(target: OpenTarget): Promise<void> {
+    const rng = this.#rng;
+    const steps = 5 + rng.nextInt(40);
+    if (rng.chance(0.5)) this.#arm({ kind: 'power-cut', nth: 1 + rng.nextInt(steps * 4) });
+    if (rng.chance(0.35)) this.#arm(drawFault(rng));
+    const context = this.#context();
+    for (let i = 0; i < steps && !this.#powerIsOff(); i++) {
+      await target.step(context);
+      this.#model.markAckedDurable();
+      if (!this.#powerIsOff()) this.#model.markSyncedBelow(target.syncedKeyBound);
+    }
+    const where = `round ${this.#round}`;
+    this.#violations.push(...this.#model.violations.splice(0).map((text) => `${where}: ${text}`));
+  }
+
+  #context(): StepContext {
+    return {
+      rng: this.#rng,
+      model: this.#model,
+      clock: this.#clock,
+      onError: (error, operation) => {
+        if (isAllowedError(error)) return;
+        this.#violations.push(`round ${this.#round}: ${operation} threw ${describe(error)}`);
+      },
+    };
+  }
+
+  #arm(fault: SimFault): void {
+    this.#disk.injectFault(fault);
+  }
+
+  #powerIsOff(): boolean {
+    return this.#disk.injectedFaults.some((fault) => fault.kind === 'power-cut');
+  }
+
+  #crash(): void {
+    this.#counts.faultsInjected += this.#disk.faultsInjected;
+    this.#counts.crashes++;
+    this.#disk = this.#disk.crash();
+  }
+}
+
+/** One I/O fault of the kinds the issue names: fsync EIO, ENOSPC, short writes, EMFILE. */
+function drawFault(rng: SeededRandom): SimFault {
+  const nth = 1 + rng.nextInt(12);
+  switch (rng.nextInt(5)) {
+    case 0:
+      return { kind: 'error', call: 'fdatasync', nth, errno: 'EIO', sticky: rng.chance(0.5) };
+    case 1:
+      return { kind: 'error', call: 'write', nth, errno: rng.pick(['EIO', 'ENOSPC'] as const) };
+    case 2:
+      return { kind: 'short-write', nth, landedBytes: 1 + rng.nextInt(100),
+        then: rng.pick(['ENOSPC', 'no-progress'] as const) };
+    case 3:
+      return { kind: 'error', call: 'open', nth: 1 + rng.nextInt(3), errno: 'EMFILE' };
+    default:
+      return { kind: 'error', call: 'read', nth, errno: 'EIO', sticky: rng.chance(0.5) };
+  }
+}
+
+function isPowerCut(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof SimPowerCutError) return true;
+  }
+  return false;
+}
+
+function isAllowedError(error: unknown): boolean {
+  if (isPowerCut(error)) return true;
+  return isStorageError(error) && ALLOWED_ERROR_CODES.has(error.code);
+}
+
+function describe(error: unknown): string {
+  if (isStorageError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+export interface CrashLoopOptions {
+  readonly durability: DurabilityPolicy;
+  readonly targets?: readonly CrashTargetName[];
+  readonly firstSeed: number;
+  /** Asked before each iteration; the loop stops when it returns false. */
+  readonly keepGoing: (counts: CrashCounts) => boolean;
+}
+
+export interface CrashLoopResult {
+  readonly counts: CrashCounts;
+  readonly violations: readonly string[];
+}
+
+/** Iterations with consecutive seeds, each target in turn, while `keepGoing` says so. */
+export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoopResult> {
+  const targets = options.targets ?? CRASH_TARGETS;
+  const counts = emptyCounts();
+  const violations: string[] = [];
+  for (let seed = options.firstSeed; options.keepGoing(counts); seed++) {
+    const target = targets[(seed - options.firstSeed) % targets.length]!;
+    const result = await runCrashIteration({ seed, target, durability: options.durability });
+    addCounts(counts, result.counts);
+    violations.push(...result.violations);
+  }
+  return { counts, violations };
+}

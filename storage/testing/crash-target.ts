@@ -1,0 +1,79 @@
+/**
+ * What the crash loop drives: the raw Log and both queue designs, behind one small interface.
+ * A driver opens its target on a (possibly crashed) SimDisk; the open target takes random steps
+ * against the model and, after a reopen, hands back every message it still holds.
+ */
+import type { DurabilityPolicy } from '../durability.js';
+import type { SimDisk } from '../sim-disk.js';
+import type { SeededRandom } from '../sim/prng.js';
+import type { CrashModel, Found } from './crash-model.js';
+
+export type CrashTargetName = 'log' | 'log-queue' | 'slot-file';
+export const CRASH_TARGETS: readonly CrashTargetName[] = ['log', 'log-queue', 'slot-file'];
+
+/** Sizes drawn per iteration: small, so segments roll and slot files grow often. */
+export interface TargetConfig {
+  readonly durability: DurabilityPolicy;
+  readonly segmentBytes: number;
+  readonly indexIntervalBytes: number;
+  readonly groupMaxBytes: number;
+  readonly slotBytes: number;
+  readonly chunkSlots: number;
+  readonly checkpointEveryDeletes: number;
+}
+
+/** A clock the loop moves by hand: deadlines, due times and time-index entries. */
+export class ManualClock {
+  ms = 1_700_000_000_000;
+
+  nowMs(): number {
+    return this.ms;
+  }
+}
+
+export interface StepContext {
+  readonly rng: SeededRandom;
+  readonly model: CrashModel;
+  readonly clock: ManualClock;
+  /** Every error an operation threw goes here; only typed I/O failures are allowed. */
+  readonly onError: (error: unknown, operation: string) => void;
+}
+
+export interface OpenTarget {
+  /** One random operation: a send, a receive, a delete, a roll, retention, a checkpoint… */
+  step(context: StepContext): Promise<void>;
+  /** After a reopen: every message the target still holds, by key, each exactly once. */
+  drain(context: StepContext): Found[];
+  /** The key (offset or id) the next send gets. */
+  readonly endKey: number;
+  /** Keys below this are known to be synced (sealed segments, a flush); 0 when none are. */
+  readonly syncedKeyBound: number;
+  close(): Promise<void>;
+}
+
+export interface TargetDriver {
+  readonly name: CrashTargetName;
+  /** Whether an acknowledged delete survives a crash under `durability`. */
+  deletesAreDurable(durability: DurabilityPolicy): boolean;
+  /** Opens on `disk`; `report` records a violation found while opening. */
+  open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report: (text: string) => void)
+    : OpenTarget;
+}
+
+/** Largest body the target takes: a slot holds its header and a due time besides the body. */
+export function bodyMaxBytes(config: TargetConfig): number {
+  return Math.min(200, config.slotBytes - 28);
+}
+
+export function pickWeighted<T extends string>(
+  rng: SeededRandom,
+  choices: ReadonlyArray<readonly [T, number]>,
+): T {
+  const total = choices.reduce((sum, [, weight]) => sum + weight, 0);
+  let draw = rng.nextInt(total);
+  for (const [choice, weight] of choices) {
+    if (draw < weight) return choice;
+    draw -= weight;
+  }
+  throw new Error('pickWeighted: weights must be positive integers');
+}
