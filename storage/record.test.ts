@@ -58,6 +58,30 @@ describe('record format', () => {
     }
   });
 
+  it('detects a flipped attributes bit, whose body would otherwise pass as attributes', () => {
+    // A body that starts with 0x00 reads as an empty flags byte once the bit is set.
+    const plain = encodeRecord(9, Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    plain[0] = plain[0]! ^ 0x80;
+    expect(expectCorrupt(plain)).toMatch(/crc mismatch/);
+    const withAttributes = encodeRecord(9, Buffer.from('due'), { dueTimeMs: 5 });
+    withAttributes[0] = withAttributes[0]! ^ 0x80;
+    expect(expectCorrupt(withAttributes)).toMatch(/crc mismatch/);
+  });
+
+  it('detects every single-bit flip in records with attributes or a zero first body byte', () => {
+    const records = [
+      encodeRecord(3, Buffer.alloc(12)),
+      encodeRecord(4, Buffer.from('late'), { dueTimeMs: 1_790_650_248_460, sequenceId: 42n }),
+    ];
+    for (const original of records) {
+      for (let bit = 0; bit < original.length * 8; bit++) {
+        const damaged = Buffer.from(original);
+        damaged[bit >> 3] = damaged[bit >> 3]! ^ (1 << (bit & 7));
+        expectCorrupt(damaged);
+      }
+    }
+  });
+
   it('round-trips attributes and marks them with the top bit of the length', () => {
     const attributes = { dueTimeMs: 1_790_650_248_460, groupId: 2n ** 63n + 5n, sequenceId: 42n };
     const record = encodeRecord(7, Buffer.from('late'), attributes);

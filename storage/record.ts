@@ -10,6 +10,9 @@
  *                    attributes section follows the id; readers clear the bit before using it.
  *   crc32c      u32  CRC-32C (Castagnoli) over id, attributes and body — not over the length: a
  *                    damaged length makes the reader checksum the wrong bytes, and that fails.
+ *                    With the attributes bit set, the CRC runs over one byte 0x01 first: a
+ *                    flipped attributes bit changes no length, and without this it would turn
+ *                    the body's first bytes into attributes (or attributes into body) unseen.
  *   id          u64  the record's offset in the log.
  *   attributes       present only when the top bit of length is set:
  *                      flags u8: bit 0 due time, bit 1 group id, bit 2 sequence id; bits 3-7 zero
@@ -41,6 +44,8 @@ const KNOWN_FLAGS = FLAG_DUE_TIME | FLAG_GROUP_ID | FLAG_SEQUENCE_ID;
 export const MIN_LENGTH_FIELD = CRC_FIELD_BYTES + ID_FIELD_BYTES;
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 const TWO_TO_32 = 0x1_0000_0000;
+/** Where the CRC of a record with attributes starts: the CRC of the byte 0x01. */
+const ATTRIBUTES_CRC_SEED = crc32c(Buffer.of(0x01));
 
 export interface RecordAttributes {
   readonly dueTimeMs?: number;
@@ -93,9 +98,12 @@ export function encodeRecordInto(
   writeU64(target, id, at + 8);
   if (attributesBytes > 0) writeAttributes(target, at + RECORD_HEADER_BYTES, attributes!);
   target.set(body, at + RECORD_HEADER_BYTES + attributesBytes);
-  const crc = crc32c(target.subarray(at + 8, at + size));
-  target.writeUInt32BE(crc, at + 4);
+  target.writeUInt32BE(recordCrc(target, at, size, attributesBytes > 0), at + 4);
   return size;
+}
+
+function recordCrc(view: Buffer, at: number, sizeBytes: number, hasAttributes: boolean): number {
+  return crc32c(view.subarray(at + 8, at + sizeBytes), hasAttributes ? ATTRIBUTES_CRC_SEED : 0);
 }
 
 function writeAttributes(target: Buffer, at: number, attributes: RecordAttributes): void {
@@ -162,9 +170,10 @@ export function frameSizeAt(buffer: Uint8Array, at: number, maxRecordBytes: numb
 export function checkRecord(buffer: Uint8Array, at: number, sizeBytes: number, expectedId?: number): FrameProblem | null {
   const view = buffer as Buffer;
   const stored = view.readUInt32BE(at + 4);
-  if (crc32c(view.subarray(at + 8, at + sizeBytes)) !== stored) return 'crc mismatch';
+  const hasAttributes = (view.readUInt32BE(at) & ATTRIBUTES_FLAG) !== 0;
+  if (recordCrc(view, at, sizeBytes, hasAttributes) !== stored) return 'crc mismatch';
   if (expectedId !== undefined && readU64(view, at + 8) !== expectedId) return 'unexpected id';
-  if ((view.readUInt32BE(at) & ATTRIBUTES_FLAG) !== 0) {
+  if (hasAttributes) {
     const flags = view.readUInt8(at + RECORD_HEADER_BYTES);
     if ((flags & ~KNOWN_FLAGS) !== 0) return 'bad attributes';
     if (attributesSizeBytesFromFlags(flags) > sizeBytes - RECORD_HEADER_BYTES) return 'bad attributes';
