@@ -99,7 +99,7 @@ export class LogQueue implements Queue {
   readonly #checkpointIntervalMs: number;
   readonly #checkpointEveryDeletes: number;
   #cursor: number;
-  #reader: LogReader;
+  readonly #reader: LogReader;
   #savedHead: number;
   #deletesSinceCheckpoint = 0;
   #lastCheckpointMs: number;
@@ -175,7 +175,10 @@ export class LogQueue implements Queue {
     }
   }
 
-  /** The record at the cursor; a corrupt one is reported as such and dropped, never delivered. */
+  /**
+   * The record at the cursor; a corrupt one is counted and dropped, never delivered. The reader
+   * has already moved past it, so the next call reads the record after it.
+   */
   #nextAtCursor(): ReturnType<LogReader['next']> | 'corrupt' {
     try {
       return this.#reader.next();
@@ -183,7 +186,6 @@ export class LogQueue implements Queue {
       if (!isStorageError(error, 'CORRUPT_RECORD')) throw error;
       this.#table.drop(this.#cursor);
       this.#corruptSkipped++;
-      this.#reader = this.log.reader(Math.min(this.#cursor + 1, this.log.endOffset));
       return 'corrupt';
     }
   }

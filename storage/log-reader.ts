@@ -2,43 +2,91 @@
  * Reads the log in order from a starting point, segment after segment, with one large read
  * window and no index (the cursor's path in lesson 2: "keep the file and byte position, read the
  * next record, move on"). At the end it returns null; call `next` again after more appends.
+ *
+ * A damaged record costs that record, not the rest of the log: `next` throws CORRUPT_RECORD for
+ * it and has already moved past it, to the record after it (resync.ts), so the following call
+ * goes on from there. If the damage took more records with it (a damaged length, and the next
+ * good record is further on), each lost offset is reported the same way, one call each, so a
+ * caller that counts offsets stays in step with the log.
  */
 import type { FileIO } from './file-io.js';
-import type { Segment } from './segment.js';
+import { isStorageError } from './errors.js';
+import type { Segment, SegmentRecord } from './segment.js';
 import { ReadWindow } from './read-window.js';
+import { corruptRecord } from './record.js';
 import { asOffset } from './units.js';
 import type { LogRecord } from './log.js';
 
 const READER_WINDOW_BYTES = 256 * 1024;
 
+/** Where the reader starts: a record boundary, and the first offset it returns. */
+export interface ReaderStart {
+  readonly segment: Segment;
+  readonly positionBytes: number;
+  /** The offset of the record at `positionBytes`. */
+  readonly offset: number;
+  /** Records before this one are read (to find the way) but not returned. */
+  readonly fromOffset: number;
+}
+
+interface Damage {
+  readonly file: string;
+  readonly positionBytes: number;
+  readonly offset: number;
+  /** Offsets from the damaged one up to this one are unreadable. */
+  readonly lostBelow: number;
+}
+
 export class LogReader {
   readonly #segments: () => readonly Segment[];
   readonly #window: ReadWindow;
+  readonly #fromOffset: number;
   #segment: Segment;
   #positionBytes: number;
   #nextOffset: number;
+  #damage: Damage | null = null;
 
-  constructor(io: FileIO, segments: () => readonly Segment[], segment: Segment, positionBytes: number, nextOffset: number) {
+  constructor(io: FileIO, segments: () => readonly Segment[], start: ReaderStart) {
     this.#segments = segments;
     this.#window = new ReadWindow(io, READER_WINDOW_BYTES);
-    this.#segment = segment;
-    this.#positionBytes = positionBytes;
-    this.#nextOffset = nextOffset;
+    this.#segment = start.segment;
+    this.#positionBytes = start.positionBytes;
+    this.#nextOffset = start.offset;
+    this.#fromOffset = start.fromOffset;
   }
 
-  /** The offset `next` returns next. */
+  /** The offset `next` returns (or reports as damaged) next. */
   get nextOffset(): number {
-    return this.#nextOffset;
+    return Math.max(this.#nextOffset, this.#fromOffset);
   }
 
+  /** The next record; null at the end; CORRUPT_RECORD for a damaged or lost one (see the top). */
   next(): LogRecord | null {
+    for (;;) {
+      try {
+        const record = this.#step();
+        if (record === null || record.offset >= this.#fromOffset) return record;
+      } catch (error) {
+        const offset = isStorageError(error, 'CORRUPT_RECORD') ? error.context.offset : undefined;
+        if (offset === undefined || offset >= BigInt(this.#fromOffset)) throw error;
+      }
+    }
+  }
+
+  #step(): LogRecord | null {
+    const damage = this.#damage;
+    if (damage !== null && this.#nextOffset < damage.lostBelow) {
+      const lost = this.#nextOffset++;
+      const reason = `lost with the damaged record for offset ${damage.offset}`;
+      throw corruptRecord(damage.file, damage.positionBytes, reason, lost);
+    }
     while (this.#positionBytes >= this.#segment.sizeBytes) {
       const following = this.#followingSegment();
       if (following === null) return null;
       this.#segment = following;
       this.#positionBytes = 0;
     }
-    const record = this.#segment.readAt(this.#window, this.#positionBytes, this.#nextOffset);
+    const record = this.#readRecord();
     if (record === null) return null;
     const result: LogRecord = {
       offset: asOffset(this.#nextOffset),
@@ -51,6 +99,37 @@ export class LogReader {
     this.#positionBytes += record.sizeBytes;
     this.#nextOffset++;
     return result;
+  }
+
+  /** The record at the reader's position; when it is damaged, moves past it, then throws. */
+  #readRecord(): SegmentRecord | null {
+    try {
+      return this.#segment.readAt(this.#window, this.#positionBytes, this.#nextOffset);
+    } catch (error) {
+      if (isStorageError(error, 'CORRUPT_RECORD')) this.#skipDamaged();
+      throw error;
+    }
+  }
+
+  #skipDamaged(): void {
+    const segment = this.#segment;
+    const offset = this.#nextOffset;
+    const positionBytes = this.#positionBytes;
+    const resume = segment.recordAfterDamage(this.#window, positionBytes, offset);
+    this.#damage = {
+      file: segment.logPath,
+      positionBytes,
+      offset,
+      lostBelow: resume?.offset ?? this.#endOf(segment),
+    };
+    this.#positionBytes = resume?.positionBytes ?? segment.sizeBytes;
+    this.#nextOffset = offset + 1;
+  }
+
+  /** The offset after `segment`'s last record: where the next segment starts, or the log's end. */
+  #endOf(segment: Segment): number {
+    const later = this.#segments().find((other) => other.baseOffset > segment.baseOffset);
+    return later?.baseOffset ?? segment.nextOffset;
   }
 
   /** The segment that starts where this one ended (found by offset: retention may have removed this one). */

@@ -194,13 +194,22 @@ export class Log {
     return this.#segmentFor(offset).explain(this.#lookupWindow, offset);
   }
 
-  /** A sequential reader from `fromOffset`: one lookup to start, then no index at all. */
+  /**
+   * A sequential reader from `fromOffset`: one index lookup to start, then no index at all. It
+   * starts at the index entry at or below `fromOffset` and reads its way up, so a damaged record
+   * at or before `fromOffset` costs that record only (see log-reader.ts).
+   */
   reader(fromOffset: number): LogReader {
     this.#checkOpen();
-    if (fromOffset === this.endOffset) return new LogReader(this.config.io, () => this.#segments, this.#active, this.#active.sizeBytes, fromOffset);
-    const first = this.read(fromOffset);
+    const segments = (): readonly Segment[] => this.#segments;
+    if (fromOffset === this.endOffset) {
+      const active = this.#active;
+      const start = { positionBytes: active.sizeBytes, offset: fromOffset, fromOffset };
+      return new LogReader(this.config.io, segments, { segment: active, ...start });
+    }
     const segment = this.#segmentFor(fromOffset);
-    return new LogReader(this.config.io, () => this.#segments, segment, first.positionBytes, fromOffset);
+    const start = segment.walkStart(fromOffset);
+    return new LogReader(this.config.io, segments, { segment, ...start, fromOffset });
   }
 
   /**

@@ -15,6 +15,7 @@ import { OffsetIndex, type IndexLoad } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
+import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import {
   RECORD_HEADER_BYTES,
   checkRecord,
@@ -229,14 +230,29 @@ export class Segment {
   /**
    * Walks records from `fromPosition` (expecting `expectedOffset` there), validating length, CRC
    * and id, until the end of the file or the first bad record. With `reindex`, index entries are
-   * added for the records walked (recovery, index rebuild), timed now.
+   * added for the records walked (recovery, index rebuild), timed now. With `skipDamaged` (an
+   * index rebuild of a segment a bit flip hit) the walk goes on after a bad record instead, from
+   * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
    */
-  scan(window: ReadWindow, fromPosition: number, expectedOffset: number, reindex: boolean): ScanResult {
+  scan(
+    window: ReadWindow,
+    fromPosition: number,
+    expectedOffset: number,
+    reindex: boolean,
+    skipDamaged = false,
+  ): ScanResult {
     window.bind(this.handle);
     let position = fromPosition;
     let offset = expectedOffset;
     let problem: FrameProblem | null = null;
     while (position < this.#sizeBytes) {
+      if (problem !== null && skipDamaged) {
+        const resume = this.recordAfterDamage(window, position, offset);
+        if (resume === null) break;
+        problem = null;
+        position = resume.positionBytes;
+        offset = resume.offset;
+      }
       const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
       if (at < 0) {
         problem = 'truncated';
@@ -245,11 +261,15 @@ export class Segment {
       const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
       if (typeof size === 'string') {
         problem = size;
+        if (skipDamaged) continue;
         break;
       }
       const whole = window.ensure(position, size, this.#sizeBytes);
       problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset);
-      if (problem !== null) break;
+      if (problem !== null) {
+        if (skipDamaged) continue;
+        break;
+      }
       if (reindex) this.#indexRecord(offset, position);
       position += size;
       offset++;
@@ -304,26 +324,72 @@ export class Segment {
     }
   }
 
+  /**
+   * Steps from the index entry at or below `offset` by record lengths, checking only headers. A
+   * bad header means a damaged record: that one, or the one before it if its length (stepped
+   * over unchecked) is what led here. The damaged record is stepped over (resync.ts); the target
+   * itself, or a target lost with a damaged record before it, is CORRUPT_RECORD.
+   */
   #walkTo(window: ReadWindow, offset: number): SegmentRecord | null {
-    const index = this.offsetIndex();
-    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
-    const startPosition = slot < 0 ? 0 : index.positionAt(slot);
-    let position = startPosition;
-    let current = slot < 0 ? this.baseOffset : this.baseOffset + index.relativeOffsetAt(slot);
+    const start = this.walkStart(offset);
+    let position = start.positionBytes;
+    let current = start.offset;
+    let previous = -1;
     window.bind(this.handle);
     while (position < this.#sizeBytes) {
-      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
-      const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-      const problem = typeof size === 'string' ? size : recordIdAt(window.buffer, at) !== current ? 'unexpected id' : null;
-      if (problem !== null) {
-        if (position === startPosition && slot >= 0) throw new IndexEntryMismatch();
-        throw corruptRecord(this.logPath, position, problem, offset);
+      const size = this.#headerProblem(window, position, current);
+      if (typeof size === 'number' && current === offset) return this.#decodeAt(window, position, size, offset);
+      if (typeof size === 'number') {
+        previous = position;
+        position += size;
+        current++;
+        continue;
       }
-      if (current === offset) return this.#decodeAt(window, position, size as number, offset);
-      position += size as number;
-      current++;
+      if (position === start.positionBytes && start.fromIndex) throw new IndexEntryMismatch();
+      const before = previous < 0 ? null : this.#recordProblem(window, previous, current - 1);
+      const damaged = before === null ? { position, offset: current, problem: size } : { position: previous, offset: current - 1, problem: before };
+      if (damaged.offset === offset) throw corruptRecord(this.logPath, damaged.position, damaged.problem, offset);
+      const resume = this.recordAfterDamage(window, damaged.position, damaged.offset);
+      if (resume === null || resume.offset > offset) {
+        throw corruptRecord(this.logPath, damaged.position, `lost with the damaged record for offset ${damaged.offset}`, offset);
+      }
+      position = resume.positionBytes;
+      current = resume.offset;
+      previous = -1;
     }
     return null;
+  }
+
+  /** The record's size when its header is plausible and holds `expectedOffset`; else why not. */
+  #headerProblem(window: ReadWindow, position: number, expectedOffset: number): number | FrameProblem {
+    const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
+    if (at < 0) return 'truncated';
+    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+    if (typeof size === 'string') return size;
+    return recordIdAt(window.buffer, at) === expectedOffset ? size : 'unexpected id';
+  }
+
+  /** Why the whole record at `position` is not record `expectedOffset`; null when it is. */
+  #recordProblem(window: ReadWindow, position: number, expectedOffset: number): FrameProblem | null {
+    const size = this.#headerProblem(window, position, expectedOffset);
+    if (typeof size === 'string') return size;
+    const whole = window.ensure(position, size, this.#sizeBytes);
+    return whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, expectedOffset);
+  }
+
+  /** Where a walk to `offset` starts: the index entry at or below it, else the segment start. */
+  walkStart(offset: number): RecordStart & { readonly fromIndex: boolean } {
+    const index = this.offsetIndex();
+    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
+    if (slot < 0) return { positionBytes: 0, offset: this.baseOffset, fromIndex: false };
+    const entryOffset = this.baseOffset + index.relativeOffsetAt(slot);
+    return { positionBytes: index.positionAt(slot), offset: entryOffset, fromIndex: true };
+  }
+
+  /** The first good record after the damaged one at `positionBytes`; null when none is left. */
+  recordAfterDamage(window: ReadWindow, positionBytes: number, damagedOffset: number): RecordStart | null {
+    window.bind(this.handle);
+    return findRecordAfterDamage(window, this.#sizeBytes, positionBytes, damagedOffset, this.#config.maxRecordBytes);
   }
 
   /** The lookup of `offset` step by step (lesson 2's walk), for tools and experiments. */
@@ -457,7 +523,7 @@ export class Segment {
     this.#offsetIndex = OffsetIndex.create(this.#io, this.indexPath);
     this.#timeIndex = TimeIndex.create(this.#io, this.timeIndexPath);
     const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
-    this.scan(window, 0, this.baseOffset, true);
+    this.scan(window, 0, this.baseOffset, true, true);
     this.#offsetIndex.sync();
     this.#timeIndex.sync();
     if (!active) this.seal();

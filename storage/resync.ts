@@ -1,0 +1,80 @@
+/**
+ * Finding the record after a damaged one, so that one damaged record costs one record — not the
+ * rest of its segment (NSQ) or of the log (Kafka).
+ *
+ * Records follow each other with nothing in between, each opening with its length. A damaged
+ * record whose length is intact ends where that length says, and the next record — id one
+ * higher, CRC good — starts there. When the length itself is damaged, the next record is found
+ * by what it must be: from the damaged position on, the first frame whose length is plausible,
+ * whose whole record checks (CRC) and whose id is above the damaged one by at most the number of
+ * records that fit in between (each takes at least RECORD_HEADER_BYTES). Only frames with such
+ * an id are checksummed, so the walk is one 8-byte compare per byte until then.
+ */
+import type { ReadWindow } from './read-window.js';
+import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
+
+export interface RecordStart {
+  readonly positionBytes: number;
+  readonly offset: number;
+}
+
+/**
+ * The first good record after the damaged record at `damagedPosition` (expected to hold
+ * `damagedOffset`), or null when none starts before `fileSizeBytes`. `window` is bound to the
+ * file.
+ */
+export function findRecordAfterDamage(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  damagedPosition: number,
+  damagedOffset: number,
+  maxRecordBytes: number,
+): RecordStart | null {
+  const declaredEnd = declaredEndOf(window, fileSizeBytes, damagedPosition, maxRecordBytes);
+  if (declaredEnd !== null) {
+    const next = damagedOffset + 1;
+    if (isRecordAt(window, fileSizeBytes, declaredEnd, next, maxRecordBytes)) {
+      return { positionBytes: declaredEnd, offset: next };
+    }
+  }
+  const first = damagedPosition + RECORD_HEADER_BYTES;
+  for (let position = first; position + RECORD_HEADER_BYTES <= fileSizeBytes; position++) {
+    const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
+    if (at < 0) return null;
+    const id = recordIdAt(window.buffer, at);
+    const mostSkipped = Math.floor((position - damagedPosition) / RECORD_HEADER_BYTES);
+    if (id <= damagedOffset || id > damagedOffset + mostSkipped) continue;
+    if (isRecordAt(window, fileSizeBytes, position, id, maxRecordBytes)) {
+      return { positionBytes: position, offset: id };
+    }
+  }
+  return null;
+}
+
+/** Where the damaged record ends if its length is plausible; null otherwise. */
+function declaredEndOf(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  positionBytes: number,
+  maxRecordBytes: number,
+): number | null {
+  const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, fileSizeBytes);
+  if (at < 0) return null;
+  const size = frameSizeAt(window.buffer, at, maxRecordBytes);
+  return typeof size === 'string' ? null : positionBytes + size;
+}
+
+function isRecordAt(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  positionBytes: number,
+  expectedId: number,
+  maxRecordBytes: number,
+): boolean {
+  const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, fileSizeBytes);
+  if (at < 0) return false;
+  const size = frameSizeAt(window.buffer, at, maxRecordBytes);
+  if (typeof size === 'string') return false;
+  const whole = window.ensure(positionBytes, size, fileSizeBytes);
+  return whole >= 0 && checkRecord(window.buffer, whole, size, expectedId) === null;
+}
