@@ -3,17 +3,19 @@
  * position, size, CRC and whether it is valid; index and time-index entries with absolute
  * offsets; and a verify pass that also checks each index entry lands on its record.
  *
- * A record with a bad CRC or id is reported and stepped over by its length; a length that cannot
- * be a record's ends the walk, since nothing after it can be found without the index.
+ * A damaged record is reported with the bytes it spans, up to the next good record (found as the
+ * reader finds it, resync.ts: where its length says when that holds, else by the next record's
+ * id and CRC); the walk goes on from there. Only when no good record follows does it end.
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parseSegmentFileName, segmentFileName, SCAN_WINDOW_BYTES } from './segment.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt, storedCrcAt, readU64, DEFAULT_MAX_RECORD_BYTES } from './record.js';
+import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt, readU64, DEFAULT_MAX_RECORD_BYTES } from './record.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
+import { findRecordAfterDamage } from './resync.js';
 
 export interface DumpedRecord {
   readonly type: 'record';
@@ -107,23 +109,43 @@ function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecord
     const window = new ReadWindow(io, SCAN_WINDOW_BYTES);
     window.bind(handle);
     let expected = baseOffset;
-    for (let position = 0; position < sizeBytes; expected++) {
-      const at = window.ensure(position, RECORD_HEADER_BYTES, sizeBytes);
-      const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, maxRecordBytes);
-      if (typeof size === 'string') {
-        yield { type: 'record', segment, offset: expected, position, sizeBytes: sizeBytes - position, crc: '-', valid: false, problem: size };
-        return;
+    for (let position = 0; position < sizeBytes; ) {
+      const frame = checkFrame(window, sizeBytes, position, expected, maxRecordBytes);
+      if (frame.problem === null) {
+        yield { type: 'record', segment, offset: expected, position, sizeBytes: frame.sizeBytes, crc: frame.crc, valid: true };
+        position += frame.sizeBytes;
+        expected++;
+        continue;
       }
-      const whole = window.ensure(position, size, sizeBytes);
-      const problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, expected);
-      const offset = whole < 0 ? expected : recordIdAt(window.buffer, whole);
-      const crc = whole < 0 ? '-' : `0x${storedCrcAt(window.buffer, whole).toString(16).padStart(8, '0')}`;
-      yield { type: 'record', segment, offset, position, sizeBytes: size, crc, valid: problem === null, ...(problem === null ? {} : { problem }) };
-      position += size;
+      const resume = findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes);
+      const spanBytes = (resume?.positionBytes ?? sizeBytes) - position;
+      const records = resume === null ? 1 : resume.offset - expected;
+      const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
+      yield { type: 'record', segment, offset: expected, position, sizeBytes: spanBytes, crc: frame.crc, valid: false, problem };
+      if (resume === null) return;
+      position = resume.positionBytes;
+      expected = resume.offset;
     }
   } finally {
     io.close(handle);
   }
+}
+
+/** The record at `position` checked whole: its size, stored CRC and problem (null when good). */
+function checkFrame(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  position: number,
+  expectedOffset: number,
+  maxRecordBytes: number,
+): { sizeBytes: number; crc: string; problem: string | null } {
+  const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
+  const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, maxRecordBytes);
+  if (typeof size === 'string') return { sizeBytes: 0, crc: '-', problem: size };
+  const whole = window.ensure(position, size, fileSizeBytes);
+  if (whole < 0) return { sizeBytes: size, crc: '-', problem: 'truncated' };
+  const crc = `0x${storedCrcAt(window.buffer, whole).toString(16).padStart(8, '0')}`;
+  return { sizeBytes: size, crc, problem: checkRecord(window.buffer, whole, size, expectedOffset) };
 }
 
 function* dumpIndex(io: FileIO, dir: string, baseOffset: number): Generator<DumpedIndexEntry> {

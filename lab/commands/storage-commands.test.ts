@@ -54,6 +54,33 @@ describe('loglab append, read and dump', () => {
     expect(verify.stderr).toMatch(/00000000000001268408\.log at position 43 \(crc mismatch\)/);
   });
 
+  it('verify names the segment and position of a damaged length, and the walk goes on', () => {
+    const dir = newDir();
+    const lines = Array.from({ length: 60 }, (_, i) => `message number ${i}`).join('\n');
+    runCli(['append', dir, '--segment-bytes', '1024'], `${lines}\n`);
+    const dump = (): Array<Record<string, unknown>> =>
+      runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const tenth = dump()[10]!;
+    const logPath = join(dir, '00000000000000000000.log');
+    const bytes = readFileSync(logPath);
+    const position = tenth['position'] as number;
+    bytes[position + 1] = bytes[position + 1]! ^ 0x20; // its length grows by 2 MiB
+    writeFileSync(logPath, bytes);
+    const verify = runCli(['dump', dir, '--verify']);
+    expect(verify.status).toBe(1);
+    expect(verify.stderr).toContain(
+      `found 1 invalid entry; the first in 00000000000000000000.log at position ${position} ` +
+        '(length above maximum)',
+    );
+    const records = dump();
+    expect(records).toHaveLength(60);
+    expect(records.filter((record) => record['valid'] !== true)).toEqual([
+      { ...tenth, crc: '-', valid: false, problem: 'length above maximum' },
+    ]);
+    expect(runCli(['read', dir, '--offset', '11']).stdout).toBe('message number 11\n');
+    expect(runCli(['read', dir, '--offset', '10']).stderr).toMatch(/CORRUPT_RECORD/);
+  });
+
   it('rejects bad arguments with one line naming the argument', () => {
     const dir = newDir();
     const bad = runCli(['append', dir, '--segment-bytes', '12 parsecs'], '');
