@@ -106,6 +106,31 @@ describe('design A (slot file) on a simulated disk', () => {
   });
 });
 
+describe('design A after a send that fails part-way', () => {
+  it('does not bring back the deleted message whose slot it was writing', async () => {
+    for (const seed of SEEDS.slice(0, 10)) {
+      const disk = diskWithDataDir(seed);
+      const queue = openSlots(disk, 'always', { slotBytes: 256 });
+      for (const text of ['deleted', 'kept']) await queue.send(Buffer.from(text));
+      queue.receive({ visibilityTimeoutMs: LONG_MS });
+      await queue.delete(0);
+      // Six bytes land - the FULL state byte among them - then the disk is full.
+      disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 6, then: 'ENOSPC' });
+      await expect(queue.send(Buffer.from('refused'))).rejects.toMatchObject({ code: 'IO_ERROR' });
+      // Reopened on the same page cache, then after a power cut.
+      for (const on of [(): SimDisk => disk, (): SimDisk => disk.crash()]) {
+        const reopened = openSlots(on(), 'always', { slotBytes: 256 });
+        const bodies: string[] = [];
+        for (let m = reopened.receive({ visibilityTimeoutMs: LONG_MS }); m !== null; ) {
+          bodies.push(m.body.toString());
+          m = reopened.receive({ visibilityTimeoutMs: LONG_MS });
+        }
+        expect(bodies, `seed ${seed}`).toEqual(['kept']);
+      }
+    }
+  });
+});
+
 describe('design B (log queue) on a simulated disk', () => {
   it('never saves a head past what the log holds after a power cut', async () => {
     for (const seed of SEEDS) {

@@ -163,7 +163,7 @@ export class SlotFileQueue implements Queue {
     const dueMs = delayMs > 0 ? this.#clock.nowMs() + delayMs : undefined;
     this.#encodeSlot(id, body, dueMs);
     this.#newestSlot = slot;
-    const write = this.#write(this.#buffer, this.slotBytes, slot);
+    const write = this.#writeMessage(slot);
     if (this.#durability === 'always') this.#protectedSlot = slot;
     this.#track(slot, id, dueMs);
     await this.#acknowledged(write);
@@ -287,6 +287,27 @@ export class SlotFileQueue implements Queue {
 
   #position(slot: number): number {
     return (slot + 1) * this.slotBytes;
+  }
+
+  /**
+   * Writes the encoded message into `slot`. The state byte is not under the CRC (delete rewrites
+   * it alone), so a write that fails part-way can land a FULL state byte over a deleted message
+   * whose other bytes, CRC included, are all still there: that message would come back. The
+   * slot's state is put back to DELETED (which reads as free) and synced — best effort, the slot
+   * file is fenced either way.
+   */
+  #writeMessage(slot: number): number {
+    try {
+      return this.#write(this.#buffer, this.slotBytes, slot);
+    } catch (error) {
+      try {
+        this.#io.write(this.#handle, STATE_BYTE, 0, 1, this.#position(slot));
+        this.#io.fdatasync(this.#handle);
+      } catch {
+        // The disk refuses even this: a reopen may show the deleted message again.
+      }
+      throw error;
+    }
   }
 
   /** One positional write into a slot, synced under `always`; returns its sequence number. */
