@@ -90,7 +90,7 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
   ],
   'crash-safety': [
     chart('lost-messages', 'Acknowledged messages lost after a crash, by durability policy',
-      panel({ quantity: 'lostAckedMsgs', yTitle: 'acknowledged messages lost', x: POLICY,
+      panel({ quantity: 'lost', yTitle: 'acknowledged messages lost', x: POLICY,
         mark: 'bar' })),
   ],
 };
