@@ -106,6 +106,25 @@ describe('design A (slot file) on a simulated disk', () => {
   });
 });
 
+describe('design A under group commit', () => {
+  it('keeps the highest id found when opening through group syncs before any send', async () => {
+    const options = { slotBytes: 1024, chunkSlots: 4 };
+    for (const seed of SEEDS) {
+      const disk = diskWithDataDir(seed);
+      const first = openSlots(disk, 'group', options);
+      await first.send(Buffer.from('first'));
+      await first.close();
+      const queue = openSlots(disk, 'group', options);
+      queue.receive({ visibilityTimeoutMs: LONG_MS });
+      await queue.delete(0); // its group sync is the first since opening
+      disk.injectFault({ kind: 'power-cut', nth: 2 }); // after the next send's write
+      await expect(queue.send(Buffer.alloc(900, 7))).rejects.toThrow();
+      const reopened = openSlots(disk.crash(), 'group', options);
+      expect(reopened.stats().end, `seed ${seed}`).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('design A after a send that fails part-way', () => {
   it('does not bring back the deleted message whose slot it was writing', async () => {
     for (const seed of SEEDS.slice(0, 10)) {

@@ -91,7 +91,7 @@ export class SlotFileQueue implements Queue {
   readonly #buffer: Buffer;
   #slots = 0;
   #nextId = 0;
-  /** The slot the newest message was written to (the highest id written so far). */
+  /** The slot holding the highest id written so far (by a send, or found when opening). */
   #newestSlot = -1;
   /**
    * The slot holding the highest id known to be on the device; never reused while it is. The
@@ -360,6 +360,7 @@ export class SlotFileQueue implements Queue {
         const parsed = parseSlot(chunk.subarray(i * this.slotBytes, (i + 1) * this.slotBytes));
         if (parsed !== null && parsed.id >= this.#nextId && parsed.state !== STATE_FREE) {
           this.#nextId = parsed.id + 1;
+          this.#newestSlot = slot;
           this.#protectedSlot = slot;
         }
         if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
