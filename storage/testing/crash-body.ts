@@ -12,7 +12,7 @@
  */
 import { assert } from '../errors.js';
 
-export const CRASH_BODY_MIN_BYTES = 8;
+const CRASH_BODY_MIN_BYTES = 8;
 
 function mix32(value: number): number {
   let z = (value + 0x9e37_79b9) >>> 0;
@@ -39,9 +39,4 @@ export function crashBody(seq: number, maxBytes: number): Buffer {
 export function crashBodySeq(body: Uint8Array): number | null {
   if (body.length < CRASH_BODY_MIN_BYTES) return null;
   return Buffer.from(body.buffer, body.byteOffset, body.length).readUInt32BE(0);
-}
-
-/** True when `body` is exactly message `seq`'s body. */
-export function isCrashBody(body: Uint8Array, seq: number, maxBytes: number): boolean {
-  return Buffer.from(body.buffer, body.byteOffset, body.length).equals(crashBody(seq, maxBytes));
 }

@@ -96,7 +96,7 @@ export function formatCrashSummary(
     `checked, lost: ${lost.join(', ')}`;
 }
 
-export function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConfig {
+function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConfig {
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
@@ -289,7 +289,6 @@ function describe(error: unknown): string {
 
 export interface CrashLoopOptions {
   readonly durability: DurabilityPolicy;
-  readonly targets?: readonly CrashTargetName[];
   readonly firstSeed: number;
   /** Asked before each iteration; the loop stops when it returns false. */
   readonly keepGoing: (counts: CrashCounts) => boolean;
@@ -300,13 +299,12 @@ export interface CrashLoopResult {
   readonly violations: readonly string[];
 }
 
-/** Iterations with consecutive seeds, each target in turn, while `keepGoing` says so. */
+/** Iterations with consecutive seeds, the targets in turn, while `keepGoing` says so. */
 export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoopResult> {
-  const targets = options.targets ?? CRASH_TARGETS;
   const counts = emptyCounts();
   const violations: string[] = [];
   for (let seed = options.firstSeed; options.keepGoing(counts); seed++) {
-    const target = targets[(seed - options.firstSeed) % targets.length]!;
+    const target = CRASH_TARGETS[(seed - options.firstSeed) % CRASH_TARGETS.length]!;
     const result = await runCrashIteration({ seed, target, durability: options.durability });
     addCounts(counts, result.counts);
     violations.push(...result.violations);
