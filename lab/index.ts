@@ -32,7 +32,23 @@ export { SeededRandom } from './random.js';
 export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
 export { flushDirtyPages } from './page-cache.js';
 export { TracingFileIO, WriteTrace } from './trace-io.js';
-export { DISK_PRESETS, EXOS_X20, SAMSUNG_990_PRO, type DiskModel } from './models.js';
+export {
+  DISK_PRESETS,
+  EXOS_X20,
+  PAGE_BYTES,
+  SAMSUNG_990_PRO,
+  type DiskModel,
+  halfTurnMs,
+  transferMs,
+} from './models.js';
+export {
+  SEED_NORMAL_TRAFFIC,
+  SEED_SEGMENT_TABLE_BYTES,
+  type Traffic,
+  secondsToFill,
+  trafficBytesPerSec,
+} from './capacity.js';
+export { formatBytes, formatFigure } from './format.js';
 export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './seed-arithmetic.js';
 export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
 export type { Metric, Prediction, Results } from './results.js';
