@@ -3,5 +3,6 @@
  * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
  */
 import type { Experiment } from '../lab/experiment.js';
+import { indexDensity } from './index-density.js';
 
-export const experiments: readonly Experiment[] = [];
+export const experiments: readonly Experiment[] = [indexDensity];

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runMain } from '../test/fixtures/main-in-process.js';
+
+// These tests are about the CLI with an empty registry, whatever experiments have landed.
+vi.mock('../experiments/index.js', () => ({ experiments: [] }));
 
 describe('loglab CLI (no experiments registered)', () => {
   it('prints help for the program and for each command', async () => {
