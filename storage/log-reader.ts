@@ -22,6 +22,7 @@ export class LogReader {
     this.#segments = segments;
     this.#window = new ReadWindow(io, READER_WINDOW_BYTES);
     this.#segment = segment;
+    segment.bindWindow(this.#window);
     this.#positionBytes = positionBytes;
     this.#nextOffset = nextOffset;
   }
@@ -36,6 +37,7 @@ export class LogReader {
       const following = this.#followingSegment();
       if (following === null) return null;
       this.#segment = following;
+      following.bindWindow(this.#window);
       this.#positionBytes = 0;
     }
     const record = this.#segment.readAt(this.#window, this.#positionBytes, this.#nextOffset);

@@ -363,15 +363,23 @@ export class Segment {
     return { ...decodeCheckedRecord(window.buffer, at, size), positionBytes: position, sizeBytes: size };
   }
 
-  /** Reads the record at a known position (sequential readers); null at the end of the file. */
+  /**
+   * Reads the record at a known position (sequential readers); null at the end of the file. The
+   * window must be bound to this segment (`bindWindow`) by the caller, once per segment: binding
+   * here, per record, would throw away the window and read it again for every record.
+   */
   readAt(window: ReadWindow, positionBytes: number, expectedOffset: number): SegmentRecord | null {
     if (positionBytes >= this.#sizeBytes) return null;
-    window.bind(this.handle);
     const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) throw corruptRecord(this.logPath, positionBytes, 'truncated', expectedOffset);
     const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
     if (typeof size === 'string') throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
     return this.#decodeAt(window, positionBytes, size, expectedOffset);
+  }
+
+  /** Points a sequential reader's window at this segment's file, forgetting what it held. */
+  bindWindow(window: ReadWindow): void {
+    window.bind(this.handle);
   }
 
   /** Writes buffered index entries and fdatasyncs the log and both indexes. */
