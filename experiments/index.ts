@@ -4,5 +4,6 @@
  */
 import type { Experiment } from '../lab/experiment.js';
 import { indexDensity } from './index-density.js';
+import { scanVsLookup } from './scan-vs-lookup.js';
 
-export const experiments: readonly Experiment[] = [indexDensity];
+export const experiments: readonly Experiment[] = [indexDensity, scanVsLookup];
