@@ -24,7 +24,6 @@ import {
   type Metric,
   type Prediction,
   type Results,
-  type SeededRandom,
   counterMetric,
   formatBytes,
   interleave,
@@ -35,6 +34,7 @@ import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
 import { formatNs, mean, pagesSpanned, renamed } from './figures.js';
+import { randomOffsets } from './targets.js';
 import {
   type FileSearch,
   fileSearchResults,
@@ -168,10 +168,6 @@ async function fill(ctx: LabContext, settings: readonly Setting[], rounds: numbe
     };
   }), ctx.progress);
   for (const setting of settings) setting.log.flush();
-}
-
-export function randomOffsets(random: SeededRandom, endOffset: number, count: number): number[] {
-  return Array.from({ length: count }, () => random.int(endOffset));
 }
 
 /** The lookup walk of sampled offsets: comparisons, bytes stepped and pages they span. */

@@ -5,5 +5,6 @@
 import type { Experiment } from '../lab/experiment.js';
 import { indexDensity } from './index-density.js';
 import { scanVsLookup } from './scan-vs-lookup.js';
+import { segmentSize } from './segment-size.js';
 
-export const experiments: readonly Experiment[] = [indexDensity, scanVsLookup];
+export const experiments: readonly Experiment[] = [indexDensity, scanVsLookup, segmentSize];

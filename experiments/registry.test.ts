@@ -11,6 +11,7 @@ describe('the experiment registry', () => {
 
   it('registers the index, segment and recovery experiments', () => {
     const ids = experiments.map((experiment) => experiment.id);
-    expect(ids).toEqual(expect.arrayContaining(['index-density', 'scan-vs-lookup']));
+    const storageExperiments = ['index-density', 'scan-vs-lookup', 'segment-size'];
+    expect(ids).toEqual(expect.arrayContaining(storageExperiments));
   });
 });
