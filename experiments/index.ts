@@ -4,7 +4,13 @@
  */
 import type { Experiment } from '../lab/experiment.js';
 import { indexDensity } from './index-density.js';
+import { recovery } from './recovery.js';
 import { scanVsLookup } from './scan-vs-lookup.js';
 import { segmentSize } from './segment-size.js';
 
-export const experiments: readonly Experiment[] = [indexDensity, scanVsLookup, segmentSize];
+export const experiments: readonly Experiment[] = [
+  indexDensity,
+  scanVsLookup,
+  segmentSize,
+  recovery,
+];

@@ -11,7 +11,7 @@ describe('the experiment registry', () => {
 
   it('registers the index, segment and recovery experiments', () => {
     const ids = experiments.map((experiment) => experiment.id);
-    const storageExperiments = ['index-density', 'scan-vs-lookup', 'segment-size'];
+    const storageExperiments = ['index-density', 'scan-vs-lookup', 'segment-size', 'recovery'];
     expect(ids).toEqual(expect.arrayContaining(storageExperiments));
   });
 });
