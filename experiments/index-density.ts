@@ -65,7 +65,7 @@ const SEED_RECORD_BYTES = 53;
 const SEED_SPARSE_INTERVAL_BYTES = 4096;
 const OFFSET_INDEX_ENTRY_BYTES = 8;
 
-export interface Setting {
+interface Setting {
   readonly key: string;
   readonly intervalBytes: number;
   readonly recordSizeBytes: RecordSize;

@@ -28,7 +28,7 @@ import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
 import { formatNs, mean, renamed } from './figures.js';
 
 /** Kafka's warm section: the last 8 KiB of the index (AbstractIndex, `warmEntries`). */
-export const WARM_SECTION_BYTES = 8 * 1024;
+const WARM_SECTION_BYTES = 8 * 1024;
 const SEARCHES = ['plain', 'warm-first'] as const;
 type SearchKind = (typeof SEARCHES)[number];
 const TARGETS = ['recent', 'any'] as const;
