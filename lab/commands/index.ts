@@ -4,6 +4,7 @@ import { registerAppendCommand } from './append.js';
 import { registerDumpCommand } from './dump.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
+import { registerPlanCommand } from './plan.js';
 import { registerReadCommand } from './read.js';
 import { registerReportCommand } from './report.js';
 import { registerRunCommand } from './run.js';
@@ -15,6 +16,7 @@ export const commands: readonly RegisterCommand[] = [
   registerRunCommand,
   registerReportCommand,
   registerModelCommand,
+  registerPlanCommand,
   registerAppendCommand,
   registerReadCommand,
   registerDumpCommand,
