@@ -1,6 +1,7 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
+import { registerCompareCommand } from './compare.js';
 import { registerDumpCommand } from './dump.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
@@ -17,6 +18,7 @@ export const commands: readonly RegisterCommand[] = [
   registerReportCommand,
   registerModelCommand,
   registerPlanCommand,
+  registerCompareCommand,
   registerAppendCommand,
   registerReadCommand,
   registerDumpCommand,
