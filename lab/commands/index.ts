@@ -1,6 +1,7 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
+import { registerCiCommand } from './ci.js';
 import { registerCompareCommand } from './compare.js';
 import { registerDumpCommand } from './dump.js';
 import { registerListCommand } from './list.js';
@@ -19,6 +20,7 @@ export const commands: readonly RegisterCommand[] = [
   registerModelCommand,
   registerPlanCommand,
   registerCompareCommand,
+  registerCiCommand,
   registerAppendCommand,
   registerReadCommand,
   registerDumpCommand,
