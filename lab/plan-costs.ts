@@ -35,17 +35,17 @@ export interface PlanCosts {
 export function modelCosts(model: HddModel, stepForwardMaxBytes: number): PlanCosts {
   assert(stepForwardMaxBytes > 0, `step forward must be positive: ${stepForwardMaxBytes}`);
   const source = `datasheet: ${model.name}`;
-  const sustained = { value: model.sustainedBytesPerSec, source: '' };
   const readMs = model.averageSeekMs + halfTurnMs(model) + transferMs(model, stepForwardMaxBytes);
   const rate = `${formatNumber(model.sustainedBytesPerSec / 1e6)} MB/s`;
+  const sustained = { value: model.sustainedBytesPerSec, source: `${source}, ${rate} sustained` };
   return {
-    scanBytesPerSec: { ...sustained, source: `${source}, ${rate} sustained` },
+    scanBytesPerSec: sustained,
     coldLookupNs: {
       value: readMs * NS_PER_MS,
       source: `${source}: seek ${model.averageSeekMs.toFixed(2)} ms + half a turn ` +
         `${halfTurnMs(model).toFixed(2)} ms + ${formatNumber(stepForwardMaxBytes)} B at ${rate}`,
     },
-    recoveryBytesPerSec: { ...sustained, source: `${source}, ${rate} sustained` },
+    recoveryBytesPerSec: sustained,
     openNsPerSegment: null,
   };
 }
