@@ -231,7 +231,7 @@ export class Log {
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint());
+    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint(true));
     this.#group?.close(this.#active.nextOffset);
     for (const segment of this.#segments) segment.close();
     this.#closed = true;
@@ -243,7 +243,10 @@ export class Log {
 
   #write(start: number, length: number): void {
     const active = this.#active;
-    this.#guard(() => active.appendEncoded(this.#writeBuffer, start, length));
+    this.#guard(() => {
+      if (!active.preallocated) active.preallocate();
+      active.appendEncoded(this.#writeBuffer, start, length);
+    });
     if (this.config.durability === 'always') {
       this.#guard(() => this.config.io.fdatasync(active.handle));
       this.#bytesSinceRecoveryPoint += length;
@@ -266,6 +269,7 @@ export class Log {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
     this.#guard(() => {
+      active.trim();
       active.sync();
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
@@ -276,8 +280,9 @@ export class Log {
     this.#group?.markDurable(active.nextOffset);
   }
 
-  #saveRecoveryPoint(): void {
+  #saveRecoveryPoint(trim = false): void {
     const active = this.#active;
+    if (trim) active.trim();
     active.sync();
     this.#writeRecoveryPoint(active);
     this.#group?.markDurable(active.nextOffset);
