@@ -182,7 +182,7 @@ export class Segment {
   }
 
   get handle(): FileHandle {
-    assert(this.#logHandle !== null, `segment ${this.logPath} is open`);
+    if (this.#logHandle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#logHandle;
   }
 

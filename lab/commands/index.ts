@@ -1,6 +1,7 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
+import { registerBenchCommand } from './bench.js';
 import { registerDumpCommand } from './dump.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
@@ -15,6 +16,7 @@ export const commands: readonly RegisterCommand[] = [
   registerRunCommand,
   registerReportCommand,
   registerModelCommand,
+  registerBenchCommand,
   registerAppendCommand,
   registerReadCommand,
   registerDumpCommand,
