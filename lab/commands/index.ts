@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
 import { registerBenchCommand } from './bench.js';
 import { registerDumpCommand } from './dump.js';
+import { registerLabCommand } from './lab.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
 import { registerReadCommand } from './read.js';
@@ -12,6 +13,7 @@ import { registerRunCommand } from './run.js';
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: readonly RegisterCommand[] = [
+  registerLabCommand,
   registerListCommand,
   registerRunCommand,
   registerReportCommand,

@@ -31,7 +31,7 @@ export interface RunCommandOptions {
   readonly json?: boolean;
 }
 
-function selectExperiments(ids: readonly string[]): Experiment[] {
+export function selectExperiments(ids: readonly string[]): Experiment[] {
   const known = experiments.map((experiment) => experiment.id);
   if (known.length === 0) {
     throw new LabError(
