@@ -6,7 +6,8 @@
  * hoping a crash happens:
  *   clean           closed normally: the recovery point is the end, nothing is scanned;
  *   torn            the last record cut in half and the recovery point removed: the whole active
- *                   segment is checked from its start (a crash before any flush since the roll);
+ *                   segment is checked from its start (as after a crash under durability group,
+ *                   whose last recovery point is the roll's, at the start of the active segment);
  *   recovery-point  the same cut, with the recovery point saved `recoveryPointGapBytes` before
  *                   the end put back: only the bytes after it are checked.
  * The open's own recovery report (scanned bytes, records, index entries rebuilt, bytes cut) gives
@@ -347,7 +348,10 @@ function notes(ctx: LabContext): string[] {
     'The states are made by editing files, not by crashing: torn cuts the last record of the ' +
       'active segment in half and removes the recovery point; recovery-point makes the same cut ' +
       `and puts back the recovery point saved ${gap} before the end (the log saves one at every ` +
-      'roll and flush, and every 16 MiB synced under durability always).',
+      'flush and clean close, under durability always and group also at every roll, and every ' +
+      '16 MiB synced under always). Torn checks the whole active segment: a crash under group ' +
+      'just before the segment fills; under none the point stays at the last flush, and a crash ' +
+      'checks every segment written since.',
     'Sealed segments are hard links to one template log\'s files: an open trusts the segments ' +
       'before the recovery point and only opens and fstats them (their indexes load on first ' +
       'use), so their number matters, not their content.',

@@ -40,6 +40,8 @@ describe('the segment-size experiment', () => {
         expect(metric.labels).toMatchObject({ segmentBytes });
       }
       expect(metricNamed(run, `segment-size.${segmentBytes}.filesPerGiB`).unit).toBe('files');
+      const groupRoll = metricNamed(run, `segment-size.${segmentBytes}.groupRollNs`);
+      expect(groupRoll.labels).toMatchObject({ segmentBytes, durability: 'group' });
     }
   });
 

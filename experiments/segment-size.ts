@@ -75,6 +75,7 @@ interface SizeSetting {
   readonly open: Measurement;
   readonly recovery: Measurement;
   readonly lookup: Measurement;
+  readonly groupRoll: Measurement;
   log: Log;
   appendedBytes: number;
   activeBytes: number;
@@ -108,6 +109,7 @@ async function run(ctx: LabContext): Promise<Results> {
     await build(ctx, settings, totalBytes);
     const shapes = settings.map(shapeOf);
     await measureOpens(ctx, settings);
+    await measureGroupRolls(ctx, settings);
     await measureLookups(ctx, settings);
     const lags = settings.map((setting) => retentionLag(ctx, setting));
     return ctx.results(resultsParts(ctx, settings, shapes, lags));
@@ -127,6 +129,8 @@ function openSetting(ctx: LabContext, segmentBytes: number): SizeSetting {
     segmentBytes, key, dir, io, labels,
     roll: measurement('roll'), open: measurement('open'),
     recovery: measurement('recovery'), lookup: measurement('lookup'),
+    groupRoll: new Measurement(`segment-size.${key}.groupRoll`, 'sync',
+      { ...labels, durability: 'group' }),
     log: Log.open(dir, { segmentBytes, io }),
     appendedBytes: 0, activeBytes: 0, recoveryScannedBytes: 0,
   };
@@ -229,6 +233,33 @@ async function measureOpens(ctx: LabContext, settings: readonly SizeSetting[]): 
   await interleave(ctx.numberParam('rounds'), designs, ctx.progress);
 }
 
+/**
+ * The roll under durability group, from the full active segment each log ends with: the append
+ * that rolls syncs the segment, saves a recovery point, and (preallocation, on under group)
+ * zero-fills the new segment to its full size and syncs it. Afterwards the new segment's files
+ * are removed and the recovery point put back, so every round starts from the same full segment.
+ */
+async function measureGroupRolls(ctx: LabContext, settings: readonly SizeSetting[]) {
+  const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
+  await interleave(ctx.numberParam('rounds'), settings.map((setting) => ({
+    name: `roll under group, ${formatBytes(setting.segmentBytes)} segments`,
+    round: () => {
+      const pointPath = path.join(setting.dir, RECOVERY_POINT_FILE);
+      const point = fs.readFileSync(pointPath);
+      const before = new Set(fs.readdirSync(setting.dir));
+      const log = Log.open(setting.dir,
+        { segmentBytes: setting.segmentBytes, io: setting.io, durability: 'group' });
+      const repetition = measureSync(setting.groupRoll, () => log.append(body!), { ops: 1 });
+      log.close();
+      for (const name of fs.readdirSync(setting.dir)) {
+        if (!before.has(name)) fs.rmSync(path.join(setting.dir, name));
+      }
+      fs.writeFileSync(pointPath, point);
+      return repetition;
+    },
+  })), ctx.progress);
+}
+
 /** Random offsets across every segment, warm, after each segment's index was loaded once. */
 async function measureLookups(ctx: LabContext, settings: readonly SizeSetting[]): Promise<void> {
   const rounds = ctx.numberParam('rounds');
@@ -287,6 +318,7 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
   const lifetime = shape.recordsPerSegment / SEED_NORMAL_TRAFFIC.msgsPerSec;
   return [
     renamed(latency(setting.roll), `${prefix}.rollNs`),
+    renamed(latency(setting.groupRoll), `${prefix}.groupRollNs`),
     renamed(latency(setting.open), `${prefix}.openNs`),
     renamed(latency(setting.recovery), `${prefix}.recoveryNs`),
     renamed(latency(setting.lookup), `${prefix}.lookupLatencyNs`),
@@ -344,12 +376,16 @@ function notes(ctx: LabContext): string[] {
   return [
     `Each log holds at least ${formatBytes(ctx.numberParam('totalBytes'))} of 1 KiB messages ` +
       '(1,040-byte records) appended with durability none, and ends with a full active segment.',
-    'A roll is the append that starts a segment: it fdatasyncs the full segment (under ' +
-      'durability none nothing of it was synced before), creates three files and saves a ' +
-      'recovery point, so it grows with the segment.',
+    'rollNs is the append that starts a segment under durability none: it writes and closes ' +
+      'the full segment\'s index files and creates three new files; nothing is synced. ' +
+      'groupRollNs is the same append under durability group: it also syncs the full segment, ' +
+      'saves a recovery point and zero-fills the new segment to its full size (preallocation) ' +
+      'and syncs that, so it grows with the segment.',
     'openNs opens the log after a clean close (one open and fstat per segment, the active ' +
-      'segment\'s index loaded); recoveryNs after removing the recovery point, as a crash ' +
-      'before any flush since the last roll leaves it: the whole active segment is scanned.',
+      'segment\'s index loaded); recoveryNs after removing the recovery point, so the whole ' +
+      'active segment is checked record by record: what a crash under durability group costs ' +
+      'just before the segment fills (its last recovery point is the roll\'s, at the segment ' +
+      'start).',
     'Lookups are of random offsets across all segments, with a warm cache, after every ' +
       'segment\'s index was loaded once.',
     'Retention lag: one consumer keeps pace with the producer; retention checks every ' +
@@ -372,7 +408,8 @@ function headline(settings: readonly SizeSetting[], metrics: readonly Metric[]):
     secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC);
   return `From ${formatBytes(first.segmentBytes)} to ${formatBytes(last.segmentBytes)} segments, ` +
     `opening the log took ${range('openNs', formatNs)}, a crash scan ` +
-    `${range('recoveryNs', formatNs)} and a roll ${range('rollNs', formatNs)}, while retention ` +
+    `${range('recoveryNs', formatNs)} and a roll ${range('rollNs', formatNs)} ` +
+    `(${range('groupRollNs', formatNs)} under group), while retention ` +
     `left ${range('retentionLagBytes', formatBytes)} behind the consumer; at 5 messages a ` +
     `second one segment lasts ${Math.round(lifetime(first))} s to ` +
     `${Math.round(lifetime(last)).toLocaleString('en-US')} s (the seed's table).`;
