@@ -102,8 +102,10 @@ async function run(ctx: LabContext): Promise<Results> {
   assert(sizes.every(Number.isSafeInteger), `sizeDivisor ${divisor} divides every segment size`);
   assert(sizes.every((bytes) => bytes >= 2 * RECORD_BYTES), 'segments hold two records at least');
   assert(totalBytes > Math.max(...sizes), 'the total spans two segments of the largest size');
-  // Each log ends with a full segment: at most one segment beyond the total, and its indexes.
-  ctx.ensureFreeSpace(sizes.reduce((sum, bytes) => sum + (totalBytes + bytes) * 1.1, 0));
+  // Each log ends with a full segment: at most one segment beyond the total, and its indexes;
+  // a roll under group preallocates one more segment for a moment.
+  const logsBytes = sizes.reduce((sum, bytes) => sum + (totalBytes + bytes) * 1.1, 0);
+  ctx.ensureFreeSpace(logsBytes + Math.max(...sizes));
   const settings = sizes.map((segmentBytes) => openSetting(ctx, segmentBytes));
   try {
     await build(ctx, settings, totalBytes);
