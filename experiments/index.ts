@@ -3,5 +3,7 @@
  * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
  */
 import type { Experiment } from '../lab/experiment.js';
+import { experiment as puzzle } from './puzzle.js';
+import { experiment as writeAmplification } from './write-amplification.js';
 
-export const experiments: readonly Experiment[] = [];
+export const experiments: readonly Experiment[] = [puzzle, writeAmplification];
