@@ -3,7 +3,14 @@
  * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
  */
 import type { Experiment } from '../lab/experiment.js';
+import { experiment as durability } from './durability.js';
+import { experiment as pageCache } from './page-cache.js';
 import { experiment as puzzle } from './puzzle.js';
 import { experiment as writeAmplification } from './write-amplification.js';
 
-export const experiments: readonly Experiment[] = [puzzle, writeAmplification];
+export const experiments: readonly Experiment[] = [
+  puzzle,
+  writeAmplification,
+  pageCache,
+  durability,
+];
