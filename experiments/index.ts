@@ -6,11 +6,13 @@ import type { Experiment } from '../lab/experiment.js';
 import { experiment as durability } from './durability.js';
 import { experiment as pageCache } from './page-cache.js';
 import { experiment as puzzle } from './puzzle.js';
+import { experiment as queueDepth } from './queue-depth.js';
 import { experiment as writeAmplification } from './write-amplification.js';
 
 export const experiments: readonly Experiment[] = [
   puzzle,
   writeAmplification,
+  queueDepth,
   pageCache,
   durability,
 ];

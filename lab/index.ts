@@ -49,4 +49,5 @@ export { InflightSampler, type InflightSummary } from './inflight-sampler.js';
 export { type IoUringState, ioUringAllowed, ioUringState } from './io-uring.js';
 export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './fio.js';
 export { runTypeScriptChild } from './ts-child.js';
+export { LabError } from './errors.js';
 export { formatBytes, formatFigure } from './format.js';
