@@ -27,7 +27,6 @@ import {
   SAMSUNG_990_PRO,
   counterMetric,
   describeJournal,
-  estimateTrace,
   flushDirtyPages,
   flushedBlocks,
   formatBytes,
@@ -152,28 +151,17 @@ function throughputMetrics(ctx: LabContext, config: Config, rounds: readonly Cyc
     });
 }
 
-function predictions(configs: readonly Config[]): Prediction[] {
+/** The seed's figures, beside the totals under `always` (its per-write page rewrites). */
+function seedPredictions(): Prediction[] {
   const seed = ssdSeedFigures(SAMSUNG_990_PRO);
   const seedBytes: Record<Design, number> = { A: seed.bytesPerMessageA, B: seed.bytesPerMessageB };
-  const fromSeed = DESIGNS.map((design): Prediction => ({
+  return DESIGNS.map((design): Prediction => ({
     name: `write-amplification.${design}.always.total.deviceBytesPerMsg`, model: 'seed',
     unit: 'B/msg', value: seedBytes[design], labels: { design, policy: 'always', share: 'total' },
     basis: design === 'A'
       ? 'the seed: a send and a delete each rewrite one whole 4 KiB page'
       : 'the seed: the message appended once',
   }));
-  const fromTrace = configs.map((config): Prediction => {
-    const estimate = estimateTrace(config.cycle.io.trace, SAMSUNG_990_PRO);
-    return {
-      name: `write-amplification.${config.design}.${config.policy}.total.deviceBytesPerMsg`,
-      model: estimate.model, unit: 'B/msg',
-      value: estimate.deviceBytes / config.cycle.messagesSent,
-      labels: { design: config.design, policy: config.policy, share: 'total' },
-      basis: 'whole 4 KiB pages the disk model flushes for this run\'s write trace ' +
-        '(no filesystem metadata; docs/models.md)',
-    };
-  });
-  return [...fromSeed, ...fromTrace];
 }
 
 function headline(metrics: readonly Metric[]): string {
@@ -226,7 +214,7 @@ export async function run(ctx: LabContext): Promise<Results> {
       ...configs.map((config) => throughputMetrics(ctx, config, roundsOf(config))),
     ];
     // A prediction stands beside a measured figure; without device counters there is none.
-    const beside = predictions(configs)
+    const beside = seedPredictions()
       .filter((prediction) => metrics.some((metric) => metric.name === prediction.name));
     return ctx.results({
       metrics, predictions: beside, headline: headline(metrics),
