@@ -231,7 +231,7 @@ export class Log {
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint());
+    if (this.#fenced === null) this.#guard(() => this.#saveRecoveryPoint(true));
     this.#group?.close(this.#active.nextOffset);
     for (const segment of this.#segments) segment.close();
     this.#closed = true;
@@ -243,7 +243,13 @@ export class Log {
 
   #write(start: number, length: number): void {
     const active = this.#active;
-    this.#guard(() => active.appendEncoded(this.#writeBuffer, start, length));
+    try {
+      if (!active.preallocated) active.preallocate();
+      active.appendEncoded(this.#writeBuffer, start, length);
+    } catch (error) {
+      this.#fenceOnIoError(error);
+      throw error;
+    }
     if (this.config.durability === 'always') {
       this.#guard(() => this.config.io.fdatasync(active.handle));
       this.#bytesSinceRecoveryPoint += length;
@@ -262,22 +268,31 @@ export class Log {
     return endOffset;
   }
 
+  /**
+   * Under `always` and `group` the finished segment is synced and a recovery point saved in the
+   * new one, so recovery never scans sealed segments. Under `none` nothing waits for the disk: the
+   * recovery point stays where the last flush or clean close put it, and recovery after a crash
+   * scans every segment from there (as Kafka does between flushes).
+   */
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
+    const durable = this.config.durability !== 'none';
     this.#guard(() => {
-      active.sync();
+      active.trim();
+      if (durable) active.sync();
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
-      this.#writeRecoveryPoint(next);
+      if (durable) this.#writeRecoveryPoint(next);
     });
-    this.#group?.markDurable(active.nextOffset);
+    if (durable) this.#group?.markDurable(active.nextOffset);
   }
 
-  #saveRecoveryPoint(): void {
+  #saveRecoveryPoint(trim = false): void {
     const active = this.#active;
+    if (trim) active.trim();
     active.sync();
     this.#writeRecoveryPoint(active);
     this.#group?.markDurable(active.nextOffset);
@@ -314,9 +329,13 @@ export class Log {
     try {
       action();
     } catch (error) {
-      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
+      this.#fenceOnIoError(error);
       throw error;
     }
+  }
+
+  #fenceOnIoError(error: unknown): void {
+    if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
   }
 
   #fence(cause: Error): void {

@@ -61,7 +61,14 @@ export interface SegmentConfig {
   readonly maxRecordBytes: number;
   /** Wall-clock time for time-index entries that are (re)written. */
   readonly nowMs: () => number;
+  /**
+   * Zero-fill the active segment's file to this size before appending (0: grow as written), so
+   * an fdatasync after an append does not also have to commit a new file size.
+   */
+  readonly preallocateBytes: number;
 }
+
+const ZERO_CHUNK_BYTES = 1 << 20;
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
@@ -118,6 +125,8 @@ export class Segment {
   readonly #config: SegmentConfig;
   #logHandle: FileHandle | null;
   #sizeBytes: number;
+  /** The file's physical size: larger than #sizeBytes while preallocated zeros follow the data. */
+  #fileBytes: number;
   #nextOffset: number | null;
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
@@ -129,6 +138,7 @@ export class Segment {
     this.baseOffset = baseOffset;
     this.#config = config;
     this.#sizeBytes = sizeBytes;
+    this.#fileBytes = sizeBytes;
     this.#logHandle = null;
     this.#nextOffset = null;
     this.#offsetIndex = null;
@@ -151,6 +161,7 @@ export class Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
     segment.#logHandle = io.open(segment.logPath, { create: false });
     segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
+    segment.#fileBytes = segment.#sizeBytes;
     return segment;
   }
 
@@ -171,7 +182,7 @@ export class Segment {
   }
 
   get handle(): FileHandle {
-    assert(this.#logHandle !== null, `segment ${this.logPath} is open`);
+    if (this.#logHandle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#logHandle;
   }
 
@@ -208,6 +219,34 @@ export class Segment {
     }
     assert(position - this.#sizeBytes === length, 'whole records fill the written bytes');
     this.#sizeBytes = position;
+    this.#fileBytes = Math.max(this.#fileBytes, position);
+  }
+
+  /** True while the file holds preallocated space beyond the data. */
+  get preallocated(): boolean {
+    return this.#fileBytes >= this.#config.preallocateBytes;
+  }
+
+  /**
+   * Writes zeros from the end of the data to `preallocateBytes` and syncs them, so later appends
+   * overwrite allocated blocks. Zeros also erase any stale bytes past the end.
+   */
+  preallocate(): void {
+    const target = this.#config.preallocateBytes;
+    if (this.#sizeBytes >= target) return;
+    const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, target - this.#sizeBytes));
+    for (let at = this.#sizeBytes; at < target; at += zeros.length) {
+      this.#io.write(this.handle, zeros, 0, Math.min(zeros.length, target - at), at);
+    }
+    this.#io.fdatasync(this.handle);
+    this.#fileBytes = target;
+  }
+
+  /** Cuts preallocated space off the end (a roll or a clean close); the caller syncs. */
+  trim(): void {
+    if (this.#fileBytes <= this.#sizeBytes) return;
+    this.#io.truncate(this.handle, this.#sizeBytes);
+    this.#fileBytes = this.#sizeBytes;
   }
 
   #indexRecord(offset: number, positionBytes: number): void {
@@ -267,6 +306,7 @@ export class Segment {
   truncate(positionBytes: number): void {
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;
+    this.#fileBytes = positionBytes;
     if (this.#offsetIndex !== null) {
       this.#offsetIndex.truncateFromPosition(positionBytes);
       const entries = this.#offsetIndex.entries;
