@@ -152,10 +152,10 @@ function modelPredictions(configs: readonly Config[]): Prediction[] {
   const rates = new Map<string, number>();
   for (const model of [EXOS_X20, SAMSUNG_990_PRO]) {
     for (const config of configs) {
-      const estimate = estimateTrace(config.cycle.io.trace, model);
+      const estimate = estimateTrace(config.cycle.measuredTrace(), model);
       const labels = { design: config.design, policy: config.policy };
       const prediction = estimatePrediction(
-        `${config.prefix}.msgsPerSec`, estimate, config.cycle.messagesSent, labels);
+        `${config.prefix}.msgsPerSec`, estimate, config.cycle.messagesMeasured, labels);
       predictions.push({ ...prediction, unit: 'msgs/s' });
       rates.set(`${estimate.model}.${config.design}.${config.policy}`, prediction.value);
     }
@@ -237,8 +237,9 @@ function notes(ctx: LabContext): string[] {
       'bytes reach the disk at the sync ending each round.',
     'Every figure is on a warm page cache (the queues were just written). Device bytes and ' +
       "I/Os are the whole disk's, so other programs' writes during a round count too.",
-    'Predictions replay this run\'s recorded writes and syncs against the disk models ' +
-      '(docs/models.md); under none the model writes everything back once at the end.',
+    'Predictions replay the recorded writes and syncs of this run\'s rounds (not the set-up ' +
+      'before them) against the disk models (docs/models.md); under none the model writes ' +
+      'everything back once at the end.',
   ];
 }
 

@@ -16,7 +16,9 @@ import {
   Measurement,
   type SeededRandom,
   TracingFileIO,
+  type WriteTrace,
   measureAsync,
+  traceSlice,
   warmUpAsync,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
@@ -72,6 +74,8 @@ export class QueueCycle {
   readonly #body: Buffer;
   readonly #inFlight: number[] = [];
   #messagesSent = 0;
+  #measuredFromEvent = 0;
+  #measuredFromMessage = 0;
 
   private constructor(options: QueueCycleOptions, queue: Queue, io: TracingFileIO, body: Buffer) {
     this.options = options;
@@ -101,9 +105,14 @@ export class QueueCycle {
     return cycle;
   }
 
-  /** Messages sent through the traced queue, warm-up included: what the trace covers. */
-  get messagesSent(): number {
-    return this.#messagesSent;
+  /** Messages sent since the warm-up: what `measuredTrace` covers. */
+  get messagesMeasured(): number {
+    return this.#messagesSent - this.#measuredFromMessage;
+  }
+
+  /** The writes and syncs since the warm-up, without the set-up before (a preallocated segment). */
+  measuredTrace(): WriteTrace {
+    return traceSlice(this.io.trace, this.#measuredFromEvent);
   }
 
   readonly send = async (): Promise<number> => {
@@ -124,12 +133,17 @@ export class QueueCycle {
     return id;
   };
 
-  /** Sends and consumes `messages` without measuring, so the free slots are scattered first. */
+  /**
+   * Sends and consumes `messages` without measuring, so the free slots are scattered and the log's
+   * segment is preallocated before the rounds; the measured trace starts after it.
+   */
   async warmUp(messages: number): Promise<void> {
     const send = new Measurement('warm-up.send', 'async');
     const consume = new Measurement('warm-up.consume', 'async');
     await warmUpAsync(send, this.send, { ops: messages });
     await warmUpAsync(consume, this.consume, { ops: messages });
+    this.#measuredFromEvent = this.io.trace.length;
+    this.#measuredFromMessage = this.#messagesSent;
   }
 
   /** One round: producers send for `seconds`, then consumers take as many. */

@@ -188,8 +188,10 @@ function notes(ctx: LabContext, journal: JournalInfo): string[] {
       `(design A) or ${recordSizeBytes(bodyBytes)}-byte records (design B); ` +
       'one producer and one consumer, page cache warm.',
     'Why the disk differs from the seed: a synced append rewrites the whole partly filled last ' +
-      'page of the log, not only the new kilobyte, and a file that grew needs its size and ' +
-      'extents written too; without syncs, several writes to one page share one write-back.',
+      'page of the log, not only the new kilobyte, and the log\'s index and checkpoint files add ' +
+      'their own pages; under always the log preallocates its segment, so a sync need not write ' +
+      'a new file size (metadata stays small). Without syncs, several writes to one page share ' +
+      'one write-back.',
   ];
 }
 

@@ -1,7 +1,8 @@
 /**
- * A FileIO that knows how many record writes are durable: it counts the writes to the files it
- * is told to watch (a log's `.log` segments, one write per appended record) and, per file, how
- * many of them a *completed* fdatasync covers. The difference, read when a send is acknowledged,
+ * A FileIO that knows how many record writes are durable: it counts the writes its predicate
+ * calls record writes (a log's `.log` segments take one write per appended record, besides the
+ * zero-filling of a preallocated segment) and, per file, how many of them a *completed*
+ * fdatasync covers. The difference, read when a send is acknowledged,
  * is the loss window the durability policy leaves: acknowledged messages a power failure could
  * still take. It is zero for `always` and `group` by their definition; this measures it instead
  * of assuming it.
@@ -16,30 +17,34 @@ interface WatchedFile {
   durable: number;
 }
 
+/** Whether a write of `lengthBytes` to `filePath` is one record. */
+export type RecordWrite = (filePath: string, lengthBytes: number) => boolean;
+
 export class DurableWatermarkFileIO implements FileIO {
   readonly #inner: FileIO;
-  readonly #watch: (filePath: string) => boolean;
+  readonly #isRecord: RecordWrite;
+  readonly #paths = new Map<FileHandle, string>();
   readonly #files = new Map<FileHandle, WatchedFile>();
   #closedIssued = 0;
   #closedDurable = 0;
 
-  constructor(inner: FileIO, watch: (filePath: string) => boolean) {
+  constructor(inner: FileIO, isRecord: RecordWrite) {
     this.#inner = inner;
-    this.#watch = watch;
+    this.#isRecord = isRecord;
   }
 
   get counters(): FileIOCounters {
     return this.#inner.counters;
   }
 
-  /** Writes issued to watched files. */
+  /** Record writes issued. */
   get writesIssued(): number {
     let issued = this.#closedIssued;
     for (const file of this.#files.values()) issued += file.issued;
     return issued;
   }
 
-  /** Writes to watched files that a completed fdatasync covers. */
+  /** Record writes that a completed fdatasync covers. */
   get writesDurable(): number {
     let durable = this.#closedDurable;
     for (const file of this.#files.values()) durable += file.durable;
@@ -47,7 +52,9 @@ export class DurableWatermarkFileIO implements FileIO {
   }
 
   open(filePath: string, options: { create: boolean }): FileHandle {
-    return this.#track(this.#inner.open(filePath, options), filePath);
+    const handle = this.#inner.open(filePath, options);
+    this.#paths.set(handle, filePath);
+    return handle;
   }
 
   openReadOnly(filePath: string): FileHandle {
@@ -56,6 +63,7 @@ export class DurableWatermarkFileIO implements FileIO {
 
   close(handle: FileHandle): void {
     this.#inner.close(handle);
+    this.#paths.delete(handle);
     const file = this.#files.get(handle);
     if (file === undefined) return;
     this.#closedIssued += file.issued;
@@ -71,8 +79,11 @@ export class DurableWatermarkFileIO implements FileIO {
     positionBytes: number,
   ): void {
     this.#inner.write(handle, buffer, offset, length, positionBytes);
+    const filePath = this.#paths.get(handle);
+    if (filePath === undefined || !this.#isRecord(filePath, length)) return;
     const file = this.#files.get(handle);
-    if (file !== undefined) file.issued++;
+    if (file === undefined) this.#files.set(handle, { issued: 1, durable: 0 });
+    else file.issued++;
   }
 
   read(
@@ -131,11 +142,6 @@ export class DurableWatermarkFileIO implements FileIO {
 
   readWholeFile(filePath: string): Uint8Array | null {
     return this.#inner.readWholeFile(filePath);
-  }
-
-  #track(handle: FileHandle, filePath: string): FileHandle {
-    if (this.#watch(filePath)) this.#files.set(handle, { issued: 0, durable: 0 });
-    return handle;
   }
 
   #credit(handle: FileHandle, covered: number | undefined): void {

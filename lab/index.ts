@@ -40,6 +40,7 @@ export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-
 export type { Metric, Prediction, Results } from './results.js';
 export { PhaseTotals } from './phase-totals.js';
 export { flushedBlocks } from './trace-blocks.js';
+export { traceSlice } from './trace-slice.js';
 export { DurableWatermarkFileIO } from './durable-watermark.js';
 export { type DirtyMemory, readDirtyMemory } from './meminfo.js';
 export { type JournalInfo, describeJournal } from './fs-journal.js';
