@@ -167,10 +167,12 @@ const NOTES: readonly string[] = [
     'overlap those syncs, so its figures barely change with the producer count.',
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
-    'the policy. For none it grows until the log syncs a full segment; the dirty bytes beside ' +
-    'it come from /proc/meminfo and cover every program on the machine.',
-  'messages per fsync counts every fdatasync of the log, its recovery points included; none ' +
-    'syncs only when a segment is full, so it has no such figure.',
+    'the policy. Under none the log syncs only on a clean close, so it counts every message ' +
+    'acknowledged in the run; what a power cut would really take is what the kernel had not ' +
+    'written back yet, bounded by the dirty bytes beside it (/proc/meminfo, every program on ' +
+    'the machine).',
+  'messages per fsync counts every fdatasync of the log, its recovery points and segment ' +
+    'preallocations included; none does not sync, so it has no such figure.',
   'Page cache warm; logs of 16 MiB segments, the sealed ones dropped after every round. Under ' +
     'always and group the log zero-fills each new segment and syncs it before appending to it ' +
     '(its default), so an fdatasync commits data, not a growing file; the first segment is ' +

@@ -199,8 +199,8 @@ function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Pred
   const hdd = (name: string) => formatFigure(predicted(predictions, name, 'hdd:exos-x20'));
   const seed = (name: string) => formatFigure(predicted(predictions, name, 'seed'));
   const disk = ctx.environment.device.model ?? ctx.environment.device.name ?? 'this disk';
-  return `On ${disk} with an fdatasync per message, the log stored ${ratio}× more messages ` +
-    `than the slot file (B ${b} vs A ${a} msgs/s); on a 7,200 rpm disk the Exos X20 model ` +
+  return `On ${disk} with an fdatasync per message, the log stored ${ratio}× as many messages ` +
+    `as the slot file (B ${b} vs A ${a} msgs/s); on a 7,200 rpm disk the Exos X20 model ` +
     `puts this run at ${hdd('puzzle.always.ratioBA')}× (B ${hdd('puzzle.B.always.msgsPerSec')}` +
     ` vs A ${hdd('puzzle.A.always.msgsPerSec')}) and the seed's datasheet arithmetic at ` +
     `${seed('puzzle.always.ratioBA')}× (${seed('puzzle.B.always.msgsPerSec')} vs ` +
