@@ -356,8 +356,9 @@ function gapNotes(ctx: LabContext, target: Target, metrics: readonly Metric[]): 
   const deviceName = `${device.model ?? device.name ?? 'this device'}` +
     `${device.rotational === true ? ', which reports that it spins' : ''}`;
   const modelLookupNs = hddReadNs(lookupBytes);
-  // A cold lookup a tenth of the model's or less cannot have waited for an arm and a platter.
-  const noPositioning = lookupCold < modelLookupNs / 10;
+  // A cold lookup a quarter of the model's or less cannot have waited for a seek and half a
+  // turn (an HDD reading near where it last read still pays most of the turn).
+  const noPositioning = lookupCold < modelLookupNs / 4;
   const deviceBound = coldRate < warmRate / 1.25;
   return [
     `At ${target.targetMiB} MiB the cold scan took ${Math.round(scanCold / lookupCold)}× the ` +
