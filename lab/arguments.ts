@@ -53,3 +53,57 @@ export function parsePositiveNumberArgument(
   }
   return value;
 }
+
+const RATE_UNITS_PER_SEC: Readonly<Record<string, number>> = {
+  s: 1,
+  sec: 1,
+  min: 1 / 60,
+  h: 1 / 3600,
+  d: 1 / 86_400,
+};
+
+/** `5`, `5/s`, `300/min`, `18000/h`, `0.5/s`: messages per second, a positive number. */
+export function parseRatePerSec(name: string, raw: string, max = 1e12): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*([a-zA-Z]+))?\s*$/.exec(raw);
+  const factor = match === null ? undefined : RATE_UNITS_PER_SEC[(match[2] ?? 's').toLowerCase()];
+  const value = match === null || factor === undefined ? Number.NaN : Number(match[1]) * factor;
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    const accepted = `a positive rate up to ${max.toLocaleString('en-US')}/s, ` +
+      'as a number with an optional /s, /min, /h or /d';
+    throw badArgument(name, accepted, raw);
+  }
+  return value;
+}
+
+const DURATION_UNITS_SECONDS: Readonly<Record<string, number>> = {
+  ms: 0.001,
+  s: 1,
+  min: 60,
+  h: 3600,
+  d: 86_400,
+  w: 604_800,
+};
+
+/** `30s`, `500ms`, `15min`, `3h`, `3d`, `2w`; a bare number is seconds. Returns seconds. */
+export function parseDurationSeconds(name: string, raw: string, min: number, max: number): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(raw);
+  const unit = match === null || match[2] === '' ? 's' : match[2]!.toLowerCase();
+  const factor = match === null ? undefined : DURATION_UNITS_SECONDS[unit];
+  const value = match === null || factor === undefined ? Number.NaN : Number(match[1]) * factor;
+  if (!Number.isFinite(value) || value < min || value > max) {
+    const accepted = `a duration from ${min} to ${max.toLocaleString('en-US')} seconds, ` +
+      'as a number with an optional unit (ms, s, min, h, d, w)';
+    throw badArgument(name, accepted, raw);
+  }
+  return value;
+}
+
+/** `5%` or `5`: a percentage in (0, max], returned as a fraction (0.05). */
+export function parsePercentArgument(name: string, raw: string, max = 1000): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw);
+  const value = match === null ? Number.NaN : Number(match[1]);
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    throw badArgument(name, `a percentage in (0, ${max}], e.g. 5%`, raw);
+  }
+  return value / 100;
+}

@@ -1,10 +1,8 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { experiments } from '../experiments/index.js';
 import { runMain } from '../test/fixtures/main-in-process.js';
 
-// These tests are about an empty registry; the real one (experiments/index.ts) grows.
-vi.mock('../experiments/index.js', () => ({ experiments: [] }));
-
-describe('loglab CLI (no experiments registered)', () => {
+describe('loglab CLI', () => {
   it('prints help for the program and for each command', async () => {
     const help = await runMain(['--help']);
     expect(help.code).toBe(0);
@@ -16,12 +14,15 @@ describe('loglab CLI (no experiments registered)', () => {
     }
   });
 
-  it('lists no experiments and says so', async () => {
+  it('lists the registered experiments with the question each answers', async () => {
     const list = await runMain(['list']);
     expect(list).toMatchObject({ code: 0, stderr: '' });
-    expect(list.stdout).toMatch(/no experiments are registered/);
+    for (const experiment of experiments) {
+      expect(list.stdout).toMatch(new RegExp(`^${experiment.id} +${experiment.question}`, 'm'));
+    }
     const json = await runMain(['list', '--json']);
-    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout).map((row: { id: string }) => row.id))
+      .toEqual(experiments.map((experiment) => experiment.id));
   });
 
   it("prints the seed's arithmetic for every preset, or for the one asked for", async () => {
@@ -36,10 +37,11 @@ describe('loglab CLI (no experiments registered)', () => {
     expect(ssd.stdout).toMatch(/gap .*= 21 times/);
   });
 
-  it('refuses run when no experiment is registered', async () => {
-    const run = await runMain(['run', '--quick']);
+  it('refuses to run an experiment it does not know, naming those it does', async () => {
+    const run = await runMain(['run', 'no-such-experiment', '--quick']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^loglab: UNKNOWN_EXPERIMENT: .*none is registered/);
+    expect(run.stderr).toMatch(
+      /^loglab: UNKNOWN_EXPERIMENT: run: unknown experiment 'no-such-experiment'; known: puzzle,/);
   });
 
   it.each([

@@ -39,3 +39,40 @@ export function formatFigure(value: number): string {
   if (Math.abs(value) >= 100) return formatNumber(value);
   return String(Number(value.toPrecision(3)));
 }
+
+const DURATION_UNITS = [
+  { name: 'minute', seconds: 60 },
+  { name: 'hour', seconds: 3600 },
+  { name: 'day', seconds: 86_400 },
+] as const;
+export type DurationUnit = (typeof DURATION_UNITS)[number]['name'];
+
+/**
+ * A duration the way the seed says it: two significant digits in the largest unit (up to
+ * `largestUnit`) that holds at least one of it. 13,107 s → `about 3.6 hours`; 819 s →
+ * `about 14 minutes`; 209,715 s → `about 58 hours`, or `about 2.4 days` with `'day'`.
+ */
+export function formatAboutDuration(seconds: number, largestUnit: DurationUnit = 'day'): string {
+  if (!Number.isFinite(seconds)) return String(seconds);
+  let unit: { readonly name: string; readonly seconds: number } = { name: 'second', seconds: 1 };
+  for (const candidate of DURATION_UNITS) {
+    if (seconds >= candidate.seconds) unit = candidate;
+    if (candidate.name === largestUnit) break;
+  }
+  const value = Number((seconds / unit.seconds).toPrecision(2));
+  return `about ${formatNumber(value, 1)} ${unit.name}${value === 1 ? '' : 's'}`;
+}
+
+const NS_STEPS = [
+  { unit: 's', ns: 1e9 },
+  { unit: 'ms', ns: 1e6 },
+  { unit: 'µs', ns: 1e3 },
+] as const;
+
+/** A measured or modelled time at three significant digits: 235 ms, 10.0 ms, 1.25 s, 840 ns. */
+export function formatDurationNs(ns: number): string {
+  if (!Number.isFinite(ns)) return String(ns);
+  const step = NS_STEPS.find((candidate) => Math.abs(ns) >= candidate.ns);
+  const value = step === undefined ? ns : ns / step.ns;
+  return `${Number(value.toPrecision(3))} ${step?.unit ?? 'ns'}`;
+}

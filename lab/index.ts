@@ -1,7 +1,9 @@
 /**
  * The harness's public face for experiments: the contract, the runner, statistics, I/O
- * accounting, write tracing, disk models and results types. The CLI and tests may import the
- * individual files; experiments import from here.
+ * accounting (phases and their totals, durable writes, dirty memory, the filesystem's journal,
+ * the device's queue), write tracing, disk models, direct I/O, io_uring detection, fio, child
+ * processes and results types. The CLI and tests may import the individual files; experiments
+ * import from here.
  */
 export type { Experiment, LabContext, ParamSpec, ParamValue, ResultsParts } from './experiment.js';
 export {
@@ -32,7 +34,36 @@ export { SeededRandom } from './random.js';
 export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
 export { flushDirtyPages } from './page-cache.js';
 export { TracingFileIO, WriteTrace } from './trace-io.js';
-export { DISK_PRESETS, EXOS_X20, SAMSUNG_990_PRO, type DiskModel } from './models.js';
+export {
+  DISK_PRESETS,
+  EXOS_X20,
+  PAGE_BYTES,
+  SAMSUNG_990_PRO,
+  type DiskModel,
+  halfTurnMs,
+  transferMs,
+} from './models.js';
+export {
+  SEED_NORMAL_TRAFFIC,
+  SEED_SEGMENT_TABLE_BYTES,
+  type Traffic,
+  secondsToFill,
+  trafficBytesPerSec,
+} from './capacity.js';
 export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './seed-arithmetic.js';
 export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
 export type { Metric, Prediction, Results } from './results.js';
+export { PhaseTotals } from './phase-totals.js';
+export { flushedBlocks } from './trace-blocks.js';
+export { traceSlice } from './trace-slice.js';
+export { DurableWatermarkFileIO } from './durable-watermark.js';
+export { type DirtyMemory, readDirtyMemory } from './meminfo.js';
+export { type JournalInfo, describeJournal } from './fs-journal.js';
+export type { BlockDevice } from './block-device.js';
+export { type DeviceWriteFile, type DeviceWriteMode, openDeviceWriteFile } from './direct-io.js';
+export { InflightSampler, type InflightSummary } from './inflight-sampler.js';
+export { type IoUringState, ioUringAllowed, ioUringState } from './io-uring.js';
+export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './fio.js';
+export { runTypeScriptChild } from './ts-child.js';
+export { LabError } from './errors.js';
+export { formatBytes, formatFigure } from './format.js';

@@ -53,6 +53,8 @@ export interface DumpOptions {
   /** Check each index entry against the log as well. */
   readonly verify: boolean;
   readonly maxRecordBytes?: number;
+  /** Told about every record and index entry checked, printed or not. */
+  readonly onChecked?: (type: 'records' | 'index') => void;
 }
 
 /** The segment base offsets to dump: every segment of a directory, or the one a file belongs to. */
@@ -83,12 +85,14 @@ export function* dumpSegment(io: FileIO, dir: string, baseOffset: number, option
   const recordPositions = new Map<number, number>();
   if (io.exists(logPath) && (options.records || options.verify)) {
     for (const record of dumpRecords(io, logPath, baseOffset, maxRecordBytes)) {
+      options.onChecked?.('records');
       if (record.valid) recordPositions.set(record.offset, record.position);
       if (options.records || !record.valid) yield record;
     }
   }
   if (options.index || options.verify) {
     for (const entry of dumpIndex(io, dir, baseOffset)) {
+      options.onChecked?.('index');
       if (!options.verify) yield entry;
       else {
         const landed = recordPositions.get(entry.offset) === entry.position;

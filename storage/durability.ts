@@ -5,14 +5,16 @@
  * | -------- | -------------------------------------------------- | --------------------------------- |
  * | `none`   | the record is in the page cache (write returned)   | everything not yet written back by |
  * |          |                                                    | the OS (~30 s of dirty pages by    |
- * |          |                                                    | default), at most since last roll  |
+ * |          |                                                    | default, Linux's dirty_expire)     |
  * | `always` | an fdatasync covering the record returned          | nothing acknowledged              |
  * | `group`  | one shared fdatasync covering it returned; a sync  | nothing acknowledged; unacknowl-   |
  * |          | starts `groupMaxDelayMs` after the first unsynced  | edged appends: at most             |
- * |          | append, or at once when `groupMaxBytes` wait       | groupMaxBytes / groupMaxDelayMs    |
+ * |          | append (0: the next event-loop turn), or at once   | groupMaxBytes / groupMaxDelayMs    |
+ * |          | when `groupMaxBytes` wait; appends made while a    | plus one sync's duration           |
+ * |          | sync runs gather for the next one                  |                                   |
  *
- * Every policy fdatasyncs a segment when it is rolled and on a clean close, so sealed segments
- * are always complete on the device (NSQ syncs on every new file for the same reason).
+ * `always` and `group` also sync a segment when it is rolled, so sealed segments are complete on
+ * the device and recovery scans only the active one. Every policy syncs on a clean close.
  */
 import { StorageError } from './errors.js';
 
@@ -24,7 +26,8 @@ export interface GroupCommitOptions {
   readonly maxBytes: number;
 }
 
-export const DEFAULT_GROUP_MAX_DELAY_MS = 2;
+/** 0: no waiting beyond the current event-loop turn; producers that are ready join the sync. */
+export const DEFAULT_GROUP_MAX_DELAY_MS = 0;
 export const DEFAULT_GROUP_MAX_BYTES = 1024 * 1024;
 
 export function parseDurabilityPolicy(value: string): DurabilityPolicy {

@@ -36,7 +36,7 @@ export class IndexFile {
 
   /** Space for one more entry in the write-behind buffer; the caller fills it. */
   reserve(): { buffer: Buffer; at: number } {
-    assert(this.#handle !== null, `index ${this.path} is open for appends`);
+    if (this.#handle === null) throw new Error(`assertion failed: index ${this.path} is open for appends`);
     if ((this.#pendingEntries + 1) * this.entryBytes > this.#pending.length) this.flushEntries();
     const at = this.#pendingEntries * this.entryBytes;
     this.#pendingEntries++;

@@ -27,6 +27,12 @@ export interface LogOptions {
   readonly groupMaxBytes?: number;
   /** How many synced bytes between two saved recovery points. */
   readonly recoveryPointIntervalBytes?: number;
+  /**
+   * Zero-fill each new segment to segmentBytes before appending to it. Default: on for `always`
+   * and `group` (an fdatasync then commits data only, not a growing file size: measured ~1.2-1.5x
+   * more syncs per second on ext4), off for `none` (it would write every byte twice).
+   */
+  readonly preallocate?: boolean;
   readonly io?: FileIO;
   /** Wall clock for time-index entries, ms since the epoch. */
   readonly nowMs?: () => number;
@@ -41,6 +47,8 @@ export interface LogConfig {
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
   readonly recoveryPointIntervalBytes: number;
+  /** 0 when segments are not preallocated, else segmentBytes. */
+  readonly preallocateBytes: number;
   readonly io: FileIO;
   readonly nowMs: () => number;
 }
@@ -74,7 +82,9 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     RECORD_HEADER_BYTES,
     segmentBytes,
   );
+  const durability = parseDurabilityPolicy(options.durability ?? 'none');
   return {
+    preallocateBytes: (options.preallocate ?? durability !== 'none') ? segmentBytes : 0,
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER),
     segmentBytes,
     indexIntervalBytes: checkInteger(
@@ -84,7 +94,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
       segmentBytes,
     ),
     maxRecordBytes,
-    durability: parseDurabilityPolicy(options.durability ?? 'none'),
+    durability,
     groupMaxDelayMs: checkDelayMs(options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS),
     groupMaxBytes: checkInteger('groupMaxBytes', options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES, 1, 1 << 30),
     recoveryPointIntervalBytes: checkInteger(

@@ -21,7 +21,10 @@ import { mkdirpDurable } from './durable-dir.js';
 export interface TruncationReport {
   readonly segment: string;
   readonly positionBytes: number;
+  /** Bytes cut up to the last non-zero byte: data that was written but is not a whole record. */
   readonly discardedBytes: number;
+  /** Zero bytes after that: preallocated or zero-filled space, nothing that was ever data. */
+  readonly zeroTailBytes: number;
   /** Record-shaped frames in the discarded bytes (a torn last record counts as one). */
   readonly discardedRecords: number;
   readonly reason: string;
@@ -189,16 +192,37 @@ function scanSegment(
 }
 
 function truncateAt(segment: Segment, window: ReadWindow, scan: ScanResult, maxRecordBytes: number): TruncationReport {
-  const discardedBytes = segment.sizeBytes - scan.endPositionBytes;
-  const discardedRecords = countFrames(segment, window, scan.endPositionBytes, maxRecordBytes);
+  const dataEnd = endOfNonZeroBytes(segment, window, scan.endPositionBytes);
+  const discardedBytes = dataEnd - scan.endPositionBytes;
+  const zeroTailBytes = segment.sizeBytes - dataEnd;
+  const discardedRecords = discardedBytes === 0 ? 0 : countFrames(segment, window, scan.endPositionBytes, maxRecordBytes);
   segment.truncate(scan.endPositionBytes);
   return {
     segment: segment.logPath,
     positionBytes: scan.endPositionBytes,
     discardedBytes,
+    zeroTailBytes,
     discardedRecords,
     reason: scan.problem ?? 'unknown',
   };
+}
+
+/** The position just after the last non-zero byte at or after `from` (`from` when all are zero). */
+function endOfNonZeroBytes(segment: Segment, window: ReadWindow, from: number): number {
+  let end = from;
+  window.bind(segment.handle);
+  for (let position = from; position < segment.sizeBytes; ) {
+    const length = Math.min(SCAN_WINDOW_BYTES, segment.sizeBytes - position);
+    const at = window.ensure(position, length, segment.sizeBytes);
+    for (let i = length - 1; i >= 0; i--) {
+      if (window.buffer[at + i] !== 0) {
+        end = position + i + 1;
+        break;
+      }
+    }
+    position += length;
+  }
+  return end;
 }
 
 /** Frames that look like records (a plausible length) from `from` to the end of the file. */
@@ -222,6 +246,7 @@ function gapTruncation(previous: Segment, expectedOffset: number, foundOffset: n
     segment: previous.logPath,
     positionBytes: previous.sizeBytes,
     discardedBytes: 0,
+    zeroTailBytes: 0,
     discardedRecords: 0,
     reason: `the next segment starts at offset ${foundOffset}, but the log ends at ${expectedOffset}`,
   };
@@ -245,7 +270,7 @@ export function describeRecovery(report: RecoveryReport): string {
   if (cut !== null) {
     lines.push(
       `cut ${path.basename(cut.segment)} at position ${cut.positionBytes}: ${cut.discardedBytes} bytes, ` +
-        `${cut.discardedRecords} record(s) discarded (${cut.reason})`,
+        `${cut.discardedRecords} record(s) discarded (${cut.reason}), then ${cut.zeroTailBytes} zero bytes`,
     );
   }
   if (report.removedSegments.length > 0) {

@@ -50,6 +50,7 @@ export class LogReader {
     this.#segments = segments;
     this.#window = new ReadWindow(io, READER_WINDOW_BYTES);
     this.#segment = start.segment;
+    start.segment.bindWindow(this.#window);
     this.#positionBytes = start.positionBytes;
     this.#nextOffset = start.offset;
     this.#fromOffset = start.fromOffset;
@@ -84,6 +85,7 @@ export class LogReader {
       const following = this.#followingSegment();
       if (following === null) return null;
       this.#segment = following;
+      following.bindWindow(this.#window);
       this.#positionBytes = 0;
     }
     const record = this.#readRecord();

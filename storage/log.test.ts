@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
@@ -186,11 +186,43 @@ describe('retention', () => {
 describe('durability', () => {
   it('fdatasyncs every append under always', () => {
     const io = new NodeFileIO();
-    const log = Log.open(newDir(), { durability: 'always', io });
+    const log = Log.open(newDir(), { durability: 'always', io, preallocate: false });
     const before = io.counters.fdatasyncCalls;
     fill(log, 20);
     expect(io.counters.fdatasyncCalls - before).toBe(20);
     log.close();
+  });
+
+  it('preallocates segments under always, trims them at a roll and a clean close', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+    fill(log, 10);
+    const first = log.segments()[0]!;
+    expect(statSync(first.logPath).size).toBe(64 * 1024);
+    fill(log, 600);
+    expect(statSync(first.logPath).size).toBe(log.segments()[0]!.sizeBytes);
+    const active = log.segments().at(-1)!;
+    expect(statSync(active.logPath).size).toBe(64 * 1024);
+    log.close();
+    expect(statSync(active.logPath).size).toBe(active.sizeBytes);
+  });
+
+  it('recovers a preallocated segment after a crash, reporting the zeros as zeros', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+    fill(log, 30);
+    const active = log.segments()[0]!;
+    const crashed = readFileSync(active.logPath);
+    const point = readFileSync(join(dir, RECOVERY_POINT_FILE));
+    log.close();
+    writeFileSync(active.logPath, crashed);
+    writeFileSync(join(dir, RECOVERY_POINT_FILE), point);
+    const reopened = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+    expect(reopened.endOffset).toBe(30);
+    expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 0, discardedRecords: 0, zeroTailBytes: 64 * 1024 - 30 * 116 });
+    reopened.append(bodyFor(30));
+    expect(reopened.read(30).body.equals(bodyFor(30))).toBe(true);
+    reopened.close();
   });
 
   it('covers many concurrent appends with one fdatasync under group', async () => {
@@ -257,7 +289,8 @@ describe('torn tails', () => {
       writeFileSync(join(dir, RECOVERY_POINT_FILE), pointBefore);
       const reopened = Log.open(dir, { indexIntervalBytes: 64 });
       expect(reopened.endOffset).toBe(20);
-      expect(reopened.recovery.truncation?.discardedBytes ?? 0).toBe(cut);
+      const truncation = reopened.recovery.truncation;
+      expect((truncation?.discardedBytes ?? 0) + (truncation?.zeroTailBytes ?? 0)).toBe(cut);
       expect(reopened.read(19).body.equals(bodyFor(19, 50))).toBe(true);
       expect(reopened.explainLookup(19).recordPositionBytes).toBeLessThan(sizeBefore);
       reopened.append(bodyFor(20, 50));

@@ -264,7 +264,7 @@ export class Log {
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) this.#guard('sync', () => this.#saveRecoveryPoint());
+    if (this.#fenced === null) this.#guard('sync', () => this.#saveRecoveryPoint(true));
     this.#group?.close(this.#active.nextOffset);
     for (const segment of this.#segments) segment.close();
     this.#closed = true;
@@ -276,6 +276,7 @@ export class Log {
 
   #write(start: number, length: number): void {
     const active = this.#active;
+    if (!active.preallocated) this.#guard('sync', () => active.preallocate());
     this.#guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
     if (this.config.durability === 'always') {
       this.#guard('sync', () => this.config.io.fdatasync(active.handle));
@@ -300,24 +301,37 @@ export class Log {
     return covered.nextOffset;
   }
 
+  /**
+   * Under `always` and `group` the finished segment is synced and a recovery point saved in the
+   * new one, so recovery never scans sealed segments. Under `none` nothing waits for the disk: the
+   * recovery point stays where the last flush or clean close put it, and recovery after a crash
+   * scans every segment from there (as Kafka does between flushes).
+   */
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
+    const durable = this.config.durability !== 'none';
     this.#guard('sync', () => {
-      active.sync();
-      this.#synced = this.#syncedPointOf(active);
+      active.trim();
+      if (durable) {
+        active.sync();
+        this.#synced = this.#syncedPointOf(active);
+      }
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
-      this.#synced = this.#syncedPointOf(next);
-      this.#writeRecoveryPoint(next);
+      if (durable) {
+        this.#synced = this.#syncedPointOf(next);
+        this.#writeRecoveryPoint(next);
+      }
     });
-    this.#group?.markDurable(active.nextOffset);
+    if (durable) this.#group?.markDurable(active.nextOffset);
   }
 
-  #saveRecoveryPoint(): void {
+  #saveRecoveryPoint(trim = false): void {
     const active = this.#active;
+    if (trim) active.trim();
     active.sync();
     this.#synced = this.#syncedPointOf(active);
     this.#writeRecoveryPoint(active);

@@ -13,9 +13,11 @@
  *
  * Entries live in memory (two u32 columns, like Kafka's memory-mapped index kept resident) so a
  * lookup is a binary search without a system call; the file is written behind (index-file.ts).
+ * `searchIndexFile` searches the file itself instead, a pread per probe, to show what a lookup
+ * costs when the index's pages have left the page cache (and what Kafka's warm section saves).
  */
 import type { FileHandle, FileIO } from './file-io.js';
-import { assert } from './errors.js';
+import { StorageError, assert } from './errors.js';
 import { IndexFile, U32Column, largestLowerBoundSlot } from './index-file.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
@@ -144,4 +146,117 @@ export class OffsetIndex {
     this.#relativeOffsets.push(relativeOffset);
     this.#positions.push(position);
   }
+}
+
+/** What one search of an index file on disk did (searchIndexFile). */
+export interface IndexFileSearch {
+  /** The slot of the largest entry whose relative offset is <= the target; -1 when none is. */
+  readonly slot: number;
+  readonly relativeOffset: number | null;
+  readonly positionBytes: number | null;
+  readonly entries: number;
+  /** Entries read, one pread of 8 bytes each. */
+  readonly probes: number;
+  /** Distinct pages of the file the probes touched: what a cold cache must fetch. */
+  readonly pagesTouched: number;
+}
+
+export interface IndexFileSearchOptions {
+  /** Kafka's warm section: search the last this-many bytes first; 0 (default): plain search. */
+  readonly warmSectionBytes?: number;
+  /** Page size pages are counted in. */
+  readonly pageBytes?: number;
+}
+
+const DEFAULT_PAGE_BYTES = 4096;
+
+/** Reads entries of an index file one pread at a time, remembering the pages it touched. */
+class IndexFileProbe {
+  readonly pages: number[] = [];
+  probes = 0;
+  readonly #io: FileIO;
+  readonly #handle: FileHandle;
+  readonly #pageBytes: number;
+  readonly #entry = Buffer.alloc(OFFSET_INDEX_ENTRY_BYTES);
+  /** Entries probed so far: slot → [relative offset, position]. */
+  readonly #probed = new Map<number, readonly [number, number]>();
+
+  constructor(io: FileIO, handle: FileHandle, pageBytes: number) {
+    this.#io = io;
+    this.#handle = handle;
+    this.#pageBytes = pageBytes;
+  }
+
+  relativeOffsetAt(slot: number): number {
+    const at = slot * OFFSET_INDEX_ENTRY_BYTES;
+    const got = this.#io.read(this.#handle, this.#entry, 0, OFFSET_INDEX_ENTRY_BYTES, at);
+    if (got !== OFFSET_INDEX_ENTRY_BYTES) {
+      throw new StorageError(
+        'SHORT_IO',
+        `index entry ${slot} ended after ${got} of ${OFFSET_INDEX_ENTRY_BYTES} bytes; ` +
+          'the file shrank during the search: search it again',
+        { positionBytes: at, sizeBytes: OFFSET_INDEX_ENTRY_BYTES },
+      );
+    }
+    this.probes++;
+    const page = Math.floor(at / this.#pageBytes);
+    if (!this.pages.includes(page)) this.pages.push(page);
+    const relativeOffset = this.#entry.readUInt32BE(0);
+    this.#probed.set(slot, [relativeOffset, this.#entry.readUInt32BE(4)]);
+    return relativeOffset;
+  }
+
+  /** An entry already probed, without reading it again. */
+  probedEntry(slot: number): readonly [number, number] {
+    const entry = this.#probed.get(slot);
+    assert(entry !== undefined, `slot ${slot} was probed`);
+    return entry;
+  }
+}
+
+/**
+ * The largest entry at or below `relativeOffset`, found in the index FILE rather than the
+ * resident columns: one pread per probe, as an index whose pages may have left the page cache is
+ * read (Kafka's mmap). With `warmSectionBytes`, Kafka's AbstractIndex.indexSlotRangeFor: when the
+ * target is above the first entry of the last `warmSectionBytes`, only that section is searched,
+ * so lookups of recent offsets touch only the pages appends and recent lookups keep warm; older
+ * targets pay one extra probe, then search the rest. The file is trusted as written.
+ */
+export function searchIndexFile(
+  io: FileIO,
+  handle: FileHandle,
+  relativeOffset: number,
+  options: IndexFileSearchOptions = {},
+): IndexFileSearch {
+  const warmBytes = options.warmSectionBytes ?? 0;
+  const pageBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
+  assert(Number.isSafeInteger(relativeOffset), `relative offset not an integer: ${relativeOffset}`);
+  assert(Number.isSafeInteger(warmBytes), `warm section not whole bytes: ${warmBytes}`);
+  assert(warmBytes >= 0, `warmSectionBytes must be >= 0: ${warmBytes}`);
+  assert(Number.isSafeInteger(pageBytes), `pageBytes must be an integer: ${pageBytes}`);
+  assert(pageBytes > 0, `pageBytes must be positive: ${pageBytes}`);
+  const entries = Math.floor(io.sizeBytes(handle) / OFFSET_INDEX_ENTRY_BYTES);
+  const probe = new IndexFileProbe(io, handle, pageBytes);
+  const keyAt = (slot: number) => probe.relativeOffsetAt(slot);
+  const warmEntries = Math.floor(warmBytes / OFFSET_INDEX_ENTRY_BYTES);
+  let slot = -1;
+  if (entries > 0 && warmEntries === 0) {
+    slot = largestLowerBoundSlot(keyAt, entries, relativeOffset);
+  } else if (entries > 0) {
+    const firstWarm = Math.max(0, entries - 1 - warmEntries);
+    if (keyAt(firstWarm) < relativeOffset) {
+      slot = largestLowerBoundSlot(keyAt, entries, relativeOffset, firstWarm);
+    } else if (keyAt(0) <= relativeOffset) {
+      slot = largestLowerBoundSlot(keyAt, firstWarm + 1, relativeOffset);
+    }
+  }
+  const entry = slot >= 0 ? probe.probedEntry(slot) : null;
+  return {
+    slot,
+    relativeOffset: entry === null ? null : entry[0],
+    positionBytes: entry === null ? null : entry[1],
+    entries,
+    probes: probe.probes,
+    pagesTouched: probe.pages.length,
+  };
 }

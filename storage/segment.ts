@@ -62,7 +62,14 @@ export interface SegmentConfig {
   readonly maxRecordBytes: number;
   /** Wall-clock time for time-index entries that are (re)written. */
   readonly nowMs: () => number;
+  /**
+   * Zero-fill the active segment's file to this size before appending (0: grow as written), so
+   * an fdatasync after an append does not also have to commit a new file size.
+   */
+  readonly preallocateBytes: number;
 }
+
+const ZERO_CHUNK_BYTES = 1 << 20;
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
@@ -119,6 +126,8 @@ export class Segment {
   readonly #config: SegmentConfig;
   #logHandle: FileHandle | null;
   #sizeBytes: number;
+  /** The file's physical size: larger than #sizeBytes while preallocated zeros follow the data. */
+  #fileBytes: number;
   #nextOffset: number | null;
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
@@ -130,6 +139,7 @@ export class Segment {
     this.baseOffset = baseOffset;
     this.#config = config;
     this.#sizeBytes = sizeBytes;
+    this.#fileBytes = sizeBytes;
     this.#logHandle = null;
     this.#nextOffset = null;
     this.#offsetIndex = null;
@@ -152,6 +162,7 @@ export class Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
     segment.#logHandle = io.open(segment.logPath, { create: false });
     segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
+    segment.#fileBytes = segment.#sizeBytes;
     return segment;
   }
 
@@ -172,7 +183,7 @@ export class Segment {
   }
 
   get handle(): FileHandle {
-    assert(this.#logHandle !== null, `segment ${this.logPath} is open`);
+    if (this.#logHandle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#logHandle;
   }
 
@@ -209,6 +220,34 @@ export class Segment {
     }
     assert(position - this.#sizeBytes === length, 'whole records fill the written bytes');
     this.#sizeBytes = position;
+    this.#fileBytes = Math.max(this.#fileBytes, position);
+  }
+
+  /** True while the file holds preallocated space beyond the data. */
+  get preallocated(): boolean {
+    return this.#fileBytes >= this.#config.preallocateBytes;
+  }
+
+  /**
+   * Writes zeros from the end of the data to `preallocateBytes` and syncs them, so later appends
+   * overwrite allocated blocks. Zeros also erase any stale bytes past the end.
+   */
+  preallocate(): void {
+    const target = this.#config.preallocateBytes;
+    if (this.#sizeBytes >= target) return;
+    const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, target - this.#sizeBytes));
+    for (let at = this.#sizeBytes; at < target; at += zeros.length) {
+      this.#io.write(this.handle, zeros, 0, Math.min(zeros.length, target - at), at);
+    }
+    this.#io.fdatasync(this.handle);
+    this.#fileBytes = target;
+  }
+
+  /** Cuts preallocated space off the end (a roll or a clean close); the caller syncs. */
+  trim(): void {
+    if (this.#fileBytes <= this.#sizeBytes) return;
+    this.#io.truncate(this.handle, this.#sizeBytes);
+    this.#fileBytes = this.#sizeBytes;
   }
 
   #indexRecord(offset: number, positionBytes: number): void {
@@ -287,6 +326,7 @@ export class Segment {
   truncate(positionBytes: number): void {
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;
+    this.#fileBytes = positionBytes;
     if (this.#offsetIndex !== null) {
       this.#offsetIndex.truncateFromPosition(positionBytes);
       const entries = this.#offsetIndex.entries;
@@ -429,15 +469,23 @@ export class Segment {
     return { ...decodeCheckedRecord(window.buffer, at, size), positionBytes: position, sizeBytes: size };
   }
 
-  /** Reads the record at a known position (sequential readers); null at the end of the file. */
+  /**
+   * Reads the record at a known position (sequential readers); null at the end of the file. The
+   * window must be bound to this segment (`bindWindow`) by the caller, once per segment: binding
+   * here, per record, would throw away the window and read it again for every record.
+   */
   readAt(window: ReadWindow, positionBytes: number, expectedOffset: number): SegmentRecord | null {
     if (positionBytes >= this.#sizeBytes) return null;
-    window.bind(this.handle);
     const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) throw corruptRecord(this.logPath, positionBytes, 'truncated', expectedOffset);
     const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
     if (typeof size === 'string') throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
     return this.#decodeAt(window, positionBytes, size, expectedOffset);
+  }
+
+  /** Points a sequential reader's window at this segment's file, forgetting what it held. */
+  bindWindow(window: ReadWindow): void {
+    window.bind(this.handle);
   }
 
   /** Writes buffered index entries and fdatasyncs the log and both indexes. */

@@ -14,7 +14,7 @@ export type Position = number & { readonly [positionBrand]: true };
 export const MAX_POSITION_BYTES = 0xffff_ffff;
 
 export function asOffset(value: number): Offset {
-  assert(Number.isSafeInteger(value) && value >= 0, `offset must be a safe integer >= 0: ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`assertion failed: offset must be a safe integer >= 0: ${value}`);
   return value as Offset;
 }
 

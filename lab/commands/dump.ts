@@ -49,14 +49,20 @@ export function registerDumpCommand(program: Command): void {
       const { dir, baseOffsets } = segmentsToDump(io, target);
       let invalid: DumpedRecord | DumpedIndexEntry | null = null;
       let invalidCount = 0;
+      const checked = { records: 0, index: 0 };
       for (const base of baseOffsets) {
-        for (const entry of dumpSegment(io, dir, base, options)) {
+        for (const entry of dumpSegment(io, dir, base, { ...options, onChecked: (type) => checked[type]++ })) {
           if (entry.type !== 'timeindex' && entry.valid === false) {
             invalid ??= entry;
             invalidCount++;
           }
           process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatText(entry)}\n`);
         }
+      }
+      if (options.verify) {
+        process.stderr.write(
+          `verified ${baseOffsets.length} segment(s): ${checked.records} records, ${checked.index} index entries, ${invalidCount} invalid\n`,
+        );
       }
       if (options.verify && invalid !== null) {
         throw new LabError(

@@ -1,9 +1,14 @@
 /** Every `loglab` command, in the order `--help` lists them. */
 import type { Command } from 'commander';
 import { registerAppendCommand } from './append.js';
+import { registerBenchCommand } from './bench.js';
+import { registerCiCommand } from './ci.js';
+import { registerCompareCommand } from './compare.js';
 import { registerDumpCommand } from './dump.js';
+import { registerLabCommand } from './lab.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
+import { registerPlanCommand } from './plan.js';
 import { registerReadCommand } from './read.js';
 import { registerReportCommand } from './report.js';
 import { registerRunCommand } from './run.js';
@@ -11,10 +16,15 @@ import { registerRunCommand } from './run.js';
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: readonly RegisterCommand[] = [
+  registerLabCommand,
   registerListCommand,
   registerRunCommand,
   registerReportCommand,
   registerModelCommand,
+  registerPlanCommand,
+  registerCompareCommand,
+  registerCiCommand,
+  registerBenchCommand,
   registerAppendCommand,
   registerReadCommand,
   registerDumpCommand,

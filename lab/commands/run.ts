@@ -22,7 +22,8 @@ import { type Metric, type Results, writeResultsFile } from '../results.js';
 /** The longest `--seconds` accepted: a day. */
 export const MAX_SECONDS = 86_400;
 
-interface RunCommandOptions {
+
+export interface RunCommandOptions {
   readonly dir?: string;
   readonly quick?: boolean;
   readonly seconds?: number;
@@ -30,7 +31,7 @@ interface RunCommandOptions {
   readonly json?: boolean;
 }
 
-function selectExperiments(ids: readonly string[]): Experiment[] {
+export function selectExperiments(ids: readonly string[]): Experiment[] {
   const known = experiments.map((experiment) => experiment.id);
   if (known.length === 0) {
     throw new LabError(
@@ -84,7 +85,7 @@ function metricLine(metric: Metric): string {
   return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
 }
 
-function describe(results: Results, file: string): string {
+export function describe(results: Results, file: string): string {
   const lines = [`${results.experiment.id}: ${results.experiment.question}`];
   if (results.headline !== undefined) lines.push(`  ${results.headline}`);
   lines.push(...results.metrics.map(metricLine));
@@ -117,7 +118,23 @@ async function runOne(
 }
 
 async function runCommand(ids: readonly string[], options: RunCommandOptions): Promise<void> {
-  const selected = selectExperiments(ids);
+  const written = await runSelected(selectExperiments(ids), options);
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+  } else {
+    const summaries = written.map((entry) => describe(entry.results, entry.file));
+    process.stdout.write(`${summaries.join('\n\n')}\n`);
+  }
+}
+
+/**
+ * Runs experiments one after another, each in its own owned directory, and writes their results
+ * files; shared by `run` and `bench`.
+ */
+export async function runSelected(
+  selected: readonly Experiment[],
+  options: RunCommandOptions,
+): Promise<Array<{ results: Results; file: string }>> {
   if (options.dir !== undefined) checkDirectoryOption('--dir', options.dir, true);
   const out = options.out ?? defaultOutDir();
   checkDirectoryOption('--out', out, false);
@@ -139,12 +156,7 @@ async function runCommand(ids: readonly string[], options: RunCommandOptions): P
     for (const dir of owned) removeOwnedDir(dir);
     stopCleanup();
   }
-  if (options.json === true) {
-    process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
-  } else {
-    const summaries = written.map((entry) => describe(entry.results, entry.file));
-    process.stdout.write(`${summaries.join('\n\n')}\n`);
-  }
+  return written;
 }
 
 export function registerRunCommand(program: Command): void {

@@ -1,0 +1,16 @@
+/** The benches `loglab bench` runs, by suite name, with the targets their issues set. */
+import type { Experiment } from '../../lab/experiment.js';
+import { queueBench } from './queue.js';
+import { storageBench } from './storage.js';
+import { QUEUE_TARGETS, STORAGE_TARGETS, type Target } from './targets.js';
+
+export interface BenchSuite {
+  readonly name: string;
+  readonly experiment: Experiment;
+  readonly targets: readonly Target[];
+}
+
+export const benchSuites: readonly BenchSuite[] = [
+  { name: 'storage', experiment: storageBench, targets: STORAGE_TARGETS },
+  { name: 'queue', experiment: queueBench, targets: QUEUE_TARGETS },
+];

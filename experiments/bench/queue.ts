@@ -1,0 +1,154 @@
+/**
+ * `loglab bench queue`: send + receive + delete cycles of design A (slot file) and design B (log
+ * queue) at each durability policy, rounds interleaved A, B, A, B …; then the device bytes each
+ * design writes per message, and the memory design B's in-flight table costs per message.
+ *
+ * Bodies are 1,000 bytes so that design A's 1,024-byte slot (20-byte header) holds one, as in the
+ * seed's "slots of 1 KB"; design B's record is then 1,016 bytes.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Experiment, LabContext } from '../../lab/experiment.js';
+import { Measurement } from '../../lab/measurement.js';
+import { counterMetric, metricFromSamples } from '../../lab/metric.js';
+import { interleave, measureAsync } from '../../lab/runner.js';
+import type { Metric } from '../../lab/results.js';
+import { NodeFileIO } from '../../storage/file-io.js';
+import { DURABILITY_POLICIES, type DurabilityPolicy } from '../../storage/durability.js';
+import { LogQueue } from '../../storage/log-queue.js';
+import type { Queue } from '../../storage/queue.js';
+import { SlotFileQueue } from '../../storage/slot-file.js';
+
+const BODY_BYTES = 1000;
+const VISIBILITY_TIMEOUT_MS = 60_000;
+const GROUP_PRODUCERS = 16;
+type Design = 'A' | 'B';
+
+function openQueue(design: Design, dir: string, durability: DurabilityPolicy, io = new NodeFileIO()): Queue {
+  return design === 'A'
+    ? SlotFileQueue.open(path.join(dir, 'slots'), { durability, io })
+    : LogQueue.open(dir, { durability, io });
+}
+
+function freshDir(ctx: LabContext, name: string): string {
+  const dir = path.join(ctx.dir, name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  return dir;
+}
+
+/** One cycle: send a message, receive one, delete it. */
+async function cycle(queue: Queue, body: Buffer): Promise<number> {
+  const id = await queue.send(body);
+  const message = queue.receive({ visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS });
+  if (message !== null) await queue.delete(message.id);
+  return id;
+}
+
+async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: number, roundSeconds: number): Promise<Metric[]> {
+  const body = Buffer.alloc(BODY_BYTES, 0x71);
+  const producers = policy === 'group' ? GROUP_PRODUCERS : 1;
+  const measurements = { A: new Measurement(`A-${policy}`, 'async'), B: new Measurement(`B-${policy}`, 'async') };
+  const results = await interleave(rounds, (['A', 'B'] as const).map((design) => ({
+    name: design,
+    round: async (round: number) => {
+      const dir = freshDir(ctx, `${design}-${policy}-${round}`);
+      const queue = openQueue(design, dir, policy);
+      for (let i = 0; i < 50; i++) await cycle(queue, body);
+      const repetition = await measureAsync(measurements[design], () => cycle(queue, body), { seconds: roundSeconds }, { concurrency: producers });
+      await queue.close();
+      fs.rmSync(dir, { recursive: true });
+      return repetition.ratePerSec;
+    },
+  })), ctx.progress);
+  const a = results.get('A')!;
+  const b = results.get('B')!;
+  const labels = (design: Design) => ({ design, policy, producers });
+  return [
+    metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, { random: ctx.random, labels: labels('A') }),
+    metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, { random: ctx.random, labels: labels('B') }),
+    metricFromSamples(`queue.${policy}.ratioBA`, 'ratio', b.map((rate, i) => rate / a[i]!), { random: ctx.random, kind: 'ratio', labels: { policy, producers } }),
+  ];
+}
+
+/**
+ * Device bytes written per message: after a warm-up on the open queue (which also preallocates
+ * design B's segment under `always`), a fixed number of cycles, then close (which syncs). The
+ * device is shared: anything else writing to it in the same seconds is counted too, so run this
+ * on a quiet machine. Under `always` design B zero-fills each new segment once; that cost, about
+ * one record's size per message over a segment's life, is reported apart because a short phase
+ * cannot amortise it.
+ */
+async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'none' | 'always', messages: number): Promise<Metric[]> {
+  const body = Buffer.alloc(BODY_BYTES, 0x72);
+  const dir = freshDir(ctx, `bytes-${design}-${policy}`);
+  const io = new NodeFileIO();
+  const queue = openQueue(design, dir, policy, io);
+  for (let i = 0; i < 20; i++) await cycle(queue, body);
+  const phase = ctx.ioPhase(io);
+  for (let i = 0; i < messages; i++) await cycle(queue, body);
+  await queue.close();
+  const io2 = phase.end();
+  fs.rmSync(dir, { recursive: true });
+  const labels = { design, policy: policy === 'none' ? 'none+final sync' : policy };
+  const metrics = [
+    counterMetric(`queue.${design}.${policy}.writeCallsPerMsg`, 'calls/msg', (io2.fileIo?.writeCalls ?? 0) / messages, labels),
+    counterMetric(`queue.${design}.${policy}.fdatasyncsPerMsg`, 'calls/msg', (io2.fileIo?.fdatasyncCalls ?? 0) / messages, labels),
+  ];
+  if (io2.device !== null) {
+    metrics.push(counterMetric(`queue.${design}.${policy}.deviceBytesPerMsg`, 'B/msg', io2.device.writeBytes / messages, labels, 'device sectors written during the phase (close syncs) over messages'));
+    metrics.push(counterMetric(`queue.${design}.${policy}.deviceWritesPerMsg`, 'ios/msg', io2.device.writeIos / messages, labels));
+  }
+  if (design === 'B' && policy === 'always') {
+    metrics.push(counterMetric('queue.B.always.preallocationBytesPerMsg', 'B/msg', BODY_BYTES + 16, labels, 'zeros written when a segment is preallocated, spread over the messages it then holds (derived, not measured)'));
+  }
+  return metrics;
+}
+
+/** Design B's in-flight bookkeeping with `messages` in flight: typed arrays and JS heap per message. */
+async function inFlightMemory(ctx: LabContext, messages: number): Promise<Metric[]> {
+  const dir = freshDir(ctx, 'inflight');
+  const queue = LogQueue.open(dir, { segmentBytes: 256 * 1024 * 1024 });
+  const body = Buffer.alloc(16, 0x73);
+  for (let i = 0; i < messages; i++) queue.log.append(body);
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const trackingBefore = queue.trackingHeapBytes;
+  for (let i = 0; i < messages; i++) queue.receive({ visibilityTimeoutMs: 3_600_000 });
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapAfter = process.memoryUsage().heapUsed;
+  const inFlight = queue.stats().inFlight;
+  const tracking = queue.trackingHeapBytes - trackingBefore;
+  await queue.close();
+  fs.rmSync(dir, { recursive: true });
+  const labels = { design: 'B', inFlight };
+  return [
+    counterMetric('queue.B.inFlightTrackingBytesPerMsg', 'B/msg', tracking / inFlight, labels, 'typed arrays of the in-flight table (deadline heap, per-offset state) per message in flight'),
+    counterMetric('queue.B.inFlightHeapBytesPerMsg', 'B/msg', Math.max(0, heapAfter - heapBefore) / inFlight, labels, 'growth of the JS heap per message in flight (typed arrays live outside it); more precise with node --expose-gc'),
+  ];
+}
+
+export const queueBench: Experiment = {
+  id: 'bench-queue',
+  question: 'how many send+receive+delete cycles does each design sustain, and what does each write per message?',
+  params: {
+    rounds: { quick: 3, full: 5 },
+    roundSeconds: { quick: 0.3, full: 1 },
+    bytesMessages: { quick: 500, full: 5000 },
+    inFlightMessages: { quick: 100_000, full: 1_000_000 },
+  },
+  seed: 4,
+  run: async (ctx) => {
+    const rounds = ctx.numberParam('rounds');
+    const seconds = ctx.numberParam('roundSeconds');
+    const metrics: Metric[] = [];
+    for (const policy of DURABILITY_POLICIES) metrics.push(...(await cycleRates(ctx, policy, rounds, seconds)));
+    for (const policy of ['none', 'always'] as const) {
+      for (const design of ['A', 'B'] as const) metrics.push(...(await deviceBytesPerMessage(ctx, design, policy, ctx.numberParam('bytesMessages'))));
+    }
+    metrics.push(...(await inFlightMemory(ctx, ctx.numberParam('inFlightMessages'))));
+    ctx.note(`Bodies are ${BODY_BYTES} bytes: a 1,024-byte slot of design A holds one; design B's record is ${BODY_BYTES + 16} bytes. Group commit runs ${GROUP_PRODUCERS} concurrent producers; none and always run one.`);
+    ctx.note('Device bytes per message come from the whole device\'s counters: other writers in the same seconds are counted too.');
+    return ctx.results({ metrics });
+  },
+};

@@ -1,0 +1,255 @@
+/**
+ * `loglab bench storage`: the storage core against the plain node:fs loop that writes the same
+ * bytes, in the same run, rounds interleaved (raw, log, raw, log …) so drift hits both.
+ *
+ * Each figure names its durability policy and cache state. Sync is compared with sync (the log's
+ * append is a synchronous write; the raw loop is fs.writeSync); the group-commit figure is async
+ * and is compared with `always` measured async too.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Experiment, LabContext } from '../../lab/experiment.js';
+import { Measurement } from '../../lab/measurement.js';
+import { counterMetric, metricFromSamples } from '../../lab/metric.js';
+import { interleave, measureAsync, measureSync } from '../../lab/runner.js';
+import type { Metric } from '../../lab/results.js';
+import { Log } from '../../storage/log.js';
+import type { LogOptions } from '../../storage/log-config.js';
+import { RECOVERY_POINT_FILE } from '../../storage/recovery-point.js';
+import { encodeRecord } from '../../storage/record.js';
+
+const BODY_BYTES = 1024;
+const MiB = 1024 * 1024;
+
+/** A fresh directory per round, removed after it: rounds never see each other's files. */
+function roundDir(ctx: LabContext, name: string, round: number): string {
+  const dir = path.join(ctx.dir, `${name}-${round}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  return dir;
+}
+
+interface Pair {
+  readonly log: number;
+  readonly raw: number;
+}
+
+/** Rates of interleaved rounds of a raw-fs loop and the log doing the same appends. */
+async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: { durability: 'none' | 'always'; preallocatedRaw: boolean }): Promise<Pair[]> {
+  const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x61));
+  const body = Buffer.alloc(BODY_BYTES, 0x61);
+  const budget = { seconds: roundSeconds };
+  const raw = new Measurement(`raw-${options.durability}`, 'sync');
+  const logged = new Measurement(`log-${options.durability}`, 'sync');
+  const sync = options.durability === 'always';
+  const results = await interleave(rounds, [
+    {
+      name: 'raw',
+      round: (round) => {
+        const file = path.join(roundDir(ctx, 'raw', round), 'raw.log');
+        const fd = fs.openSync(file, 'w+');
+        if (options.preallocatedRaw) zeroFill(fd, 64 * MiB);
+        let position = 0;
+        const rate = measureSync(raw, () => {
+          fs.writeSync(fd, record, 0, record.length, position);
+          if (sync) fs.fdatasyncSync(fd);
+          position += record.length;
+          return position;
+        }, budget).ratePerSec;
+        fs.closeSync(fd);
+        fs.rmSync(path.dirname(file), { recursive: true });
+        return rate;
+      },
+    },
+    {
+      name: 'log',
+      round: (round) => {
+        const dir = roundDir(ctx, 'log', round);
+        const log = Log.open(dir, { durability: options.durability });
+        const rate = measureSync(logged, () => log.append(body), budget).ratePerSec;
+        log.close();
+        fs.rmSync(dir, { recursive: true });
+        return rate;
+      },
+    },
+  ], ctx.progress);
+  const rawRates = results.get('raw')!;
+  return results.get('log')!.map((log, i) => ({ log, raw: rawRates[i]! }));
+}
+
+function zeroFill(fd: number, sizeBytes: number): void {
+  const zeros = Buffer.alloc(MiB);
+  for (let at = 0; at < sizeBytes; at += MiB) fs.writeSync(fd, zeros, 0, MiB, at);
+  fs.fdatasyncSync(fd);
+}
+
+function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: string, policy: string): Metric[] {
+  const labels = { policy, cache: 'page cache' };
+  return [
+    metricFromSamples(`${prefix}.ratePerSec`, 'ops/s', pairs.map((p) => p.log), { random: ctx.random, labels }),
+    metricFromSamples(`${prefix}.${rawName}RatePerSec`, 'ops/s', pairs.map((p) => p.raw), { random: ctx.random, labels }),
+    metricFromSamples(`${prefix}.vs${rawName[0]!.toUpperCase()}${rawName.slice(1)}`, 'ratio', pairs.map((p) => p.log / p.raw), {
+      random: ctx.random,
+      kind: 'ratio',
+      labels,
+      description: `loglab's rate over the plain node:fs loop writing the same 1,040-byte records, per paired round`,
+    }),
+  ];
+}
+
+/** Batched appends: many records per write. */
+function batchedBytesPerSec(ctx: LabContext, rounds: number, roundSeconds: number): Metric {
+  const batch = Array.from({ length: 256 }, () => Buffer.alloc(BODY_BYTES, 0x62));
+  const batchBytes = 256 * (BODY_BYTES + 16);
+  const measurement = new Measurement('batched', 'sync');
+  const rates: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const dir = roundDir(ctx, 'batched', round);
+    const log = Log.open(dir);
+    rates.push(measureSync(measurement, () => log.appendBatch(batch), { seconds: roundSeconds }).ratePerSec * batchBytes);
+    log.close();
+    fs.rmSync(dir, { recursive: true });
+  }
+  return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, { random: ctx.random, labels: { policy: 'none', cache: 'page cache' } });
+}
+
+/** `always` vs `group` with 16 producers, both async, interleaved. */
+async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: number): Promise<Metric[]> {
+  const body = Buffer.alloc(BODY_BYTES, 0x63);
+  const measurements = { always: new Measurement('always-async', 'async'), group: new Measurement('group-16', 'async') };
+  const results = await interleave(rounds, (['always', 'group'] as const).map((policy) => ({
+    name: policy,
+    round: async (round: number) => {
+      const dir = roundDir(ctx, policy, round);
+      const log = Log.open(dir, { durability: policy });
+      const repetition = await measureAsync(measurements[policy], () => log.appendAcknowledged(body), { seconds: roundSeconds }, { concurrency: policy === 'group' ? 16 : 1 });
+      log.close();
+      fs.rmSync(dir, { recursive: true });
+      return repetition.ratePerSec;
+    },
+  })), ctx.progress);
+  const always = results.get('always')!;
+  const group = results.get('group')!;
+  const labels = { cache: 'page cache', producers: 16 };
+  return [
+    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, labels: { ...labels, policy: 'group' } }),
+    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, labels: { policy: 'always', producers: 1 } }),
+    metricFromSamples('append.group.vsAlways', 'ratio', group.map((g, i) => g / always[i]!), {
+      random: ctx.random,
+      kind: 'ratio',
+      labels,
+      description: 'group commit with 16 concurrent producers over always with one producer, both async, per paired round',
+    }),
+  ];
+}
+
+/** Builds a log of `sizeBytes` of 1 KiB records with batched appends. */
+function buildLog(dir: string, sizeBytes: number, options: LogOptions): Log {
+  const log = Log.open(dir, options);
+  const batch = Array.from({ length: 1024 }, (_, i) => Buffer.alloc(BODY_BYTES, i % 251));
+  for (let written = 0; written < sizeBytes; written += batch.length * (BODY_BYTES + 16)) log.appendBatch(batch);
+  return log;
+}
+
+function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Metric[] {
+  const dir = path.join(ctx.dir, 'lookup');
+  fs.mkdirSync(dir);
+  const log = buildLog(dir, logBytes, {});
+  const random = ctx.random.fork();
+  const end = log.endOffset;
+  const offsets = Float64Array.from({ length: 1 << 16 }, () => random.int(end));
+  const measurement = new Measurement('lookup.warm', 'sync');
+  for (let i = 0; i < 20_000; i++) log.read(offsets[i & 0xffff]!);
+  for (let r = 0; r < repetitions; r++) {
+    measureSync(measurement, (i) => log.read(offsets[i & 0xffff]!).body.length, { ops: 100_000 });
+  }
+  log.close();
+  fs.rmSync(dir, { recursive: true });
+  const { latencyNs, ops } = measurement.summarize(ctx.random);
+  const labels = { cache: 'warm', logBytes };
+  const percentile = (name: string, value: number, description: string): Metric =>
+    ({ name, unit: 'ns', kind: 'timing', median: value, count: ops, labels, description });
+  return [
+    percentile('lookup.warm.p50Ns', latencyNs.p50 ?? latencyNs.median, 'median of every random-offset lookup: index search, step forward, CRC check, copy of the body'),
+    percentile('lookup.warm.p99Ns', latencyNs.p99 ?? latencyNs.median, '99th percentile of the same lookups'),
+  ];
+}
+
+function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number): Metric {
+  const dir = path.join(ctx.dir, 'recovery');
+  fs.mkdirSync(dir);
+  const options = { segmentBytes: segmentBytes + 4 * MiB };
+  buildLog(dir, segmentBytes, options).close();
+  const rates: number[] = [];
+  for (let r = 0; r < repetitions; r++) {
+    fs.rmSync(path.join(dir, RECOVERY_POINT_FILE));
+    const startNs = process.hrtime.bigint();
+    const log = Log.open(dir, options);
+    const elapsedNs = Number(process.hrtime.bigint() - startNs);
+    rates.push(log.recovery.scannedBytes / (elapsedNs / 1e9));
+    log.close();
+  }
+  fs.rmSync(dir, { recursive: true });
+  return metricFromSamples('recovery.scan.bytesPerSec', 'B/s', rates, {
+    random: ctx.random,
+    labels: { cache: 'warm', segmentBytes },
+    description: 'Log.open of one segment with no recovery point: every record checked (length, CRC, id) and the index rebuilt',
+  });
+}
+
+/** Resident set growth while appending `totalBytes`; retention keeps the disk small meanwhile. */
+function rssGrowth(ctx: LabContext, totalBytes: number): Metric {
+  const dir = path.join(ctx.dir, 'rss');
+  fs.mkdirSync(dir);
+  const log = Log.open(dir);
+  const body = Buffer.alloc(BODY_BYTES, 0x64);
+  for (let i = 0; i < 10_000; i++) log.append(body);
+  (globalThis as { gc?: () => void }).gc?.();
+  const startRss = process.memoryUsage.rss();
+  let maxRss = startRss;
+  for (let written = 0; written < totalBytes; written += BODY_BYTES + 16) {
+    log.append(body);
+    if ((written & (64 * MiB - 1)) < BODY_BYTES + 16) {
+      maxRss = Math.max(maxRss, process.memoryUsage.rss());
+      log.deleteSegmentsBelow(log.endOffset);
+    }
+  }
+  maxRss = Math.max(maxRss, process.memoryUsage.rss());
+  log.close();
+  fs.rmSync(dir, { recursive: true });
+  return counterMetric('append.rssGrowthBytes', 'B', maxRss - startRss, { appendedBytes: totalBytes }, 'largest resident-set growth seen while appending, over the resident set after a warm-up');
+}
+
+export const storageBench: Experiment = {
+  id: 'bench-storage',
+  question: 'how close does the storage core come to the plain file-system loop on this disk?',
+  params: {
+    rounds: { quick: 3, full: 7 },
+    roundSeconds: { quick: 0.3, full: 1 },
+    lookupLogBytes: { quick: 64 * MiB, full: 256 * MiB },
+    recoverySegmentBytes: { quick: 64 * MiB, full: 256 * MiB },
+    rssAppendBytes: { quick: 1024 * MiB, full: 4096 * MiB },
+  },
+  seed: 2026,
+  run: async (ctx) => {
+    const rounds = ctx.numberParam('rounds');
+    const seconds = ctx.numberParam('roundSeconds');
+    ctx.ensureFreeSpace(2 * ctx.numberParam('lookupLogBytes') + 256 * MiB);
+    const none = await appendPairs(ctx, rounds, seconds, { durability: 'none', preallocatedRaw: false });
+    const always = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: false });
+    const alwaysPreallocated = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: true });
+    const metrics = [
+      ...pairMetrics(ctx, 'append.none', none, 'rawFs', 'none'),
+      batchedBytesPerSec(ctx, rounds, seconds),
+      ...pairMetrics(ctx, 'append.always', always, 'rawFs', 'always'),
+      ...pairMetrics(ctx, 'append.always', alwaysPreallocated, 'preallocatedFs', 'always').slice(1),
+      ...(await groupVsAlways(ctx, rounds, seconds)),
+      ...warmLookups(ctx, ctx.numberParam('lookupLogBytes'), rounds),
+      recoveryScan(ctx, ctx.numberParam('recoverySegmentBytes'), rounds),
+      rssGrowth(ctx, ctx.numberParam('rssAppendBytes')),
+    ];
+    ctx.note('The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.');
+    ctx.note('append.always.vsPreallocatedFs compares the log (which preallocates segments under always) with a raw loop overwriting a zero-filled file.');
+    return ctx.results({ metrics });
+  },
+};

@@ -1,0 +1,43 @@
+/**
+ * The figures the storage issues set as targets, checked against a bench's results. A target is
+ * either a bound on a metric's median or a ratio that must be reached.
+ */
+import type { Results } from '../../lab/results.js';
+
+export interface Target {
+  readonly metric: string;
+  readonly atLeast?: number;
+  readonly atMost?: number;
+  readonly why: string;
+}
+
+export const STORAGE_TARGETS: readonly Target[] = [
+  { metric: 'append.none.vsRawFs', atLeast: 0.8, why: 'unbatched 1 KiB appends within 20% of fs.writeSync' },
+  { metric: 'append.batched.bytesPerSec', atLeast: 500e6, why: 'batched appends at 500 MB/s or more' },
+  { metric: 'append.always.vsRawFs', atLeast: 0.9, why: 'always within 10% of write+fdatasync' },
+  { metric: 'append.group.vsAlways', atLeast: 10, why: 'group commit at 16 producers 10x always' },
+  { metric: 'lookup.warm.p50Ns', atMost: 5_000, why: 'warm lookup p50 at most 5 us' },
+  { metric: 'lookup.warm.p99Ns', atMost: 50_000, why: 'warm lookup p99 at most 50 us' },
+  { metric: 'recovery.scan.bytesPerSec', atLeast: 500e6, why: 'recovery scan at 500 MB/s or more' },
+  { metric: 'append.rssGrowthBytes', atMost: 64 * 1024 * 1024, why: 'resident set grows under 64 MiB' },
+];
+
+export const QUEUE_TARGETS: readonly Target[] = [
+  { metric: 'queue.B.inFlightTrackingBytesPerMsg', atMost: 100, why: 'at most ~100 bytes of memory per message in flight' },
+];
+
+export interface TargetCheck {
+  readonly target: Target;
+  readonly value: number | null;
+  readonly met: boolean | null;
+}
+
+export function checkTargets(results: Results, targets: readonly Target[]): TargetCheck[] {
+  return targets.map((target) => {
+    const metric = results.metrics.find((candidate) => candidate.name === target.metric);
+    if (metric === undefined) return { target, value: null, met: null };
+    const value = metric.median;
+    const met = (target.atLeast === undefined || value >= target.atLeast) && (target.atMost === undefined || value <= target.atMost);
+    return { target, value, met };
+  });
+}

@@ -1,0 +1,80 @@
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runExperiment } from '../lab/experiment.js';
+import type { Results } from '../lab/results.js';
+import {
+  expectContractCharts,
+  expectWellFormed,
+  metricNamed,
+  metricsOf,
+} from '../test/fixtures/experiment-shape.js';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { experiment } from './page-cache.js';
+
+const tempDir = tempDirs('page-cache');
+const MIB = 1024 * 1024;
+
+const tiny = {
+  ...experiment,
+  params: {
+    ...experiment.params,
+    logBytes: { quick: 4 * MIB, full: 4 * MIB },
+    oldReads: { quick: 4, full: 4 },
+    rounds: { quick: 2, full: 2 },
+  },
+};
+
+function run(cacheControl: { isRoot: boolean; dropCachesFile?: string }): Promise<Results> {
+  return runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.2, cacheControl });
+}
+
+describe('the page-cache experiment', () => {
+  let results: Results;
+
+  it('measures appends and reads of every kind when the cache can be dropped', async () => {
+    // A stand-in for /proc/sys/vm/drop_caches: the test must not empty the machine's cache.
+    const dropCachesFile = path.join(tempDir(), 'drop_caches');
+    results = await run({ isRoot: true, dropCachesFile });
+    expectWellFormed(results);
+    const kinds = metricsOf(results, 'latencyNs').map((metric) => metric.labels?.readKind);
+    expect(kinds).toEqual(['append', 'recent', 'old-warm', 'old-cold']);
+    for (const metric of metricsOf(results, 'latencyNs')) {
+      expect(metric.unit).toBe('ns');
+      expect(metric.labels?.cache).toBe(metric.labels?.readKind === 'old-cold' ? 'cold' : 'warm');
+      expect(metric.labels?.policy).toBe('none');
+    }
+    expectContractCharts(results);
+  });
+
+  it('proves per read kind how much was read from memory, from rchar and read_bytes', () => {
+    for (const kind of ['recent', 'old-warm', 'old-cold']) {
+      const logical = metricNamed(results, `page-cache.${kind}.logicalReadBytesPerRead`);
+      const device = metricNamed(results, `page-cache.${kind}.deviceReadBytesPerRead`);
+      const served = metricNamed(results, `page-cache.${kind}.servedFromMemory`);
+      expect(logical.unit).toBe('B/read');
+      expect(served.kind).toBe('ratio');
+      const expected = Math.min(1, Math.max(0, 1 - device.median / logical.median));
+      expect(served.median).toBeCloseTo(expected);
+    }
+  });
+
+  it("sets the append's share of the seed's 300 ms checkout beside the seed's own", () => {
+    const share = metricNamed(results, 'page-cache.checkout.appendSharePct');
+    const append = metricNamed(results, 'page-cache.append.latencyNs');
+    expect(share).toMatchObject({ unit: '%', kind: 'ratio' });
+    share.samples?.forEach((value, i) =>
+      expect(value).toBeCloseTo((100 * (append.samples?.[i] ?? 0)) / 300e6, 10));
+    const seed = results.predictions.find((prediction) =>
+      prediction.name === 'page-cache.checkout.appendSharePct');
+    expect(seed).toMatchObject({ model: 'seed', unit: '%' });
+    expect(seed?.value).toBeCloseTo((100 * 0.004) / 300, 8);
+  });
+
+  it('leaves cold figures out and says so when the cache cannot be dropped', async () => {
+    const withoutRoot = await run({ isRoot: false });
+    expectWellFormed(withoutRoot);
+    expect(withoutRoot.metrics.some((metric) => metric.name.includes('old-cold'))).toBe(false);
+    expect(withoutRoot.notes.join('\n')).toMatch(/cold-cache figures are unavailable/);
+    expect(withoutRoot.headline).toMatch(/cold figures were unavailable/);
+  });
+});

@@ -1,0 +1,375 @@
+/**
+ * recovery: how long until the broker serves again after a crash?
+ *
+ * Logs of 1, 10, 100 and 1,000 segments whose active segment holds a tail of 1, 16 or 64 MiB
+ * (divided by `tailDivisor` with --quick), opened in three states made by editing files, never by
+ * hoping a crash happens:
+ *   clean           closed normally: the recovery point is the end, nothing is scanned;
+ *   torn            the last record cut in half and the recovery point removed: the whole active
+ *                   segment is checked from its start (as after a crash under durability group,
+ *                   whose last recovery point is the roll's, at the start of the active segment);
+ *   recovery-point  the same cut, with the recovery point saved `recoveryPointGapBytes` before
+ *                   the end put back: only the bytes after it are checked.
+ * The open's own recovery report (scanned bytes, records, index entries rebuilt, bytes cut) gives
+ * the counters. Then the index rebuild: the time of the first lookup in a sealed segment whose
+ * .index file was deleted, against one whose index is there, per MiB of segment.
+ *
+ * Sealed segments are hard links to the files of one template log: opening trusts and only opens
+ * and fstats the segments before the recovery point (their indexes load on first use), so their
+ * number matters, not their bytes, and 1,000 of them need not be written 12 times.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  type Experiment,
+  type LabContext,
+  Measurement,
+  type Metric,
+  type Results,
+  counterMetric,
+  formatBytes,
+  interleave,
+  measureSync,
+  metricFromSamples,
+} from '../lab/index.js';
+import { assert } from '../storage/errors.js';
+import { NodeFileIO } from '../storage/file-io.js';
+import { Log } from '../storage/log.js';
+import type { RecoveryReport } from '../storage/log-loader.js';
+import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  segmentFileName,
+} from '../storage/segment.js';
+import { formatNs, renamed } from './figures.js';
+import { recordBodies } from './record-bodies.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+export const TAILS_BYTES: readonly number[] = [1 * MiB, 16 * MiB, 64 * MiB];
+export const STATES = ['clean', 'torn', 'recovery-point'] as const;
+type State = (typeof STATES)[number];
+const RECORD_BYTES = 1024;
+const APPEND_BATCH_RECORDS = 1024;
+const SEGMENT_SUFFIXES = [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX];
+
+export const recovery: Experiment = {
+  id: 'recovery',
+  question: 'how long until the broker serves again after a crash?',
+  params: {
+    segmentCounts: { quick: '1,10,100,1000', full: '1,10,100,1000' },
+    tailDivisor: { quick: 16, full: 1 },
+    sealedSegmentBytes: { quick: 16 * KiB, full: 256 * KiB },
+    recoveryPointGapBytes: { quick: 32 * KiB, full: 512 * KiB },
+    rebuildSegmentBytes: { quick: MiB, full: 16 * MiB },
+    rounds: { quick: 3, full: 5 },
+  },
+  seed: 3,
+  run,
+};
+
+/** One log: `segments` segments, the last holding `tailBytes`, and what restores its states. */
+interface TailedLog {
+  readonly segments: number;
+  readonly tailBytes: number;
+  readonly dir: string;
+  readonly activeLogPath: string;
+  /** Where the last record starts and the bytes it holds, to put it back after a cut. */
+  readonly lastRecordAt: number;
+  readonly lastRecord: Buffer;
+  readonly cleanPoint: Buffer;
+  readonly olderPoint: Buffer;
+  readonly olderPointPositionBytes: number;
+  readonly opens: Readonly<Record<State, Measurement>>;
+  readonly reports: Partial<Record<State, RecoveryReport>>;
+}
+
+interface Template {
+  readonly dir: string;
+  readonly baseOffsets: readonly number[];
+}
+
+export function parseCounts(text: string): number[] {
+  const counts = text.split(',').map((part) => Number(part.trim()));
+  for (const count of counts) {
+    assert(Number.isSafeInteger(count) && count > 0, `segment counts are positive: '${text}'`);
+  }
+  return counts;
+}
+
+async function run(ctx: LabContext): Promise<Results> {
+  const counts = parseCounts(ctx.stringParam('segmentCounts'));
+  const tails = TAILS_BYTES.map((bytes) => bytes / ctx.numberParam('tailDivisor'));
+  const gapBytes = ctx.numberParam('recoveryPointGapBytes');
+  assert(tails.every((bytes) => bytes > gapBytes), 'the recovery point gap is inside every tail');
+  const sealedBytes = ctx.numberParam('sealedSegmentBytes');
+  const tailSum = tails.reduce((sum, bytes) => sum + bytes, 0);
+  ctx.ensureFreeSpace((Math.max(...counts) * sealedBytes + counts.length * tailSum +
+    ctx.numberParam('rebuildSegmentBytes') * 3) * 1.2);
+  const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
+  const template = buildTemplate(ctx, body!, Math.max(...counts));
+  const logs = counts.flatMap((segments) =>
+    tails.map((tailBytes) => buildTailedLog(ctx, template, body!, segments, tailBytes)));
+  await measureOpens(ctx, logs);
+  const rebuild = await measureRebuild(ctx, body!);
+  return ctx.results(resultsParts(ctx, logs, rebuild));
+}
+
+function appendRecords(log: Log, body: Buffer, count: number): void {
+  for (let done = 0; done < count; done += APPEND_BATCH_RECORDS) {
+    log.appendBatch(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, count - done)).fill(body));
+  }
+}
+
+/** A log of `segments` small segments whose files the tailed logs link to. */
+function buildTemplate(ctx: LabContext, body: Buffer, segments: number): Template {
+  const dir = path.join(ctx.dir, 'template');
+  const segmentBytes = ctx.numberParam('sealedSegmentBytes');
+  const log = Log.open(dir, { segmentBytes, io: new NodeFileIO() });
+  const perSegment = Math.floor(segmentBytes / RECORD_BYTES);
+  assert(perSegment > 0, `a sealed segment of ${segmentBytes} bytes holds a record`);
+  ctx.progress.phase(`writing ${segments} sealed segments of ${formatBytes(segmentBytes)}`);
+  while (log.segments().length < segments) appendRecords(log, body, perSegment);
+  const baseOffsets = log.segments().map((segment) => segment.baseOffset);
+  log.close();
+  return { dir, baseOffsets };
+}
+
+function copyOf(file: string): Buffer {
+  return fs.readFileSync(file);
+}
+
+function readBytes(file: string, positionBytes: number, lengthBytes: number): Buffer {
+  const bytes = Buffer.alloc(lengthBytes);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const got = fs.readSync(fd, bytes, 0, lengthBytes, positionBytes);
+    assert(got === lengthBytes, `${file} holds ${lengthBytes} bytes at ${positionBytes}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
+}
+
+/** Writes the tail (saving the recovery point `gap` before its end), then links the rest. */
+function buildTailedLog(
+  ctx: LabContext,
+  template: Template,
+  body: Buffer,
+  segments: number,
+  tailBytes: number,
+): TailedLog {
+  const dir = path.join(ctx.dir, `log-${segments}-${tailBytes}`);
+  const baseOffset = template.baseOffsets[segments - 1];
+  assert(baseOffset !== undefined, `the template has ${segments} segments`);
+  ctx.progress.phase(`writing a ${formatBytes(tailBytes)} tail after ${segments - 1} segments`);
+  const log = Log.open(dir, { baseOffset, segmentBytes: 2 * tailBytes, io: new NodeFileIO() });
+  const gapBytes = ctx.numberParam('recoveryPointGapBytes');
+  appendRecords(log, body, Math.ceil((tailBytes - gapBytes) / RECORD_BYTES));
+  log.flush();
+  const olderPointPositionBytes = log.sizeBytes;
+  const olderPoint = copyOf(path.join(dir, RECOVERY_POINT_FILE));
+  appendRecords(log, body, Math.ceil((tailBytes - log.sizeBytes) / RECORD_BYTES));
+  const endBytes = log.sizeBytes;
+  log.close();
+  const activeLogPath = path.join(dir, segmentFileName(baseOffset, LOG_SUFFIX));
+  const lastRecordAt = endBytes - RECORD_BYTES;
+  const lastRecord = readBytes(activeLogPath, lastRecordAt, RECORD_BYTES);
+  for (const base of template.baseOffsets.slice(0, segments - 1)) {
+    for (const suffix of SEGMENT_SUFFIXES) {
+      const name = segmentFileName(base, suffix);
+      fs.linkSync(path.join(template.dir, name), path.join(dir, name));
+    }
+  }
+  const open = (state: State) => new Measurement(`recovery.${segments}.${tailBytes}.${state}`,
+    'sync', { segments, tailBytes, state });
+  return {
+    segments, tailBytes, dir, activeLogPath, lastRecordAt, lastRecord,
+    cleanPoint: copyOf(path.join(dir, RECOVERY_POINT_FILE)), olderPoint, olderPointPositionBytes,
+    opens: { clean: open('clean'), torn: open('torn'), 'recovery-point': open('recovery-point') },
+    reports: {},
+  };
+}
+
+/**
+ * Puts the files in `state`: the last record back whole, then for torn states cut in half, and
+ * the recovery point of the state (the end, none, or the older one).
+ */
+function prepare(log: TailedLog, state: State): void {
+  const fd = fs.openSync(log.activeLogPath, 'r+');
+  try {
+    fs.writeSync(fd, log.lastRecord, 0, log.lastRecord.length, log.lastRecordAt);
+    const cutBytes = log.lastRecordAt + Math.floor(log.lastRecord.length / 2);
+    fs.ftruncateSync(fd, state === 'clean' ? log.lastRecordAt + log.lastRecord.length : cutBytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const pointPath = path.join(log.dir, RECOVERY_POINT_FILE);
+  if (state === 'clean') fs.writeFileSync(pointPath, log.cleanPoint);
+  else if (state === 'recovery-point') fs.writeFileSync(pointPath, log.olderPoint);
+  else fs.rmSync(pointPath, { force: true });
+}
+
+async function measureOpens(ctx: LabContext, logs: readonly TailedLog[]): Promise<void> {
+  const designs = logs.flatMap((log) => STATES.map((state) => ({
+    name: `open ${log.segments} segments, ${formatBytes(log.tailBytes)} tail, ${state}`,
+    round: () => {
+      prepare(log, state);
+      let opened: Log | null = null;
+      const options = { segmentBytes: 2 * log.tailBytes, io: new NodeFileIO() };
+      const repetition = measureSync(log.opens[state], () => {
+        opened = Log.open(log.dir, options);
+        return opened.recovery.scannedBytes;
+      }, { ops: 1 });
+      const done = opened as Log | null;
+      assert(done !== null, 'the open ran');
+      log.reports[state] = done.recovery;
+      done.close();
+      return repetition;
+    },
+  })));
+  await interleave(ctx.numberParam('rounds'), designs, ctx.progress);
+}
+
+interface Rebuild {
+  readonly segmentBytes: number;
+  readonly missing: Measurement;
+  readonly present: Measurement;
+  readonly entriesRebuilt: number;
+}
+
+/**
+ * The first lookup in a sealed segment whose .index file was deleted (rebuilt from the log on
+ * first use) against one whose index is there, interleaved.
+ */
+async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
+  const segmentBytes = ctx.numberParam('rebuildSegmentBytes');
+  const dir = path.join(ctx.dir, 'rebuild');
+  const options = { segmentBytes, io: new NodeFileIO() };
+  const built = Log.open(dir, options);
+  const perSegment = Math.floor(segmentBytes / RECORD_BYTES);
+  while (built.segments().length < 2) appendRecords(built, body, perSegment);
+  const sealed = built.segments()[0]!;
+  built.close();
+  const indexPath = path.join(dir, segmentFileName(sealed.baseOffset, INDEX_SUFFIX));
+  const target = sealed.baseOffset + Math.floor(perSegment / 2);
+  const labels = (index: string) => ({ index, segmentBytes: sealed.sizeBytes });
+  const missing = new Measurement('recovery.rebuild.missing', 'sync', labels('missing'));
+  const present = new Measurement('recovery.rebuild.present', 'sync', labels('present'));
+  let entriesRebuilt = 0;
+  const firstLookup = (measurement: Measurement) => {
+    const log = Log.open(dir, options);
+    const repetition = measureSync(measurement, () => log.read(target).sizeBytes, { ops: 1 });
+    if (measurement === missing) entriesRebuilt = log.explainLookup(target).indexEntries;
+    log.close();
+    return repetition;
+  };
+  await interleave(ctx.numberParam('rounds'), [
+    { name: 'first lookup, index deleted', round: () => {
+      fs.rmSync(indexPath);
+      return firstLookup(missing);
+    } },
+    { name: 'first lookup, index present', round: () => firstLookup(present) },
+  ], ctx.progress);
+  return { segmentBytes: sealed.sizeBytes, missing, present, entriesRebuilt };
+}
+
+function reportOf(log: TailedLog, state: State): RecoveryReport {
+  const report = log.reports[state];
+  assert(report !== undefined, `log ${log.dir} was opened ${state}`);
+  return report;
+}
+
+function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
+  return STATES.flatMap((state) => {
+    const prefix = `recovery.${log.segments}.${log.tailBytes}.${state}`;
+    const labels = { segments: log.segments, tailBytes: log.tailBytes, state };
+    return [
+      renamed(log.opens[state].summarize(ctx.random).latencyNs, `${prefix}.openNs`),
+      counterMetric(`${prefix}.scannedBytes`, 'B', reportOf(log, state).scannedBytes, labels,
+        'bytes the open checked record by record (its recovery report)'),
+    ];
+  });
+}
+
+function rebuildMetrics(ctx: LabContext, rebuild: Rebuild): Metric[] {
+  const mib = rebuild.segmentBytes / MiB;
+  const perMiB = rebuild.missing.repetitions.map((repetition) => repetition.latencyNsP50 / mib);
+  return [
+    metricFromSamples('recovery.rebuildNsPerMiB', 'ns/MiB', perMiB, {
+      random: ctx.random,
+      labels: { segmentBytes: rebuild.segmentBytes },
+      description: 'first lookup in a sealed segment whose .index was deleted (the index ' +
+        'rebuilt from the log: a scan of the segment and two fdatasyncs), per MiB of segment',
+    }),
+    renamed(rebuild.missing.summarize(ctx.random).latencyNs,
+      'recovery.rebuild.missing.firstLookupNs'),
+    renamed(rebuild.present.summarize(ctx.random).latencyNs,
+      'recovery.rebuild.present.firstLookupNs'),
+  ];
+}
+
+function counters(logs: readonly TailedLog[], rebuild: Rebuild): Record<string, number> {
+  const all: Record<string, number> = { 'rebuild.indexEntries': rebuild.entriesRebuilt };
+  for (const log of logs) {
+    const key = `${log.segments}.${log.tailBytes}`;
+    all[`${key}.tailBytes`] = log.lastRecordAt + log.lastRecord.length;
+    all[`${key}.olderPointPositionBytes`] = log.olderPointPositionBytes;
+    for (const state of STATES) {
+      const report = reportOf(log, state);
+      all[`${key}.${state}.scannedRecords`] = report.scannedRecords;
+      all[`${key}.${state}.scannedSegments`] = report.scannedSegments;
+      all[`${key}.${state}.indexEntriesRebuilt`] = report.indexEntriesRebuilt;
+      all[`${key}.${state}.discardedBytes`] = report.truncation?.discardedBytes ?? 0;
+      all[`${key}.${state}.fromSegmentStart`] = report.startedFrom === 'segment-start' ? 1 : 0;
+    }
+  }
+  return all;
+}
+
+function resultsParts(ctx: LabContext, logs: readonly TailedLog[], rebuild: Rebuild) {
+  const metrics = [
+    ...logs.flatMap((log) => openMetrics(ctx, log)),
+    ...rebuildMetrics(ctx, rebuild),
+  ];
+  return {
+    metrics,
+    counters: counters(logs, rebuild),
+    notes: notes(ctx),
+    headline: headline(logs, metrics),
+  };
+}
+
+function notes(ctx: LabContext): string[] {
+  const gap = formatBytes(ctx.numberParam('recoveryPointGapBytes'));
+  return [
+    'The states are made by editing files, not by crashing: torn cuts the last record of the ' +
+      'active segment in half and removes the recovery point; recovery-point makes the same cut ' +
+      `and puts back the recovery point saved ${gap} before the end (the log saves one at every ` +
+      'flush and clean close, under durability always and group also at every roll, and every ' +
+      '16 MiB synced under always). Torn checks the whole active segment: a crash under group ' +
+      'just before the segment fills; under none the point stays at the last flush, and a crash ' +
+      'checks every segment written since.',
+    'Sealed segments are hard links to one template log\'s files: an open trusts the segments ' +
+      'before the recovery point and only opens and fstats them (their indexes load on first ' +
+      'use), so their number matters, not their content.',
+    'The page cache was warm, as after a process crash (it survives the process); after a ' +
+      'machine restart the scanned bytes would come from the disk too.',
+    `Index rebuild: a sealed segment of ${formatBytes(ctx.numberParam('rebuildSegmentBytes'))} ` +
+      'whose .index was deleted is rebuilt on its first lookup, timed against the first lookup ' +
+      'with the index present.',
+  ];
+}
+
+function headline(logs: readonly TailedLog[], metrics: readonly Metric[]): string {
+  const log = logs.at(-1);
+  if (log === undefined) return 'Recovery measured; see the table.';
+  const at = (state: State) => metrics.find((metric) =>
+    metric.name === `recovery.${log.segments}.${log.tailBytes}.${state}.openNs`)?.median ?? 0;
+  return `With ${log.segments.toLocaleString('en-US')} segments and a ` +
+    `${formatBytes(log.tailBytes)} tail the log served again ${formatNs(at('torn'))} after a ` +
+    `torn tail (the whole tail checked), ${formatNs(at('recovery-point'))} with a saved ` +
+    `recovery point, and ${formatNs(at('clean'))} after a clean close.`;
+}

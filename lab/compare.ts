@@ -1,0 +1,297 @@
+/**
+ * Comparing two results documents of one experiment, metric by metric, into a verdict a CI job
+ * can act on. The metric's `kind` decides the rule:
+ *
+ * - `counter` (bytes, writes, fsyncs per message; index bytes): deterministic for the same code,
+ *   so any change beyond floating-point rounding counts, however small: a byte per message more
+ *   is a regression.
+ * - `ratio` (a timing ratio measured within one run, e.g. B over A): criterion's rule — a change
+ *   counts only when the bootstrap 95% interval of the relative change excludes zero and the
+ *   change exceeds the threshold. Without samples on both sides there is no interval, and the
+ *   threshold alone decides (the output says so).
+ * - `timing` (a raw time or rate): judged like a ratio but reported only, unless `gateTimings`:
+ *   a busy shared CI machine moves raw timings by more than any sane threshold.
+ *
+ * Which way is better comes from metric-direction.ts. Documents that cannot be compared (another
+ * schema version, another experiment, metrics missing on either side, a metric whose unit or
+ * kind changed) are refused with INVALID_RESULTS, listing every problem.
+ */
+import * as fs from 'node:fs';
+import { assert } from '../storage/errors.js';
+import { LabError } from './errors.js';
+import { type Direction, betterDirection } from './metric-direction.js';
+import { SeededRandom } from './random.js';
+import { type Metric, type Results, ResultsFormatError, parseResults } from './results.js';
+import { bootstrapRelativeChangeCi } from './stats.js';
+
+export const DEFAULT_THRESHOLD = 0.05;
+/** Counters differ only by floating-point rounding when the code did not change. */
+export const COUNTER_RELATIVE_TOLERANCE = 1e-9;
+/** Fixed, so the same two documents always get the same intervals and verdicts. */
+const BOOTSTRAP_SEED = 1;
+const MIN_SAMPLES = 2;
+
+/** `unchanged` is a counter's; `within noise` a sampled figure's that moved less than the rule. */
+export type Verdict = 'improved' | 'regressed' | 'within noise' | 'unchanged' | 'changed';
+
+export interface MetricComparison {
+  readonly name: string;
+  readonly unit: string;
+  readonly kind: Metric['kind'];
+  readonly baseline: number;
+  readonly current: number;
+  /** current / baseline - 1; null when the baseline is 0. */
+  readonly change: number | null;
+  readonly difference: number;
+  /** Bootstrap 95% interval of the relative change; null when it cannot be computed. */
+  readonly ci95: readonly [number, number] | null;
+  /** Why there is no interval (or that a counter needs none). */
+  readonly intervalNote: string | null;
+  readonly direction: Direction | null;
+  readonly verdict: Verdict;
+  /** Whether this verdict can fail the comparison. */
+  readonly gated: boolean;
+}
+
+export interface Comparison {
+  readonly experimentId: string;
+  readonly baselineFile: string;
+  readonly currentFile: string;
+  readonly thresholdRatio: number;
+  readonly gateTimings: boolean;
+  readonly metrics: readonly MetricComparison[];
+  /** Differences worth knowing that do not make the documents incomparable. */
+  readonly warnings: readonly string[];
+  /** Gated metrics that regressed, or changed in a direction nobody declared. */
+  readonly failures: readonly MetricComparison[];
+}
+
+export interface CompareOptions {
+  readonly thresholdRatio: number;
+  readonly gateTimings: boolean;
+}
+
+export interface NamedResults {
+  readonly file: string;
+  readonly results: Results;
+}
+
+function unusable(message: string): LabError {
+  return new LabError('INVALID_RESULTS', `compare: ${message}`);
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw unusable(`${file} cannot be read: ${(cause as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw unusable(`${file} is not JSON: ${(cause as Error).message}`);
+  }
+}
+
+const schemaOf = (value: unknown): unknown => (value as { schema?: unknown } | null)?.schema;
+
+function parseComparable(value: unknown, file: string): NamedResults {
+  try {
+    return { file, results: parseResults(value, file) };
+  } catch (error) {
+    if (error instanceof ResultsFormatError) throw unusable(error.message);
+    throw error;
+  }
+}
+
+function checkSameSchema(
+  baselineFile: string,
+  before: unknown,
+  currentFile: string,
+  after: unknown,
+): void {
+  if (typeof before === 'string' && typeof after === 'string' && before !== after) {
+    throw unusable(`different schema versions: ${baselineFile} is ${before}, ${currentFile} is ` +
+      `${after}; produce both with the same loglab version`);
+  }
+}
+
+/** Reads both files, refusing two schema versions before either is validated. */
+export function readComparablePair(
+  baselineFile: string,
+  currentFile: string,
+): [NamedResults, NamedResults] {
+  const baseline = readJson(baselineFile);
+  const current = readJson(currentFile);
+  checkSameSchema(baselineFile, schemaOf(baseline), currentFile, schemaOf(current));
+  return [parseComparable(baseline, baselineFile), parseComparable(current, currentFile)];
+}
+
+/** Reads a baseline file to compare a document already in memory with. */
+export function readBaselineFor(baselineFile: string, current: NamedResults): NamedResults {
+  const baseline = readJson(baselineFile);
+  checkSameSchema(baselineFile, schemaOf(baseline), current.file, current.results.schema);
+  return parseComparable(baseline, baselineFile);
+}
+
+function byName(doc: NamedResults, problems: string[]): Map<string, Metric> {
+  const metrics = new Map<string, Metric>();
+  for (const metric of doc.results.metrics) {
+    if (metrics.has(metric.name)) problems.push(`${doc.file} has metric ${metric.name} twice`);
+    metrics.set(metric.name, metric);
+  }
+  return metrics;
+}
+
+function list(names: readonly string[]): string {
+  return `${names.length} (${names.join(', ')})`;
+}
+
+/** Every reason the two documents cannot be compared metric by metric, or none. */
+function structuralProblems(
+  baseline: NamedResults,
+  current: NamedResults,
+  before: Map<string, Metric>,
+  after: Map<string, Metric>,
+): string[] {
+  const problems: string[] = [];
+  const [idBefore, idAfter] = [baseline.results.experiment.id, current.results.experiment.id];
+  if (idBefore !== idAfter) {
+    problems.push(`different experiments: ${baseline.file} is '${idBefore}', ` +
+      `${current.file} is '${idAfter}'`);
+  }
+  const missing = [...before.keys()].filter((name) => !after.has(name));
+  const added = [...after.keys()].filter((name) => !before.has(name));
+  if (missing.length > 0) problems.push(`missing from ${current.file}: ${list(missing)}`);
+  if (added.length > 0) problems.push(`not in ${baseline.file}: ${list(added)}`);
+  for (const [name, old] of before) {
+    const now = after.get(name);
+    if (now === undefined) continue;
+    if (now.unit !== old.unit) problems.push(`${name} changed unit: ${old.unit} → ${now.unit}`);
+    if (now.kind !== old.kind) problems.push(`${name} changed kind: ${old.kind} → ${now.kind}`);
+  }
+  return problems;
+}
+
+function warningsFor(baseline: Results, current: Results): string[] {
+  const warnings: string[] = [];
+  const keys = new Set([...Object.keys(baseline.parameters), ...Object.keys(current.parameters)]);
+  const changed = [...keys].filter((key) =>
+    JSON.stringify(baseline.parameters[key]) !== JSON.stringify(current.parameters[key]));
+  if (changed.length > 0) warnings.push(`parameters differ: ${changed.join(', ')}`);
+  if (baseline.quick !== current.quick) {
+    warnings.push('one document is a quick run and the other is not');
+  }
+  const { environment: a } = baseline;
+  const { environment: b } = current;
+  const sameMachine = a.hostname === b.hostname && a.device.model === b.device.model &&
+    a.filesystem.type === b.filesystem.type;
+  if (!sameMachine && current.metrics.some((metric) => metric.kind === 'timing')) {
+    warnings.push(`measured on different machines (${a.hostname}, ${b.hostname}): raw timings ` +
+      'are not comparable; ratios and counters are');
+  }
+  return warnings;
+}
+
+function judge(direction: Direction | null, better: boolean): Verdict {
+  if (direction === null) return 'changed';
+  return better ? 'improved' : 'regressed';
+}
+
+type Judged = Pick<MetricComparison, 'verdict' | 'ci95' | 'intervalNote'>;
+
+function compareCounter(old: Metric, now: Metric): Judged {
+  const difference = now.median - old.median;
+  const scale = Math.max(Math.abs(old.median), Math.abs(now.median));
+  const changed = Math.abs(difference) > COUNTER_RELATIVE_TOLERANCE * scale;
+  const direction = betterDirection(now);
+  const higher = difference > 0;
+  return {
+    verdict: changed ? judge(direction, (direction === 'higher') === higher) : 'unchanged',
+    ci95: null,
+    intervalNote: 'deterministic counter: compared exactly',
+  };
+}
+
+function samplesNote(old: Metric, now: Metric): string | null {
+  const [before, after] = [old.samples?.length ?? 0, now.samples?.length ?? 0];
+  if (before < MIN_SAMPLES) return `unavailable: the baseline has ${before} samples`;
+  if (after < MIN_SAMPLES) return `unavailable: the current document has ${after} samples`;
+  if (!old.samples!.every((value) => value > 0)) {
+    return 'unavailable: baseline samples are not all positive';
+  }
+  return null;
+}
+
+function compareSampled(
+  old: Metric,
+  now: Metric,
+  thresholdRatio: number,
+): Judged {
+  const direction = betterDirection(now);
+  if (old.median === 0) {
+    const verdict = now.median === 0
+      ? 'within noise'
+      : judge(direction, (direction === 'higher') === now.median > 0);
+    return { verdict, ci95: null, intervalNote: 'unavailable: the baseline is 0' };
+  }
+  const change = now.median / old.median - 1;
+  const note = samplesNote(old, now);
+  const ci95 = note === null
+    ? bootstrapRelativeChangeCi(old.samples!, now.samples!, new SeededRandom(BOOTSTRAP_SEED)).ci95
+    : null;
+  const excludesZero = ci95 === null || ci95[0] > 0 || ci95[1] < 0;
+  const counts = excludesZero && Math.abs(change) > thresholdRatio;
+  return {
+    verdict: counts ? judge(direction, (direction === 'higher') === change > 0) : 'within noise',
+    ci95: ci95 === null ? null : [ci95[0], ci95[1]],
+    intervalNote: note,
+  };
+}
+
+function compareMetric(old: Metric, now: Metric, options: CompareOptions): MetricComparison {
+  const judged = now.kind === 'counter'
+    ? compareCounter(old, now)
+    : compareSampled(old, now, options.thresholdRatio);
+  return {
+    name: now.name,
+    unit: now.unit,
+    kind: now.kind,
+    baseline: old.median,
+    current: now.median,
+    change: old.median === 0 ? null : now.median / old.median - 1,
+    difference: now.median - old.median,
+    direction: betterDirection(now),
+    gated: now.kind !== 'timing' || options.gateTimings,
+    ...judged,
+  };
+}
+
+export function compareDocuments(
+  baseline: NamedResults,
+  current: NamedResults,
+  options: CompareOptions,
+): Comparison {
+  assert(options.thresholdRatio > 0, `threshold must be positive: ${options.thresholdRatio}`);
+  const problems: string[] = [];
+  const before = byName(baseline, problems);
+  const after = byName(current, problems);
+  problems.push(...structuralProblems(baseline, current, before, after));
+  if (problems.length > 0) {
+    throw unusable(`${baseline.file} and ${current.file} cannot be compared: ` +
+      problems.join('; '));
+  }
+  const metrics = [...before].map(([name, old]) => compareMetric(old, after.get(name)!, options));
+  return {
+    experimentId: current.results.experiment.id,
+    baselineFile: baseline.file,
+    currentFile: current.file,
+    thresholdRatio: options.thresholdRatio,
+    gateTimings: options.gateTimings,
+    metrics,
+    warnings: warningsFor(baseline.results, current.results),
+    failures: metrics.filter((metric) =>
+      metric.gated && (metric.verdict === 'regressed' || metric.verdict === 'changed')),
+  };
+}
