@@ -84,6 +84,34 @@ describe('retention cut short by a power cut', () => {
   });
 });
 
+describe('under none, where rolls do not sync', () => {
+  for (const how of ['flush', 'close'] as const) {
+    it(`makes every segment sealed since the last save durable on ${how}`, async () => {
+      for (const seed of SEEDS.slice(0, 10)) {
+        const disk = new SimDisk({ seed });
+        const log = openLog(disk, 'none');
+        for (let i = 0; i < 60; i++) log.append(body(i));
+        expect(log.segments().length).toBeGreaterThan(2);
+        log[how]();
+        const recovered = openLog(disk.crash(), 'none');
+        expect(recovered.endOffset, `seed ${seed}`).toBe(60);
+        expectBodies(recovered, 0, 60);
+      }
+    });
+  }
+
+  it('counts nothing as synced whose directory entry a failed flush left pending', () => {
+    const disk = new SimDisk({ seed: 6 });
+    const log = openLog(disk, 'none');
+    for (let i = 0; log.segments().length < 2; i++) log.append(body(i));
+    const newest = log.segments().at(-1)!.baseOffset;
+    const pointFile = path.posix.join(DIR, 'recovery-point.tmp');
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: pointFile });
+    expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+    expect(log.syncedEndOffset).toBeLessThanOrEqual(newest);
+  });
+});
+
 describe('a failed fsync', () => {
   it('fails the append, fences the log until reopened, and is never served again', async () => {
     const disk = new SimDisk({ seed: 1 });

@@ -68,6 +68,8 @@ export class Log {
   #bytesSinceRecoveryPoint = 0;
   /** Opening recovered (and synced) what is in the files: all of it counts as synced. */
   #synced: SyncedPoint;
+  /** Sealed under `none` (rolls there do not sync) and not synced since. */
+  readonly #sealedUnsynced: Segment[] = [];
   #fenced: StorageError | null = null;
   #closed = false;
 
@@ -316,6 +318,8 @@ export class Log {
       if (durable) {
         active.sync();
         this.#synced = this.#syncedPointOf(active);
+      } else {
+        this.#sealedUnsynced.push(active);
       }
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
@@ -329,12 +333,21 @@ export class Log {
     if (durable) this.#group?.markDurable(active.nextOffset);
   }
 
+  /**
+   * Syncs the active segment — and, first, every segment sealed under `none` since the last
+   * save, which no roll synced — then records that everything up to here is on the device.
+   */
   #saveRecoveryPoint(trim = false): void {
     const active = this.#active;
+    for (const sealed of this.#sealedUnsynced) {
+      if (this.#segments.includes(sealed)) sealed.sync();
+    }
+    this.#sealedUnsynced.length = 0;
     if (trim) active.trim();
     active.sync();
-    this.#synced = this.#syncedPointOf(active);
+    // Also the fsync of the directory that makes names of segments created since durable.
     this.#writeRecoveryPoint(active);
+    this.#synced = this.#syncedPointOf(active);
     this.#group?.markDurable(active.nextOffset);
   }
 

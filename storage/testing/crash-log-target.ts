@@ -34,7 +34,6 @@ class LogTarget implements OpenTarget {
   readonly #log: Log;
   readonly #report: (text: string) => void;
   #reader: LogReader | null = null;
-  #flushedEnd = 0;
 
   constructor(log: Log, report: (text: string) => void) {
     this.#log = log;
@@ -46,7 +45,7 @@ class LogTarget implements OpenTarget {
   }
 
   get syncedKeyBound(): number {
-    return Math.max(this.#flushedEnd, this.#log.segments().at(-1)!.baseOffset);
+    return this.#log.syncedEndOffset;
   }
 
   async step(context: StepContext): Promise<void> {
@@ -65,10 +64,7 @@ class LogTarget implements OpenTarget {
       case 'retention':
         return this.#retention(context);
       case 'flush':
-        return guarded(context, 'flush', () => {
-          this.#log.flush();
-          this.#flushedEnd = this.#log.endOffset;
-        });
+        return guarded(context, 'flush', () => this.#log.flush());
     }
   }
 

@@ -164,8 +164,7 @@ export const logQueueDriver: TargetDriver = {
     if (savedHead !== null && savedHead > log.endOffset) {
       report(`the head checkpoint ${savedHead} points past the log's end ${log.endOffset}`);
     }
-    const activeBase = (): number => log.segments().at(-1)!.baseOffset;
-    return new QueueTarget(queue, activeBase);
+    return new QueueTarget(queue, () => log.syncedEndOffset);
   },
 };
 

@@ -46,7 +46,7 @@ export interface OpenTarget {
   drain(context: StepContext): Found[];
   /** The key (offset or id) the next send gets. */
   readonly endKey: number;
-  /** Keys below this are known to be synced (sealed segments, a flush); 0 when none are. */
+  /** Keys below this are known to be synced (the log's synced end); 0 when none are. */
   readonly syncedKeyBound: number;
   close(): Promise<void>;
 }
