@@ -99,17 +99,24 @@ function newLog(dir: string, config: LogConfig): LoadedLog {
 
 function chooseScanStart(segments: Segment[], point: RecoveryPoint | { unreadable: string } | null): ScanStart {
   const lastSlot = segments.length - 1;
-  const fromLastSegment = (problem: string): ScanStart => ({
-    segmentSlot: lastSlot,
+  const fromSegment = (segmentSlot: number, problem: string): ScanStart => ({
+    segmentSlot,
     positionBytes: 0,
-    expectedOffset: segments[lastSlot]!.baseOffset,
+    expectedOffset: segments[segmentSlot]!.baseOffset,
     startedFrom: 'segment-start',
     problem,
   });
+  const fromLastSegment = (problem: string): ScanStart => fromSegment(lastSlot, problem);
   if (point === null) return fromLastSegment('no recovery point was saved');
   if ('unreadable' in point) return fromLastSegment(`the recovery point is unreadable (${point.unreadable})`);
   const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
-  if (slot < 0) return fromLastSegment(`the recovery point names segment ${point.segmentBaseOffset}, which is missing`);
+  if (slot < 0) {
+    // Retention removed the point's segment. Every later one was written after the point and may
+    // not be synced (rolls under `none` do not sync): all of them are checked, not just the last.
+    const after = segments.findIndex((segment) => segment.baseOffset > point.segmentBaseOffset);
+    const missing = `the recovery point names segment ${point.segmentBaseOffset}, which is missing`;
+    return fromSegment(after < 0 ? lastSlot : after, missing);
+  }
   if (point.positionBytes > segments[slot]!.sizeBytes) {
     return fromLastSegment(`the recovery point is past the end of segment ${point.segmentBaseOffset}`);
   }
