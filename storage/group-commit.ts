@@ -29,6 +29,8 @@ export class GroupCommit {
   #unsyncedBytes = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   #syncing = false;
+  /** Marked durable by another path while a sync was in flight: applied when that one succeeds. */
+  #deferredEndOffset = 0;
   #failure: Error | null = null;
 
   constructor(options: GroupCommitOptions, durableEndOffset: number, startSync: StartSync, onFailure: (error: Error) => void) {
@@ -62,8 +64,16 @@ export class GroupCommit {
     });
   }
 
-  /** Another path (a roll, a flush) made everything below `endOffset` durable. */
+  /**
+   * Another path (a roll, a flush) made everything below `endOffset` durable. Not while a sync
+   * is in flight: it may yet fail, and a sync that started after a failed one does not make
+   * durable what was written before it (Linux since 4.13 reports the error once, then succeeds).
+   */
   markDurable(endOffset: number): void {
+    if (this.#syncing) {
+      this.#deferredEndOffset = Math.max(this.#deferredEndOffset, endOffset);
+      return;
+    }
     if (endOffset <= this.#durableEndOffset) return;
     this.#durableEndOffset = endOffset;
     this.#releaseWaiters();
@@ -108,7 +118,7 @@ export class GroupCommit {
     this.#startSync().then(
       (endOffset) => {
         this.#syncing = false;
-        this.markDurable(endOffset);
+        this.markDurable(Math.max(endOffset, this.#deferredEndOffset));
         if (this.#unsyncedBytes > 0) this.#arm();
       },
       (error: Error) => {

@@ -198,6 +198,23 @@ describe('a failed fsync', () => {
   });
 });
 
+describe('a group sync that fails while a roll syncs the same segment', () => {
+  it('lets the roll acknowledge nothing the failed sync was to cover', async () => {
+    const disk = new SimDisk({ seed: 7 });
+    const options = { io: disk, segmentBytes: 1024, groupMaxBytes: 1, nowMs: () => 0 };
+    const log = Log.open(DIR, { ...options, durability: 'group' });
+    while (log.sizeBytes < 700) await log.appendAcknowledged(body(0));
+    disk.injectFault(failingSync());
+    // Its write starts a group sync at once (groupMaxBytes 1); that fdatasync fails, but the
+    // failure is handled on a later turn of the event loop…
+    const covered = log.append(Buffer.alloc(200, 1));
+    // …after this append has rolled the segment, with an fdatasync of it that succeeds.
+    log.append(Buffer.alloc(200, 2));
+    expect(log.segments().length).toBe(2);
+    await expect(log.acknowledged(covered)).rejects.toMatchObject({ code: 'LOG_FENCED' });
+  });
+});
+
 describe('a disk that fills up part-way through a record', () => {
   for (const then of ['ENOSPC', 'no-progress'] as const) {
     const reported = then === 'ENOSPC' ? 'IO_ERROR (ENOSPC)' : 'SHORT_IO';
