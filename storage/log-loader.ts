@@ -157,8 +157,13 @@ function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start:
   const removed = segments.splice(slot);
   for (const segment of removed) segment.delete();
   const active = segments[segments.length - 1]!;
-  const changed = counts.scannedBytes > 0 || truncation !== null || removed.length > 0;
-  if (changed) persistRecovery(dir, config, scanned.filter((segment) => !removed.includes(segment)), active);
+  // Without a usable recovery point nothing vouches for the segments before the scan, and under
+  // `none` no roll will save one: they are synced and a point saved now, or after a power cut
+  // recovery would trust segments that may never have reached the device.
+  const unvouched = start.problem !== null;
+  const changed = unvouched || counts.scannedBytes > 0 || truncation !== null || removed.length > 0;
+  const toSync = unvouched ? segments : scanned.filter((segment) => !removed.includes(segment));
+  if (changed) persistRecovery(dir, config, toSync, active);
   for (const segment of scanned) if (segment !== active && !removed.includes(segment)) segment.seal();
   return {
     segments,

@@ -116,6 +116,24 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
+  it('saves a recovery point when opening found none, so later rolls are checked', () => {
+    for (const seed of SEEDS.slice(0, 10)) {
+      for (let nth = 1; nth <= 20; nth++) {
+        const disk = new SimDisk({ seed });
+        disk.injectFault({ kind: 'power-cut', nth }); // while the new log is being made
+        expect(() => openLog(disk, 'none')).toThrow(SimPowerCutError);
+        const afterCut = disk.crash();
+        const log = openLog(afterCut, 'none');
+        for (let i = 0; i < 60; i++) log.append(body(i)); // rolls that sync nothing
+        const recovered = openLog(afterCut.crash(), 'none');
+        const reader = recovered.reader(recovered.startOffset);
+        let read = 0;
+        while (reader.next() !== null) read++; // throws CORRUPT_RECORD on a trusted bad record
+        expect(read, `seed ${seed}, cut at call ${nth}`).toBe(recovered.endOffset);
+      }
+    }
+  });
+
   it('counts nothing as synced whose directory entry a failed flush left pending', () => {
     const disk = new SimDisk({ seed: 6 });
     const log = openLog(disk, 'none');
