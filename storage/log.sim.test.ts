@@ -116,6 +116,28 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
+  it('leaves no hole between segments when the power fails during a flush', () => {
+    for (const seed of SEEDS.slice(0, 10)) {
+      for (let nth = 1; nth <= 24; nth++) {
+        const disk = new SimDisk({ seed });
+        const log = openLog(disk, 'none');
+        for (let i = 0; i < 80; i++) log.append(body(i)); // rolls that sync nothing
+        disk.injectFault({ kind: 'power-cut', nth }); // at a call of the flush, or after it
+        try {
+          log.flush();
+        } catch (error) {
+          if (!(error instanceof SimPowerCutError)) throw error;
+        }
+        const recovered = openLog(disk.crash(), 'none');
+        const reader = recovered.reader(recovered.startOffset);
+        let read = 0;
+        while (reader.next() !== null) read++;
+        const where = `seed ${seed}, cut at call ${nth}`;
+        expect(read, where).toBe(recovered.endOffset - recovered.startOffset);
+      }
+    }
+  });
+
   it('saves a recovery point when opening found none, so later rolls are checked', () => {
     for (const seed of SEEDS.slice(0, 10)) {
       for (let nth = 1; nth <= 20; nth++) {

@@ -328,6 +328,10 @@ export class Log {
       if (durable) {
         this.#synced = this.#syncedPointOf(next);
         this.#writeRecoveryPoint(next);
+      } else {
+        // The new name, at least, is made durable: created names that a power cut keeps or
+        // drops one by one could leave a hole between segments, where readers stop for good.
+        this.config.io.fsyncDir(this.dir);
       }
     });
     if (durable) this.#group?.markDurable(active.nextOffset);
