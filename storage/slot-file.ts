@@ -6,14 +6,17 @@
  *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 1 | slotBytes u32 | zeros
  *
  *   slot i (i >= 1), big-endian:
- *   byte 0        1        2          4             8         12         20 (28)
- *        +--------+--------+----------+-------------+---------+----------+---------------+------+
- *        | state  | flags  | reserved | bodyBytes   | crc32c  | id       | [dueTimeMs]   | body |
- *        |  u8    |  u8    |   u16    |    u32      |   u32   |   u64    |     u64       |      |
- *        +--------+--------+----------+-------------+---------+----------+---------------+------+
+ *   byte 0         4        5        6          8             12         20 (28)
+ *        +---------+--------+--------+----------+-------------+----------+---------------+------+
+ *        | crc32c  | state  | flags  | reserved | bodyBytes   | id       | [dueTimeMs]   | body |
+ *        |  u32    |  u8    |  u8    |   u16    |    u32      |   u64    |     u64       |      |
+ *        +---------+--------+--------+----------+-------------+----------+---------------+------+
  *   state: 0 free, 1 full, 2 deleted. flags bit 0: a due time follows the id.
- *   crc32c covers flags, reserved and bodyBytes (bytes 1-7) then id, due time and body — not the
- *   state, which delete rewrites alone.
+ *   crc32c covers everything after the state byte (flags to the end of the body) — not the state,
+ *   which delete rewrites alone. The CRC comes first so that a send's write that lands only a
+ *   prefix (a short write, then a power cut) cannot put a FULL state byte over a deleted
+ *   message without also putting the new CRC over it: the old message then fails its check
+ *   instead of coming back.
  *
  * A full slot whose CRC fails (a torn write: the page held the slot half old, half new) is
  * reported in `corruptSkipped` and never delivered; its slot is reused. Message ids increase
@@ -33,14 +36,16 @@ import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, Receive
 import { wallClock } from './queue.js';
 
 export const SLOT_HEADER_BYTES = 20;
-assert(SLOT_HEADER_BYTES === 1 + 1 + 2 + 4 + 4 + 8, 'slot header is state, flags, reserved, length, crc, id');
+assert(SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8, 'slot header is crc, state, flags, reserved, length, id');
+/** Where the state byte sits in a slot: after the CRC. */
+const STATE_AT = 4;
 const DUE_TIME_BYTES = 8;
 const FLAG_DUE_TIME = 0x01;
 const STATE_FREE = 0;
 const STATE_FULL = 1;
 const STATE_DELETED = 2;
 const FILE_MAGIC = 0x4c4c5346; // "LLSF"
-const FILE_VERSION = 1;
+const FILE_VERSION = 2;
 export const DEFAULT_SLOT_BYTES = 1024;
 export const DEFAULT_CHUNK_SLOTS = 1024;
 const STATE_BYTE = Buffer.from([STATE_DELETED]);
@@ -163,7 +168,7 @@ export class SlotFileQueue implements Queue {
     const dueMs = delayMs > 0 ? this.#clock.nowMs() + delayMs : undefined;
     this.#encodeSlot(id, body, dueMs);
     this.#newestSlot = slot;
-    const write = this.#writeMessage(slot);
+    const write = this.#write(this.#buffer, this.slotBytes, slot);
     if (this.#durability === 'always') this.#protectedSlot = slot;
     this.#track(slot, id, dueMs);
     await this.#acknowledged(write);
@@ -200,7 +205,7 @@ export class SlotFileQueue implements Queue {
     const slot = this.#states.slotById.get(id);
     if (slot === undefined) throw unknownMessage(id, Number.isSafeInteger(id) && id >= 0 && id < this.#nextId ? 'already deleted' : 'never received');
     if (!this.#table.complete(id)) throw unknownMessage(id, 'never received');
-    const write = this.#write(STATE_BYTE, 1, slot);
+    const write = this.#write(STATE_BYTE, 1, slot, STATE_AT);
     this.#release(id, slot);
     await this.#acknowledged(write);
   }
@@ -227,15 +232,15 @@ export class SlotFileQueue implements Queue {
   #encodeSlot(id: number, body: Uint8Array, dueMs: number | undefined): void {
     const buffer = this.#buffer;
     buffer.fill(0, 0, SLOT_HEADER_BYTES + DUE_TIME_BYTES);
-    buffer.writeUInt8(STATE_FULL, 0);
-    buffer.writeUInt8(dueMs === undefined ? 0 : FLAG_DUE_TIME, 1);
-    buffer.writeUInt32BE(body.length, 4);
+    buffer.writeUInt8(STATE_FULL, STATE_AT);
+    buffer.writeUInt8(dueMs === undefined ? 0 : FLAG_DUE_TIME, 5);
+    buffer.writeUInt32BE(body.length, 8);
     writeU64(buffer, id, 12);
     const bodyStart = SLOT_HEADER_BYTES + (dueMs === undefined ? 0 : DUE_TIME_BYTES);
     if (dueMs !== undefined) writeU64(buffer, dueMs, SLOT_HEADER_BYTES);
     buffer.set(body, bodyStart);
     buffer.fill(0, bodyStart + body.length);
-    buffer.writeUInt32BE(slotCrc(buffer, bodyStart + body.length), 8);
+    buffer.writeUInt32BE(slotCrc(buffer, bodyStart + body.length), 0);
   }
 
   /** Reads and checks a message's slot; null (and counted) when its CRC or id fails. */
@@ -290,30 +295,12 @@ export class SlotFileQueue implements Queue {
   }
 
   /**
-   * Writes the encoded message into `slot`. The state byte is not under the CRC (delete rewrites
-   * it alone), so a write that fails part-way can land a FULL state byte over a deleted message
-   * whose other bytes, CRC included, are all still there: that message would come back. The
-   * slot's state is put back to DELETED (which reads as free) and synced — best effort, the slot
-   * file is fenced either way.
+   * One positional write into a slot (at `atBytes` within it), synced under `always`; returns
+   * its sequence number.
    */
-  #writeMessage(slot: number): number {
-    try {
-      return this.#write(this.#buffer, this.slotBytes, slot);
-    } catch (error) {
-      try {
-        this.#io.write(this.#handle, STATE_BYTE, 0, 1, this.#position(slot));
-        this.#io.fdatasync(this.#handle);
-      } catch {
-        // The disk refuses even this: a reopen may show the deleted message again.
-      }
-      throw error;
-    }
-  }
-
-  /** One positional write into a slot, synced under `always`; returns its sequence number. */
-  #write(bytes: Buffer, length: number, slot: number): number {
+  #write(bytes: Buffer, length: number, slot: number, atBytes = 0): number {
     this.#guard(() => {
-      this.#io.write(this.#handle, bytes, 0, length, this.#position(slot));
+      this.#io.write(this.#handle, bytes, 0, length, this.#position(slot) + atBytes);
       if (this.#durability === 'always') this.#io.fdatasync(this.#handle);
     });
     // Counted before group commit hears of it: noteWrite may start a sync at once, and that
@@ -365,7 +352,7 @@ export class SlotFileQueue implements Queue {
         }
         if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
         else {
-          if (parsed === null && chunk[i * this.slotBytes] === STATE_FULL) this.#corruptSkipped++;
+          if (parsed === null && chunk[i * this.slotBytes + STATE_AT] === STATE_FULL) this.#corruptSkipped++;
           this.#freeSlots.push(slot);
         }
       }
@@ -462,18 +449,18 @@ interface ParsedSlot {
 
 /** Checks a slot's CRC; null when a full or deleted slot fails it (free slots are not checked). */
 function parseSlot(slot: Buffer): ParsedSlot | null {
-  const state = slot.readUInt8(0);
+  const state = slot.readUInt8(STATE_AT);
   if (state === STATE_FREE) return { state, id: 0, dueMs: undefined, bodyStart: 0, bodyBytes: 0 };
   if (state !== STATE_FULL && state !== STATE_DELETED) return null;
-  const flags = slot.readUInt8(1);
+  const flags = slot.readUInt8(5);
   const bodyStart = SLOT_HEADER_BYTES + (flags & FLAG_DUE_TIME ? DUE_TIME_BYTES : 0);
-  const bodyBytes = slot.readUInt32BE(4);
+  const bodyBytes = slot.readUInt32BE(8);
   if ((flags & ~FLAG_DUE_TIME) !== 0 || bodyStart + bodyBytes > slot.length) return null;
-  if (slotCrc(slot, bodyStart + bodyBytes) !== slot.readUInt32BE(8)) return null;
+  if (slotCrc(slot, bodyStart + bodyBytes) !== slot.readUInt32BE(0)) return null;
   const dueMs = flags & FLAG_DUE_TIME ? readU64(slot, SLOT_HEADER_BYTES) : undefined;
   return { state, id: readU64(slot, 12), dueMs, bodyStart, bodyBytes };
 }
 
 function slotCrc(slot: Buffer, endBytes: number): number {
-  return crc32c(slot.subarray(12, endBytes), crc32c(slot.subarray(1, 8)));
+  return crc32c(slot.subarray(STATE_AT + 1, endBytes));
 }
