@@ -37,6 +37,19 @@ export class ReadWindow {
   }
 
   /**
+   * Reads exactly [positionBytes, positionBytes + lengthBytes) (cut at the end of the file): a
+   * lookup knows from the index the range its record lies in, so one read of just that range
+   * serves the whole step forward.
+   */
+  fill(positionBytes: number, lengthBytes: number, fileSizeBytes: number): void {
+    if (this.#handle === null) throw new Error('assertion failed: window is bound to a file');
+    const wanted = Math.min(lengthBytes, fileSizeBytes - positionBytes);
+    if (wanted > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(wanted);
+    this.#startBytes = positionBytes;
+    this.#lengthBytes = wanted <= 0 ? 0 : this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
+  }
+
+  /**
    * Makes [positionBytes, positionBytes + lengthBytes) available and returns where it starts in
    * `buffer`, or -1 when the file ends before that range does. `fileSizeBytes` bounds the read.
    */

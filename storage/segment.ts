@@ -376,6 +376,7 @@ export class Segment {
     let current = start.offset;
     let previous = -1;
     window.bind(this.handle);
+    window.fill(position, start.endBytes - position, this.#sizeBytes);
     while (position < this.#sizeBytes) {
       const size = this.#headerProblem(window, position, current);
       if (typeof size === 'number' && current === offset) return this.#decodeAt(window, position, size, offset);
@@ -417,13 +418,17 @@ export class Segment {
     return whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, expectedOffset);
   }
 
-  /** Where a walk to `offset` starts: the index entry at or below it, else the segment start. */
-  walkStart(offset: number): RecordStart & { readonly fromIndex: boolean } {
+  /**
+   * Where a walk to `offset` starts: the index entry at or below it, else the segment start; and
+   * where the record must end: at the next entry (whose offset is above the target) or the end.
+   */
+  walkStart(offset: number): RecordStart & { readonly fromIndex: boolean; readonly endBytes: number } {
     const index = this.offsetIndex();
     const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
-    if (slot < 0) return { positionBytes: 0, offset: this.baseOffset, fromIndex: false };
+    const endBytes = slot + 1 < index.entries ? index.positionAt(slot + 1) : this.#sizeBytes;
+    if (slot < 0) return { positionBytes: 0, offset: this.baseOffset, fromIndex: false, endBytes };
     const entryOffset = this.baseOffset + index.relativeOffsetAt(slot);
-    return { positionBytes: index.positionAt(slot), offset: entryOffset, fromIndex: true };
+    return { positionBytes: index.positionAt(slot), offset: entryOffset, fromIndex: true, endBytes };
   }
 
   /** The first good record after the damaged one at `positionBytes`; null when none is left. */
