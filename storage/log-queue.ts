@@ -221,13 +221,31 @@ export class LogQueue implements Queue {
    * head first: a head saved past the log's durable end (a receiver may take a message before
    * its send is synced) would, after a crash cut the log, skip the offsets sent again.
    */
-  #checkpoint(head: number): void {
-    if (head > this.log.syncedEndOffset) this.log.flush();
-    writeHeadCheckpoint(this.log.config.io, this.log.dir, head);
-    this.#savedHead = head;
+  /**
+   * Saves the head, never past what the log holds on the device (a head beyond the durable end
+   * would swallow the messages a crash makes the log write again). Under `always` the log is
+   * already synced; under `group` a message received before its sync forces one. Under `none`
+   * the log is synced only when that lets retention drop a segment (or on close): a checkpoint
+   * every N deletes must not cost an fsync of the log each time; the saved head lags instead,
+   * and a crash redelivers a little more.
+   */
+  #checkpoint(head: number, closing = false): void {
+    const log = this.log;
+    const lagging = head > log.syncedEndOffset;
+    if (lagging && (closing || log.config.durability !== 'none' || this.#segmentBelow(head))) log.flush();
+    const saved = Math.min(head, log.syncedEndOffset);
     this.#deletesSinceCheckpoint = 0;
     this.#lastCheckpointMs = this.#clock.nowMs();
-    this.log.deleteSegmentsBelow(head);
+    if (saved <= this.#savedHead) return;
+    writeHeadCheckpoint(log.config.io, log.dir, saved);
+    this.#savedHead = saved;
+    log.deleteSegmentsBelow(saved);
+  }
+
+  /** Whether a whole segment lies below `head`, so retention could drop it. */
+  #segmentBelow(head: number): boolean {
+    const second = this.log.segments()[1];
+    return second !== undefined && second.baseOffset <= head;
   }
 
   stats(): QueueStats {
@@ -251,7 +269,7 @@ export class LogQueue implements Queue {
   async close(): Promise<void> {
     try {
       const fenced = this.log.fenced !== null;
-      if (!fenced && this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base);
+      if (!fenced && this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base, true);
     } finally {
       this.log.close();
     }

@@ -219,20 +219,18 @@ export function decodeCheckedRecord(buffer: Uint8Array, at: number, sizeBytes: n
 
 function readAttributes(view: Buffer, at: number): RecordAttributes {
   const flags = view.readUInt8(at);
+  const attributes: { dueTimeMs?: number; groupId?: bigint; sequenceId?: bigint } = {};
   let cursor = at + 1;
-  const read = (): bigint => {
-    const value = view.readBigUInt64BE(cursor);
+  if (flags & FLAG_DUE_TIME) {
+    attributes.dueTimeMs = readU64(view, cursor);
     cursor += 8;
-    return value;
-  };
-  const dueTimeMs = flags & FLAG_DUE_TIME ? Number(read()) : undefined;
-  const groupId = flags & FLAG_GROUP_ID ? read() : undefined;
-  const sequenceId = flags & FLAG_SEQUENCE_ID ? read() : undefined;
-  return {
-    ...(dueTimeMs === undefined ? {} : { dueTimeMs }),
-    ...(groupId === undefined ? {} : { groupId }),
-    ...(sequenceId === undefined ? {} : { sequenceId }),
-  };
+  }
+  if (flags & FLAG_GROUP_ID) {
+    attributes.groupId = view.readBigUInt64BE(cursor);
+    cursor += 8;
+  }
+  if (flags & FLAG_SEQUENCE_ID) attributes.sequenceId = view.readBigUInt64BE(cursor);
+  return attributes;
 }
 
 /**

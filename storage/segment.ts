@@ -471,7 +471,9 @@ export class Segment {
     if (at < 0) throw corruptRecord(this.logPath, position, 'truncated', offset);
     const problem = checkRecord(window.buffer, at, size, offset);
     if (problem !== null) throw corruptRecord(this.logPath, position, problem, offset);
-    return { ...decodeCheckedRecord(window.buffer, at, size), positionBytes: position, sizeBytes: size };
+    // Built field by field: an object spread here cost ~1.5 µs per record, more than the CRC.
+    const { id, attributes, body } = decodeCheckedRecord(window.buffer, at, size);
+    return { id, attributes, body, positionBytes: position, sizeBytes: size };
   }
 
   /**
