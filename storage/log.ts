@@ -279,7 +279,12 @@ export class Log {
   #write(start: number, length: number): void {
     const active = this.#active;
     if (!active.preallocated) this.#guard('sync', () => active.preallocate());
-    this.#guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
+    try {
+      active.appendEncoded(this.#writeBuffer, start, length);
+    } catch (error) {
+      this.#fenceOnIoError(error, 'write');
+      throw error;
+    }
     if (this.config.durability === 'always') {
       this.#guard('sync', () => this.config.io.fdatasync(active.handle));
       this.#synced = this.#syncedPointOf(active);
@@ -386,9 +391,13 @@ export class Log {
     try {
       action();
     } catch (error) {
-      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error, call);
+      this.#fenceOnIoError(error, call);
       throw error;
     }
+  }
+
+  #fenceOnIoError(error: unknown, call: FailedCall): void {
+    if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error, call);
   }
 
   #fence(cause: Error, call: FailedCall): void {
