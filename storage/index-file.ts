@@ -81,14 +81,25 @@ export class IndexFile {
   }
 }
 
-/** Growable column of u32 values without per-entry allocation. */
-export class U32Column {
-  #values = new Uint32Array(64);
+type NumberArray = Uint32Array | Float64Array;
+
+/**
+ * A growable column of numbers in a typed array, without per-entry allocation: u32 for relative
+ * offsets and positions, float64 for ms timestamps.
+ */
+class Column<T extends NumberArray> {
+  #values: T;
+  readonly #make: (length: number) => T;
   length = 0;
+
+  constructor(make: (length: number) => T) {
+    this.#make = make;
+    this.#values = make(64);
+  }
 
   push(value: number): void {
     if (this.length === this.#values.length) {
-      const grown = new Uint32Array(this.#values.length * 2);
+      const grown = this.#make(this.#values.length * 2);
       grown.set(this.#values);
       this.#values = grown;
     }
@@ -105,27 +116,15 @@ export class U32Column {
   }
 }
 
-/** Growable column of float64 values (ms timestamps) without per-entry allocation. */
-export class F64Column {
-  #values = new Float64Array(64);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2);
-      grown.set(this.#values);
-      this.#values = grown;
-    }
-    this.#values[this.length++] = value;
+export class U32Column extends Column<Uint32Array> {
+  constructor() {
+    super((length) => new Uint32Array(length));
   }
+}
 
-  at(slot: number): number {
-    return this.#values[slot]!;
-  }
-
-  truncate(length: number): void {
-    assert(length <= this.length, 'truncate only shortens');
-    this.length = length;
+export class F64Column extends Column<Float64Array> {
+  constructor() {
+    super((length) => new Float64Array(length));
   }
 }
 

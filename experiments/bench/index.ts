@@ -1,5 +1,6 @@
 /** The benches `loglab bench` runs, by suite name, with the targets their issues set. */
 import type { Experiment } from '../../lab/experiment.js';
+import { codecBench } from './codec.js';
 import { queueBench } from './queue.js';
 import { storageBench } from './storage.js';
 import { QUEUE_TARGETS, STORAGE_TARGETS, type Target } from './targets.js';
@@ -13,4 +14,5 @@ export interface BenchSuite {
 export const benchSuites: readonly BenchSuite[] = [
   { name: 'storage', experiment: storageBench, targets: STORAGE_TARGETS },
   { name: 'queue', experiment: queueBench, targets: QUEUE_TARGETS },
+  { name: 'codec', experiment: codecBench, targets: [] },
 ];

@@ -1,0 +1,59 @@
+/**
+ * The benches on tiny parameters: their documents validate, every target names a metric they
+ * report, and the codec bench covers each step. Shapes only, never timing values.
+ */
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../../test/fixtures/temp-dir.js';
+import { runTiny } from '../../test/fixtures/tiny-experiment.js';
+import { checkTargets } from './targets.js';
+import { benchSuites } from './index.js';
+import { codecBench } from './codec.js';
+import { queueBench } from './queue.js';
+import { storageBench } from './storage.js';
+
+const newDir = tempDirs('bench');
+const MiB = 1024 * 1024;
+
+describe('loglab bench', () => {
+  it('storage reports every figure its targets check', async () => {
+    const results = await runTiny(storageBench, {
+      dir: newDir(),
+      drops: 'refused',
+      params: { rounds: 2, roundSeconds: 0.05, lookupLogBytes: 2 * MiB, recoverySegmentBytes: 2 * MiB, rssAppendBytes: 8 * MiB },
+    });
+    const storage = benchSuites.find((suite) => suite.name === 'storage')!;
+    for (const check of checkTargets(results, storage.targets)) expect(check.value, check.target.metric).not.toBeNull();
+    const ratio = results.metrics.find((metric) => metric.name === 'append.none.vsRawFs')!;
+    const log = results.metrics.find((metric) => metric.name === 'append.none.ratePerSec')!;
+    const raw = results.metrics.find((metric) => metric.name === 'append.none.rawFsRatePerSec')!;
+    expect(ratio.samples).toEqual(log.samples!.map((rate, i) => rate / raw.samples![i]!));
+  });
+
+  it('queue reports cycles, bytes and in-flight memory for both designs', async () => {
+    const results = await runTiny(queueBench, {
+      dir: newDir(),
+      drops: 'refused',
+      params: { rounds: 1, roundSeconds: 0.05, bytesMessages: 20, inFlightMessages: 2000 },
+    });
+    const names = results.metrics.map((metric) => metric.name);
+    for (const policy of ['none', 'always', 'group']) {
+      expect(names).toContain(`queue.A.${policy}.cyclesPerSec`);
+      expect(names).toContain(`queue.B.${policy}.cyclesPerSec`);
+    }
+    expect(names).toContain('queue.B.inFlightTrackingBytesPerMsg');
+    const fsyncs = results.metrics.find((metric) => metric.name === 'queue.A.always.fdatasyncsPerMsg')!;
+    // One fdatasync for the send and one for the delete of each of the 20 messages, one at close.
+    expect(fsyncs.median).toBe((2 * 20 + 1) / 20);
+  });
+
+  it('codec times each CPU-bound step with tinybench', async () => {
+    const results = await runTiny(codecBench, { dir: newDir(), drops: 'refused', params: { taskMs: 20 } });
+    expect(results.metrics.map((metric) => metric.name)).toEqual([
+      'codec.crc32c.latencyNs',
+      'codec.encode.latencyNs',
+      'codec.checkAndDecode.latencyNs',
+      'codec.indexSearch.latencyNs',
+    ]);
+    for (const metric of results.metrics) expect(metric.count).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * `loglab bench codec`: the CPU-bound pieces of the storage core, measured with tinybench (the
+ * runner is for I/O): CRC-32C of a 1 KiB record, encoding one, checking and decoding one, and the
+ * binary search of a 64 MiB segment's sparse index. Every result is folded into a checksum that
+ * is reported, so the JIT cannot delete the work.
+ */
+import { crc32c } from '@node-rs/crc32';
+import { Bench } from 'tinybench';
+import type { Experiment } from '../../lab/experiment.js';
+import type { Metric } from '../../lab/results.js';
+import { largestLowerBoundSlot } from '../../storage/index-file.js';
+import { checkRecord, decodeCheckedRecord, encodeRecord, encodeRecordInto } from '../../storage/record.js';
+
+const BODY_BYTES = 1024;
+/** A 64 MiB segment indexed every 4 KiB holds this many entries (the seed's 16,384). */
+const INDEX_ENTRIES = 16_384;
+
+export const codecBench: Experiment = {
+  id: 'bench-codec',
+  question: 'what do the CPU-bound steps of an append and a lookup cost, without any I/O?',
+  params: { taskMs: { quick: 200, full: 1000 } },
+  seed: 7,
+  run: async (ctx) => {
+    const body = Buffer.alloc(BODY_BYTES, 0x5a);
+    const record = encodeRecord(1_268_410, body);
+    const target = Buffer.allocUnsafe(record.length);
+    const keys = Uint32Array.from({ length: INDEX_ENTRIES }, (_, i) => i * 4);
+    const random = ctx.random.fork();
+    const probes = Uint32Array.from({ length: 4096 }, () => random.int(INDEX_ENTRIES * 4));
+    let checksum = 0;
+    let probe = 0;
+    const bench = new Bench({ time: ctx.numberParam('taskMs'), warmupTime: 50, retainSamples: true });
+    bench
+      .add('crc32c', () => {
+        checksum ^= crc32c(record.subarray(8));
+      })
+      .add('encode', () => {
+        checksum ^= encodeRecordInto(target, 0, 1_268_410, body);
+      })
+      .add('checkAndDecode', () => {
+        checksum ^= checkRecord(record, 0, record.length, 1_268_410) === null ? decodeCheckedRecord(record, 0, record.length).body.length : -1;
+      })
+      .add('indexSearch', () => {
+        checksum ^= largestLowerBoundSlot((slot) => keys[slot]!, INDEX_ENTRIES, probes[probe++ & 4095]!);
+      });
+    await bench.run();
+    const metrics: Metric[] = bench.tasks.map((task) => {
+      const result = task.result;
+      if (!('latency' in result)) throw new Error(`tinybench task ${task.name} did not complete: ${result.state}`);
+      const latency = result.latency;
+      return {
+        name: `codec.${task.name}.latencyNs`,
+        unit: 'ns',
+        kind: 'timing',
+        median: latency.p50 * 1e6,
+        p50: latency.p50 * 1e6,
+        p99: latency.p99 * 1e6,
+        max: latency.max * 1e6,
+        count: latency.samplesCount,
+        labels: { task: task.name, bodyBytes: BODY_BYTES },
+      };
+    });
+    ctx.note(`tinybench ${bench.tasks.length} tasks, ${ctx.numberParam('taskMs')} ms each after a 50 ms warm-up; checksum of all results ${checksum >>> 0}.`);
+    ctx.note(`The index search is over ${INDEX_ENTRIES} entries, a 64 MiB segment indexed every 4 KiB.`);
+    return ctx.results({ metrics });
+  },
+};
