@@ -14,6 +14,7 @@ import {
   parseDurabilityPolicy,
 } from './durability.js';
 import { MAX_POSITION_BYTES } from './units.js';
+import { wallClockMs } from './wall-clock.js';
 
 export interface LogOptions {
   /** Offset of the first record of a new log (ignored when the log exists). */
@@ -106,9 +107,4 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     io: options.io ?? new NodeFileIO(),
     nowMs: options.nowMs ?? wallClockMs,
   };
-}
-
-/** Time-index timestamps are wall-clock times by definition; nothing here measures a duration. */
-function wallClockMs(): number {
-  return Date.now();
 }

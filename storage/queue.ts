@@ -12,6 +12,7 @@
  */
 import type { DurabilityPolicy } from './durability.js';
 import type { FileIO } from './file-io.js';
+import { wallClockMs } from './wall-clock.js';
 
 export interface QueueMessage {
   readonly id: number;
@@ -69,4 +70,4 @@ export interface QueueOptions {
   readonly io?: FileIO;
 }
 
-export const wallClock: QueueClock = { nowMs: () => Date.now() };
+export const wallClock: QueueClock = { nowMs: wallClockMs };
