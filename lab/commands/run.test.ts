@@ -83,6 +83,8 @@ describe('loglab run', () => {
     });
     expect(results.metrics.map((metric) => metric.name))
       .toEqual(['probe.noop.ratePerSec', 'probe.noop.latencyNs']);
+    expect(fs.existsSync(join(out, 'report.html'))).toBe(true);
+    expect(fs.existsSync(join(out, 'report.md'))).toBe(true);
     expect(seen.quick).toEqual([true]);
     const dataDir = seen.dirs[0] ?? '';
     expect(dirname(dirname(dataDir))).toBe(tmpdir());

@@ -1,7 +1,8 @@
 /**
  * `loglab run [ids…]`: runs experiments (all of them without ids), each in a fresh directory of
- * its own under `--dir` (default: a fresh directory under the OS temp dir), and writes one results
- * file per experiment to `--out` (default: `loglab-report/<timestamp>/`).
+ * its own under `--dir` (default: a fresh directory under the OS temp dir), writes one results
+ * file per experiment to `--out` (default: `loglab-report/<timestamp>/`), and ends by writing
+ * the report (report.md, report.html, charts) in the same folder.
  *
  * loglab deletes only directories it created and marked (owned-dir.ts): each experiment's data
  * directory when it ends, and the temp directory when it made one — never `--dir` itself.
@@ -18,6 +19,7 @@ import { formatFigure } from '../format.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
 import { type ProgressReporter, progressFor } from '../progress.js';
 import { type Metric, type Results, writeResultsFile } from '../results.js';
+import { writeReport } from '../../reports/report.js';
 
 /** The longest `--seconds` accepted: a day. */
 export const MAX_SECONDS = 86_400;
@@ -117,13 +119,17 @@ async function runOne(
   }
 }
 
+/** Runs the experiments, then writes the report beside their results files. */
 async function runCommand(ids: readonly string[], options: RunCommandOptions): Promise<void> {
-  const written = await runSelected(selectExperiments(ids), options);
+  const out = options.out ?? defaultOutDir();
+  const written = await runSelected(selectExperiments(ids), { ...options, out });
+  const report = await writeReport(written.map((entry) => entry.file), out);
+  const paths = `report: ${path.resolve(report.htmlPath)}\n        ${path.resolve(report.markdownPath)}\n`;
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
   } else {
     const summaries = written.map((entry) => describe(entry.results, entry.file));
-    process.stdout.write(`${summaries.join('\n\n')}\n`);
+    process.stdout.write(`${summaries.join('\n\n')}\n\n${paths}`);
   }
 }
 
