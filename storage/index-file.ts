@@ -10,6 +10,44 @@
 import type { FileHandle, FileIO } from './file-io.js';
 import { assert } from './errors.js';
 
+export interface IndexLoad {
+  /** Entries the file held. */
+  readonly fileEntries: number;
+  /** Entries that passed validation (a prefix of the file). */
+  readonly validEntries: number;
+}
+
+/** A new (or emptied) index file, open for appends. */
+export function createIndexFile(io: FileIO, path: string, entryBytes: number): IndexFile {
+  const handle = io.open(path, { create: true });
+  io.truncate(handle, 0);
+  return new IndexFile(io, path, entryBytes, handle, 0);
+}
+
+/**
+ * Loads an index file into `make(file)`'s index, keeping the longest valid prefix: `keep` is
+ * asked about each entry (at byte `at` of the file's bytes) in order, takes it and says yes, or
+ * says no and the load stops. With `forAppend` the file stays open and is cut to the entries
+ * kept; otherwise it is only read.
+ */
+export function loadIndexFile<T>(
+  io: FileIO,
+  path: string,
+  entryBytes: number,
+  forAppend: boolean,
+  make: (file: IndexFile) => T,
+  keep: (index: T, bytes: Buffer, at: number) => boolean,
+): { index: T; load: IndexLoad } {
+  const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
+  const fileEntries = Math.floor(bytes.length / entryBytes);
+  const file = new IndexFile(io, path, entryBytes, forAppend ? io.open(path, { create: true }) : null, fileEntries);
+  const index = make(file);
+  let validEntries = 0;
+  while (validEntries < fileEntries && keep(index, bytes, validEntries * entryBytes)) validEntries++;
+  if (forAppend && bytes.length !== validEntries * entryBytes) file.truncateEntries(validEntries);
+  return { index, load: { fileEntries, validEntries } };
+}
+
 export class IndexFile {
   readonly path: string;
   readonly entryBytes: number;

@@ -18,17 +18,19 @@
  */
 import type { FileHandle, FileIO } from './file-io.js';
 import { StorageError, assert } from './errors.js';
-import { IndexFile, U32Column, largestLowerBoundSlot } from './index-file.js';
+import {
+  IndexFile,
+  U32Column,
+  createIndexFile,
+  largestLowerBoundSlot,
+  loadIndexFile,
+  type IndexLoad,
+} from './index-file.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 assert(OFFSET_INDEX_ENTRY_BYTES === 4 + 4, 'offset index entry is relative offset + position');
 
-export interface IndexLoad {
-  /** Entries the file held. */
-  readonly fileEntries: number;
-  /** Entries that passed validation (a prefix of the file). */
-  readonly validEntries: number;
-}
+export type { IndexLoad } from './index-file.js';
 
 export class OffsetIndex {
   readonly #file: IndexFile;
@@ -41,9 +43,7 @@ export class OffsetIndex {
 
   /** An empty index in a new (or emptied) file, open for appends. */
   static create(io: FileIO, path: string): OffsetIndex {
-    const handle = io.open(path, { create: true });
-    io.truncate(handle, 0);
-    return new OffsetIndex(new IndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, handle, 0));
+    return new OffsetIndex(createIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES));
   }
 
   /**
@@ -52,21 +52,13 @@ export class OffsetIndex {
    * open and is cut to the valid prefix; otherwise it is closed after reading.
    */
   static load(io: FileIO, path: string, logSizeBytes: number, forAppend: boolean): { index: OffsetIndex; load: IndexLoad } {
-    const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
-    const fileEntries = Math.floor(bytes.length / OFFSET_INDEX_ENTRY_BYTES);
-    const handle: FileHandle | null = forAppend ? io.open(path, { create: true }) : null;
-    const index = new OffsetIndex(new IndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, handle, fileEntries));
-    for (let slot = 0; slot < fileEntries; slot++) {
-      const relativeOffset = bytes.readUInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES);
-      const position = bytes.readUInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES + 4);
-      if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) break;
+    return loadIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, forAppend, (file) => new OffsetIndex(file), (index, bytes, at) => {
+      const relativeOffset = bytes.readUInt32BE(at);
+      const position = bytes.readUInt32BE(at + 4);
+      if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) return false;
       index.#push(relativeOffset, position);
-    }
-    const validEntries = index.entries;
-    if (forAppend && bytes.length !== validEntries * OFFSET_INDEX_ENTRY_BYTES) {
-      index.#file.truncateEntries(validEntries);
-    }
-    return { index, load: { fileEntries, validEntries } };
+      return true;
+    });
   }
 
   get entries(): number {

@@ -13,11 +13,18 @@
  * entries lost in a crash are written again with the time of the recovery, so those messages look
  * a little younger than they are — kept a little longer, never dropped early.
  */
-import type { FileHandle, FileIO } from './file-io.js';
+import type { FileIO } from './file-io.js';
 import { assert } from './errors.js';
-import { F64Column, IndexFile, U32Column, smallestUpperBoundSlot } from './index-file.js';
+import {
+  F64Column,
+  IndexFile,
+  U32Column,
+  createIndexFile,
+  loadIndexFile,
+  smallestUpperBoundSlot,
+  type IndexLoad,
+} from './index-file.js';
 import { readU64, writeU64 } from './record.js';
-import type { IndexLoad } from './offset-index.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 assert(TIME_INDEX_ENTRY_BYTES === 8 + 4, 'time index entry is timestamp + relative offset');
@@ -32,9 +39,7 @@ export class TimeIndex {
   }
 
   static create(io: FileIO, path: string): TimeIndex {
-    const handle = io.open(path, { create: true });
-    io.truncate(handle, 0);
-    return new TimeIndex(new IndexFile(io, path, TIME_INDEX_ENTRY_BYTES, handle, 0));
+    return new TimeIndex(createIndexFile(io, path, TIME_INDEX_ENTRY_BYTES));
   }
 
   /**
@@ -42,21 +47,13 @@ export class TimeIndex {
    * below `nextRelativeOffset`. With `forAppend` the file stays open and is cut to that prefix.
    */
   static load(io: FileIO, path: string, nextRelativeOffset: number, forAppend: boolean): { index: TimeIndex; load: IndexLoad } {
-    const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
-    const fileEntries = Math.floor(bytes.length / TIME_INDEX_ENTRY_BYTES);
-    const handle: FileHandle | null = forAppend ? io.open(path, { create: true }) : null;
-    const index = new TimeIndex(new IndexFile(io, path, TIME_INDEX_ENTRY_BYTES, handle, fileEntries));
-    for (let slot = 0; slot < fileEntries; slot++) {
-      const timestampMs = readU64(bytes, slot * TIME_INDEX_ENTRY_BYTES);
-      const relativeOffset = bytes.readUInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
-      if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) break;
+    return loadIndexFile(io, path, TIME_INDEX_ENTRY_BYTES, forAppend, (file) => new TimeIndex(file), (index, bytes, at) => {
+      const timestampMs = readU64(bytes, at);
+      const relativeOffset = bytes.readUInt32BE(at + 8);
+      if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) return false;
       index.#push(timestampMs, relativeOffset);
-    }
-    const validEntries = index.entries;
-    if (forAppend && bytes.length !== validEntries * TIME_INDEX_ENTRY_BYTES) {
-      index.#file.truncateEntries(validEntries);
-    }
-    return { index, load: { fileEntries, validEntries } };
+      return true;
+    });
   }
 
   get entries(): number {
