@@ -10,7 +10,7 @@
  * An fdatasync covers the writes issued before it started, so the count is taken at the start
  * and credited when the sync returns. Everything else is delegated unchanged, counters included.
  */
-import type { FileHandle, FileIO, FileIOCounters } from '../storage/file-io.js';
+import { DelegatingFileIO, type FileHandle, type FileIO } from '../storage/file-io.js';
 
 interface WatchedFile {
   issued: number;
@@ -20,8 +20,7 @@ interface WatchedFile {
 /** Whether a write of `lengthBytes` to `filePath` is one record. */
 export type RecordWrite = (filePath: string, lengthBytes: number) => boolean;
 
-export class DurableWatermarkFileIO implements FileIO {
-  readonly #inner: FileIO;
+export class DurableWatermarkFileIO extends DelegatingFileIO {
   readonly #isRecord: RecordWrite;
   readonly #paths = new Map<FileHandle, string>();
   readonly #files = new Map<FileHandle, WatchedFile>();
@@ -29,12 +28,8 @@ export class DurableWatermarkFileIO implements FileIO {
   #closedDurable = 0;
 
   constructor(inner: FileIO, isRecord: RecordWrite) {
-    this.#inner = inner;
+    super(inner);
     this.#isRecord = isRecord;
-  }
-
-  get counters(): FileIOCounters {
-    return this.#inner.counters;
   }
 
   /** Record writes issued. */
@@ -51,18 +46,14 @@ export class DurableWatermarkFileIO implements FileIO {
     return durable;
   }
 
-  open(filePath: string, options: { create: boolean }): FileHandle {
-    const handle = this.#inner.open(filePath, options);
+  override open(filePath: string, options: { create: boolean }): FileHandle {
+    const handle = this.inner.open(filePath, options);
     this.#paths.set(handle, filePath);
     return handle;
   }
 
-  openReadOnly(filePath: string): FileHandle {
-    return this.#inner.openReadOnly(filePath);
-  }
-
-  close(handle: FileHandle): void {
-    this.#inner.close(handle);
+  override close(handle: FileHandle): void {
+    this.inner.close(handle);
     this.#paths.delete(handle);
     const file = this.#files.get(handle);
     if (file === undefined) return;
@@ -71,14 +62,14 @@ export class DurableWatermarkFileIO implements FileIO {
     this.#files.delete(handle);
   }
 
-  write(
+  override write(
     handle: FileHandle,
     buffer: Uint8Array,
     offset: number,
     length: number,
     positionBytes: number,
   ): void {
-    this.#inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, offset, length, positionBytes);
     const filePath = this.#paths.get(handle);
     if (filePath === undefined || !this.#isRecord(filePath, length)) return;
     const file = this.#files.get(handle);
@@ -86,62 +77,16 @@ export class DurableWatermarkFileIO implements FileIO {
     else file.issued++;
   }
 
-  read(
-    handle: FileHandle,
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    positionBytes: number,
-  ): number {
-    return this.#inner.read(handle, buffer, offset, length, positionBytes);
-  }
-
-  sizeBytes(handle: FileHandle): number {
-    return this.#inner.sizeBytes(handle);
-  }
-
-  fdatasync(handle: FileHandle): void {
+  override fdatasync(handle: FileHandle): void {
     const covered = this.#files.get(handle)?.issued;
-    this.#inner.fdatasync(handle);
+    this.inner.fdatasync(handle);
     this.#credit(handle, covered);
   }
 
-  async fdatasyncAsync(handle: FileHandle): Promise<void> {
+  override async fdatasyncAsync(handle: FileHandle): Promise<void> {
     const covered = this.#files.get(handle)?.issued;
-    await this.#inner.fdatasyncAsync(handle);
+    await this.inner.fdatasyncAsync(handle);
     this.#credit(handle, covered);
-  }
-
-  truncate(handle: FileHandle, sizeBytes: number): void {
-    this.#inner.truncate(handle, sizeBytes);
-  }
-
-  rename(fromPath: string, toPath: string): void {
-    this.#inner.rename(fromPath, toPath);
-  }
-
-  unlink(filePath: string): void {
-    this.#inner.unlink(filePath);
-  }
-
-  fsyncDir(dirPath: string): void {
-    this.#inner.fsyncDir(dirPath);
-  }
-
-  mkdirp(dirPath: string): void {
-    this.#inner.mkdirp(dirPath);
-  }
-
-  list(dirPath: string): string[] {
-    return this.#inner.list(dirPath);
-  }
-
-  exists(filePath: string): boolean {
-    return this.#inner.exists(filePath);
-  }
-
-  readWholeFile(filePath: string): Buffer | null {
-    return this.#inner.readWholeFile(filePath);
   }
 
   #credit(handle: FileHandle, covered: number | undefined): void {

@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
-import type { FileHandle, FileIO, FileIOCounters } from '../storage/file-io.js';
+import { DelegatingFileIO, type FileHandle } from '../storage/file-io.js';
 
 export const TRACE_WRITE = 0;
 /** fdatasync of one file: the writes to it before this point are durable after it. */
@@ -85,33 +85,24 @@ export class WriteTrace {
 }
 
 /** Delegates to `inner` and records every write, fdatasync and directory fsync in `trace`. */
-export class TracingFileIO implements FileIO {
+export class TracingFileIO extends DelegatingFileIO {
   readonly trace = new WriteTrace();
-  readonly #inner: FileIO;
   readonly #handleFiles = new Map<number, number>();
 
-  constructor(inner: FileIO) {
-    this.#inner = inner;
+  override open(filePath: string, options: { create: boolean }): FileHandle {
+    return this.#track(this.inner.open(filePath, options), filePath);
   }
 
-  get counters(): FileIOCounters {
-    return this.#inner.counters;
+  override openReadOnly(filePath: string): FileHandle {
+    return this.#track(this.inner.openReadOnly(filePath), filePath);
   }
 
-  open(filePath: string, options: { create: boolean }): FileHandle {
-    return this.#track(this.#inner.open(filePath, options), filePath);
-  }
-
-  openReadOnly(filePath: string): FileHandle {
-    return this.#track(this.#inner.openReadOnly(filePath), filePath);
-  }
-
-  close(handle: FileHandle): void {
-    this.#inner.close(handle);
+  override close(handle: FileHandle): void {
+    this.inner.close(handle);
     this.#handleFiles.delete(handle);
   }
 
-  write(
+  override write(
     handle: FileHandle,
     buffer: Uint8Array,
     offset: number,
@@ -119,67 +110,25 @@ export class TracingFileIO implements FileIO {
     positionBytes: number,
   ): void {
     const file = this.#fileOf(handle);
-    this.#inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, offset, length, positionBytes);
     this.trace.push(TRACE_WRITE, file, positionBytes, length);
   }
 
-  read(
-    handle: FileHandle,
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    positionBytes: number,
-  ): number {
-    return this.#inner.read(handle, buffer, offset, length, positionBytes);
-  }
-
-  sizeBytes(handle: FileHandle): number {
-    return this.#inner.sizeBytes(handle);
-  }
-
-  fdatasync(handle: FileHandle): void {
+  override fdatasync(handle: FileHandle): void {
     const file = this.#fileOf(handle);
-    this.#inner.fdatasync(handle);
+    this.inner.fdatasync(handle);
     this.trace.push(TRACE_SYNC, file, 0, 0);
   }
 
   /** Recorded when issued: it covers the writes issued before it, not those made while it runs. */
-  fdatasyncAsync(handle: FileHandle): Promise<void> {
+  override fdatasyncAsync(handle: FileHandle): Promise<void> {
     this.trace.push(TRACE_SYNC, this.#fileOf(handle), 0, 0);
-    return this.#inner.fdatasyncAsync(handle);
+    return this.inner.fdatasyncAsync(handle);
   }
 
-  truncate(handle: FileHandle, sizeBytes: number): void {
-    this.#inner.truncate(handle, sizeBytes);
-  }
-
-  rename(fromPath: string, toPath: string): void {
-    this.#inner.rename(fromPath, toPath);
-  }
-
-  unlink(filePath: string): void {
-    this.#inner.unlink(filePath);
-  }
-
-  fsyncDir(dirPath: string): void {
-    this.#inner.fsyncDir(dirPath);
+  override fsyncDir(dirPath: string): void {
+    this.inner.fsyncDir(dirPath);
     this.trace.push(TRACE_DIR_SYNC, this.trace.fileId(path.resolve(dirPath)), 0, 0);
-  }
-
-  mkdirp(dirPath: string): void {
-    this.#inner.mkdirp(dirPath);
-  }
-
-  list(dirPath: string): string[] {
-    return this.#inner.list(dirPath);
-  }
-
-  exists(filePath: string): boolean {
-    return this.#inner.exists(filePath);
-  }
-
-  readWholeFile(filePath: string): Buffer | null {
-    return this.#inner.readWholeFile(filePath);
   }
 
   #track(handle: FileHandle, filePath: string): FileHandle {
