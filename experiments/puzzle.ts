@@ -30,7 +30,14 @@ import {
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { SLOT_HEADER_BYTES } from '../storage/slot-file.js';
-import { type CycleRound, DESIGNS, type Design, QueueCycle, bodyBytesFor } from './queue-cycle.js';
+import {
+  type CycleRound,
+  DESIGNS,
+  type Design,
+  QUEUE_CYCLE_PARAMS,
+  QueueCycle,
+  bodyBytesFor,
+} from './queue-cycle.js';
 
 /** Share of the time budget the measured rounds get; the rest fills and warms the queues. */
 const MEASURED_SHARE = 0.6;
@@ -276,12 +283,9 @@ export const experiment: Experiment = {
   id: 'puzzle',
   question: 'why does the log store thousands of times more messages on the same disk?',
   params: {
-    slotBytes: { quick: 1024, full: 1024 },
-    backlogMessages: { quick: 2048, full: 16384 },
-    inFlightMessages: { quick: 32, full: 256 },
+    ...QUEUE_CYCLE_PARAMS,
     producers: { quick: 8, full: 16 },
     groupMaxDelayMs: { quick: 1, full: 1 },
-    rounds: { quick: 3, full: 5 },
   },
   seed: 42,
   run,

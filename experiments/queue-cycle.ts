@@ -29,6 +29,14 @@ import type { Queue } from '../storage/queue.js';
 import { SLOT_HEADER_BYTES, SlotFileQueue } from '../storage/slot-file.js';
 
 export type Design = 'A' | 'B';
+
+/** The workload's parameters, shared by every experiment that runs it (puzzle, write-amplification). */
+export const QUEUE_CYCLE_PARAMS = {
+  slotBytes: { quick: 1024, full: 1024 },
+  backlogMessages: { quick: 2048, full: 16384 },
+  inFlightMessages: { quick: 32, full: 256 },
+  rounds: { quick: 3, full: 5 },
+} as const;
 export const DESIGNS: readonly Design[] = ['A', 'B'];
 
 export interface QueueCycleOptions {

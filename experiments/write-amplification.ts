@@ -36,7 +36,14 @@ import {
 } from '../lab/index.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { recordSizeBytes } from '../storage/record.js';
-import { type CycleRound, DESIGNS, type Design, QueueCycle, bodyBytesFor } from './queue-cycle.js';
+import {
+  type CycleRound,
+  DESIGNS,
+  type Design,
+  QUEUE_CYCLE_PARAMS,
+  QueueCycle,
+  bodyBytesFor,
+} from './queue-cycle.js';
 
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
 const MEASURED_SHARE = 0.6;
@@ -230,12 +237,7 @@ export async function run(ctx: LabContext): Promise<Results> {
 export const experiment: Experiment = {
   id: 'write-amplification',
   question: 'how many bytes reach the device per message?',
-  params: {
-    slotBytes: { quick: 1024, full: 1024 },
-    backlogMessages: { quick: 2048, full: 16384 },
-    inFlightMessages: { quick: 32, full: 256 },
-    rounds: { quick: 3, full: 5 },
-  },
+  params: QUEUE_CYCLE_PARAMS,
   seed: 43,
   run,
 };
