@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ColdReadFileIO,
   type Experiment,
   type LabContext,
   type Labels,
@@ -30,7 +31,6 @@ import {
   measureSync,
   metricFromSamples,
 } from '../lab/index.js';
-import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
 import { formatNs, mean, pagesSpanned, renamed } from './figures.js';
@@ -70,7 +70,7 @@ interface Setting {
   readonly intervalBytes: number;
   readonly recordSizeBytes: RecordSize;
   readonly labels: Labels;
-  readonly io: NodeFileIO;
+  readonly io: ColdReadFileIO;
   readonly log: Log;
   readonly bodies: readonly Buffer[];
   readonly records: number;
@@ -136,7 +136,7 @@ function openSetting(
   logBytes: number,
 ): Setting {
   const key = `${recordSizeBytes}.${intervalBytes}`;
-  const io = new NodeFileIO();
+  const io = new ColdReadFileIO();
   // One segment holds the whole log: the index of one segment is what is being priced.
   const log = Log.open(path.join(ctx.dir, 'logs', key), {
     segmentBytes: logBytes * 2,
@@ -204,9 +204,9 @@ async function warmLookups(ctx: LabContext, settings: readonly Setting[], rounds
 }
 
 /**
- * Cold rounds: one page-cache drop, then fresh random offsets in every setting (their pages
- * were dropped and no other lookup of the round touches them) and the index file searches.
- * Returns false when the cache cannot be dropped here (the context notes why).
+ * Cold rounds: the page cache made unable to answer (a drop, or O_DIRECT reads), then fresh random
+ * offsets in every setting (no other lookup of the round touches their pages) and the index file
+ * searches. Returns false when no cold reads can be made here (the context notes why).
  */
 function measureCold(
   ctx: LabContext,
@@ -215,9 +215,11 @@ function measureCold(
   rounds: number,
 ): boolean {
   const lookups = ctx.numberParam('coldLookupsPerRound');
+  const ios = [...settings.map((setting) => setting.io), ...searches.map((search) => search.io)];
   for (let round = 0; round < rounds; round++) {
-    ctx.progress.phase(`cold round ${round + 1}/${rounds}: dropping the page cache`);
-    if (!ctx.dropPageCache().dropped) return false;
+    ctx.progress.phase(`cold round ${round + 1}/${rounds}: emptying the page cache`);
+    const coldReads = ctx.startColdReads(ios);
+    if (coldReads.method === null) return false;
     for (const setting of settings) {
       const targets = randomOffsets(ctx.random.fork(), setting.log.endOffset, lookups);
       const phase = ctx.ioPhase(setting.io);
@@ -228,6 +230,7 @@ function measureCold(
       setting.coldDeviceBytesPerLookup.push(deviceBytes / repetition.ops);
     }
     measureColdFileSearches(ctx, searches, lookups);
+    coldReads.end();
   }
   return true;
 }
@@ -333,9 +336,10 @@ function designNotes(ctx: LabContext, coldMeasured: boolean): string[] {
     sparseRuleNote(),
   ];
   if (coldMeasured) {
-    notes.push('Cold lookups: the page cache was dropped (sync, then drop_caches) once a round, ' +
-      `then ${ctx.numberParam('coldLookupsPerRound')} fresh random offsets per setting; device ` +
-      'bytes per lookup include the kernel\'s readahead.');
+    notes.push('Cold lookups: once a round the page cache was made unable to answer (dropped, ' +
+      `or bypassed with O_DIRECT, as noted above), then ${ctx.numberParam('coldLookupsPerRound')} ` +
+      'fresh random offsets per setting; device bytes per lookup include the kernel\'s readahead ' +
+      'after a drop, and exactly the 4 KiB pages read with O_DIRECT.');
   }
   return notes;
 }

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ColdReadFileIO,
   type LabContext,
   type Labels,
   Measurement,
@@ -21,7 +22,7 @@ import {
   measureSync,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
-import { type FileHandle, NodeFileIO } from '../storage/file-io.js';
+import type { FileHandle } from '../storage/file-io.js';
 import type { Log } from '../storage/log.js';
 import { searchIndexFile } from '../storage/offset-index.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
@@ -44,7 +45,7 @@ export interface SearchedLog {
 
 export interface FileSearch {
   readonly source: SearchedLog;
-  readonly io: NodeFileIO;
+  readonly io: ColdReadFileIO;
   readonly handles: Readonly<Record<SearchKind, FileHandle>>;
   /** Cold-file timings of recent targets, one per search kind. */
   readonly timed: Readonly<Record<SearchKind, Measurement>>;
@@ -73,7 +74,7 @@ export function openFileSearches(ctx: LabContext, logs: readonly SearchedLog[]):
     const segment = source.log.segments()[0];
     assert(segment !== undefined, `log ${source.key} has a segment`);
     const indexPath = path.join(source.log.dir, segmentFileName(segment.baseOffset, INDEX_SUFFIX));
-    const io = new NodeFileIO();
+    const io = new ColdReadFileIO();
     const open = (kind: SearchKind) => {
       const copy = path.join(copies, `${source.key}.${kind}${INDEX_SUFFIX}`);
       fs.copyFileSync(indexPath, copy);
@@ -100,13 +101,13 @@ function targets(search: FileSearch, kind: TargetKind, random: SeededRandom, cou
 }
 
 /** Reads the last 8 KiB of the file, as appends and recent lookups would have kept them warm. */
-function warmTheTail(io: NodeFileIO, handle: FileHandle): void {
+function warmTheTail(io: ColdReadFileIO, handle: FileHandle): void {
   const sizeBytes = io.sizeBytes(handle);
   const tailBytes = Math.min(sizeBytes, WARM_SECTION_BYTES);
   if (tailBytes > 0) io.read(handle, Buffer.alloc(tailBytes), 0, tailBytes, sizeBytes - tailBytes);
 }
 
-/** One cold round of file searches (the caller dropped the page cache). */
+/** One cold round of file searches (the caller started cold reads through their FileIOs). */
 export function measureColdFileSearches(
   ctx: LabContext,
   searches: readonly FileSearch[],

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ColdReadOptions } from '../lab/cold-reads.js';
 import { runExperiment } from '../lab/experiment.js';
 import type { Results } from '../lab/results.js';
 import {
@@ -24,7 +25,7 @@ const tiny = {
   },
 };
 
-function run(cacheControl: { isRoot: boolean; dropCachesFile?: string }): Promise<Results> {
+function run(cacheControl: ColdReadOptions): Promise<Results> {
   return runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.2, cacheControl });
 }
 
@@ -70,11 +71,24 @@ describe('the page-cache experiment', () => {
     expect(seed?.value).toBeCloseTo((100 * 0.004) / 300, 8);
   });
 
-  it('leaves cold figures out and says so when the cache cannot be dropped', async () => {
+  it('reads cold with O_DIRECT when the cache cannot be dropped, and the disk supplies it', async () => {
     const withoutRoot = await run({ isRoot: false });
     expectWellFormed(withoutRoot);
-    expect(withoutRoot.metrics.some((metric) => metric.name.includes('old-cold'))).toBe(false);
-    expect(withoutRoot.notes.join('\n')).toMatch(/cold-cache figures are unavailable/);
-    expect(withoutRoot.headline).toMatch(/cold figures were unavailable/);
+    expect(withoutRoot.parameters.coldReads).toBe('o-direct');
+    expect(withoutRoot.notes.join('\n')).toMatch(/not running as root.*O_DIRECT/);
+    // Every cold read fetched at least its record's pages from the device, none from memory.
+    const device = metricNamed(withoutRoot, 'page-cache.old-cold.deviceReadBytesPerRead');
+    expect(device.median).toBeGreaterThanOrEqual(4096);
+    expect(metricNamed(withoutRoot, 'page-cache.old-cold.servedFromMemory').median).toBeLessThan(0.05);
+    expect(metricNamed(withoutRoot, 'page-cache.old-warm.servedFromMemory').median).toBeGreaterThan(0.95);
+  });
+
+  it('leaves cold figures out and says so when cold reads are turned off', async () => {
+    const off = await run({ isRoot: false, mode: 'off' });
+    expectWellFormed(off);
+    expect(off.metrics.some((metric) => metric.name.includes('old-cold'))).toBe(false);
+    expect(off.notes.join('\n')).toMatch(/--cold-reads off.*cold-cache figures are unavailable/);
+    expect(off.headline).toMatch(/cold figures were unavailable/);
+    expect(off.parameters.coldReads).toBe('unavailable');
   });
 });

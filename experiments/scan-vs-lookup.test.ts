@@ -20,10 +20,10 @@ const TINY = {
 };
 const TARGETS_MIB = TARGET_SIXTY_FOURTHS.map((sixtyFourths) => sixtyFourths / 64);
 
-let refused: Promise<Results> | undefined;
+let warmOnly: Promise<Results> | undefined;
 function withoutDrops(): Promise<Results> {
-  refused ??= runTiny(scanVsLookup, { dir: newDir(), params: TINY, drops: 'refused' });
-  return refused;
+  warmOnly ??= runTiny(scanVsLookup, { dir: newDir(), params: TINY, drops: 'off' });
+  return warmOnly;
 }
 
 describe('the scan-vs-lookup experiment', () => {
@@ -71,6 +71,23 @@ describe('the scan-vs-lookup experiment', () => {
     expect(results.predictions.map((prediction) => prediction.model))
       .toEqual(Array(cold.length).fill('hdd:exos-x20'));
     expect(results.notes.join('\n')).toMatch(/HDD model says/);
+  });
+
+  it('reads cold with O_DIRECT when the cache cannot be dropped: the device supplies every byte', async () => {
+    const run = { dir: newDir(), params: TINY, drops: 'refused' } as const;
+    const results = await runTiny(scanVsLookup, run);
+    expect(results.parameters.coldReads).toBe('o-direct');
+    for (const targetMiB of TARGETS_MIB) {
+      const device = (method: string) =>
+        metricNamed(results, `scan-vs-lookup.${method}.${targetMiB}.cold.deviceReadBytes`).median;
+      const asked = (method: string) =>
+        metricNamed(results, `scan-vs-lookup.${method}.${targetMiB}.bytesRead`).median;
+      // Whole pages, no readahead: at least what was asked, less than a page more per read.
+      expect(device('lookup')).toBeGreaterThanOrEqual(asked('lookup'));
+      expect(device('lookup')).toBeLessThanOrEqual(asked('lookup') + 2 * 4096);
+      expect(device('scan')).toBeGreaterThanOrEqual(asked('scan'));
+    }
+    expect(results.notes.join('\n')).toMatch(/O_DIRECT reads have no readahead/);
   });
 
   it("prices the seed's case beside the 24 MiB target: 84 ms of scan against two pages", () => {

@@ -5,14 +5,17 @@
  * of a 64 MiB segment (the same fractions of a smaller one with --quick). For each target: the
  * time to reach the record by scanning from the segment start (LogReader, every record's length,
  * CRC and id checked) and by an index lookup (Log.read), with a warm cache and, where the page
- * cache can be dropped, a cold one; the bytes each asked the file system for (FileIO counters)
- * and, cold, the bytes the block layer read (/proc/self/io). Methods and targets are measured
+ * cache can be kept from answering (dropped, or bypassed with O_DIRECT), a cold one; the bytes
+ * each asked the file system for (FileIO counters) and, cold, the bytes the block layer read
+ * (/proc/self/io). Methods and targets are measured
  * side by side in every round. Every cold scan has a copy of the segment of its own, so no scan
  * finds pages an earlier one of the same round read; lookups touch disjoint pages.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ColdReadFileIO,
+  type ColdReadMethod,
   EXOS_X20,
   type Experiment,
   type LabContext,
@@ -30,7 +33,6 @@ import {
   transferMs,
 } from '../lab/index.js';
 import { StorageError } from '../storage/errors.js';
-import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { formatNs, renamed } from './figures.js';
 import { recordBodies } from './record-bodies.js';
@@ -70,14 +72,14 @@ interface Target {
   readonly targetMiB: number;
   /** The log this target's cold scans read, a copy of the segment of its own. */
   readonly scanLog: Log;
-  readonly scanIo: NodeFileIO;
+  readonly scanIo: ColdReadFileIO;
   readonly measurements: Readonly<Record<`${Method}.${Cache}`, Measurement>>;
   readonly bytesRead: Partial<Record<Method, number>>;
   readonly deviceBytes: Record<Method, number[]>;
 }
 
 interface Bench {
-  readonly io: NodeFileIO;
+  readonly io: ColdReadFileIO;
   readonly log: Log;
   readonly targets: readonly Target[];
 }
@@ -88,8 +90,7 @@ async function run(ctx: LabContext): Promise<Results> {
   const bench = build(ctx, segmentBytes);
   try {
     await measureWarm(ctx, bench);
-    const coldMeasured = measureCold(ctx, bench);
-    return ctx.results(resultsParts(ctx, bench, coldMeasured));
+    return ctx.results(resultsParts(ctx, bench, measureCold(ctx, bench)));
   } finally {
     bench.log.close();
     for (const target of bench.targets) target.scanLog.close();
@@ -99,7 +100,7 @@ async function run(ctx: LabContext): Promise<Results> {
 /** Fills one segment exactly, then copies it once per target for the cold scans. */
 function build(ctx: LabContext, segmentBytes: number): Bench {
   const dir = path.join(ctx.dir, 'segment');
-  const io = new NodeFileIO();
+  const io = new ColdReadFileIO();
   const log = Log.open(dir, { segmentBytes, io });
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
   const records = Math.floor(segmentBytes / RECORD_BYTES);
@@ -113,7 +114,7 @@ function build(ctx: LabContext, segmentBytes: number): Bench {
     const offset = Math.min(records - 1, Math.floor((targetBytes - 1) / RECORD_BYTES));
     const copy = path.join(ctx.dir, `scan-copy-${i}`);
     fs.cpSync(dir, copy, { recursive: true });
-    const scanIo = new NodeFileIO();
+    const scanIo = new ColdReadFileIO();
     const targetMiB = targetBytes / MiB;
     const measurement = (method: Method, cache: Cache) =>
       new Measurement(`scan-vs-lookup.${method}.${targetMiB}.${cache}`, 'sync',
@@ -171,14 +172,19 @@ async function measureWarm(ctx: LabContext, bench: Bench): Promise<void> {
 }
 
 /**
- * One page-cache drop per round, then one cold lookup and one cold scan per target (the method
- * order alternates by round). Returns false when the cache cannot be dropped here.
+ * Once a round the page cache is made unable to answer (a drop, or O_DIRECT reads), then one cold
+ * lookup and one cold scan per target (the method order alternates by round). Returns how, or
+ * null when no cold reads can be made here.
  */
-function measureCold(ctx: LabContext, bench: Bench): boolean {
+function measureCold(ctx: LabContext, bench: Bench): ColdReadMethod | null {
   const rounds = ctx.numberParam('rounds');
+  const ios = [bench.io, ...bench.targets.map((target) => target.scanIo)];
+  let used: ColdReadMethod | null = null;
   for (let round = 0; round < rounds; round++) {
-    ctx.progress.phase(`cold round ${round + 1}/${rounds}: dropping the page cache`);
-    if (!ctx.dropPageCache().dropped) return false;
+    ctx.progress.phase(`cold round ${round + 1}/${rounds}: emptying the page cache`);
+    const coldReads = ctx.startColdReads(ios);
+    if (coldReads.method === null) return null;
+    used = coldReads.method;
     const methods = round % 2 === 0 ? METHODS : [...METHODS].reverse();
     for (const target of bench.targets) {
       for (const method of methods) {
@@ -190,8 +196,9 @@ function measureCold(ctx: LabContext, bench: Bench): boolean {
         if (deviceBytes !== undefined) target.deviceBytes[method].push(deviceBytes);
       }
     }
+    coldReads.end();
   }
-  return true;
+  return used;
 }
 
 function targetMetrics(ctx: LabContext, target: Target, coldMeasured: boolean): Metric[] {
@@ -263,7 +270,8 @@ export function scanPredictions(
   return predicted;
 }
 
-function resultsParts(ctx: LabContext, bench: Bench, coldMeasured: boolean) {
+function resultsParts(ctx: LabContext, bench: Bench, coldMethod: ColdReadMethod | null) {
+  const coldMeasured = coldMethod !== null;
   const metrics = bench.targets.flatMap((target) => targetMetrics(ctx, target, coldMeasured));
   const counters: Record<string, number> = {};
   for (const target of bench.targets) {
@@ -278,7 +286,7 @@ function resultsParts(ctx: LabContext, bench: Bench, coldMeasured: boolean) {
     metrics,
     counters,
     predictions: scanPredictions(bench.targets, coldMeasured),
-    notes: notes(ctx, seedTarget, metrics, coldMeasured),
+    notes: notes(ctx, seedTarget, metrics, coldMethod),
     headline: headline(seedTarget, metrics, coldMeasured),
   };
 }
@@ -309,7 +317,7 @@ function notes(
   ctx: LabContext,
   target: Target | undefined,
   metrics: readonly Metric[],
-  coldMeasured: boolean,
+  coldMethod: ColdReadMethod | null,
 ): string[] {
   const written = [
     'Records are 1 KiB (the seed\'s email queue) with the default 4 KiB index interval; the ' +
@@ -324,23 +332,33 @@ function notes(
       'quick ' : ''}segment; its figures sit beside the 24 MiB target of a full run. The nearest ` +
       `target here is ${target.targetMiB} MiB, the same fraction of the segment.`);
   }
-  if (coldMeasured) written.push(...gapNotes(ctx, target, metrics));
+  if (coldMethod !== null) written.push(...gapNotes(ctx, target, metrics, coldMethod));
   return written;
 }
 
-/** How much more than it asked for a cold scan fetched: the kernel's readahead. */
-function readaheadNote(target: Target): string[] {
+/** How much more than it asked for a cold scan fetched: the kernel's readahead, if any. */
+function readaheadNote(target: Target, coldMethod: ColdReadMethod): string[] {
   const device = target.deviceBytes.scan;
   const asked = target.bytesRead.scan ?? 0;
   if (device.length === 0 || asked === 0) return [];
   const fetched = Math.max(...device);
-  return [`A cold scan to ${target.targetMiB} MiB asked for ${formatBytes(asked)} and the block ` +
-    `layer fetched up to ${formatBytes(fetched)}: readahead runs ahead of a sequential reader, ` +
-    'which the model (bytes read at the sequential rate) leaves out.'];
+  const start = `A cold scan to ${target.targetMiB} MiB asked for ${formatBytes(asked)} and the ` +
+    `block layer fetched up to ${formatBytes(fetched)}`;
+  if (coldMethod === 'o-direct') {
+    return [`${start}: O_DIRECT reads have no readahead, so each 256 KiB window waited for the ` +
+      'device in turn, where a buffered scan after a drop overlaps readahead with the checks.'];
+  }
+  return [`${start}: readahead runs ahead of a sequential reader, which the model (bytes read ` +
+    'at the sequential rate) leaves out.'];
 }
 
 /** Where the measured gap between scan and lookup departs from the HDD model, and why. */
-function gapNotes(ctx: LabContext, target: Target, metrics: readonly Metric[]): string[] {
+function gapNotes(
+  ctx: LabContext,
+  target: Target,
+  metrics: readonly Metric[],
+  coldMethod: ColdReadMethod,
+): string[] {
   const name = (method: Method, cache: Cache) =>
     `scan-vs-lookup.${method}.${target.targetMiB}.${cache}.timeNs`;
   const scanCold = median(metrics, name('scan', 'cold'));
@@ -374,6 +392,6 @@ function gapNotes(ctx: LabContext, target: Target, metrics: readonly Metric[]): 
         ? 'the device, not the record checks, set the cold scan\'s pace.'
         : 'the scan is bound by checking every record in JavaScript (length, CRC-32C, id), not ' +
           'by the device: a faster disk would not shorten it.'}`,
-    ...readaheadNote(target),
+    ...readaheadNote(target, coldMethod),
   ];
 }

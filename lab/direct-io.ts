@@ -25,19 +25,23 @@ export interface DeviceWriteFile {
 }
 
 /** Alignment the search reaches: a page, the strictest a block device asks for. */
-const ALIGNMENT_SEARCH_BYTES = 4096;
+export const ALIGNMENT_SEARCH_BYTES = 4096;
 /** The allocator's smallest promise on 64-bit platforms. */
 const ALLOCATOR_ALIGNMENT_BYTES = 8;
 
-function errorCode(error: unknown): string {
+export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
 }
 
-/** The first offset into `buffer` a direct write of one block at `probeBytes` accepts. */
-function findAlignedOffset(fd: number, buffer: Buffer, blockBytes: number, probeBytes: number) {
-  for (let offset = 0; offset < ALIGNMENT_SEARCH_BYTES; offset += ALLOCATOR_ALIGNMENT_BYTES) {
+/**
+ * The first offset into `buffer` from which `attempt` (a direct read or write starting there)
+ * is accepted: the kernel answers EINVAL for a misaligned address. Null when none is.
+ */
+export function findAlignedOffset(buffer: Buffer, attempt: (offset: number) => void): number | null {
+  const limit = Math.min(ALIGNMENT_SEARCH_BYTES, buffer.length);
+  for (let offset = 0; offset < limit; offset += ALLOCATOR_ALIGNMENT_BYTES) {
     try {
-      fs.writeSync(fd, buffer, offset, blockBytes, probeBytes);
+      attempt(offset);
       return offset;
     } catch (error) {
       if (errorCode(error) !== 'EINVAL') throw error;
@@ -75,7 +79,9 @@ export function openDeviceWriteFile(
     let fd: number | null = null;
     try {
       fd = fs.openSync(filePath, openFlags(true), 0o644);
-      const start = findAlignedOffset(fd, buffer, blockBytes, probeBytes);
+      const opened = fd;
+      const start = findAlignedOffset(buffer,
+        (offset) => fs.writeSync(opened, buffer, offset, blockBytes, probeBytes));
       if (start !== null) {
         const regionOffset = regionsAt(start);
         return { fd, mode: 'O_DIRECT', fallbackReason: null, buffer, regionOffset };

@@ -59,10 +59,11 @@ describe('the lab context', () => {
 
   it('builds a valid results document with the environment, parameters and notes', () => {
     const dir = tempDir();
-    const ctx = createContext(experiment(), { dir, quick: true, cacheControl: { isRoot: false } });
+    const cacheControl = { isRoot: false, mode: 'drop-caches' as const };
+    const ctx = createContext(experiment(), { dir, quick: true, cacheControl });
     ctx.note('first note');
-    expect(ctx.dropPageCache().dropped).toBe(false);
-    ctx.dropPageCache();
+    expect(ctx.startColdReads([]).method).toBe(null);
+    ctx.startColdReads([]);
     const results = ctx.results({
       metrics: [], counters: { writes: 3 }, notes: ['last note'], headline: 'h',
     });
@@ -71,7 +72,9 @@ describe('the lab context', () => {
       quick: true,
       seed: 42,
       headline: 'h',
-      parameters: { recordSizeBytes: 64, policy: 'none', secondsBudget: QUICK_SECONDS },
+      parameters: {
+        recordSizeBytes: 64, policy: 'none', secondsBudget: QUICK_SECONDS, coldReads: 'unavailable',
+      },
       counters: { writes: 3 },
       timer: 'process.hrtime.bigint',
     });

@@ -18,9 +18,9 @@
 import { assert } from '../storage/errors.js';
 import type { FileIOCounters } from '../storage/file-io.js';
 import { type BlockDevice, resolveBlockDevice } from './block-device.js';
+import { type ColdReadFileIO, type ColdReadOptions, type ColdReads, startColdReads } from './cold-reads.js';
 import { captureEnvironment, ensureFreeSpace } from './env.js';
 import { IoPhase } from './io.js';
-import { type DropOptions, type DropResult, dropPageCache } from './page-cache.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
 import {
@@ -77,8 +77,11 @@ export interface LabContext {
   ensureFreeSpace(neededBytes: number): void;
   /** Starts I/O accounting for a phase on `dir`'s disk, with the storage core's counters. */
   ioPhase(fileIo?: { readonly counters: FileIOCounters }): IoPhase;
-  /** Drops the page cache when allowed; otherwise records why in the results notes. */
-  dropPageCache(): DropResult;
+  /**
+   * Makes the next reads through `ios` cold: drops the page cache, or reads with O_DIRECT (see
+   * cold-reads.ts). Notes how, or why cold figures are unavailable, once; call `end()` after.
+   */
+  startColdReads(ios: readonly ColdReadFileIO[]): ColdReads;
   /** Adds a sentence to the results notes. */
   note(text: string): void;
   /** The complete, validated results document. */
@@ -114,8 +117,8 @@ export interface ContextOptions {
   readonly quick: boolean;
   readonly seconds?: number;
   readonly progress?: ProgressReporter;
-  /** Overrides for cache control (tests); the real /proc file and uid otherwise. */
-  readonly cacheControl?: DropOptions;
+  /** How cold reads are made (`--cold-reads`), and overrides for tests (uid, /proc file). */
+  readonly cacheControl?: ColdReadOptions;
 }
 
 class ExperimentContext implements LabContext {
@@ -129,7 +132,9 @@ class ExperimentContext implements LabContext {
   readonly environment: Environment;
   readonly device: BlockDevice | null;
   readonly #notes: string[] = [];
-  readonly #cacheControl: DropOptions;
+  readonly #cacheControl: ColdReadOptions;
+  /** How this run's cold reads were made, once it made any: a parameter of its results. */
+  #coldReads: string | null = null;
   readonly #startedAt = new Date().toISOString();
 
   constructor(experiment: Experiment, options: ContextOptions) {
@@ -169,10 +174,12 @@ class ExperimentContext implements LabContext {
     return IoPhase.start(fileIo === undefined ? { device } : { device, fileIo });
   }
 
-  dropPageCache(): DropResult {
-    const result = dropPageCache(this.#cacheControl);
-    if (!result.dropped && !this.#notes.includes(result.reason)) this.note(result.reason);
-    return result;
+  startColdReads(ios: readonly ColdReadFileIO[]): ColdReads {
+    const reads = startColdReads(ios, this.dir, this.#cacheControl);
+    const note = reads.method === null ? reads.reason : reads.note;
+    if (!this.#notes.includes(note)) this.note(note);
+    this.#coldReads = reads.method ?? 'unavailable';
+    return reads;
   }
 
   note(text: string): void {
@@ -187,7 +194,11 @@ class ExperimentContext implements LabContext {
       ...(parts.headline === undefined ? {} : { headline: parts.headline }),
       quick: this.quick,
       seed: this.experiment.seed,
-      parameters: { ...this.params, secondsBudget: this.secondsBudget },
+      parameters: {
+        ...this.params,
+        secondsBudget: this.secondsBudget,
+        ...(this.#coldReads === null ? {} : { coldReads: this.#coldReads }),
+      },
       environment: this.environment,
       startedAt: this.#startedAt,
       endedAt: new Date().toISOString(),

@@ -61,6 +61,13 @@ export { type DirtyMemory, readDirtyMemory } from './meminfo.js';
 export { type JournalInfo, describeJournal } from './fs-journal.js';
 export type { BlockDevice } from './block-device.js';
 export { type DeviceWriteFile, type DeviceWriteMode, openDeviceWriteFile } from './direct-io.js';
+export {
+  COLD_READ_MODES,
+  ColdReadFileIO,
+  type ColdReadMethod,
+  type ColdReadMode,
+  type ColdReads,
+} from './cold-reads.js';
 export { InflightSampler, type InflightSummary } from './inflight-sampler.js';
 export { type IoUringState, ioUringAllowed, ioUringState } from './io-uring.js';
 export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './fio.js';

@@ -1,13 +1,11 @@
 /**
- * Cold-cache control. A "cold" read figure means nothing unless the page cache really was empty,
- * so the lab drops it when allowed (root: `sync`, then `3` into /proc/sys/vm/drop_caches) and
- * otherwise says plainly that cold figures are unavailable. It never fails the run for it.
+ * Dropping the page cache: root may (`sync`, then `3` into /proc/sys/vm/drop_caches). When it is
+ * refused, cold-reads.ts falls back to O_DIRECT; the run never fails for it.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 
 export const DROP_CACHES_FILE = '/proc/sys/vm/drop_caches';
-const UNAVAILABLE = 'cold-cache figures are unavailable';
 
 export type DropResult =
   | { readonly dropped: true }
@@ -51,17 +49,16 @@ export function flushDirtyPages(): string | null {
 export function dropPageCache(options: DropOptions = {}): DropResult {
   const file = options.dropCachesFile ?? DROP_CACHES_FILE;
   if (!(options.isRoot ?? runningAsRoot())) {
-    const reason = `not running as root, so ${file} cannot be written; ${UNAVAILABLE} ` +
-      '(run as root to get them)';
+    const reason = `not running as root, so ${file} cannot be written`;
     return { dropped: false, reason };
   }
   // Only clean pages can be dropped: write the dirty ones back first.
   const synced = flushDirtyPages();
-  if (synced !== null) return { dropped: false, reason: `${synced}; ${UNAVAILABLE}` };
+  if (synced !== null) return { dropped: false, reason: synced };
   try {
     fs.writeFileSync(file, '3\n');
   } catch (cause) {
-    const reason = `writing ${file} failed (${(cause as Error).message}); ${UNAVAILABLE}`;
+    const reason = `writing ${file} failed (${(cause as Error).message})`;
     return { dropped: false, reason };
   }
   return { dropped: true };

@@ -7,7 +7,7 @@ import { runMain } from '../../test/fixtures/main-in-process.js';
 import { readResultsFile } from '../results.js';
 
 /** Experiments defined for these tests: one that measures a no-op, one that fails. */
-const { probe, failing, seen } = await vi.hoisted(async () => {
+const { probe, failing, cold, seen } = await vi.hoisted(async () => {
   const fs = await import('node:fs');
   const { join } = await import('node:path');
   const { LabError } = await import('../errors.js');
@@ -56,10 +56,23 @@ const { probe, failing, seen } = await vi.hoisted(async () => {
     },
   };
 
-  return { probe, failing, seen };
+  /** Starts one cold phase with no files, so `--cold-reads` shows in its parameters. */
+  const cold: Experiment = {
+    id: 'cold',
+    question: 'how does a run make its reads cold?',
+    params: {},
+    seed: 3,
+    run: async (ctx) => {
+      const reads = ctx.startColdReads([]);
+      if (reads.method !== null) reads.end();
+      return ctx.results({ metrics: [] });
+    },
+  };
+
+  return { probe, failing, cold, seen };
 });
 
-vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing] }));
+vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing, cold] }));
 
 const tempDir = tempDirs('run-test');
 
@@ -113,10 +126,26 @@ describe('loglab run', () => {
     expect(fs.existsSync(seen.dirs[0] ?? '')).toBe(false);
   });
 
+  it('makes cold reads the way --cold-reads says, and refuses a mode it does not know', async () => {
+    const out = tempDir();
+    const direct = await runMain(['run', 'cold', '--cold-reads', 'o-direct', '--out', out]);
+    expect(direct.code).toBe(0);
+    expect(readResultsFile(join(out, 'cold.json')).parameters.coldReads).toBe('o-direct');
+    const off = await runMain(['run', 'cold', '--cold-reads', 'off', '--out', out]);
+    expect(off.code).toBe(0);
+    const results = readResultsFile(join(out, 'cold.json'));
+    expect(results.parameters.coldReads).toBe('unavailable');
+    expect(results.notes.join('\n')).toMatch(/--cold-reads off/);
+    const bad = await runMain(['run', 'cold', '--cold-reads', 'sometimes']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr)
+      .toMatch(/--cold-reads: expected one of auto, drop-caches, o-direct, off, got 'sometimes'/);
+  });
+
   it('names an unknown experiment and the known ones', async () => {
     const run = await runMain(['run', 'probe', 'nope']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/unknown experiment 'nope'; known: probe, failing/);
+    expect(run.stderr).toMatch(/unknown experiment 'nope'; known: probe, failing, cold/);
     expect(seen.dirs).toEqual([]);
   });
 
@@ -138,10 +167,11 @@ describe('loglab list', () => {
     const list = await runMain(['list']);
     expect(list.stdout).toBe(
       'probe    does the harness run an experiment end to end?\n' +
-      'failing  what happens when an experiment throws?\n',
+      'failing  what happens when an experiment throws?\n' +
+      'cold     how does a run make its reads cold?\n',
     );
     const listed = await runMain(['list', '--json']);
     const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
-    expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1]]);
+    expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1], ['cold', 3]]);
   });
 });

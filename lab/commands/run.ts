@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiments } from '../../experiments/index.js';
-import { parsePositiveNumberArgument } from '../arguments.js';
+import { parseChoice, parsePositiveNumberArgument } from '../arguments.js';
+import { COLD_READ_MODES, type ColdReadMode } from '../cold-reads.js';
 import { LabError, badArgument } from '../errors.js';
 import { type Experiment, runExperiment } from '../experiment.js';
 import { formatFigure } from '../format.js';
@@ -31,6 +32,17 @@ export interface RunCommandOptions {
   readonly seconds?: number;
   readonly out?: string;
   readonly json?: boolean;
+  /** How cold phases empty the page cache (cold-reads.ts); `auto` by default. */
+  readonly coldReads?: ColdReadMode;
+}
+
+export const COLD_READS_OPTION = '--cold-reads <mode>';
+export const COLD_READS_HELP = `how cold reads avoid the page cache: ${COLD_READ_MODES.join(' | ')} ` +
+  '(auto: drop the cache when root may, else O_DIRECT)';
+
+/** The `--cold-reads` value, checked; commander hands it over as a string. */
+export function coldReadsOption(raw: string | undefined): { coldReads?: ColdReadMode } {
+  return raw === undefined ? {} : { coldReads: parseChoice('--cold-reads', raw, COLD_READ_MODES) };
 }
 
 export function selectExperiments(ids: readonly string[]): Experiment[] {
@@ -112,6 +124,7 @@ async function runOne(
       quick: options.quick === true,
       progress,
       ...(options.seconds === undefined ? {} : { seconds: options.seconds }),
+      ...(options.coldReads === undefined ? {} : { cacheControl: { mode: options.coldReads } }),
     });
   } finally {
     removeOwnedDir(dir);
@@ -175,11 +188,13 @@ export function registerRunCommand(program: Command): void {
     .option('--seconds <n>', `time budget per experiment, in seconds (0, ${MAX_SECONDS}]`)
     .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
     .option('--json', 'print the results documents as JSON instead of a summary')
-    .action((ids: string[], raw: RunCommandOptions & { seconds?: string }) => {
-      const { seconds, ...rest } = raw;
-      if (seconds === undefined) return runCommand(ids, rest);
+    .option(COLD_READS_OPTION, COLD_READS_HELP)
+    .action((ids: string[], raw: RunCommandOptions & { seconds?: string; coldReads?: string }) => {
+      const { seconds, coldReads, ...rest } = raw;
+      const checked = { ...rest, ...coldReadsOption(coldReads) };
+      if (seconds === undefined) return runCommand(ids, checked);
       const what = 'a number of seconds';
       const parsed = parsePositiveNumberArgument('--seconds', seconds, MAX_SECONDS, what);
-      return runCommand(ids, { ...rest, seconds: parsed });
+      return runCommand(ids, { ...checked, seconds: parsed });
     });
 }
