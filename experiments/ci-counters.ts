@@ -8,6 +8,7 @@
  * - Each design (A: slot file, B: log queue) under `none` and `always`: send N messages, then
  *   receive and delete them all and close; per message: write calls, bytes written, fdatasyncs,
  *   directory fsyncs, bytes read.
+ * - The log under group commit: write calls and fdatasyncs per message at 16 producers.
  * - The log alone (sparse and dense index): index bytes per MiB of log, then after a clean close
  *   the bytes recovery walked (0), and for every lookup the comparisons and bytes stepped
  *   (Log.explainLookup) and the bytes a read of it costs.
@@ -169,12 +170,40 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   }
 }
 
+/**
+ * The log under group commit: rounds of `groupProducers` appends made in one turn, each round
+ * acknowledged by one write and one fdatasync (the first round also zero-fills the segment).
+ */
+async function groupMetrics(ctx: LabContext): Promise<Metric[]> {
+  const io = new NodeFileIO();
+  const segmentBytes = ctx.numberParam('segmentBytes');
+  const log = Log.open(path.join(ctx.dir, 'log-group'),
+    { durability: 'group', segmentBytes, nowMs: () => 0, io });
+  const producers = ctx.numberParam('groupProducers');
+  const rounds = ctx.numberParam('groupRounds');
+  const body = Buffer.alloc(ctx.numberParam('queueBodyBytes'), 0x61);
+  await Promise.all(Array.from({ length: producers }, () => log.appendAcknowledged(body)));
+  const phase = ctx.ioPhase(io);
+  for (let round = 0; round < rounds; round++) {
+    await Promise.all(Array.from({ length: producers }, () => log.appendAcknowledged(body)));
+  }
+  const counters = phase.end().fileIo!;
+  log.close();
+  const labels = { policy: 'group', producers };
+  const per = (value: number) => value / (rounds * producers);
+  return [
+    counterMetric('ci.log.group.writeCallsPerMsg', 'writes/msg', per(counters.writeCalls), labels),
+    counterMetric('ci.log.group.fdatasyncsPerMsg', 'fsyncs/msg', per(counters.fdatasyncCalls), labels),
+  ];
+}
+
 async function run(ctx: LabContext): Promise<Results> {
   const metrics: Metric[] = [];
   for (const design of ['A', 'B'] as const) {
     for (const policy of POLICIES) metrics.push(...(await queueMetrics(ctx, design, policy)));
   }
   metrics.push(...logMetrics(ctx, ctx.numberParam('indexIntervalBytes')), ...logMetrics(ctx, 0));
+  metrics.push(...(await groupMetrics(ctx)));
   return ctx.results({
     metrics,
     notes: ['FileIO counters of the storage core: the same code gives the same figures anywhere'],
@@ -198,6 +227,8 @@ export const experiment: Experiment = {
     indexIntervalBytes: fixed(4096),
     logRecords: fixed(4096),
     lookupStride: fixed(7),
+    groupProducers: fixed(16),
+    groupRounds: fixed(32),
   },
   seed: 42,
   run,

@@ -31,7 +31,7 @@ import {
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
-import { recordSizeBytes } from '../storage/record.js';
+import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
 
 const MEASURED_SHARE = 0.8;
 const SHORTEST_ROUND_SECONDS = 0.02;
@@ -63,16 +63,28 @@ function describeConfigs(): Array<Pick<Config, 'policy' | 'maxDelayMs' | 'produc
   ]);
 }
 
+/**
+ * Records in a write to a `.log` segment, counted frame by frame: one for a plain append,
+ * several for a group commit's write, none for zero-filling (a zero length is no frame).
+ */
+function recordsInSegmentWrite(file: string, buffer: Uint8Array, offset: number, length: number) {
+  if (!file.endsWith('.log')) return 0;
+  let records = 0;
+  for (let at = offset; at + RECORD_HEADER_BYTES <= offset + length; records++) {
+    const size = frameSizeAt(buffer, at, DEFAULT_MAX_RECORD_BYTES);
+    if (typeof size !== 'number') break;
+    at += size;
+  }
+  return records;
+}
+
 function openConfig(ctx: LabContext, shape: Pick<Config, 'policy' | 'maxDelayMs' | 'producers'>) {
   const { policy, maxDelayMs, producers } = shape;
   const prefix = maxDelayMs === null
     ? `durability.${policy}.${producers}`
     : `durability.${policy}.${maxDelayMs}ms.${producers}`;
   const labels = maxDelayMs === null ? { policy, producers } : { policy, maxDelayMs, producers };
-  // One write of a record's length to a segment is one append; zero-filling is not.
-  const recordBytes = recordSizeBytes(ctx.numberParam('messageBytes'));
-  const io = new DurableWatermarkFileIO(new NodeFileIO(),
-    (file, lengthBytes) => file.endsWith('.log') && lengthBytes === recordBytes);
+  const io = new DurableWatermarkFileIO(new NodeFileIO(), recordsInSegmentWrite);
   const dir = path.join(ctx.dir, prefix);
   fs.mkdirSync(dir, { recursive: true });
   const log = Log.open(dir, {
@@ -93,7 +105,7 @@ async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seco
     const offset = await log.appendAcknowledged(body);
     config.acknowledged++;
     // Acknowledged but not yet covered by a completed fdatasync: what a power cut could take.
-    config.largestWindow = Math.max(config.largestWindow, config.acknowledged - io.writesDurable);
+    config.largestWindow = Math.max(config.largestWindow, config.acknowledged - io.recordsDurable);
     return offset;
   };
   const phase = ctx.ioPhase(io);

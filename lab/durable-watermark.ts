@@ -1,8 +1,8 @@
 /**
- * A FileIO that knows how many record writes are durable: it counts the writes its predicate
- * calls record writes (a log's `.log` segments take one write per appended record, besides the
- * zero-filling of a preallocated segment) and, per file, how many of them a *completed*
- * fdatasync covers. The difference, read when a send is acknowledged,
+ * A FileIO that knows how many written records are durable: it counts the records in each write,
+ * as its `recordsIn` says (a write to a `.log` segment carries one record, or under group commit
+ * several, and zero-filling a preallocated segment none) and, per file, how many of them a
+ * *completed* fdatasync covers. The difference, read when a send is acknowledged,
  * is the loss window the durability policy leaves: acknowledged messages a power failure could
  * still take. It is zero for `always` and `group` by their definition; this measures it instead
  * of assuming it.
@@ -17,30 +17,30 @@ interface WatchedFile {
   durable: number;
 }
 
-/** Whether a write of `lengthBytes` to `filePath` is one record. */
-export type RecordWrite = (filePath: string, lengthBytes: number) => boolean;
+/** How many records the write of `length` bytes from `buffer` at `offset` to `filePath` holds. */
+export type RecordsIn = (filePath: string, buffer: Uint8Array, offset: number, length: number) => number;
 
 export class DurableWatermarkFileIO extends DelegatingFileIO {
-  readonly #isRecord: RecordWrite;
+  readonly #recordsIn: RecordsIn;
   readonly #paths = new Map<FileHandle, string>();
   readonly #files = new Map<FileHandle, WatchedFile>();
   #closedIssued = 0;
   #closedDurable = 0;
 
-  constructor(inner: FileIO, isRecord: RecordWrite) {
+  constructor(inner: FileIO, recordsIn: RecordsIn) {
     super(inner);
-    this.#isRecord = isRecord;
+    this.#recordsIn = recordsIn;
   }
 
-  /** Record writes issued. */
-  get writesIssued(): number {
+  /** Records written. */
+  get recordsIssued(): number {
     let issued = this.#closedIssued;
     for (const file of this.#files.values()) issued += file.issued;
     return issued;
   }
 
-  /** Record writes that a completed fdatasync covers. */
-  get writesDurable(): number {
+  /** Records written that a completed fdatasync covers. */
+  get recordsDurable(): number {
     let durable = this.#closedDurable;
     for (const file of this.#files.values()) durable += file.durable;
     return durable;
@@ -71,10 +71,12 @@ export class DurableWatermarkFileIO extends DelegatingFileIO {
   ): void {
     this.inner.write(handle, buffer, offset, length, positionBytes);
     const filePath = this.#paths.get(handle);
-    if (filePath === undefined || !this.#isRecord(filePath, length)) return;
+    if (filePath === undefined) return;
+    const records = this.#recordsIn(filePath, buffer, offset, length);
+    if (records === 0) return;
     const file = this.#files.get(handle);
-    if (file === undefined) this.#files.set(handle, { issued: 1, durable: 0 });
-    else file.issued++;
+    if (file === undefined) this.#files.set(handle, { issued: records, durable: 0 });
+    else file.issued += records;
   }
 
   override fdatasync(handle: FileHandle): void {

@@ -11,12 +11,14 @@
  * |          | starts `groupMaxDelayMs` after the first unsynced  | edged appends: at most             |
  * |          | append (0: the next event-loop turn), or at once   | groupMaxBytes / groupMaxDelayMs    |
  * |          | when `groupMaxBytes` wait; appends made while a    | plus one sync's duration           |
- * |          | sync runs gather for the next one                  |                                   |
+ * |          | sync runs gather for the next one; the sync writes | (never-acknowledged appends wait   |
+ * |          | the group's records with one write, then syncs     | in memory until their sync)        |
  *
  * `always` and `group` also sync a segment when it is rolled, so sealed segments are complete on
  * the device and recovery scans only the active one. Every policy syncs on a clean close.
  */
 import { StorageError } from './errors.js';
+import type { FileHandle, FileIO } from './file-io.js';
 
 export type DurabilityPolicy = 'none' | 'always' | 'group';
 export const DURABILITY_POLICIES: readonly DurabilityPolicy[] = ['none', 'always', 'group'];
@@ -24,6 +26,32 @@ export const DURABILITY_POLICIES: readonly DurabilityPolicy[] = ['none', 'always
 export interface GroupCommitOptions {
   readonly maxDelayMs: number;
   readonly maxBytes: number;
+}
+
+/**
+ * Where a group's fdatasync runs. `inline`: on the event loop, which waits for the device while
+ * the producers of the group wait for their acknowledgements anyway; the next group gathers when
+ * it returns. `thread-pool`: on libuv's thread pool, so appends made meanwhile overlap the sync,
+ * at the price of two thread hand-offs per sync (measured on a 2-core VM: 50-100 µs more per
+ * sync; at 16 closed-loop producers inline stored ~35% more messages a second, at 64 ~8%).
+ * Choose `thread-pool` when the event loop has other work that must not wait for a disk flush
+ * (milliseconds on a hard disk).
+ */
+export type GroupSyncMode = 'inline' | 'thread-pool';
+export const GROUP_SYNC_MODES: readonly GroupSyncMode[] = ['inline', 'thread-pool'];
+export const DEFAULT_GROUP_SYNC: GroupSyncMode = 'inline';
+
+export function parseGroupSyncMode(value: string): GroupSyncMode {
+  if ((GROUP_SYNC_MODES as readonly string[]).includes(value)) return value as GroupSyncMode;
+  throw new StorageError('INVALID_CONFIG', `groupSync must be one of ${GROUP_SYNC_MODES.join(', ')}, got '${value}'`, {
+    reason: 'groupSync',
+  });
+}
+
+/** One group's fdatasync, where `mode` says; a failure rejects (or throws, inline) either way. */
+export async function groupFdatasync(io: FileIO, handle: FileHandle, mode: GroupSyncMode): Promise<void> {
+  if (mode === 'inline') io.fdatasync(handle);
+  else await io.fdatasyncAsync(handle);
 }
 
 /** 0: no waiting beyond the current event-loop turn; producers that are ready join the sync. */

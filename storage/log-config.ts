@@ -10,8 +10,11 @@ import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
 import {
   DEFAULT_GROUP_MAX_BYTES,
   DEFAULT_GROUP_MAX_DELAY_MS,
+  DEFAULT_GROUP_SYNC,
   type DurabilityPolicy,
+  type GroupSyncMode,
   parseDurabilityPolicy,
+  parseGroupSyncMode,
 } from './durability.js';
 import { MAX_POSITION_BYTES } from './units.js';
 import { wallClockMs } from './wall-clock.js';
@@ -26,6 +29,8 @@ export interface LogOptions {
   readonly durability?: DurabilityPolicy;
   readonly groupMaxDelayMs?: number;
   readonly groupMaxBytes?: number;
+  /** Where group commit's fdatasync runs (durability.ts); default `inline`. */
+  readonly groupSync?: GroupSyncMode;
   /** How many synced bytes between two saved recovery points. */
   readonly recoveryPointIntervalBytes?: number;
   /**
@@ -47,6 +52,7 @@ export interface LogConfig {
   readonly durability: DurabilityPolicy;
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
+  readonly groupSync: GroupSyncMode;
   readonly recoveryPointIntervalBytes: number;
   /** 0 when segments are not preallocated, else segmentBytes. */
   readonly preallocateBytes: number;
@@ -98,6 +104,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     durability,
     groupMaxDelayMs: checkDelayMs(options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS),
     groupMaxBytes: checkInteger('groupMaxBytes', options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES, 1, 1 << 30),
+    groupSync: parseGroupSyncMode(options.groupSync ?? DEFAULT_GROUP_SYNC),
     recoveryPointIntervalBytes: checkInteger(
       'recoveryPointIntervalBytes',
       options.recoveryPointIntervalBytes ?? DEFAULT_RECOVERY_POINT_INTERVAL_BYTES,

@@ -124,7 +124,7 @@ export class LogQueue implements Queue {
       durability: options.durability ?? ('none' as DurabilityPolicy),
       // Time-index entries on the queue's clock, like due times (a test's clock makes them exact).
       ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
-      ...pick(options, ['segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'io']),
+      ...pick(options, ['segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'groupSync', 'io']),
     });
     try {
       const saved = readHeadCheckpoint(log.config.io, dir);

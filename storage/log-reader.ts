@@ -46,6 +46,7 @@ export class LogReader {
   #nextOffset: number;
   #damage: Damage | null = null;
 
+  /** `segments` answers with the log's segments, every append written to them. */
   constructor(io: FileIO, segments: () => readonly Segment[], start: ReaderStart) {
     this.#segments = segments;
     this.#window = new ReadWindow(io, READER_WINDOW_BYTES);
@@ -82,7 +83,10 @@ export class LogReader {
       throw corruptRecord(damage.file, damage.positionBytes, reason, lost);
     }
     while (this.#positionBytes >= this.#segment.sizeBytes) {
-      const following = this.#followingSegment();
+      const segments = this.#segments();
+      // Asking writes the log's pending appends (group commit): this segment may have grown.
+      if (this.#positionBytes < this.#segment.sizeBytes) break;
+      const following = this.#followingSegment(segments);
       if (following === null) return null;
       this.#segment = following;
       following.bindWindow(this.#window);
@@ -135,8 +139,8 @@ export class LogReader {
   }
 
   /** The segment that starts where this one ended (found by offset: retention may have removed this one). */
-  #followingSegment(): Segment | null {
+  #followingSegment(segments: readonly Segment[]): Segment | null {
     const current = this.#segment;
-    return this.#segments().find((segment) => segment !== current && segment.baseOffset === this.#nextOffset) ?? null;
+    return segments.find((segment) => segment !== current && segment.baseOffset === this.#nextOffset) ?? null;
   }
 }

@@ -237,6 +237,42 @@ describe('durability', () => {
     log.close();
   });
 
+  it('writes a group with one write before its fdatasync, inline or on the thread pool', async () => {
+    for (const groupSync of ['inline', 'thread-pool'] as const) {
+      const io = new NodeFileIO();
+      const log = Log.open(newDir(), { durability: 'group', groupSync, io });
+      // The first group also zero-fills the preallocated segment; the second is one write.
+      const acks = Array.from({ length: 16 }, (_, i) => log.appendAcknowledged(bodyFor(i)));
+      expect(await Promise.all(acks)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+      const acksAgain = Array.from({ length: 16 }, (_, i) => log.appendAcknowledged(bodyFor(16 + i)));
+      const writesMid = io.counters.writeCalls;
+      await Promise.all(acksAgain);
+      expect(io.counters.writeCalls - writesMid).toBe(1);
+      log.close();
+    }
+  });
+
+  it('serves appends that wait for their group before the group has written them', () => {
+    const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, segmentBytes: 4096 });
+    const reader = log.reader(0);
+    fill(log, 3);
+    expect(log.endOffset).toBe(3);
+    expect(log.read(1).body.equals(bodyFor(1))).toBe(true);
+    fill(log, 2);
+    const seen: number[] = [];
+    for (let record = reader.next(); record !== null; record = reader.next()) seen.push(record.offset);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    fill(log, 60);
+    expect(log.segments().length).toBeGreaterThan(1);
+    for (let offset = 0; offset < 65; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
+    log.close();
+  });
+
+  it('refuses an unknown groupSync, naming the accepted ones', () => {
+    expect(() => Log.open(newDir(), { durability: 'group', groupSync: 'later' as 'inline' }))
+      .toThrow(/groupSync must be one of inline, thread-pool, got 'later'/);
+  });
+
   it('syncs at once when groupMaxBytes are waiting', async () => {
     const io = new NodeFileIO();
     const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, groupMaxBytes: 1000, io });

@@ -21,6 +21,7 @@ import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, type LookupWalk } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { GroupCommit } from './group-commit.js';
+import { groupFdatasync } from './durability.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
@@ -64,6 +65,15 @@ export class Log {
   readonly #baseOffsets: number[];
   readonly #lookupWindow: ReadWindow;
   #writeBuffer: Buffer;
+  /**
+   * Records encoded into the write buffer and not yet written. Under `group` they wait there for
+   * the group's sync, which writes them all with one write before its fdatasync (as WAL group
+   * commit does): acknowledgement still waits for that fdatasync, so what a crash can lose is
+   * what was never acknowledged. Under `none` and `always` each append is written at once.
+   * Anything that reads the files writes them first.
+   */
+  #pendingBytes = 0;
+  #pendingRecords = 0;
   #group: GroupCommit | null = null;
   #bytesSinceRecoveryPoint = 0;
   /** Opening recovered (and synced) what is in the files: all of it counts as synced. */
@@ -110,7 +120,7 @@ export class Log {
 
   /** The offset the next append gets. */
   get endOffset(): Offset {
-    return asOffset(this.#active.nextOffset);
+    return asOffset(this.#active.nextOffset + this.#pendingRecords);
   }
 
   /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
@@ -119,46 +129,37 @@ export class Log {
   }
 
   get sizeBytes(): number {
-    return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, 0);
+    return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, this.#pendingBytes);
   }
 
-  /** Appends one record into the page cache (and syncs it under `always`); returns its offset. */
+  /**
+   * Appends one record: written into the page cache at once (and synced under `always`), or under
+   * `group` held for the group's sync (see #pendingBytes). Returns its offset.
+   */
   append(body: Uint8Array, attributes?: RecordAttributes): Offset {
     this.#checkWritable();
-    const sizeBytes = recordSizeBytes(body.length, attributes);
-    if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
-    this.#rollIfFull(sizeBytes);
-    const offset = this.#active.nextOffset;
-    encodeRecordInto(this.#writeBuffer, 0, offset, body, attributes);
-    this.#write(0, sizeBytes);
-    return asOffset(offset);
+    const offset = this.#encode(body, attributes, this.#checkedSize(body, attributes));
+    if (this.#group === null) this.#writePending();
+    return offset;
   }
 
   /**
    * Appends many records with as few writes as possible (one per segment and buffer-full);
-   * returns the first offset. Every record gets its index treatment as if appended alone.
+   * returns the first offset. Every record gets its index treatment as if appended alone. A
+   * record over the size limit refuses the whole batch before anything is written.
    */
   appendBatch(bodies: readonly Uint8Array[]): Offset {
     this.#checkWritable();
     assert(bodies.length > 0, 'a batch holds records');
-    const first = this.#active.nextOffset;
-    let usedBytes = 0;
-    let encoded = 0;
-    for (const body of bodies) {
-      const sizeBytes = recordSizeBytes(body.length);
-      if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
-      const segmentFull = this.#active.sizeBytes + usedBytes + sizeBytes > this.config.segmentBytes;
-      if (usedBytes > 0 && (segmentFull || usedBytes + sizeBytes > this.#writeBuffer.length)) {
-        this.#write(0, usedBytes);
-        usedBytes = 0;
-        encoded = 0;
-      }
-      if (usedBytes === 0) this.#rollIfFull(sizeBytes);
-      usedBytes += encodeRecordInto(this.#writeBuffer, usedBytes, this.#active.nextOffset + encoded, body);
-      encoded++;
-    }
-    this.#write(0, usedBytes);
-    return asOffset(first);
+    const sizes = bodies.map((body) => this.#checkedSize(body, undefined));
+    const first = this.endOffset;
+    bodies.forEach((body, i) => {
+      // A group sync that a full buffer started may have failed and fenced the log meanwhile.
+      this.#checkWritable();
+      this.#encode(body, undefined, sizes[i]!);
+    });
+    if (this.#group === null) this.#writePending();
+    return first;
   }
 
   /** Resolves when the durability policy allows acknowledging `offset`. */
@@ -177,6 +178,7 @@ export class Log {
   /** The record at `offset`; OFFSET_OUT_OF_RANGE outside the log, CORRUPT_RECORD when damaged. */
   read(offset: number): LogRecord {
     this.#checkOpen();
+    this.#writePending();
     const segment = this.#segmentFor(offset);
     const found = segment.find(this.#lookupWindow, offset);
     if (found === null) throw this.#outOfRange(offset);
@@ -193,6 +195,7 @@ export class Log {
   /** How the lookup of `offset` walks: segment, index entry, bytes stepped (lesson 2). */
   explainLookup(offset: number): LookupWalk {
     this.#checkOpen();
+    this.#writePending();
     return this.#segmentFor(offset).explain(this.#lookupWindow, offset);
   }
 
@@ -203,7 +206,12 @@ export class Log {
    */
   reader(fromOffset: number): LogReader {
     this.#checkOpen();
-    const segments = (): readonly Segment[] => this.#segments;
+    this.#writePending();
+    // A reader at the end asks again: pending appends are written first, so it finds them.
+    const segments = (): readonly Segment[] => {
+      this.#writePending();
+      return this.#segments;
+    };
     if (fromOffset === this.endOffset) {
       const active = this.#active;
       const start = { positionBytes: active.sizeBytes, offset: fromOffset, fromOffset };
@@ -220,6 +228,7 @@ export class Log {
    */
   offsetForTime(timestampMs: number): Offset {
     this.#checkOpen();
+    this.#writePending();
     for (const segment of this.#segments) {
       const timeIndex = segment.timeIndex();
       const slot = timeIndex.firstSlotAtOrAfter(timestampMs);
@@ -228,7 +237,9 @@ export class Log {
     return this.endOffset;
   }
 
+  /** The segment files, every append written to them first. */
   segments(): SegmentInfo[] {
+    this.#writePending();
     return this.#segments.map((segment) => ({
       baseOffset: segment.baseOffset,
       logPath: segment.logPath,
@@ -260,13 +271,17 @@ export class Log {
   /** fdatasyncs everything written so far and saves a recovery point. */
   flush(): void {
     this.#checkWritable();
+    this.#writePending();
     this.#guard('sync', () => this.#saveRecoveryPoint());
   }
 
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) this.#guard('sync', () => this.#saveRecoveryPoint(true));
+    if (this.#fenced === null) {
+      this.#writePending();
+      this.#guard('sync', () => this.#saveRecoveryPoint(true));
+    }
     this.#group?.close(this.#active.nextOffset);
     for (const segment of this.#segments) segment.close();
     this.#closed = true;
@@ -292,15 +307,53 @@ export class Log {
       if (this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes) {
         this.#guard('sync', () => this.#saveRecoveryPoint());
       }
-    } else if (this.#group !== null) {
-      this.#group.noteWrite(length);
     }
   }
 
+  #checkedSize(body: Uint8Array, attributes: RecordAttributes | undefined): number {
+    const sizeBytes = recordSizeBytes(body.length, attributes);
+    if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
+    return sizeBytes;
+  }
+
+  /** Encodes one record after the pending ones, making room first; returns its offset. */
+  #encode(body: Uint8Array, attributes: RecordAttributes | undefined, sizeBytes: number): Offset {
+    this.#makeRoomFor(sizeBytes);
+    const offset = this.#active.nextOffset + this.#pendingRecords;
+    encodeRecordInto(this.#writeBuffer, this.#pendingBytes, offset, body, attributes);
+    this.#pendingBytes += sizeBytes;
+    this.#pendingRecords++;
+    this.#group?.noteWrite(sizeBytes);
+    return asOffset(offset);
+  }
+
+  /** Writes the pending records when the next one cannot join them, and rolls a full segment. */
+  #makeRoomFor(sizeBytes: number): void {
+    if (this.#pendingBytes > 0) {
+      const fitsSegment = this.#active.sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
+      if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeBuffer.length) return;
+      this.#writePending();
+    }
+    this.#rollIfFull(sizeBytes);
+  }
+
+  /**
+   * Kept pending when the write fails without fencing (a retry writes the same bytes at the same
+   * place); a fence drops them (#cutBack), and a fenced log writes nothing more.
+   */
+  #writePending(): void {
+    const length = this.#pendingBytes;
+    if (length === 0 || this.#fenced !== null) return;
+    this.#write(0, length);
+    this.#pendingBytes = 0;
+    this.#pendingRecords = 0;
+  }
+
   async #startGroupSync(): Promise<number> {
+    this.#writePending();
     const active = this.#active;
     const covered = this.#syncedPointOf(active);
-    await this.config.io.fdatasyncAsync(active.handle);
+    await groupFdatasync(this.config.io, active.handle, this.config.groupSync);
     // A roll while the sync ran synced this segment whole and moved on: nothing to record.
     if (this.#synced.segment === active && covered.positionBytes > this.#synced.positionBytes) {
       this.#synced = covered;
@@ -414,6 +467,9 @@ export class Log {
 
   /** See the top of this file: what a failed write or sync leaves is not served. */
   #cutBack(call: FailedCall): void {
+    // Never written, never acknowledged: the fence drops them with the rest.
+    this.#pendingBytes = 0;
+    this.#pendingRecords = 0;
     const active = this.#active;
     const keep = call === 'sync' && this.#synced.segment === active
       ? this.#synced

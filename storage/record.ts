@@ -68,9 +68,23 @@ export function recordSizeBytes(bodyBytes: number, attributes?: RecordAttributes
   return RECORD_HEADER_BYTES + attributesSizeBytes(attributes) + bodyBytes;
 }
 
+/**
+ * A big-endian u32 by byte stores: the append path writes three per record, and Buffer's
+ * writeUInt32BE re-checks its arguments each time (about 10 ns of a 350 ns encode).
+ * The caller guarantees `at + 4` is inside `buffer` and `value` is a u32.
+ */
+function putU32(buffer: Uint8Array, value: number, at: number): void {
+  buffer[at] = value >>> 24;
+  buffer[at + 1] = value >>> 16;
+  buffer[at + 2] = value >>> 8;
+  buffer[at + 3] = value;
+}
+
 export function writeU64(buffer: Buffer, value: number, at: number): void {
-  buffer.writeUInt32BE(Math.floor(value / TWO_TO_32), at);
-  buffer.writeUInt32BE(value >>> 0, at + 4);
+  assert(Number.isSafeInteger(value) && value >= 0, 'a u64 written is a safe integer >= 0');
+  assert(at >= 0 && at + 8 <= buffer.length, 'a u64 fits the buffer');
+  putU32(buffer, Math.floor(value / TWO_TO_32), at);
+  putU32(buffer, value >>> 0, at + 4);
 }
 
 /** Reads a u64 as a number; values above 2^53 are not produced by this log and read as NaN-free floats. */
@@ -94,16 +108,33 @@ export function encodeRecordInto(
   const size = RECORD_HEADER_BYTES + attributesBytes + body.length;
   assert(at + size <= target.length, 'record fits the target buffer');
   const lengthField = (size - LENGTH_FIELD_BYTES) | (attributesBytes > 0 ? ATTRIBUTES_FLAG : 0);
-  target.writeUInt32BE(lengthField >>> 0, at);
+  putU32(target, lengthField >>> 0, at);
   writeU64(target, id, at + 8);
   if (attributesBytes > 0) writeAttributes(target, at + RECORD_HEADER_BYTES, attributes!);
   target.set(body, at + RECORD_HEADER_BYTES + attributesBytes);
-  target.writeUInt32BE(recordCrc(target, at, size, attributesBytes > 0), at + 4);
+  putU32(target, recordCrc(target, at, size, attributesBytes > 0), at + 4);
   return size;
 }
 
-function recordCrc(view: Buffer, at: number, sizeBytes: number, hasAttributes: boolean): number {
-  return crc32c(view.subarray(at + 8, at + sizeBytes), hasAttributes ? ATTRIBUTES_CRC_SEED : 0);
+/**
+ * The bytes the last CRC covered. crc32c takes a whole Buffer, and a subarray costs about 50 ns,
+ * a sixth of the CRC of 1 KiB: appends of one size into one write buffer reuse the view.
+ */
+const lastCrcView: { of: Buffer | null; start: number; end: number; view: Buffer } = {
+  of: null, start: -1, end: -1, view: Buffer.alloc(0),
+};
+
+function recordCrc(buffer: Buffer, at: number, sizeBytes: number, hasAttributes: boolean): number {
+  const start = at + 8;
+  const end = at + sizeBytes;
+  const last = lastCrcView;
+  if (last.of !== buffer || last.start !== start || last.end !== end) {
+    last.of = buffer;
+    last.start = start;
+    last.end = end;
+    last.view = buffer.subarray(start, end);
+  }
+  return crc32c(last.view, hasAttributes ? ATTRIBUTES_CRC_SEED : 0);
 }
 
 function writeAttributes(target: Buffer, at: number, attributes: RecordAttributes): void {

@@ -27,7 +27,15 @@ import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
 import { NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
 import { GroupCommit } from './group-commit.js';
-import { DEFAULT_GROUP_MAX_BYTES, DEFAULT_GROUP_MAX_DELAY_MS, type DurabilityPolicy } from './durability.js';
+import {
+  DEFAULT_GROUP_MAX_BYTES,
+  DEFAULT_GROUP_MAX_DELAY_MS,
+  DEFAULT_GROUP_SYNC,
+  type DurabilityPolicy,
+  type GroupSyncMode,
+  groupFdatasync,
+  parseGroupSyncMode,
+} from './durability.js';
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
 import { KeyRing } from './deadline-heap.js';
 import { readU64, writeU64 } from './record.js';
@@ -87,6 +95,7 @@ export class SlotFileQueue implements Queue {
   readonly #io: FileIO;
   readonly #handle: FileHandle;
   readonly #durability: DurabilityPolicy;
+  readonly #groupSync: GroupSyncMode;
   readonly #clock: QueueClock;
   readonly #chunkSlots: number;
   readonly #states = new SlotStates();
@@ -118,6 +127,7 @@ export class SlotFileQueue implements Queue {
     }
     this.#io = options.io ?? new NodeFileIO();
     this.#durability = options.durability ?? 'none';
+    this.#groupSync = parseGroupSyncMode(options.groupSync ?? DEFAULT_GROUP_SYNC);
     this.#clock = options.clock ?? wallClock;
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
@@ -318,7 +328,7 @@ export class SlotFileQueue implements Queue {
   async #startGroupSync(): Promise<number> {
     const end = this.#writes;
     const newestSlot = this.#newestSlot;
-    await this.#io.fdatasyncAsync(this.#handle);
+    await groupFdatasync(this.#io, this.#handle, this.#groupSync);
     this.#protectedSlot = newestSlot;
     return end;
   }

@@ -113,33 +113,54 @@ function batchedBytesPerSec(ctx: LabContext, rounds: number, roundSeconds: numbe
   return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, { random: ctx.random, labels: { policy: 'none', cache: 'page cache' } });
 }
 
-/** `always` vs `group` with 16 producers, both async, interleaved. */
+const GROUP_DESIGNS = {
+  'always': { options: { durability: 'always' }, producers: 1 },
+  'group': { options: { durability: 'group' }, producers: 16 },
+  'group-thread-pool': { options: { durability: 'group', groupSync: 'thread-pool' }, producers: 16 },
+} as const satisfies Record<string, { options: LogOptions; producers: number }>;
+type GroupDesign = keyof typeof GROUP_DESIGNS;
+
+/**
+ * `always` vs `group` with 16 producers, all async, interleaved; group commit both with its
+ * fdatasync on the event loop (the default) and on the thread pool, so the default is measured.
+ */
 async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: number): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x63);
-  const measurements = { always: new Measurement('always-async', 'async'), group: new Measurement('group-16', 'async') };
-  const results = await interleave(rounds, (['always', 'group'] as const).map((policy) => ({
-    name: policy,
-    round: async (round: number) => {
-      const dir = roundDir(ctx, policy, round);
-      const log = Log.open(dir, { durability: policy });
-      const repetition = await measureAsync(measurements[policy], () => log.appendAcknowledged(body), { seconds: roundSeconds }, { concurrency: policy === 'group' ? 16 : 1 });
-      log.close();
-      fs.rmSync(dir, { recursive: true });
-      return repetition.ratePerSec;
-    },
-  })), ctx.progress);
+  const designs = Object.keys(GROUP_DESIGNS) as GroupDesign[];
+  const results = await interleave(rounds, designs.map((design) => {
+    const { options, producers } = GROUP_DESIGNS[design];
+    const measurement = new Measurement(`${design}-${producers}`, 'async');
+    return {
+      name: design,
+      round: async (round: number) => {
+        const dir = roundDir(ctx, design, round);
+        const log = Log.open(dir, options);
+        const repetition = await measureAsync(measurement, () => log.appendAcknowledged(body),
+          { seconds: roundSeconds }, { concurrency: producers });
+        log.close();
+        fs.rmSync(dir, { recursive: true });
+        return repetition.ratePerSec;
+      },
+    };
+  }), ctx.progress);
   const always = results.get('always')!;
-  const group = results.get('group')!;
   const labels = { cache: 'page cache', producers: 16 };
-  return [
-    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, labels: { ...labels, policy: 'group' } }),
-    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, labels: { policy: 'always', producers: 1 } }),
-    metricFromSamples('append.group.vsAlways', 'ratio', group.map((g, i) => g / always[i]!), {
+  const overAlways = (name: string, rates: readonly number[], groupSync: string) =>
+    metricFromSamples(name, 'ratio', rates.map((rate, i) => rate / always[i]!), {
       random: ctx.random,
       kind: 'ratio',
-      labels,
-      description: 'group commit with 16 concurrent producers over always with one producer, both async, per paired round',
-    }),
+      labels: { ...labels, groupSync },
+      description: `group commit (fdatasync ${groupSync}) with 16 concurrent producers over always ` +
+        'with one producer, both async, per paired round',
+    });
+  const group = results.get('group')!;
+  const threadPool = results.get('group-thread-pool')!;
+  return [
+    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, labels: { ...labels, policy: 'group', groupSync: 'inline' } }),
+    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, labels: { policy: 'always', producers: 1 } }),
+    overAlways('append.group.vsAlways', group, 'inline'),
+    metricFromSamples('append.group.threadPool.ratePerSec', 'ops/s', threadPool, { random: ctx.random, labels: { ...labels, policy: 'group', groupSync: 'thread-pool' } }),
+    overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
   ];
 }
 
