@@ -177,6 +177,10 @@ const NOTES: readonly string[] = [
     'next turn of the event loop", so every producer ready in that turn joins the sync.',
   'always fdatasyncs inside the append, which blocks the event loop: more producers cannot ' +
     'overlap those syncs, so its figures barely change with the producer count.',
+  'group writes a group\'s records with one write just before its fdatasync, which runs on the ' +
+    'event loop (groupSync inline, the default); `loglab bench storage` sets it beside the ' +
+    'thread-pool variant, whose two thread hand-offs cost more per sync than the overlap saves ' +
+    'with closed-loop producers on a fast disk.',
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
     'the policy. Under none the log syncs only on a clean close, so it counts every message ' +
