@@ -33,14 +33,18 @@ describe('the recovery experiment', () => {
   it('times the open of every log in every state, labelled as the chart expects', async () => {
     const run = await tinyRun();
     expectOneUnitPerQuantity(run);
-    expect(metricsOf(run, 'openNs')).toHaveLength(COUNTS.length * TAILS.length * STATES.length);
+    // Every state warm, and the torn state cold too.
+    const logs = COUNTS.length * TAILS.length;
+    expect(metricsOf(run, 'openNs')).toHaveLength(logs * (STATES.length + 1));
     for (const segments of COUNTS) {
       for (const tailBytes of TAILS) {
         for (const state of STATES) {
           const open = metricNamed(run, `recovery.${segments}.${tailBytes}.${state}.openNs`);
-          expect(open.labels).toMatchObject({ segments, tailBytes, state });
+          expect(open.labels).toMatchObject({ segments, tailBytes, state, cache: 'warm' });
           expect(open.unit).toBe('ns');
         }
+        const cold = metricNamed(run, `recovery.${segments}.${tailBytes}.torn.cold.openNs`);
+        expect(cold.labels).toMatchObject({ segments, tailBytes, state: 'torn', cache: 'cold' });
       }
     }
     expect(metricNamed(run, 'recovery.rebuildNsPerMiB').unit).toBe('ns/MiB');
@@ -67,6 +71,21 @@ describe('the recovery experiment', () => {
         expect(run.counters[`${key}.clean.discardedBytes`]).toBe(0);
       }
     }
+  });
+
+  it('reads the walked tail from the device when it opens cold (O_DIRECT here: no root drop)', async () => {
+    const run = await tinyRun();
+    expect(run.parameters.coldReads).toBe('o-direct');
+    for (const segments of COUNTS) {
+      for (const tailBytes of TAILS) {
+        const key = `${segments}.${tailBytes}`;
+        const walked = metricNamed(run, `recovery.${key}.torn.scannedBytes`).median;
+        const device = metricNamed(run, `recovery.${key}.torn.cold.deviceReadBytes`);
+        expect(device.unit).toBe('B');
+        expect(device.median).toBeGreaterThanOrEqual(walked);
+      }
+    }
+    expect(run.headline).toMatch(/with a cold page cache, as after a machine restart/);
   });
 
   it('reads segment counts as a list of positive integers', () => {

@@ -10,7 +10,9 @@
  *                   whose last recovery point is the roll's, at the start of the active segment);
  *   recovery-point  the same cut, with the recovery point saved `recoveryPointGapBytes` before
  *                   the end put back: only the bytes after it are checked.
- * The open's own recovery report (scanned bytes, records, index entries rebuilt, bytes cut) gives
+ * Each open is timed with the page cache warm, as after a process crash, and the torn open also
+ * cold, as after a machine restart: the tail and the index files then come from the device. The
+ * open's own recovery report (scanned bytes, records, index entries rebuilt, bytes cut) gives
  * the counters. Then the index rebuild: the time of the first lookup in a sealed segment whose
  * .index file was deleted, against one whose index is there, per MiB of segment.
  *
@@ -21,6 +23,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ColdReadFileIO,
+  type ColdReadMethod,
   type Experiment,
   type LabContext,
   Measurement,
@@ -33,7 +37,7 @@ import {
   metricFromSamples,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
-import { NodeFileIO } from '../storage/file-io.js';
+import { type FileIO, NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import type { RecoveryReport } from '../storage/log-loader.js';
 import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
@@ -44,6 +48,7 @@ import {
   segmentFileName,
 } from '../storage/segment.js';
 import { formatNs, renamed } from './figures.js';
+import { timedLogOpen } from './timed-open.js';
 import { recordBodies } from './record-bodies.js';
 
 const KiB = 1024;
@@ -84,6 +89,9 @@ interface TailedLog {
   readonly olderPointPositionBytes: number;
   readonly opens: Readonly<Record<State, Measurement>>;
   readonly reports: Partial<Record<State, RecoveryReport>>;
+  /** Torn opens with a cold page cache, and the bytes the device supplied to each. */
+  readonly coldOpen: Measurement;
+  readonly coldDeviceReadBytes: number[];
 }
 
 interface Template {
@@ -113,8 +121,9 @@ async function run(ctx: LabContext): Promise<Results> {
   const logs = counts.flatMap((segments) =>
     tails.map((tailBytes) => buildTailedLog(ctx, template, body!, segments, tailBytes)));
   await measureOpens(ctx, logs);
+  const coldMethod = measureColdOpens(ctx, logs);
   const rebuild = await measureRebuild(ctx, body!);
-  return ctx.results(resultsParts(ctx, logs, rebuild));
+  return ctx.results(resultsParts(ctx, logs, rebuild, coldMethod));
 }
 
 function appendRecords(log: Log, body: Buffer, count: number): void {
@@ -184,12 +193,15 @@ function buildTailedLog(
     }
   }
   const open = (state: State) => new Measurement(`recovery.${segments}.${tailBytes}.${state}`,
-    'sync', { segments, tailBytes, state });
+    'sync', { segments, tailBytes, state, cache: 'warm' });
   return {
     segments, tailBytes, dir, activeLogPath, lastRecordAt, lastRecord,
     cleanPoint: copyOf(path.join(dir, RECOVERY_POINT_FILE)), olderPoint, olderPointPositionBytes,
     opens: { clean: open('clean'), torn: open('torn'), 'recovery-point': open('recovery-point') },
     reports: {},
+    coldOpen: new Measurement(`recovery.${segments}.${tailBytes}.torn.cold`, 'sync',
+      { segments, tailBytes, state: 'torn', cache: 'cold' }),
+    coldDeviceReadBytes: [],
   };
 }
 
@@ -212,25 +224,49 @@ function prepare(log: TailedLog, state: State): void {
   else fs.rmSync(pointPath, { force: true });
 }
 
+/** One timed open of `log` as its files are. */
+function timedOpen(log: TailedLog, measurement: Measurement, io: FileIO) {
+  return timedLogOpen(measurement, log.dir, { segmentBytes: 2 * log.tailBytes, io });
+}
+
 async function measureOpens(ctx: LabContext, logs: readonly TailedLog[]): Promise<void> {
   const designs = logs.flatMap((log) => STATES.map((state) => ({
     name: `open ${log.segments} segments, ${formatBytes(log.tailBytes)} tail, ${state}`,
     round: () => {
       prepare(log, state);
-      let opened: Log | null = null;
-      const options = { segmentBytes: 2 * log.tailBytes, io: new NodeFileIO() };
-      const repetition = measureSync(log.opens[state], () => {
-        opened = Log.open(log.dir, options);
-        return opened.recovery.scannedBytes;
-      }, { ops: 1 });
-      const done = opened as Log | null;
-      assert(done !== null, 'the open ran');
-      log.reports[state] = done.recovery;
-      done.close();
+      const { repetition, report } = timedOpen(log, log.opens[state], new NodeFileIO());
+      log.reports[state] = report;
       return repetition;
     },
   })));
   await interleave(ctx.numberParam('rounds'), designs, ctx.progress);
+}
+
+/**
+ * Torn opens after a machine restart: per log and round, the files torn, the page cache made
+ * unable to answer (a drop, or O_DIRECT reads), one timed open. Returns how, or null when no cold
+ * reads can be made here (the context notes why).
+ */
+function measureColdOpens(ctx: LabContext, logs: readonly TailedLog[]): ColdReadMethod | null {
+  const rounds = ctx.numberParam('rounds');
+  let used: ColdReadMethod | null = null;
+  for (let round = 0; round < rounds; round++) {
+    for (const log of logs) {
+      ctx.progress.phase(`cold open ${round + 1}/${rounds}: ${log.segments} segments, ` +
+        `${formatBytes(log.tailBytes)} tail`);
+      prepare(log, 'torn');
+      const io = new ColdReadFileIO();
+      const coldReads = ctx.startColdReads([io]);
+      if (coldReads.method === null) return null;
+      used = coldReads.method;
+      const phase = ctx.ioPhase(io);
+      timedOpen(log, log.coldOpen, io);
+      coldReads.end();
+      const deviceBytes = phase.end().proc?.readBytes;
+      if (deviceBytes !== undefined) log.coldDeviceReadBytes.push(deviceBytes);
+    }
+  }
+  return used;
 }
 
 interface Rebuild {
@@ -282,6 +318,20 @@ function reportOf(log: TailedLog, state: State): RecoveryReport {
   return report;
 }
 
+/** The torn open with a cold cache, and what the device read for it. */
+function coldMetrics(ctx: LabContext, log: TailedLog): Metric[] {
+  const prefix = `recovery.${log.segments}.${log.tailBytes}.torn.cold`;
+  const metrics = [renamed(log.coldOpen.summarize(ctx.random).latencyNs, `${prefix}.openNs`)];
+  if (log.coldDeviceReadBytes.length > 0) {
+    metrics.push(metricFromSamples(`${prefix}.deviceReadBytes`, 'B', log.coldDeviceReadBytes, {
+      random: ctx.random,
+      labels: { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
+      description: 'bytes the block layer read for one cold open (/proc/self/io read_bytes)',
+    }));
+  }
+  return metrics;
+}
+
 function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
   return STATES.flatMap((state) => {
     const prefix = `recovery.${log.segments}.${log.tailBytes}.${state}`;
@@ -329,20 +379,35 @@ function counters(logs: readonly TailedLog[], rebuild: Rebuild): Record<string, 
   return all;
 }
 
-function resultsParts(ctx: LabContext, logs: readonly TailedLog[], rebuild: Rebuild) {
+function resultsParts(
+  ctx: LabContext,
+  logs: readonly TailedLog[],
+  rebuild: Rebuild,
+  coldMethod: ColdReadMethod | null,
+) {
   const metrics = [
     ...logs.flatMap((log) => openMetrics(ctx, log)),
+    ...(coldMethod === null ? [] : logs.flatMap((log) => coldMetrics(ctx, log))),
     ...rebuildMetrics(ctx, rebuild),
   ];
   return {
     metrics,
     counters: counters(logs, rebuild),
-    notes: notes(ctx),
+    notes: notes(ctx, coldMethod),
     headline: headline(logs, metrics),
   };
 }
 
-function notes(ctx: LabContext): string[] {
+function coldNote(method: ColdReadMethod): string {
+  const how = method === 'drop-caches'
+    ? 'after a page-cache drop before each, which also empties the inode and directory caches'
+    : 'with O_DIRECT reads, while the file system\'s metadata stayed cached';
+  return `Cold opens: the torn state of every log, opened ${how}: the walked tail and the index ` +
+    'files came from the device, as after a machine restart. These are the figures to size ' +
+    'recovery by (loglab plan --measured prefers them).';
+}
+
+function notes(ctx: LabContext, coldMethod: ColdReadMethod | null): string[] {
   const gap = formatBytes(ctx.numberParam('recoveryPointGapBytes'));
   return [
     'The states are made by editing files, not by crashing: torn cuts the last record of the ' +
@@ -355,8 +420,8 @@ function notes(ctx: LabContext): string[] {
     'Sealed segments are hard links to one template log\'s files: an open trusts the segments ' +
       'before the recovery point and only opens and fstats them (their indexes load on first ' +
       'use), so their number matters, not their content.',
-    'The page cache was warm, as after a process crash (it survives the process); after a ' +
-      'machine restart the scanned bytes would come from the disk too.',
+    'Warm opens: the page cache as after a process crash (it survives the process).',
+    ...(coldMethod === null ? [] : [coldNote(coldMethod)]),
     `Index rebuild: a sealed segment of ${formatBytes(ctx.numberParam('rebuildSegmentBytes'))} ` +
       'whose .index was deleted is rebuilt on its first lookup, timed against the first lookup ' +
       'with the index present.',
@@ -366,10 +431,14 @@ function notes(ctx: LabContext): string[] {
 function headline(logs: readonly TailedLog[], metrics: readonly Metric[]): string {
   const log = logs.at(-1);
   if (log === undefined) return 'Recovery measured; see the table.';
-  const at = (state: State) => metrics.find((metric) =>
-    metric.name === `recovery.${log.segments}.${log.tailBytes}.${state}.openNs`)?.median ?? 0;
+  const median = (name: string) => metrics.find((metric) =>
+    metric.name === `recovery.${log.segments}.${log.tailBytes}.${name}`)?.median;
+  const at = (state: State) => median(`${state}.openNs`) ?? 0;
+  const cold = median('torn.cold.openNs');
+  const restart = cold === undefined ? '' : ` (${formatNs(cold)} with a cold page cache, as ` +
+    'after a machine restart)';
   return `With ${log.segments.toLocaleString('en-US')} segments and a ` +
     `${formatBytes(log.tailBytes)} tail the log served again ${formatNs(at('torn'))} after a ` +
-    `torn tail (the whole tail checked), ${formatNs(at('recovery-point'))} with a saved ` +
-    `recovery point, and ${formatNs(at('clean'))} after a clean close.`;
+    `torn tail (the whole tail checked)${restart}, ${formatNs(at('recovery-point'))} with a ` +
+    `saved recovery point, and ${formatNs(at('clean'))} after a clean close.`;
 }

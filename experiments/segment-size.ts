@@ -38,6 +38,7 @@ import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { parseSegmentFileName } from '../storage/segment.js';
 import { formatNs, renamed } from './figures.js';
 import { recordBodies } from './record-bodies.js';
+import { timedLogOpen } from './timed-open.js';
 import { randomOffsets } from './targets.js';
 
 const MiB = 1024 * 1024;
@@ -208,17 +209,8 @@ async function measureOpens(ctx: LabContext, settings: readonly SizeSetting[]): 
   const designs = settings.flatMap((setting) => {
     const options = { segmentBytes: setting.segmentBytes, io: setting.io };
     const openOnce = (measurement: Measurement) => {
-      let opened: Log | null = null;
-      const repetition = measureSync(measurement, () => {
-        opened = Log.open(setting.dir, options);
-        return opened.recovery.scannedBytes;
-      }, { ops: 1 });
-      const log = opened as Log | null;
-      assert(log !== null, 'the open ran');
-      if (measurement === setting.recovery) {
-        setting.recoveryScannedBytes = log.recovery.scannedBytes;
-      }
-      log.close();
+      const { repetition, report } = timedLogOpen(measurement, setting.dir, options);
+      if (measurement === setting.recovery) setting.recoveryScannedBytes = report.scannedBytes;
       return repetition;
     };
     return [

@@ -69,6 +69,16 @@ describe('ColdReadFileIO', () => {
     io.close(handle);
   });
 
+  it('reads a whole file with O_DIRECT, and answers null for a missing one', () => {
+    const { dir, content, io } = patterned(3 * PAGE + 17);
+    expect(io.startDirect(dir)).toBeNull();
+    const before = io.deviceReadBytes;
+    expect(io.readWholeFile(join(dir, 'data'))?.equals(content)).toBe(true);
+    expect(io.deviceReadBytes - before).toBe(content.length);
+    expect(io.readWholeFile(join(dir, 'missing'))).toBeNull();
+    io.stopDirect();
+  });
+
   it('sees writes made before the phase: the kernel writes dirty pages back first', () => {
     const { dir, io } = patterned(2 * PAGE);
     const handle = io.open(join(dir, 'data'), { create: false });

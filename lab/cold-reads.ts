@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { DelegatingFileIO, type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
 import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './direct-io.js';
-import { type DropOptions, dropPageCache } from './page-cache.js';
+import { type DropOptions, dropPageCache, flushDirtyPages } from './page-cache.js';
 
 export const COLD_READ_MODES = ['auto', 'drop-caches', 'o-direct', 'off'] as const;
 /** What `--cold-reads` accepts; `auto` drops the cache when allowed, else reads with O_DIRECT. */
@@ -123,6 +123,32 @@ export class ColdReadFileIO extends DelegatingFileIO {
     this.#scratch = null;
   }
 
+  /** The whole file with O_DIRECT during a cold phase (how index files are loaded). */
+  override readWholeFile(filePath: string): Buffer | null {
+    const scratch = this.#scratch;
+    if (scratch === null) return super.readWholeFile(filePath);
+    let fd: number;
+    try {
+      fd = fs.openSync(filePath, fs.constants.O_RDONLY | (fs.constants.O_DIRECT ?? 0));
+    } catch (cause) {
+      if (errorCode(cause) === 'ENOENT') return null;
+      throw ioError('open (O_DIRECT)', filePath, cause);
+    }
+    try {
+      const chunks: Buffer[] = [];
+      for (let at = 0; ; at += SCRATCH_BYTES) {
+        const got = fs.readSync(fd, scratch.buffer, scratch.start, SCRATCH_BYTES, at);
+        this.#deviceReadBytes += got;
+        chunks.push(Buffer.from(scratch.buffer.subarray(scratch.start, scratch.start + got)));
+        if (got < SCRATCH_BYTES) return Buffer.concat(chunks);
+      }
+    } catch (cause) {
+      throw ioError('read (O_DIRECT)', filePath, cause);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   override read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
     if (this.#scratch === null) return super.read(handle, buffer, offset, length, positionBytes);
     const pages = this.#pagesOf(handle);
@@ -214,6 +240,9 @@ const DIRECT_NOTE = 'cold reads used O_DIRECT: each fetched whole 4 KiB pages fr
   'served from memory for the rest of its phase, as after a drop';
 
 function directReads(ios: readonly ColdReadFileIO[], probeDir: string, note: string): ColdReads {
+  // A direct read of a range with dirty pages writes them back first, inside the timed read:
+  // write everything back now, as a drop does. Should `sync` fail, the reads stay correct.
+  flushDirtyPages();
   for (const io of ios) {
     const refused = io.startDirect(probeDir);
     if (refused !== null) {

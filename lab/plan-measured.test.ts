@@ -90,6 +90,17 @@ describe('measured figures for the plan', () => {
     expect(measured.ignored).toEqual(['puzzle.json (puzzle)']);
   });
 
+  it('sizes recovery by the cold torn open (a machine restart) when the document has one', () => {
+    const docs = documents();
+    const recovery = docs.find((entry) => entry.file === 'recovery.json')!;
+    const cold = metric('recovery.torn.cold.openNs', 'ns', 0.4e9,
+      { segments: 4, tailBytes: 16 * MIB, state: 'torn', cache: 'cold' });
+    const withCold = [...docs.filter((entry) => entry !== recovery),
+      { ...recovery, results: { ...recovery.results, metrics: [...recovery.results.metrics, cold] } }];
+    const measured = measuredFigures(withCold, 1000, 4096);
+    expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MIB) / 0.4, 0);
+  });
+
   it('recommends the sparsest interval within 10% of the fastest lookup, and why', () => {
     const measured = measuredFigures(documents(), 1024, 4096);
     const costs = { ...modelCosts(EXOS_X20, 5120), ...measured.costs };

@@ -185,7 +185,7 @@ function recoveryOpens(docs: readonly MeasuredDocument[], state: string): Found[
  * time, so the fixed cost of opening is charged to the walk (the rate is a lower bound).
  */
 function recoveryCost(docs: readonly MeasuredDocument[]): CostFigure | null {
-  const torn = recoveryOpens(docs, 'torn');
+  const torn = preferCold(recoveryOpens(docs, 'torn'));
   const longest = largestBy(torn, (entry) => numericLabel(entry.metric, 'tailBytes'));
   const tailBytes = longest === undefined ? null : numericLabel(longest.metric, 'tailBytes');
   if (longest === undefined || tailBytes === null || longest.metric.median <= 0) return null;

@@ -85,7 +85,7 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
   'recovery': [
     chart('open-time', 'Time until the log serves again, by segment count and tail size',
       panel({ quantity: 'openNs', yTitle: 'open time', x: byLabel('segments', 'segments'),
-        series: ['state'], seriesTitle: 'state at open',
+        series: ['state', 'cache'], seriesTitle: 'state at open, cache',
         facet: { field: 'tailBytes', title: 'active segment tail' }, mark: 'bar' })),
   ],
   'crash-safety': [
