@@ -435,10 +435,10 @@ function headline(logs: readonly TailedLog[], metrics: readonly Metric[]): strin
     metric.name === `recovery.${log.segments}.${log.tailBytes}.${name}`)?.median;
   const at = (state: State) => median(`${state}.openNs`) ?? 0;
   const cold = median('torn.cold.openNs');
-  const restart = cold === undefined ? '' : ` (${formatNs(cold)} with a cold page cache, as ` +
-    'after a machine restart)';
+  const restart = cold === undefined ? '' : `; ${formatNs(cold)} with a cold page cache, as ` +
+    'after a machine restart';
   return `With ${log.segments.toLocaleString('en-US')} segments and a ` +
     `${formatBytes(log.tailBytes)} tail the log served again ${formatNs(at('torn'))} after a ` +
-    `torn tail (the whole tail checked)${restart}, ${formatNs(at('recovery-point'))} with a ` +
+    `torn tail (the whole tail checked${restart}), ${formatNs(at('recovery-point'))} with a ` +
     `saved recovery point, and ${formatNs(at('clean'))} after a clean close.`;
 }
