@@ -216,10 +216,12 @@ export class ColdReadFileIO extends DelegatingFileIO {
       throw ioError('read (O_DIRECT)', this.#paths.get(handle) ?? String(handle), cause);
     }
     this.#deviceReadBytes += got;
+    // One copy out of the scratch buffer per fetch; the pages are views of it.
+    const fetched = Buffer.from(scratch.buffer.subarray(scratch.start, scratch.start + got));
     for (let page = first; page < end; page++) {
-      const from = scratch.start + (page - first) * PAGE_BYTES;
-      const to = Math.min(from + PAGE_BYTES, scratch.start + got);
-      pages.set(page, Buffer.from(scratch.buffer.subarray(from, Math.max(from, to))));
+      const from = (page - first) * PAGE_BYTES;
+      const to = Math.min(from + PAGE_BYTES, got);
+      pages.set(page, fetched.subarray(from, Math.max(from, to)));
       if (to - from < PAGE_BYTES) break;
     }
     return pages.get(first) as Buffer;
