@@ -76,6 +76,18 @@ export function ioError(operation: string, file: string, cause: unknown): Storag
   });
 }
 
+/**
+ * Closes `handle` on the way out of another failure: that failure is the one to report, so a
+ * failure to close is dropped. Without it an EMFILE would leak the handles opened before it.
+ */
+export function closeAfterFailure(io: FileIO, handle: FileHandle): void {
+  try {
+    io.close(handle);
+  } catch {
+    // The caller rethrows the failure that brought it here.
+  }
+}
+
 /** The real disk: node:fs, synchronous, no allocation per call. */
 export class NodeFileIO implements FileIO {
   readonly counters: FileIOCounters = newCounters();

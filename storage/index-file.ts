@@ -7,7 +7,7 @@
  * loses at most the buffered entries, which recovery rebuilds from the log. The log is always
  * written before its index entries, so an index never points past data that was written.
  */
-import type { FileHandle, FileIO } from './file-io.js';
+import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { assert } from './errors.js';
 
 export interface IndexLoad {
@@ -20,7 +20,12 @@ export interface IndexLoad {
 /** A new (or emptied) index file, open for appends. */
 export function createIndexFile(io: FileIO, path: string, entryBytes: number): IndexFile {
   const handle = io.open(path, { create: true });
-  io.truncate(handle, 0);
+  try {
+    io.truncate(handle, 0);
+  } catch (error) {
+    closeAfterFailure(io, handle);
+    throw error;
+  }
   return new IndexFile(io, path, entryBytes, handle, 0);
 }
 
@@ -44,7 +49,12 @@ export function loadIndexFile<T>(
   const index = make(file);
   let validEntries = 0;
   while (validEntries < fileEntries && keep(index, bytes, validEntries * entryBytes)) validEntries++;
-  if (forAppend && bytes.length !== validEntries * entryBytes) file.truncateEntries(validEntries);
+  try {
+    if (forAppend && bytes.length !== validEntries * entryBytes) file.truncateEntries(validEntries);
+  } catch (error) {
+    file.abandon();
+    throw error;
+  }
   return { index, load: { fileEntries, validEntries } };
 }
 
@@ -111,11 +121,25 @@ export class IndexFile {
     this.#writtenEntries = entries;
   }
 
+  /** Writes buffered entries and closes; the file is closed even when the write fails. */
   close(): void {
     if (this.#handle === null) return;
-    this.flushEntries();
+    try {
+      this.flushEntries();
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
     this.#io.close(this.#handle);
     this.#handle = null;
+  }
+
+  /** Closes without writing buffered entries, after a failure (the index is a cache). */
+  abandon(): void {
+    const handle = this.#handle;
+    this.#handle = null;
+    this.#pendingEntries = 0;
+    if (handle !== null) closeAfterFailure(this.#io, handle);
   }
 }
 

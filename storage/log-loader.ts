@@ -63,9 +63,16 @@ export function loadLog(dir: string, config: LogConfig): LoadedLog {
   mkdirpDurable(io, dir);
   const baseOffsets = listSegmentBaseOffsets(dir, config);
   if (baseOffsets.length === 0) return newLog(dir, config);
-  const segments = baseOffsets.map((base) => Segment.existing(io, dir, base, config));
-  const start = chooseScanStart(segments, readRecoveryPoint(io, dir));
-  return recoverFrom(dir, config, segments, start);
+  const segments: Segment[] = [];
+  try {
+    for (const base of baseOffsets) segments.push(Segment.existing(io, dir, base, config));
+    const start = chooseScanStart(segments, readRecoveryPoint(io, dir));
+    return recoverFrom(dir, config, segments, start);
+  } catch (error) {
+    // An open that fails part-way (EMFILE at the 500th segment) must not leak the 499 before.
+    for (const segment of segments) segment.abandon();
+    throw error;
+  }
 }
 
 function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
@@ -79,7 +86,12 @@ function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
 
 function newLog(dir: string, config: LogConfig): LoadedLog {
   const segment = Segment.create(config.io, dir, config.baseOffset, config);
-  writeRecoveryPoint(config.io, dir, { segmentBaseOffset: config.baseOffset, positionBytes: 0, nextOffset: config.baseOffset });
+  try {
+    writeRecoveryPoint(config.io, dir, { segmentBaseOffset: config.baseOffset, positionBytes: 0, nextOffset: config.baseOffset });
+  } catch (error) {
+    segment.abandon();
+    throw error;
+  }
   return {
     segments: [segment],
     report: {

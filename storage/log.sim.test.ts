@@ -303,12 +303,45 @@ describe('too many open files', () => {
     expect(log.fenced?.code).toBe('LOG_FENCED');
     const reached = log.endOffset;
     log.close();
+    expect(disk.openHandles).toBe(0);
     const reopened = openLog(disk);
     expect(reopened.endOffset).toBe(reached);
     await appendAll(reopened, reached, 30);
     expect(reopened.segments().length).toBeGreaterThan(1);
     const recovered = openLog(disk.crash());
     expectBodies(recovered, 0, reached + 30);
+  });
+
+  it('leaks no handle when a file of a new segment cannot be opened, whichever it is', async () => {
+    for (const file of [/\.log$/, /\.index$/, /\.timeindex$/]) {
+      const disk = new SimDisk({ seed: 6 });
+      const log = openLog(disk);
+      const open = disk.openHandles;
+      disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file });
+      expect(errorOf(() => {
+        for (let i = 0; log.segments().length === 1; i++) log.append(body(i));
+      }).context.reason).toBe('EMFILE');
+      // The sealed segment's indexes were closed at the roll; nothing of the new one is open.
+      expect(disk.openHandles).toBeLessThanOrEqual(open);
+      log.close();
+      expect(disk.openHandles).toBe(0);
+    }
+  });
+
+  it('closes every segment it had opened when a later one cannot be opened', async () => {
+    const disk = new SimDisk({ seed: 7 });
+    const log = openLog(disk);
+    let i = 0;
+    while (log.segments().length < 4) await log.appendAcknowledged(body(i++));
+    log.close();
+    const third = path.posix.join(DIR, `${String(log.segments()[2]!.baseOffset).padStart(20, '0')}.log`);
+    disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: new RegExp(`${third}$`) });
+    expect(errorOf(() => openLog(disk)).context).toMatchObject({ file: third, reason: 'EMFILE' });
+    expect(disk.openHandles).toBe(0);
+    const reopened = openLog(disk);
+    expect(reopened.endOffset).toBe(i);
+    reopened.close();
+    expect(disk.openHandles).toBe(0);
   });
 
   it('fails opening a log whose segment cannot be opened, and opens once it can', async () => {

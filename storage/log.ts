@@ -278,13 +278,29 @@ export class Log {
   /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
   close(): void {
     if (this.#closed) return;
-    if (this.#fenced === null) {
-      this.#writePending();
-      this.#guard('sync', () => this.#saveRecoveryPoint(true));
+    try {
+      if (this.#fenced === null) {
+        this.#writePending();
+        this.#guard('sync', () => this.#saveRecoveryPoint(true));
+      }
+      this.#group?.close(this.#active.nextOffset);
+    } catch (error) {
+      // The files are closed all the same: a failed close must not leak them.
+      for (const segment of this.#segments) segment.abandon();
+      this.#closed = true;
+      throw error;
     }
-    this.#group?.close(this.#active.nextOffset);
-    for (const segment of this.#segments) segment.close();
     this.#closed = true;
+    const failures: unknown[] = [];
+    for (const segment of this.#segments) {
+      try {
+        segment.close();
+      } catch (error) {
+        failures.push(error);
+        segment.abandon();
+      }
+    }
+    if (failures.length > 0) throw failures[0];
   }
 
   get fenced(): StorageError | null {

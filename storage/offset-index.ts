@@ -129,6 +129,11 @@ export class OffsetIndex {
     this.#file.close();
   }
 
+  /** Closes the file without writing buffered entries, after a failure. */
+  abandon(): void {
+    this.#file.abandon();
+  }
+
   #accepts(relativeOffset: number, position: number): boolean {
     const last = this.entries - 1;
     return last < 0 || (relativeOffset > this.#relativeOffsets.at(last) && position > this.#positions.at(last));

@@ -9,7 +9,7 @@
  * count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
  */
 import * as path from 'node:path';
-import type { FileHandle, FileIO } from './file-io.js';
+import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert } from './errors.js';
 import { OffsetIndex, type IndexLoad } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -149,21 +149,46 @@ export class Segment {
   /** A new, empty active segment: three new files. */
   static create(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
-    segment.#logHandle = io.open(segment.logPath, { create: true });
-    io.truncate(segment.#logHandle, 0);
-    segment.#nextOffset = baseOffset;
-    segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
-    segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
-    return segment;
+    return segment.#orAbandon(() => {
+      segment.#logHandle = io.open(segment.logPath, { create: true });
+      io.truncate(segment.#logHandle, 0);
+      segment.#nextOffset = baseOffset;
+      segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
+      segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
+    });
   }
 
   /** An existing segment, opened lazily: files are read when first needed. */
   static existing(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
-    segment.#logHandle = io.open(segment.logPath, { create: false });
-    segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
-    segment.#fileBytes = segment.#sizeBytes;
-    return segment;
+    return segment.#orAbandon(() => {
+      segment.#logHandle = io.open(segment.logPath, { create: false });
+      segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
+      segment.#fileBytes = segment.#sizeBytes;
+    });
+  }
+
+  /**
+   * Closes every file of this segment without writing anything more, dropping failures to close:
+   * for giving it up after another failure, which is the one to report.
+   */
+  abandon(): void {
+    this.#offsetIndex?.abandon();
+    this.#timeIndex?.abandon();
+    const handle = this.#logHandle;
+    this.#logHandle = null;
+    if (handle !== null) closeAfterFailure(this.#io, handle);
+  }
+
+  /** Runs `open`; when it fails, closes what it had opened before rethrowing. */
+  #orAbandon(open: () => void): Segment {
+    try {
+      open();
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
+    return this;
   }
 
   get logPath(): string {
@@ -340,6 +365,11 @@ export class Segment {
    * keeping only entries below `trustedPositionBytes`; recovery re-derives the rest.
    */
   loadIndexesForRecovery(trustedPositionBytes: number): void {
+    // A second load (the saved point did not land on a record) replaces the first one's files.
+    this.#offsetIndex?.close();
+    this.#timeIndex?.close();
+    this.#offsetIndex = null;
+    this.#timeIndex = null;
     const offsetLoad = OffsetIndex.load(this.#io, this.indexPath, trustedPositionBytes, true);
     this.#offsetIndex = offsetLoad.index;
     this.#indexLoad = offsetLoad.load;

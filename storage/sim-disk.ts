@@ -295,6 +295,11 @@ export class SimDisk implements FileIO {
     this.#faults.recordBitFlip(normalizePath(filePath));
   }
 
+  /** Handles open now: a test's check that nothing leaked. */
+  get openHandles(): number {
+    return this.#handles.size;
+  }
+
   get faultsInjected(): number {
     return this.#faults.injected.length;
   }

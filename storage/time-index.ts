@@ -113,6 +113,11 @@ export class TimeIndex {
     this.#file.close();
   }
 
+  /** Closes the file without writing buffered entries, after a failure. */
+  abandon(): void {
+    this.#file.abandon();
+  }
+
   #accepts(timestampMs: number, relativeOffset: number): boolean {
     const last = this.entries - 1;
     if (last < 0) return true;
