@@ -5,7 +5,9 @@
  *
  * A damaged record is reported with the bytes it spans, up to the next good record (found as the
  * reader finds it, resync.ts: where its length says when that holds, else by the next record's
- * id and CRC); the walk goes on from there. Only when no good record follows does it end.
+ * id and CRC); the walk goes on from there. Only when no good record follows does it end. Zeros
+ * from there to the end of the file — the preallocated space of an active segment that was not
+ * closed — are reported as one `zeros` entry, not as damage: recovery cuts them.
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
@@ -15,7 +17,7 @@ import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt, readU64, DE
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
-import { findRecordAfterDamage } from './resync.js';
+import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
 
 export interface DumpedRecord {
   readonly type: 'record';
@@ -44,7 +46,15 @@ export interface DumpedTimeIndexEntry {
   readonly offset: number;
 }
 
-export type DumpEntry = DumpedRecord | DumpedIndexEntry | DumpedTimeIndexEntry;
+/** The zero tail of a preallocated segment: no record starts in it. */
+export interface DumpedZeros {
+  readonly type: 'zeros';
+  readonly segment: string;
+  readonly position: number;
+  readonly sizeBytes: number;
+}
+
+export type DumpEntry = DumpedRecord | DumpedIndexEntry | DumpedTimeIndexEntry | DumpedZeros;
 
 export interface DumpOptions {
   readonly records: boolean;
@@ -85,6 +95,10 @@ export function* dumpSegment(io: FileIO, dir: string, baseOffset: number, option
   const recordPositions = new Map<number, number>();
   if (io.exists(logPath) && (options.records || options.verify)) {
     for (const record of dumpRecords(io, logPath, baseOffset, maxRecordBytes)) {
+      if (record.type === 'zeros') {
+        if (options.records) yield record;
+        continue;
+      }
       options.onChecked?.('records');
       if (record.valid) recordPositions.set(record.offset, record.position);
       if (options.records || !record.valid) yield record;
@@ -105,7 +119,7 @@ export function* dumpSegment(io: FileIO, dir: string, baseOffset: number, option
   if (options.timeIndex) yield* dumpTimeIndex(io, dir, baseOffset);
 }
 
-function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecordBytes: number): Generator<DumpedRecord> {
+function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecordBytes: number): Generator<DumpedRecord | DumpedZeros> {
   const handle = io.openReadOnly(logPath);
   const segment = path.basename(logPath);
   try {
@@ -113,6 +127,7 @@ function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecord
     const window = new ReadWindow(io, SCAN_WINDOW_BYTES);
     window.bind(handle);
     let expected = baseOffset;
+    let dataEnd: number | null = null;
     for (let position = 0; position < sizeBytes; ) {
       const frame = checkFrame(window, sizeBytes, position, expected, maxRecordBytes);
       if (frame.problem === null) {
@@ -121,12 +136,21 @@ function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecord
         expected++;
         continue;
       }
-      const resume = findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes);
-      const spanBytes = (resume?.positionBytes ?? sizeBytes) - position;
+      dataEnd ??= endOfNonZeroBytes(window, position, sizeBytes);
+      const zeros: DumpedZeros = { type: 'zeros', segment, position: dataEnd, sizeBytes: sizeBytes - dataEnd };
+      if (position >= dataEnd) {
+        yield zeros;
+        return;
+      }
+      const resume = findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
+      const spanBytes = (resume?.positionBytes ?? dataEnd) - position;
       const records = resume === null ? 1 : resume.offset - expected;
       const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
       yield { type: 'record', segment, offset: expected, position, sizeBytes: spanBytes, crc: frame.crc, valid: false, problem };
-      if (resume === null) return;
+      if (resume === null) {
+        if (zeros.sizeBytes > 0) yield zeros;
+        return;
+      }
       position = resume.positionBytes;
       expected = resume.offset;
     }

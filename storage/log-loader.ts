@@ -17,6 +17,7 @@ import { ReadWindow } from './read-window.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
 import { mkdirpDurable } from './durable-dir.js';
+import { endOfNonZeroBytes } from './resync.js';
 
 export interface TruncationReport {
   readonly segment: string;
@@ -216,7 +217,8 @@ function scanSegment(
 }
 
 function truncateAt(segment: Segment, window: ReadWindow, scan: ScanResult, maxRecordBytes: number): TruncationReport {
-  const dataEnd = endOfNonZeroBytes(segment, window, scan.endPositionBytes);
+  window.bind(segment.handle);
+  const dataEnd = endOfNonZeroBytes(window, scan.endPositionBytes, segment.sizeBytes);
   const discardedBytes = dataEnd - scan.endPositionBytes;
   const zeroTailBytes = segment.sizeBytes - dataEnd;
   const discardedRecords = discardedBytes === 0 ? 0 : countFrames(segment, window, scan.endPositionBytes, maxRecordBytes);
@@ -229,24 +231,6 @@ function truncateAt(segment: Segment, window: ReadWindow, scan: ScanResult, maxR
     discardedRecords,
     reason: scan.problem ?? 'unknown',
   };
-}
-
-/** The position just after the last non-zero byte at or after `from` (`from` when all are zero). */
-function endOfNonZeroBytes(segment: Segment, window: ReadWindow, from: number): number {
-  let end = from;
-  window.bind(segment.handle);
-  for (let position = from; position < segment.sizeBytes; ) {
-    const length = Math.min(SCAN_WINDOW_BYTES, segment.sizeBytes - position);
-    const at = window.ensure(position, length, segment.sizeBytes);
-    for (let i = length - 1; i >= 0; i--) {
-      if (window.buffer[at + i] !== 0) {
-        end = position + i + 1;
-        break;
-      }
-    }
-    position += length;
-  }
-  return end;
 }
 
 /** Frames that look like records (a plausible length) from `from` to the end of the file. */

@@ -29,6 +29,8 @@ export function findRecordAfterDamage(
   damagedPosition: number,
   damagedOffset: number,
   maxRecordBytes: number,
+  /** No record starts at or past here (the file's zero tail starts here, say). */
+  searchEndBytes = fileSizeBytes,
 ): RecordStart | null {
   const declaredEnd = declaredEndOf(window, fileSizeBytes, damagedPosition, maxRecordBytes);
   if (declaredEnd !== null) {
@@ -38,7 +40,8 @@ export function findRecordAfterDamage(
     }
   }
   const first = damagedPosition + RECORD_HEADER_BYTES;
-  for (let position = first; position + RECORD_HEADER_BYTES <= fileSizeBytes; position++) {
+  const last = Math.min(fileSizeBytes - RECORD_HEADER_BYTES, searchEndBytes - 1);
+  for (let position = first; position <= last; position++) {
     const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
     if (at < 0) return null;
     const id = recordIdAt(window.buffer, at);
@@ -49,6 +52,28 @@ export function findRecordAfterDamage(
     }
   }
   return null;
+}
+
+/**
+ * The position just after the last non-zero byte at or after `from` (`from` when all are zero):
+ * where a preallocated segment's zero tail starts. No record starts in a zero tail, since a
+ * record opens with its non-zero length. `window` is bound to the file.
+ */
+export function endOfNonZeroBytes(window: ReadWindow, from: number, fileSizeBytes: number): number {
+  let end = from;
+  for (let position = from; position < fileSizeBytes; ) {
+    const length = Math.min(window.buffer.length, fileSizeBytes - position);
+    const at = window.ensure(position, length, fileSizeBytes);
+    if (at < 0) break;
+    for (let i = length - 1; i >= 0; i--) {
+      if (window.buffer[at + i] !== 0) {
+        end = position + i + 1;
+        break;
+      }
+    }
+    position += length;
+  }
+  return end;
 }
 
 /** Where the damaged record ends if its length is plausible; null otherwise. */

@@ -24,6 +24,9 @@ function formatText(entry: DumpEntry): string {
     }
     case 'timeindex':
       return `${entry.segment} timestamp: ${entry.timestampMs} offset: ${entry.offset}`;
+    case 'zeros':
+      return `${entry.segment} zeros: ${entry.sizeBytes} bytes from position ${entry.position} ` +
+        '(preallocated space after the last record; opening the log cuts it)';
   }
 }
 
@@ -52,7 +55,7 @@ export function registerDumpCommand(program: Command): void {
       const checked = { records: 0, index: 0 };
       for (const base of baseOffsets) {
         for (const entry of dumpSegment(io, dir, base, { ...options, onChecked: (type) => checked[type]++ })) {
-          if (entry.type !== 'timeindex' && entry.valid === false) {
+          if ((entry.type === 'record' || entry.type === 'index') && entry.valid === false) {
             invalid ??= entry;
             invalidCount++;
           }

@@ -81,6 +81,32 @@ describe('loglab append, read and dump', () => {
     expect(runCli(['read', dir, '--offset', '10']).stderr).toMatch(/CORRUPT_RECORD/);
   });
 
+  it('reports the zero tail of a preallocated segment as zeros, not damage, and a torn record before it', () => {
+    const dir = newDir();
+    runCli(['append', dir], 'one\ntwo\nthree\n');
+    const logPath = join(dir, '00000000000000000000.log');
+    const data = readFileSync(logPath);
+    // As a crash under always leaves it: the data, then the zero-filled rest of the segment.
+    const preallocated = Buffer.concat([data, Buffer.alloc(64 * 1024)]);
+    writeFileSync(logPath, preallocated);
+    const dump = (): Array<Record<string, unknown>> =>
+      runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(dump().slice(3)).toEqual([
+      { type: 'zeros', segment: '00000000000000000000.log', position: data.length, sizeBytes: 64 * 1024 },
+    ]);
+    expect(runCli(['dump', dir, '--verify']).status).toBe(0);
+    // The last record torn half-way, zeros after it: the damage spans the torn bytes only.
+    const torn = Buffer.from(preallocated);
+    const lastAt = data.length - 21;
+    torn.fill(0, lastAt + 18, data.length); // the header and 'th' of 'three' are left
+    writeFileSync(logPath, torn);
+    expect(dump().slice(2)).toEqual([
+      expect.objectContaining({ type: 'record', offset: 2, position: lastAt, sizeBytes: 18, valid: false }),
+      { type: 'zeros', segment: '00000000000000000000.log', position: lastAt + 18, sizeBytes: 64 * 1024 + 3 },
+    ]);
+    expect(runCli(['dump', dir, '--verify']).status).toBe(1);
+  });
+
   it('rejects bad arguments with one line naming the argument', () => {
     const dir = newDir();
     const bad = runCli(['append', dir, '--segment-bytes', '12 parsecs'], '');
