@@ -201,11 +201,11 @@ function scanSegment(
   segment.loadIndexesForRecovery(fromPosition);
   const entriesBefore = segment.offsetIndex().entries;
   const timeEntriesBefore = segment.timeIndex().entries;
-  let scan = segment.scan(window, fromPosition, expectedOffset, true);
+  let scan = segment.scan(window, fromPosition, expectedOffset, { reindex: true });
   if (scan.problem !== null && scan.records === 0 && fromPosition > 0) {
     // The saved point itself does not land on the expected record: trust nothing in this segment.
     segment.loadIndexesForRecovery(0);
-    scan = segment.scan(window, 0, segment.baseOffset, true);
+    scan = segment.scan(window, 0, segment.baseOffset, { reindex: true });
     fromPosition = 0;
   }
   counts.scannedSegments++;

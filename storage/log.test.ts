@@ -154,6 +154,34 @@ describe('reopening', () => {
     missing.close();
   });
 
+  it('rebuilds the index of a sealed segment damaged near its end once, not at every open', () => {
+    const dir = newDir();
+    const options = { segmentBytes: 64 * 1024, indexIntervalBytes: 4096 };
+    const log = Log.open(dir, options);
+    fill(log, 1000);
+    const sealed = log.segments()[0]!;
+    const lastOffset = log.segments()[1]!.baseOffset - 1;
+    const last = log.read(lastOffset);
+    log.close();
+    // The last record of the sealed segment: its length damaged, after the last index entry.
+    const bytes = readFileSync(sealed.logPath);
+    bytes[last.positionBytes + 1] = 0xff;
+    writeFileSync(sealed.logPath, bytes);
+    // And its index lost: the first open must rebuild it.
+    writeFileSync(sealed.logPath.replace(/\.log$/, '.index'), Buffer.alloc(0));
+    const syncsOfFirstLookup = () => {
+      const io = new NodeFileIO();
+      const opened = Log.open(dir, { ...options, io });
+      const before = io.counters.fdatasyncCalls;
+      expect(opened.read(3).body.equals(bodyFor(3))).toBe(true);
+      const syncs = io.counters.fdatasyncCalls - before;
+      opened.close();
+      return syncs;
+    };
+    expect(syncsOfFirstLookup()).toBe(2); // the index and the time index, rebuilt and synced
+    expect(syncsOfFirstLookup()).toBe(0);
+  });
+
   it('leaves foreign files alone and names a file that claims to be a segment but is not', () => {
     const dir = newDir();
     Log.open(dir).close();

@@ -75,6 +75,15 @@ const ZERO_CHUNK_BYTES = 1 << 20;
 export const SCAN_WINDOW_BYTES = 1 << 20;
 
 /** What a scan of a segment found. */
+export interface ScanOptions {
+  /** Add index entries for the records walked (recovery, index rebuild), timed now. */
+  readonly reindex: boolean;
+  /** Go on after a bad record, from the record after it (resync.ts), instead of stopping. */
+  readonly skipDamaged?: boolean;
+  /** Stop before the first good record this says yes to. */
+  readonly stopAt?: (offset: number, positionBytes: number) => boolean;
+}
+
 export interface ScanResult {
   /** Position after the last good record. */
   readonly endPositionBytes: number;
@@ -298,13 +307,8 @@ export class Segment {
    * index rebuild of a segment a bit flip hit) the walk goes on after a bad record instead, from
    * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
    */
-  scan(
-    window: ReadWindow,
-    fromPosition: number,
-    expectedOffset: number,
-    reindex: boolean,
-    skipDamaged = false,
-  ): ScanResult {
+  scan(window: ReadWindow, fromPosition: number, expectedOffset: number, options: ScanOptions): ScanResult {
+    const { reindex, skipDamaged = false, stopAt } = options;
     window.bind(this.handle);
     let position = fromPosition;
     let offset = expectedOffset;
@@ -334,6 +338,7 @@ export class Segment {
         if (skipDamaged) continue;
         break;
       }
+      if (stopAt?.(offset, position) === true) break;
       if (reindex) this.#indexRecord(offset, position);
       position += size;
       offset++;
@@ -577,24 +582,28 @@ export class Segment {
   }
 
   /**
-   * Walks the records after the last entry (at most one interval and one record): the index is
-   * behind when the rule would have added an entry for one of them, or the walk breaks.
+   * Walks the records after the last entry (at most one interval and one record, when the index
+   * is whole) as a rebuild would, damaged records skipped: the index is behind when the rebuild
+   * would add an entry, or when the last entry does not land on its record. A damaged record the
+   * rebuild cannot index does not count, or its segment would be rebuilt at every open.
    */
   #indexBehind(index: OffsetIndex): boolean {
     const last = index.entries - 1;
-    const lastEntryPosition = last < 0 ? 0 : index.positionAt(last);
+    const lastPosition = last < 0 ? 0 : index.positionAt(last);
+    const lastOffset = this.baseOffset + (last < 0 ? 0 : index.relativeOffsetAt(last));
+    const interval = this.#config.indexIntervalBytes;
+    let first = true;
+    let behind = false;
+    const stopAt = (_offset: number, position: number): boolean => {
+      const landed = !first || last < 0 || position === lastPosition;
+      first = false;
+      const isLastEntry = last >= 0 && position === lastPosition;
+      behind = !landed || (!isLastEntry && (interval === 0 || position - lastPosition > interval));
+      return behind;
+    };
     const window = new ReadWindow(this.#io, LOOKUP_WINDOW_BYTES);
-    window.bind(this.handle);
-    let position = lastEntryPosition;
-    while (position < this.#sizeBytes) {
-      const dueEntry = this.#config.indexIntervalBytes === 0 || position - lastEntryPosition > this.#config.indexIntervalBytes;
-      if (dueEntry && (position !== lastEntryPosition || last < 0)) return true;
-      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
-      const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-      if (typeof size === 'string') return true;
-      position += size;
-    }
-    return false;
+    this.scan(window, lastPosition, lastOffset, { reindex: false, skipDamaged: true, stopAt });
+    return behind;
   }
 
   /**
@@ -608,7 +617,7 @@ export class Segment {
     this.#offsetIndex = OffsetIndex.create(this.#io, this.indexPath);
     this.#timeIndex = TimeIndex.create(this.#io, this.timeIndexPath);
     const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
-    this.scan(window, 0, this.baseOffset, true, true);
+    this.scan(window, 0, this.baseOffset, { reindex: true, skipDamaged: true });
     this.#offsetIndex.sync();
     this.#timeIndex.sync();
     if (!active) this.seal();
