@@ -22,18 +22,22 @@ describe('the durability experiment', () => {
     expect(results.headline).toMatch(/messages per fdatasync/);
   });
 
-  it('labels each figure by policy, producers and, for group commit, the delay', () => {
+  it('labels each figure by policy, producers and, for group commit, the delay and where it syncs', () => {
     for (const quantity of ['msgsPerSec', 'sendLatencyNs', 'lossWindowMsgs']) {
       const labels = metricsOf(results, quantity).map((metric) => metric.labels);
-      expect(labels).toHaveLength(20);
+      expect(labels).toHaveLength(24);
       for (const producers of [1, 4, 16, 64]) {
         expect(labels).toContainEqual({ policy: 'always', producers });
         expect(labels).toContainEqual({ policy: 'none', producers });
         for (const maxDelayMs of [0.1, 1, 10]) {
-          expect(labels).toContainEqual({ policy: 'group', maxDelayMs, producers });
+          expect(labels).toContainEqual({ policy: 'group', maxDelayMs, groupSync: 'inline', producers });
         }
+        expect(labels).toContainEqual(
+          { policy: 'group', maxDelayMs: 0.1, groupSync: 'thread-pool', producers });
       }
     }
+    expect(metricNamed(results, 'durability.group.0.1ms.thread-pool.16.lossWindowMsgs').median)
+      .toBe(0);
     expect(metricNamed(results, 'durability.group.1ms.16.sendLatencyNs').p99).toBeDefined();
     expectContractCharts(results);
   });

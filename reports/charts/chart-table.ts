@@ -38,12 +38,12 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
   'durability': [
     chart('throughput-latency', 'Throughput against p99 send latency, per durability policy',
       panel({ quantity: 'sendLatencyNs', statistic: 'p99', yTitle: 'p99 send latency',
-        x: byQuantity('msgsPerSec', 'throughput'), series: ['policy', 'maxDelayMs'],
-        seriesTitle: 'policy · max delay', order: 'producers', mark: 'point' })),
+        x: byQuantity('msgsPerSec', 'throughput'), series: ['policy', 'maxDelayMs', 'groupSync'],
+        seriesTitle: 'policy · max delay · sync', order: 'producers', mark: 'point' })),
     chart('msgs-per-fsync', 'Messages covered by one fsync, against concurrent producers',
       panel({ quantity: 'msgsPerFsync', yTitle: 'messages per fsync',
-        x: byLabel('producers', 'concurrent producers'), series: ['policy', 'maxDelayMs'],
-        seriesTitle: 'policy · max delay', mark: 'line' })),
+        x: byLabel('producers', 'concurrent producers'), series: ['policy', 'maxDelayMs', 'groupSync'],
+        seriesTitle: 'policy · max delay · sync', mark: 'line' })),
   ],
   'index-density': [
     chart('index-size', 'Index bytes per GiB of log against index interval',
