@@ -27,6 +27,10 @@ describe('loglab bench', () => {
     const log = results.metrics.find((metric) => metric.name === 'append.none.ratePerSec')!;
     const raw = results.metrics.find((metric) => metric.name === 'append.none.rawFsRatePerSec')!;
     expect(ratio.samples).toEqual(log.samples!.map((rate, i) => rate / raw.samples![i]!));
+    // The ceiling of a checksummed log, from the same paired rounds.
+    const checksummed = results.metrics.find((metric) => metric.name === 'append.none.checksummedFsRatePerSec')!;
+    const ceiling = results.metrics.find((metric) => metric.name === 'append.none.checksummedFsVsRawFs')!;
+    expect(ceiling.samples).toEqual(checksummed.samples!.map((rate, i) => rate / raw.samples![i]!));
   });
 
   it('queue reports cycles, bytes and in-flight memory for both designs', async () => {

@@ -6,6 +6,7 @@
  * append is a synchronous write; the raw loop is fs.writeSync); the group-commit figure is async
  * and is compared with `always` measured async too.
  */
+import { crc32c } from '@node-rs/crc32';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Experiment, LabContext } from '../../lab/experiment.js';
@@ -32,25 +33,36 @@ function roundDir(ctx: LabContext, name: string, round: number): string {
 interface Pair {
   readonly log: number;
   readonly raw: number;
+  /** The raw loop that also computes each record's CRC-32C, when measured. */
+  readonly checksummed?: number;
+}
+
+interface PairOptions {
+  readonly durability: 'none' | 'always';
+  readonly preallocatedRaw: boolean;
+  /** Also time the raw loop with a CRC-32C per record: the ceiling of any checksummed log. */
+  readonly checksummedRaw?: boolean;
 }
 
 /** Rates of interleaved rounds of a raw-fs loop and the log doing the same appends. */
-async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: { durability: 'none' | 'always'; preallocatedRaw: boolean }): Promise<Pair[]> {
+async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: PairOptions): Promise<Pair[]> {
   const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x61));
+  const covered = record.subarray(8);
   const body = Buffer.alloc(BODY_BYTES, 0x61);
   const budget = { seconds: roundSeconds };
-  const raw = new Measurement(`raw-${options.durability}`, 'sync');
   const logged = new Measurement(`log-${options.durability}`, 'sync');
   const sync = options.durability === 'always';
-  const results = await interleave(rounds, [
-    {
-      name: 'raw',
-      round: (round) => {
-        const file = path.join(roundDir(ctx, 'raw', round), 'raw.log');
+  const rawLoop = (name: string, checksum: boolean) => {
+    const measurement = new Measurement(`${name}-${options.durability}`, 'sync');
+    return {
+      name,
+      round: (round: number) => {
+        const file = path.join(roundDir(ctx, name, round), 'raw.log');
         const fd = fs.openSync(file, 'w+');
         if (options.preallocatedRaw) zeroFill(fd, 64 * MiB);
         let position = 0;
-        const rate = measureSync(raw, () => {
+        const rate = measureSync(measurement, () => {
+          if (checksum) record.writeUInt32BE(crc32c(covered), 4);
           fs.writeSync(fd, record, 0, record.length, position);
           if (sync) fs.fdatasyncSync(fd);
           position += record.length;
@@ -60,7 +72,11 @@ async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number
         fs.rmSync(path.dirname(file), { recursive: true });
         return rate;
       },
-    },
+    };
+  };
+  const results = await interleave(rounds, [
+    rawLoop('raw', false),
+    ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
     {
       name: 'log',
       round: (round) => {
@@ -74,7 +90,10 @@ async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number
     },
   ], ctx.progress);
   const rawRates = results.get('raw')!;
-  return results.get('log')!.map((log, i) => ({ log, raw: rawRates[i]! }));
+  const checksummed = results.get('raw-crc');
+  return results.get('log')!.map((log, i) => ({
+    log, raw: rawRates[i]!, ...(checksummed === undefined ? {} : { checksummed: checksummed[i]! }),
+  }));
 }
 
 function zeroFill(fd: number, sizeBytes: number): void {
@@ -94,6 +113,27 @@ function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: st
       labels,
       description: `loglab's rate over the plain node:fs loop writing the same 1,040-byte records, per paired round`,
     }),
+  ];
+}
+
+/**
+ * Where the unbatched target's ceiling lies on this machine: the raw loop with a CRC-32C per
+ * record against the plain one, and the log against the checksummed loop.
+ */
+function checksumMetrics(ctx: LabContext, pairs: Pair[]): Metric[] {
+  const labels = { policy: 'none', cache: 'page cache' };
+  const checksummed = pairs.map((pair) => pair.checksummed ?? Number.NaN);
+  const ratio = (name: string, values: number[], description: string) =>
+    metricFromSamples(name, 'ratio', values, { random: ctx.random, kind: 'ratio', labels, description });
+  return [
+    metricFromSamples('append.none.checksummedFsRatePerSec', 'ops/s', checksummed,
+      { random: ctx.random, labels }),
+    ratio('append.none.checksummedFsVsRawFs', pairs.map((pair, i) => checksummed[i]! / pair.raw),
+      'the raw loop computing each record\'s CRC-32C (@node-rs/crc32) over the plain one: the ' +
+        'most a log that checksums every record can reach against fs.writeSync, per paired round'),
+    ratio('append.none.vsChecksummedFs', pairs.map((pair, i) => pair.log / checksummed[i]!),
+      'loglab\'s rate over the checksumming raw loop: what encoding and bookkeeping cost, per ' +
+        'paired round'),
   ];
 }
 
@@ -256,11 +296,13 @@ export const storageBench: Experiment = {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');
     ctx.ensureFreeSpace(2 * ctx.numberParam('lookupLogBytes') + 256 * MiB);
-    const none = await appendPairs(ctx, rounds, seconds, { durability: 'none', preallocatedRaw: false });
+    const none = await appendPairs(ctx, rounds, seconds,
+      { durability: 'none', preallocatedRaw: false, checksummedRaw: true });
     const always = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: false });
     const alwaysPreallocated = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: true });
     const metrics = [
       ...pairMetrics(ctx, 'append.none', none, 'rawFs', 'none'),
+      ...checksumMetrics(ctx, none),
       batchedBytesPerSec(ctx, rounds, seconds),
       ...pairMetrics(ctx, 'append.always', always, 'rawFs', 'always'),
       ...pairMetrics(ctx, 'append.always', alwaysPreallocated, 'preallocatedFs', 'always').slice(1),
