@@ -79,6 +79,9 @@ describe('the lab context', () => {
       timer: 'process.hrtime.bigint',
     });
     expect(results.environment.dir).toBe(dir);
+    // The floor of every per-operation latency: two clock reads, measured, not assumed.
+    expect(results.timerOverheadNs).toBeGreaterThan(0);
+    expect(results.timerOverheadNs).toBeLessThan(100_000);
     expect(results.notes[0]).toBe('first note');
     const cold = /cold-cache figures are unavailable/;
     const coldNotes = results.notes.filter((note) => cold.test(note));

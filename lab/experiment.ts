@@ -23,6 +23,7 @@ import { captureEnvironment, ensureFreeSpace } from './env.js';
 import { IoPhase } from './io.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
+import { timerOverheadNs } from './timer-overhead.js';
 import {
   type Environment,
   type Metric,
@@ -203,6 +204,7 @@ class ExperimentContext implements LabContext {
       startedAt: this.#startedAt,
       endedAt: new Date().toISOString(),
       timer: TIMER,
+      timerOverheadNs: timerOverheadNs(),
       metrics: [...parts.metrics],
       counters: { ...parts.counters },
       predictions: [...(parts.predictions ?? [])],

@@ -108,6 +108,8 @@ export const resultsSchema = z.object({
   startedAt: z.iso.datetime(),
   endedAt: z.iso.datetime(),
   timer: z.string().min(1),
+  /** What the runner records for an empty operation: the floor of every per-op latency. */
+  timerOverheadNs: z.number().nonnegative().optional(),
   metrics: z.array(metricSchema),
   counters: z.record(z.string(), z.number()),
   predictions: z.array(predictionSchema),

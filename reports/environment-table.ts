@@ -56,6 +56,13 @@ export function machinesTable(runs: readonly Run[]): Table {
   };
 }
 
+/** The clock, and the floor it puts under every per-operation latency when that was measured. */
+function timerText(run: Run): string {
+  const overheadNs = run.results.timerOverheadNs;
+  if (overheadNs === undefined) return run.results.timer;
+  return `${run.results.timer} (${formatFigure(overheadNs, 'ns')} per empty op)`;
+}
+
 function durationText(run: Run): string {
   const elapsedMs = Date.parse(run.results.endedAt) - Date.parse(run.results.startedAt);
   return formatFigure(elapsedMs, 'ms');
@@ -64,7 +71,7 @@ function durationText(run: Run): string {
 export function runsTable(groups: readonly ExperimentGroup[]): Table {
   const rows = groups.flatMap((group) => group.runs.map((run) => [
     group.id, run.machine, run.source, run.results.quick ? 'quick' : 'full',
-    String(run.results.seed), run.results.startedAt, durationText(run), run.results.timer,
+    String(run.results.seed), run.results.startedAt, durationText(run), timerText(run),
   ]));
   return {
     header: ['experiment', 'machine', 'results file', 'size', 'seed', 'started', 'took', 'timer'],
