@@ -326,6 +326,20 @@ describe('durability', () => {
     reopened.close();
   });
 
+  it('drops a record whose write threw under none: the next append takes its offset', () => {
+    const io = new InterruptedWriteIO();
+    const log = Log.open(newDir(), { io });
+    log.append(bodyFor(0));
+    io.interruptNextWrite = true;
+    expect(() => log.append(Buffer.from('lost'))).toThrow(/interrupted/);
+    expect(log.fenced).toBeNull();
+    expect(log.endOffset).toBe(1);
+    expect(log.append(bodyFor(1))).toBe(1);
+    expect(log.read(1).body.equals(bodyFor(1))).toBe(true);
+    expect(log.endOffset).toBe(2);
+    log.close();
+  });
+
   it('throws the I/O error itself under always, then fences', () => {
     const io = new FailingSyncIO();
     const log = Log.open(newDir(), { durability: 'always', io });
@@ -405,6 +419,19 @@ describe('torn tails', () => {
 });
 
 /** Real files, but every fdatasync fails with EIO while `failSyncs` is set. */
+/** Its next write throws an error that is no I/O error, so nothing fences the log. */
+class InterruptedWriteIO extends NodeFileIO {
+  interruptNextWrite = false;
+
+  override write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+    if (this.interruptNextWrite) {
+      this.interruptNextWrite = false;
+      throw new Error('interrupted');
+    }
+    super.write(handle, buffer, offset, length, positionBytes);
+  }
+}
+
 class FailingSyncIO extends NodeFileIO {
   failSyncs = false;
 

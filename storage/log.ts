@@ -139,7 +139,7 @@ export class Log {
   append(body: Uint8Array, attributes?: RecordAttributes): Offset {
     this.#checkWritable();
     const offset = this.#encode(body, attributes, this.#checkedSize(body, attributes));
-    if (this.#group === null) this.#writePending();
+    this.#writeUnlessGrouped();
     return offset;
   }
 
@@ -158,7 +158,7 @@ export class Log {
       this.#checkWritable();
       this.#encode(body, undefined, sizes[i]!);
     });
-    if (this.#group === null) this.#writePending();
+    this.#writeUnlessGrouped();
     return first;
   }
 
@@ -354,15 +354,34 @@ export class Log {
   }
 
   /**
-   * Kept pending when the write fails without fencing (a retry writes the same bytes at the same
-   * place); a fence drops them (#cutBack), and a fenced log writes nothing more.
+   * Under `none` and `always` the call writes what it encoded. When that fails the records were
+   * not appended — the caller is told so — and are dropped, as if never encoded.
+   */
+  #writeUnlessGrouped(): void {
+    if (this.#group !== null) return;
+    try {
+      this.#writePending();
+    } catch (error) {
+      this.#dropPending();
+      throw error;
+    }
+  }
+
+  #dropPending(): void {
+    this.#pendingBytes = 0;
+    this.#pendingRecords = 0;
+  }
+
+  /**
+   * Under `group`, appends already accepted stay pending when a write fails without fencing (a
+   * retry writes the same bytes at the same place); a fence drops them (#cutBack), and a fenced
+   * log writes nothing more.
    */
   #writePending(): void {
     const length = this.#pendingBytes;
     if (length === 0 || this.#fenced !== null) return;
     this.#write(0, length);
-    this.#pendingBytes = 0;
-    this.#pendingRecords = 0;
+    this.#dropPending();
   }
 
   async #startGroupSync(): Promise<number> {
@@ -484,8 +503,7 @@ export class Log {
   /** See the top of this file: what a failed write or sync leaves is not served. */
   #cutBack(call: FailedCall): void {
     // Never written, never acknowledged: the fence drops them with the rest.
-    this.#pendingBytes = 0;
-    this.#pendingRecords = 0;
+    this.#dropPending();
     const active = this.#active;
     const keep = call === 'sync' && this.#synced.segment === active
       ? this.#synced
