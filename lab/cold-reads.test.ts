@@ -79,6 +79,21 @@ describe('ColdReadFileIO', () => {
     io.stopDirect();
   });
 
+  it('sees writes made during the phase: the pages they touch are fetched again', () => {
+    const { dir, content, io } = patterned(2 * PAGE + 100);
+    const handle = io.open(join(dir, 'data'), { create: false });
+    expect(io.startDirect(dir)).toBeNull();
+    expect(readThrough(io, handle, PAGE + 5, 10).bytes.equals(content.subarray(PAGE + 5, PAGE + 15))).toBe(true);
+    io.write(handle, Buffer.from('again'), 0, 5, PAGE + 5);
+    expect(readThrough(io, handle, PAGE + 5, 5).bytes.toString()).toBe('again');
+    // The file grows past its short last page, already fetched: that page is read again whole.
+    expect(readThrough(io, handle, 2 * PAGE + 96, 8).got).toBe(4);
+    io.write(handle, Buffer.from('tail'), 0, 4, 3 * PAGE);
+    expect(readThrough(io, handle, 2 * PAGE + 96, 8).got).toBe(8);
+    io.stopDirect();
+    io.close(handle);
+  });
+
   it('sees writes made before the phase: the kernel writes dirty pages back first', () => {
     const { dir, io } = patterned(2 * PAGE);
     const handle = io.open(join(dir, 'data'), { create: false });

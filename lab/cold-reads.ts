@@ -68,7 +68,8 @@ function alignedScratch(dir: string): Scratch | string {
 /**
  * A FileIO whose reads can be switched to O_DIRECT for a cold phase. Outside one it adds nothing
  * but a map from handle to path. The logical bytes read are counted as usual; the pages the
- * device supplied are counted apart (`deviceReadBytes`).
+ * device supplied are counted apart (`deviceReadBytes`). Writes go through the page cache as
+ * always, and the fetched pages they touch are dropped, so a read after them sees them.
  */
 export class ColdReadFileIO extends DelegatingFileIO {
   readonly #paths = new Map<FileHandle, string>();
@@ -121,6 +122,17 @@ export class ColdReadFileIO extends DelegatingFileIO {
     for (const handle of [...this.#directFds.keys()]) this.#forget(handle);
     this.#pages.clear();
     this.#scratch = null;
+  }
+
+  /** Writes through the page cache as usual; during a cold phase the pages it touches are refetched. */
+  override write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+    super.write(handle, buffer, offset, length, positionBytes);
+    const pages = this.#pages.get(handle);
+    if (pages === undefined || length === 0) return;
+    const last = Math.floor((positionBytes + length - 1) / PAGE_BYTES);
+    for (let page = Math.floor(positionBytes / PAGE_BYTES); page <= last; page++) pages.delete(page);
+    // A short last page (the old end of the file) no longer is one.
+    for (const [page, bytes] of pages) if (bytes.length < PAGE_BYTES) pages.delete(page);
   }
 
   /** The whole file with O_DIRECT during a cold phase (how index files are loaded). */
