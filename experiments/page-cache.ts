@@ -119,7 +119,7 @@ interface KindRound {
   /** Untimed preparation; false when the kind cannot be measured (no way to read cold). */
   prepare(): boolean;
   /** Untimed, after the round: ends a cold phase. */
-  finish(): void;
+  finish?(): void;
   readonly op: SyncOperation;
   readonly budget: Budget;
 }
@@ -141,21 +141,18 @@ function kindRound(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, s
     endCold = reads.end;
     return true;
   };
-  const nothing = (): void => undefined;
   const rounds: Record<ReadKind, KindRound> = {
-    'append': {
-      prepare: () => true, finish: nothing, op: () => log.append(plan.body), budget: { seconds },
-    },
+    'append': { prepare: () => true, op: () => log.append(plan.body), budget: { seconds } },
     'recent': {
       prepare: () => {
         warmUpSync(measurementOf(plan, kind), recent, { ops: RECENT_RECORDS });
         return true;
       },
-      finish: nothing, op: recent, budget: { seconds },
+      op: recent, budget: { seconds },
     },
     'old-warm': {
       prepare: () => warm.every((offset) => readBody(offset) >= 0),
-      finish: nothing, op: old(warm), budget: { ops: warm.length },
+      op: old(warm), budget: { ops: warm.length },
     },
     'old-cold': {
       prepare: startCold, finish: () => endCold(), op: old(cold), budget: { ops: cold.length },
@@ -171,7 +168,7 @@ function round(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, secon
   const phase = ctx.ioPhase();
   measureSync(measurementOf(plan, kind), planned.op, planned.budget);
   plan.totals.get(kind)?.add(phase.end());
-  planned.finish();
+  planned.finish?.();
   return true;
 }
 
