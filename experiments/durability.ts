@@ -217,7 +217,7 @@ export async function run(ctx: LabContext): Promise<Results> {
   const configs: Config[] = [];
   try {
     for (const shape of describeConfigs()) configs.push(openConfig(ctx, shape));
-    // The first append preallocates the first segment (always, group): set-up, not a round.
+    // The first append preallocates the segment's first extent (always, group): set-up, not a round.
     for (const config of configs) {
       await config.log.appendAcknowledged(body);
       config.acknowledged++;

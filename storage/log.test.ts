@@ -6,6 +6,7 @@ import { isStorageError, StorageError } from './errors.js';
 import { NodeFileIO, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
 import { RECOVERY_POINT_FILE } from './recovery-point.js';
+import { PREALLOCATE_EXTENT_BYTES } from './segment.js';
 
 const newDir = tempDirs('log');
 const bodyFor = (offset: number, sizeBytes = 100): Buffer => Buffer.alloc(sizeBytes, offset % 256);
@@ -233,6 +234,30 @@ describe('durability', () => {
     expect(statSync(active.logPath).size).toBe(64 * 1024);
     log.close();
     expect(statSync(active.logPath).size).toBe(active.sizeBytes);
+  });
+
+  it('preallocates one extent ahead, each with its own fdatasync, not the whole segment at once', () => {
+    const io = new NodeFileIO();
+    const dir = newDir();
+    const log = Log.open(dir, { durability: 'always', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
+    const syncsBefore = io.counters.fdatasyncCalls;
+    log.append(bodyFor(0));
+    const logPath = log.segments()[0]!.logPath;
+    expect(statSync(logPath).size).toBe(PREALLOCATE_EXTENT_BYTES);
+    const batch = Array.from({ length: 1000 }, (_, i) => bodyFor(i, 1024));
+    while (log.sizeBytes + 1040 * 1000 <= PREALLOCATE_EXTENT_BYTES) log.appendBatch(batch);
+    expect(statSync(logPath).size).toBe(PREALLOCATE_EXTENT_BYTES);
+    const appendsBefore = io.counters.fdatasyncCalls - syncsBefore;
+    log.appendBatch(batch);
+    // One sync for the new extent's zeros, one for the batch.
+    expect(io.counters.fdatasyncCalls - syncsBefore).toBe(appendsBefore + 2);
+    expect(statSync(logPath).size).toBe(2 * PREALLOCATE_EXTENT_BYTES);
+    const end = log.endOffset;
+    log.close();
+    const reopened = Log.open(dir, { durability: 'always', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES });
+    expect(reopened.endOffset).toBe(end);
+    expect(reopened.read(end - 1).body.equals(bodyFor(999, 1024))).toBe(true);
+    reopened.close();
   });
 
   it('recovers a preallocated segment after a crash, reporting the zeros as zeros', () => {

@@ -309,7 +309,7 @@ export class Log {
 
   #write(start: number, length: number): void {
     const active = this.#active;
-    if (!active.preallocated) this.#guard('sync', () => active.preallocate());
+    if (active.needsPreallocation(length)) this.#guard('sync', () => active.preallocate(length));
     try {
       active.appendEncoded(this.#writeBuffer, start, length);
     } catch (error) {

@@ -50,8 +50,14 @@ interface PairOptions {
   readonly checksummedRaw?: boolean;
 }
 
+interface Pairs {
+  readonly pairs: Pair[];
+  /** The log's append latency over every measured round, p50 to max. */
+  readonly logLatencyNs: Metric;
+}
+
 /** Rates of interleaved rounds of a raw-fs loop and the log doing the same appends. */
-async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: PairOptions): Promise<Pair[]> {
+async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: PairOptions): Promise<Pairs> {
   const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x61));
   const covered = record.subarray(8);
   const body = Buffer.alloc(BODY_BYTES, 0x61);
@@ -102,9 +108,16 @@ async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number
   ], ctx.progress);
   const rawRates = results.get('raw')!;
   const checksummed = results.get('raw-crc');
-  return results.get('log')!.map((log, i) => ({
+  const pairs = results.get('log')!.map((log, i) => ({
     log, raw: rawRates[i]!, ...(checksummed === undefined ? {} : { checksummed: checksummed[i]! }),
   }));
+  const latency = logged.summarize(ctx.random).latencyNs;
+  const logLatencyNs = {
+    ...latency,
+    name: `append.${options.durability}.latencyNs`,
+    labels: { ...latency.labels, policy: options.durability },
+  };
+  return { pairs, logLatencyNs };
 }
 
 function zeroFill(fd: number, sizeBytes: number): void {
@@ -314,11 +327,12 @@ export const storageBench: Experiment = {
     const always = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: false });
     const alwaysPreallocated = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: true });
     const metrics = [
-      ...pairMetrics(ctx, 'append.none', none, 'rawFs', 'none'),
-      ...checksumMetrics(ctx, none),
+      ...pairMetrics(ctx, 'append.none', none.pairs, 'rawFs', 'none'),
+      ...checksumMetrics(ctx, none.pairs),
       batchedBytesPerSec(ctx, rounds, seconds),
-      ...pairMetrics(ctx, 'append.always', always, 'rawFs', 'always'),
-      ...pairMetrics(ctx, 'append.always', alwaysPreallocated, 'preallocatedFs', 'always').slice(1),
+      ...pairMetrics(ctx, 'append.always', always.pairs, 'rawFs', 'always'),
+      ...pairMetrics(ctx, 'append.always', alwaysPreallocated.pairs, 'preallocatedFs', 'always').slice(1),
+      always.logLatencyNs,
       ...(await groupVsAlways(ctx, rounds, seconds)),
       ...warmLookups(ctx, ctx.numberParam('lookupLogBytes'), rounds),
       recoveryScan(ctx, ctx.numberParam('recoverySegmentBytes'), rounds),
