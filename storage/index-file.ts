@@ -149,7 +149,7 @@ type NumberArray = Uint32Array | Float64Array;
  * A growable column of numbers in a typed array, without per-entry allocation: u32 for relative
  * offsets and positions, float64 for ms timestamps.
  */
-class Column<T extends NumberArray> {
+export class Column<T extends NumberArray = NumberArray> {
   #values: T;
   readonly #make: (length: number) => T;
   length = 0;
@@ -225,4 +225,69 @@ export function smallestUpperBoundSlot(keyAt: (slot: number) => number, length: 
     else high = middle;
   }
   return low;
+}
+
+/**
+ * An index held in memory as two columns, one entry per slot, its file written behind. The
+ * offset and time indexes differ only in their columns, their ordering rules and their entries'
+ * bytes; keeping, flushing and closing are the same.
+ */
+export abstract class TwoColumnIndex {
+  protected readonly file: IndexFile;
+  protected readonly first: Column;
+  protected readonly second: Column;
+
+  protected constructor(file: IndexFile, first: Column, second: Column) {
+    this.file = file;
+    this.first = first;
+    this.second = second;
+  }
+
+  get entries(): number {
+    return this.first.length;
+  }
+
+  get sizeBytes(): number {
+    return this.entries * this.file.entryBytes;
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** Open for appends (the active segment's index). */
+  get isOpen(): boolean {
+    return this.file.isOpen;
+  }
+
+  flush(): void {
+    this.file.flushEntries();
+  }
+
+  sync(): void {
+    this.file.sync();
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  /** Closes the file without writing buffered entries, after a failure. */
+  abandon(): void {
+    this.file.abandon();
+  }
+
+  protected push(first: number, second: number): void {
+    this.first.push(first);
+    this.second.push(second);
+  }
+
+  /** Keeps the first `keep` entries, in memory and in the file. */
+  protected keepEntries(keep: number): void {
+    if (keep === this.entries) return;
+    this.file.flushEntries();
+    this.first.truncate(keep);
+    this.second.truncate(keep);
+    if (this.file.isOpen) this.file.truncateEntries(keep);
+  }
 }

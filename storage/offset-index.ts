@@ -20,6 +20,7 @@ import type { FileHandle, FileIO } from './file-io.js';
 import { StorageError, assert } from './errors.js';
 import {
   IndexFile,
+  TwoColumnIndex,
   U32Column,
   createIndexFile,
   largestLowerBoundSlot,
@@ -32,13 +33,10 @@ assert(OFFSET_INDEX_ENTRY_BYTES === 4 + 4, 'offset index entry is relative offse
 
 export type { IndexLoad } from './index-file.js';
 
-export class OffsetIndex {
-  readonly #file: IndexFile;
-  readonly #relativeOffsets = new U32Column();
-  readonly #positions = new U32Column();
-
+/** Columns: `first` holds relative offsets, `second` positions. */
+export class OffsetIndex extends TwoColumnIndex {
   private constructor(file: IndexFile) {
-    this.#file = file;
+    super(file, new U32Column(), new U32Column());
   }
 
   /** An empty index in a new (or emptied) file, open for appends. */
@@ -56,92 +54,49 @@ export class OffsetIndex {
       const relativeOffset = bytes.readUInt32BE(at);
       const position = bytes.readUInt32BE(at + 4);
       if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) return false;
-      index.#push(relativeOffset, position);
+      index.push(relativeOffset, position);
       return true;
     });
   }
 
-  get entries(): number {
-    return this.#relativeOffsets.length;
-  }
-
-  get sizeBytes(): number {
-    return this.entries * OFFSET_INDEX_ENTRY_BYTES;
-  }
-
-  get path(): string {
-    return this.#file.path;
-  }
-
-  /** Open for appends (the active segment's index). */
-  get isOpen(): boolean {
-    return this.#file.isOpen;
-  }
-
   relativeOffsetAt(slot: number): number {
-    return this.#relativeOffsets.at(slot);
+    return this.first.at(slot);
   }
 
   positionAt(slot: number): number {
-    return this.#positions.at(slot);
+    return this.second.at(slot);
   }
 
   append(relativeOffset: number, position: number): void {
     assert(this.#accepts(relativeOffset, position), 'index entries strictly increase');
-    this.#push(relativeOffset, position);
-    const { buffer, at } = this.#file.reserve();
+    this.push(relativeOffset, position);
+    const { buffer, at } = this.file.reserve();
     buffer.writeUInt32BE(relativeOffset, at);
     buffer.writeUInt32BE(position, at + 4);
   }
 
   /** The entry slot with the largest relative offset <= target, or -1 when there is none. */
   largestLowerBoundSlotFor(relativeOffset: number): number {
-    return largestLowerBoundSlot((slot) => this.#relativeOffsets.at(slot), this.entries, relativeOffset);
+    return largestLowerBoundSlot((slot) => this.first.at(slot), this.entries, relativeOffset);
   }
 
   /** Drops every entry whose position is >= `positionBytes` (recovery cut the log there). */
   truncateFromPosition(positionBytes: number): void {
     let keep = this.entries;
-    while (keep > 0 && this.#positions.at(keep - 1) >= positionBytes) keep--;
-    if (keep === this.entries) return;
-    this.#file.flushEntries();
-    this.#relativeOffsets.truncate(keep);
-    this.#positions.truncate(keep);
-    if (this.#file.isOpen) this.#file.truncateEntries(keep);
+    while (keep > 0 && this.second.at(keep - 1) >= positionBytes) keep--;
+    this.keepEntries(keep);
   }
 
   /** Throws the entries away (the index turned out damaged or behind) before a rebuild. */
   clear(): void {
-    this.#relativeOffsets.truncate(0);
-    this.#positions.truncate(0);
-    if (this.#file.isOpen) this.#file.rewrite(Buffer.alloc(0), 0);
-  }
-
-  flush(): void {
-    this.#file.flushEntries();
-  }
-
-  sync(): void {
-    this.#file.sync();
-  }
-
-  close(): void {
-    this.#file.close();
-  }
-
-  /** Closes the file without writing buffered entries, after a failure. */
-  abandon(): void {
-    this.#file.abandon();
+    this.first.truncate(0);
+    this.second.truncate(0);
+    if (this.file.isOpen) this.file.rewrite(Buffer.alloc(0), 0);
   }
 
   #accepts(relativeOffset: number, position: number): boolean {
     const last = this.entries - 1;
-    return last < 0 || (relativeOffset > this.#relativeOffsets.at(last) && position > this.#positions.at(last));
-  }
-
-  #push(relativeOffset: number, position: number): void {
-    this.#relativeOffsets.push(relativeOffset);
-    this.#positions.push(position);
+    return last < 0 || (relativeOffset > this.first.at(last) && position > this.second.at(last));
   }
 }
 

@@ -18,6 +18,7 @@ import { assert } from './errors.js';
 import {
   F64Column,
   IndexFile,
+  TwoColumnIndex,
   U32Column,
   createIndexFile,
   loadIndexFile,
@@ -29,13 +30,10 @@ import { readU64, writeU64 } from './record.js';
 export const TIME_INDEX_ENTRY_BYTES = 12;
 assert(TIME_INDEX_ENTRY_BYTES === 8 + 4, 'time index entry is timestamp + relative offset');
 
-export class TimeIndex {
-  readonly #file: IndexFile;
-  readonly #timestampsMs = new F64Column();
-  readonly #relativeOffsets = new U32Column();
-
+/** Columns: `first` holds timestamps (ms), `second` relative offsets. */
+export class TimeIndex extends TwoColumnIndex {
   private constructor(file: IndexFile) {
-    this.#file = file;
+    super(file, new F64Column(), new U32Column());
   }
 
   static create(io: FileIO, path: string): TimeIndex {
@@ -51,81 +49,46 @@ export class TimeIndex {
       const timestampMs = readU64(bytes, at);
       const relativeOffset = bytes.readUInt32BE(at + 8);
       if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) return false;
-      index.#push(timestampMs, relativeOffset);
+      index.push(timestampMs, relativeOffset);
       return true;
     });
   }
 
-  get entries(): number {
-    return this.#relativeOffsets.length;
-  }
-
-  get sizeBytes(): number {
-    return this.entries * TIME_INDEX_ENTRY_BYTES;
-  }
-
   get lastTimestampMs(): number {
-    return this.entries === 0 ? 0 : this.#timestampsMs.at(this.entries - 1);
+    return this.entries === 0 ? 0 : this.first.at(this.entries - 1);
   }
 
   timestampMsAt(slot: number): number {
-    return this.#timestampsMs.at(slot);
+    return this.first.at(slot);
   }
 
   relativeOffsetAt(slot: number): number {
-    return this.#relativeOffsets.at(slot);
+    return this.second.at(slot);
   }
 
   append(timestampMs: number, relativeOffset: number): void {
     const clampedMs = Math.max(timestampMs, this.lastTimestampMs);
     assert(this.#accepts(clampedMs, relativeOffset), 'time index relative offsets strictly increase');
-    this.#push(clampedMs, relativeOffset);
-    const { buffer, at } = this.#file.reserve();
+    this.push(clampedMs, relativeOffset);
+    const { buffer, at } = this.file.reserve();
     writeU64(buffer, clampedMs, at);
     buffer.writeUInt32BE(relativeOffset, at + 8);
   }
 
   /** The first entry slot whose time is >= `timestampMs`, or `entries` when none is. */
   firstSlotAtOrAfter(timestampMs: number): number {
-    return smallestUpperBoundSlot((slot) => this.#timestampsMs.at(slot), this.entries, timestampMs);
+    return smallestUpperBoundSlot((slot) => this.first.at(slot), this.entries, timestampMs);
   }
 
   /** Drops every entry whose relative offset is >= `relativeOffset`. */
   truncateFromRelativeOffset(relativeOffset: number): void {
     let keep = this.entries;
-    while (keep > 0 && this.#relativeOffsets.at(keep - 1) >= relativeOffset) keep--;
-    if (keep === this.entries) return;
-    this.#file.flushEntries();
-    this.#timestampsMs.truncate(keep);
-    this.#relativeOffsets.truncate(keep);
-    if (this.#file.isOpen) this.#file.truncateEntries(keep);
-  }
-
-  flush(): void {
-    this.#file.flushEntries();
-  }
-
-  sync(): void {
-    this.#file.sync();
-  }
-
-  close(): void {
-    this.#file.close();
-  }
-
-  /** Closes the file without writing buffered entries, after a failure. */
-  abandon(): void {
-    this.#file.abandon();
+    while (keep > 0 && this.second.at(keep - 1) >= relativeOffset) keep--;
+    this.keepEntries(keep);
   }
 
   #accepts(timestampMs: number, relativeOffset: number): boolean {
     const last = this.entries - 1;
-    if (last < 0) return true;
-    return timestampMs >= this.#timestampsMs.at(last) && relativeOffset > this.#relativeOffsets.at(last);
-  }
-
-  #push(timestampMs: number, relativeOffset: number): void {
-    this.#timestampsMs.push(timestampMs);
-    this.#relativeOffsets.push(relativeOffset);
+    return last < 0 || (timestampMs >= this.first.at(last) && relativeOffset > this.second.at(last));
   }
 }
