@@ -82,13 +82,20 @@ export class IndexFile {
     return this.#handle !== null;
   }
 
-  /** Space for one more entry in the write-behind buffer; the caller fills it. */
-  reserve(): { buffer: Buffer; at: number } {
+  /**
+   * Space for one more entry in the write-behind buffer: where it starts in `pending`, which the
+   * caller fills before anything else touches this file.
+   */
+  reserve(): number {
     if (this.#handle === null) throw new Error(`assertion failed: index ${this.path} is open for appends`);
     if ((this.#pendingEntries + 1) * this.entryBytes > this.#pending.length) this.flushEntries();
     const at = this.#pendingEntries * this.entryBytes;
     this.#pendingEntries++;
-    return { buffer: this.#pending, at };
+    return at;
+  }
+
+  get pending(): Buffer {
+    return this.#pending;
   }
 
   flushEntries(): void {

@@ -18,6 +18,7 @@
  */
 import type { FileHandle, FileIO } from './file-io.js';
 import { StorageError, assert } from './errors.js';
+import { putU32 } from './record.js';
 import {
   IndexFile,
   TwoColumnIndex,
@@ -70,9 +71,9 @@ export class OffsetIndex extends TwoColumnIndex {
   append(relativeOffset: number, position: number): void {
     assert(this.#accepts(relativeOffset, position), 'index entries strictly increase');
     this.push(relativeOffset, position);
-    const { buffer, at } = this.file.reserve();
-    buffer.writeUInt32BE(relativeOffset, at);
-    buffer.writeUInt32BE(position, at + 4);
+    const at = this.file.reserve();
+    putU32(this.file.pending, relativeOffset, at);
+    putU32(this.file.pending, position, at + 4);
   }
 
   /** The entry slot with the largest relative offset <= target, or -1 when there is none. */

@@ -25,7 +25,7 @@ import {
   smallestUpperBoundSlot,
   type IndexLoad,
 } from './index-file.js';
-import { readU64, writeU64 } from './record.js';
+import { putU32, readU64, writeU64 } from './record.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 assert(TIME_INDEX_ENTRY_BYTES === 8 + 4, 'time index entry is timestamp + relative offset');
@@ -70,9 +70,9 @@ export class TimeIndex extends TwoColumnIndex {
     const clampedMs = Math.max(timestampMs, this.lastTimestampMs);
     assert(this.#accepts(clampedMs, relativeOffset), 'time index relative offsets strictly increase');
     this.push(clampedMs, relativeOffset);
-    const { buffer, at } = this.file.reserve();
-    writeU64(buffer, clampedMs, at);
-    buffer.writeUInt32BE(relativeOffset, at + 8);
+    const at = this.file.reserve();
+    writeU64(this.file.pending, clampedMs, at);
+    putU32(this.file.pending, relativeOffset, at + 8);
   }
 
   /** The first entry slot whose time is >= `timestampMs`, or `entries` when none is. */
