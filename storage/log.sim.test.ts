@@ -221,6 +221,29 @@ describe('a failed fsync', () => {
     expect(await recovered.appendAcknowledged(body(2))).toBe(2);
   });
 
+  it('under none, cuts back to a sync in an older segment, removing the segments rolled since', () => {
+    const disk = new SimDisk({ seed: 4 });
+    const log = openLog(disk, 'none');
+    for (let i = 0; i < 5; i++) log.append(body(i));
+    log.flush();
+    const synced = log.syncedEndOffset;
+    for (let i = 5; log.segments().length < 3; i++) log.append(body(i));
+    const rolled = log.segments().slice(1).map((segment) => segment.logPath);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+    expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+    expect(log.endOffset).toBe(synced);
+    expect(log.segments().map((segment) => segment.logPath)).toEqual([FIRST_SEGMENT]);
+    expect(errorOf(() => log.read(synced)).code).toBe('OFFSET_OUT_OF_RANGE');
+    expectBodies(log, 0, synced);
+    log.close();
+    for (const file of rolled) expect(disk.exists(file)).toBe(false);
+    // Same disk, no crash: nothing the failed flush covered comes back.
+    const reopened = openLog(disk, 'none');
+    expect(reopened.endOffset).toBe(synced);
+    expectBodies(reopened, 0, synced);
+    reopened.close();
+  });
+
   it('rejects every pending group acknowledgement and serves none of those records', async () => {
     const disk = new SimDisk({ seed: 3 });
     const log = openLog(disk, 'group');

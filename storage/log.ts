@@ -500,21 +500,33 @@ export class Log {
     this.#cutBack(call);
   }
 
-  /** See the top of this file: what a failed write or sync leaves is not served. */
+  /**
+   * See the top of this file: what a failed write or sync leaves is not served. Under `none` the
+   * last successful sync can lie in an older segment (rolls there do not sync): the segments after
+   * it go, with their files, and it becomes the active segment again.
+   */
   #cutBack(call: FailedCall): void {
     // Never written, never acknowledged: the fence drops them with the rest.
     this.#dropPending();
-    const active = this.#active;
-    const keep = call === 'sync' && this.#synced.segment === active
-      ? this.#synced
-      : this.#syncedPointOf(active);
+    const keep = call === 'sync' ? this.#syncedPointStillHere() : this.#syncedPointOf(this.#active);
     try {
-      active.activate(keep.positionBytes, keep.nextOffset);
+      while (this.#active !== keep.segment) {
+        this.#baseOffsets.pop();
+        this.#segments.pop()!.delete();
+      }
+      keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
-      this.config.io.truncate(active.handle, keep.positionBytes);
+      this.config.io.truncate(keep.segment.handle, keep.positionBytes);
     } catch {
       // Best effort: the log is fenced either way, and reopening recovers from the files.
     }
+  }
+
+  /** The synced point, or the start of the log when retention removed the segment it was in. */
+  #syncedPointStillHere(): SyncedPoint {
+    if (this.#segments.includes(this.#synced.segment)) return this.#synced;
+    const first = this.#segments[0]!;
+    return { segment: first, positionBytes: 0, nextOffset: first.baseOffset };
   }
 
   #syncedPointOf(segment: Segment): SyncedPoint {
