@@ -104,7 +104,7 @@ async function run(ctx: LabContext): Promise<Results> {
   assert(sizes.every((bytes) => bytes >= 2 * RECORD_BYTES), 'segments hold two records at least');
   assert(totalBytes > Math.max(...sizes), 'the total spans two segments of the largest size');
   // Each log ends with a full segment: at most one segment beyond the total, and its indexes;
-  // a roll under group preallocates one more segment for a moment.
+  // a roll under group preallocates the next segment's first extent (at most a segment).
   const logsBytes = sizes.reduce((sum, bytes) => sum + (totalBytes + bytes) * 1.1, 0);
   ctx.ensureFreeSpace(logsBytes + Math.max(...sizes));
   const settings = sizes.map((segmentBytes) => openSetting(ctx, segmentBytes));
