@@ -509,16 +509,24 @@ export class Log {
     // Never written, never acknowledged: the fence drops them with the rest.
     this.#dropPending();
     const keep = call === 'sync' ? this.#syncedPointStillHere() : this.#syncedPointOf(this.#active);
+    const removed: Segment[] = [];
+    while (this.#active !== keep.segment) {
+      this.#baseOffsets.pop();
+      removed.push(this.#segments.pop()!);
+    }
     try {
-      while (this.#active !== keep.segment) {
-        this.#baseOffsets.pop();
-        this.#segments.pop()!.delete();
-      }
       keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
       this.config.io.truncate(keep.segment.handle, keep.positionBytes);
     } catch {
       // Best effort: the log is fenced either way, and reopening recovers from the files.
+    }
+    for (const segment of removed) {
+      try {
+        segment.delete();
+      } catch {
+        segment.abandon();
+      }
     }
   }
 
