@@ -5,8 +5,8 @@ import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError, StorageError } from './errors.js';
 import { NodeFileIO, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
+import { DEFAULT_PREALLOCATE_EXTENT_BYTES as PREALLOCATE_EXTENT_BYTES } from './log-config.js';
 import { RECOVERY_POINT_FILE } from './recovery-point.js';
-import { PREALLOCATE_EXTENT_BYTES } from './segment.js';
 
 const newDir = tempDirs('log');
 const bodyFor = (offset: number, sizeBytes = 100): Buffer => Buffer.alloc(sizeBytes, offset % 256);
@@ -258,6 +258,11 @@ describe('durability', () => {
     expect(reopened.endOffset).toBe(end);
     expect(reopened.read(end - 1).body.equals(bodyFor(999, 1024))).toBe(true);
     reopened.close();
+  });
+
+  it('refuses a preallocation extent below 512 bytes, naming the accepted range', () => {
+    expect(() => Log.open(newDir(), { durability: 'always', preallocateExtentBytes: 100 }))
+      .toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringMatching(/preallocateExtentBytes must be an integer from 512/) }));
   });
 
   it('recovers a preallocated segment after a crash, reporting the zeros as zeros', () => {

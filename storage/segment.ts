@@ -67,16 +67,14 @@ export interface SegmentConfig {
    * written), so an fdatasync after an append does not also have to commit a new file size.
    */
   readonly preallocateBytes: number;
+  /**
+   * Preallocation runs this far ahead, not a whole segment at once: the append that crosses into
+   * unallocated space waits for the extent's zeros and their fdatasync.
+   */
+  readonly preallocateExtentBytes: number;
 }
 
 const ZERO_CHUNK_BYTES = 1 << 20;
-/**
- * Preallocation runs one extent ahead, not a whole segment at once: the append that crosses into
- * unallocated space waits for the extent's zeros and their fdatasync. Zero-filling 64 MiB at the
- * first append stalled that append 42-50 ms here; 4 MiB extents stall it 4-5 ms, with the same
- * rate and p99.9 (docs/storage.md).
- */
-export const PREALLOCATE_EXTENT_BYTES = 4 << 20;
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
@@ -278,7 +276,7 @@ export class Segment {
   preallocate(lengthBytes: number): void {
     const from = this.#fileBytes;
     const target = Math.min(this.#config.preallocateBytes,
-      Math.max(this.#sizeBytes + lengthBytes, from + PREALLOCATE_EXTENT_BYTES));
+      Math.max(this.#sizeBytes + lengthBytes, from + this.#config.preallocateExtentBytes));
     // Rolls keep appends within the segment size, which preallocation fills.
     assert(target >= this.#sizeBytes + lengthBytes, 'the append fits the preallocated segment');
     const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, target - from));

@@ -166,6 +166,7 @@ export const logDriver: TargetDriver = {
       nowMs: () => clock.nowMs(),
       durability: config.durability,
       segmentBytes: config.segmentBytes,
+      preallocateExtentBytes: config.preallocateExtentBytes,
       indexIntervalBytes: config.indexIntervalBytes,
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,

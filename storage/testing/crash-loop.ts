@@ -100,6 +100,7 @@ function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConf
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
+    preallocateExtentBytes: rng.pick([512, 1024, 4096]),
     indexIntervalBytes: rng.pick([0, 100, 1024]),
     groupMaxBytes: rng.pick([256, 1 << 20]),
     slotBytes: rng.pick([256, 640, 1024]),

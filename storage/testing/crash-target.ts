@@ -15,6 +15,8 @@ export const CRASH_TARGETS: readonly CrashTargetName[] = ['log', 'log-queue', 's
 export interface TargetConfig {
   readonly durability: DurabilityPolicy;
   readonly segmentBytes: number;
+  /** Preallocation under always and group: several extents a segment, or the whole one at once. */
+  readonly preallocateExtentBytes: number;
   readonly indexIntervalBytes: number;
   readonly groupMaxBytes: number;
   readonly slotBytes: number;
