@@ -16,7 +16,7 @@ interface Waiter {
   readonly reject: (error: Error) => void;
 }
 
-/** Starts an fdatasync of what was written so far; resolves to the end offset it covers. */
+/** Starts an fdatasync of what was written so far; resolves to the end offset it covers (an inline one that fails throws at once). */
 export type StartSync = () => Promise<number>;
 
 export class GroupCommit {
@@ -115,7 +115,7 @@ export class GroupCommit {
     this.#cancelTimer();
     this.#syncing = true;
     this.#unsyncedBytes = 0;
-    this.#startSync().then(
+    this.#started().then(
       (endOffset) => {
         this.#syncing = false;
         this.markDurable(Math.max(endOffset, this.#deferredEndOffset));
@@ -127,6 +127,15 @@ export class GroupCommit {
         if (this.#failure === null) this.fail(error);
       },
     );
+  }
+
+  /** The sync, started; one that fails before it returns (inline) is a rejected one. */
+  #started(): Promise<number> {
+    try {
+      return this.#startSync();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   #releaseWaiters(): void {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
 import { isStorageError, type StorageError } from './errors.js';
+import { DelegatingFileIO, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
@@ -261,20 +262,89 @@ describe('a failed fsync', () => {
   });
 });
 
-describe('a group sync that fails while a roll syncs the same segment', () => {
-  it('lets the roll acknowledge nothing the failed sync was to cover', async () => {
+/** The thread pool: the fdatasync runs at once, its outcome reaches the event loop later. */
+class PoolIO extends DelegatingFileIO {
+  override fdatasyncAsync(handle: FileHandle): Promise<void> {
+    let failure: unknown = null;
+    try {
+      this.inner.fdatasync(handle);
+    } catch (error) {
+      failure = error;
+    }
+    return new Promise((resolve, reject) => setTimeout(() => (failure === null ? resolve() : reject(failure)), 5));
+  }
+}
+
+/** The thread pool when its worker is slow to start: the fdatasync itself runs later. */
+class SlowPoolIO extends DelegatingFileIO {
+  override fdatasyncAsync(handle: FileHandle): Promise<void> {
+    return new Promise((resolve, reject) => setTimeout(() => {
+      try {
+        this.inner.fdatasync(handle);
+        resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    }, 5));
+  }
+}
+
+const settled = (ack: Promise<unknown>): Promise<string> => ack.then(() => 'ok', () => 'rejected');
+
+/** Every record the reopened log holds reads back as appended: nothing lost is trusted. */
+function expectIntact(log: Log, where: string): void {
+  for (let offset = 0; offset < log.endOffset; offset++) {
+    expect(log.read(offset).body.equals(body(offset)), `${where}, offset ${offset}`).toBe(true);
+  }
+}
+
+describe('a group sync that fails', () => {
+  it('inline, fences the log before anything else can sync the segment', async () => {
     const disk = new SimDisk({ seed: 7 });
     const options = { io: disk, segmentBytes: 1024, groupMaxBytes: 1, nowMs: () => 0 };
     const log = Log.open(DIR, { ...options, durability: 'group' });
     while (log.sizeBytes < 700) await log.appendAcknowledged(body(0));
     disk.injectFault(failingSync());
-    // Its write starts a group sync at once (groupMaxBytes 1); that fdatasync fails, but the
-    // failure is handled on a later turn of the event loop…
+    // Its write starts a group sync at once (groupMaxBytes 1), and that fdatasync fails: a roll
+    // or flush after it would sync the same pages successfully (they are clean now).
     const covered = log.append(Buffer.alloc(200, 1));
-    // …after this append has rolled the segment, with an fdatasync of it that succeeds.
-    log.append(Buffer.alloc(200, 2));
-    expect(log.segments().length).toBe(2);
+    expect(errorOf(() => log.append(Buffer.alloc(200, 2))).code).toBe('LOG_FENCED');
+    expect(errorOf(() => log.flush()).code).toBe('LOG_FENCED');
+    expect(log.segments().length).toBe(1);
+    expect(log.endOffset).toBe(covered);
     await expect(log.acknowledged(covered)).rejects.toMatchObject({ code: 'LOG_FENCED' });
+  });
+
+  for (const during of ['flush', 'roll'] as const) {
+    it(`on the thread pool, lets no ${during} made while it ran vouch for what it covered`, async () => {
+      for (const seed of SEEDS.slice(0, 5)) {
+        const disk = new SimDisk({ seed });
+        const options = { io: new PoolIO(disk), segmentBytes: 4096, nowMs: () => 0 };
+        const log = Log.open(DIR, { ...options, durability: 'group', groupSync: 'thread-pool' });
+        await log.appendAcknowledged(body(0));
+        disk.injectFault(failingSync());
+        const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.append(body(1 + i)))));
+        await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
+        if (during === 'flush') log.flush();
+        for (let i = 6; during === 'roll' && log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.append(body(i)))));
+        expect(await Promise.all(acks), `seed ${seed}`).toEqual(acks.map(() => 'rejected'));
+        expect(log.endOffset, `seed ${seed}`).toBe(1);
+        expect(log.segments().length).toBe(1);
+        log.close();
+        expectIntact(Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' }), `seed ${seed}`);
+      }
+    });
+  }
+
+  it('on the thread pool, still acknowledges what close synced when it closes meanwhile', async () => {
+    const disk = new SimDisk({ seed: 3 });
+    const log = Log.open(DIR, { io: new SlowPoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
+    const acks = Array.from({ length: 3 }, (_, i) => settled(log.acknowledged(log.append(body(i)))));
+    await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
+    log.close();
+    expect(await Promise.all(acks)).toEqual(['ok', 'ok', 'ok']);
+    expect(disk.openHandles).toBe(0);
+    expectIntact(Log.open(DIR, { io: disk.crash(), durability: 'group' }), 'after close');
   });
 });
 

@@ -21,7 +21,6 @@ import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, type LookupWalk } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { GroupCommit } from './group-commit.js';
-import { groupFdatasync } from './durability.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
@@ -82,6 +81,8 @@ export class Log {
   readonly #sealedUnsynced: Segment[] = [];
   #fenced: StorageError | null = null;
   #closed = false;
+  /** A group fdatasync on the thread pool, settled or not; close waits for it to close files. */
+  #groupSyncInFlight: Promise<unknown> | null = null;
 
   private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport) {
     this.dir = dir;
@@ -291,6 +292,19 @@ export class Log {
       throw error;
     }
     this.#closed = true;
+    const inFlight = this.#groupSyncInFlight;
+    if (inFlight !== null) {
+      // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
+      // the files close when it settles, and its waiters learn the outcome.
+      void inFlight.then(() => this.#closeSegments());
+      return;
+    }
+    const failures = this.#closeSegments();
+    if (failures.length > 0) throw failures[0];
+  }
+
+  /** Closes every segment's files, abandoning those whose close fails; returns the failures. */
+  #closeSegments(): unknown[] {
     const failures: unknown[] = [];
     for (const segment of this.#segments) {
       try {
@@ -300,7 +314,7 @@ export class Log {
         segment.abandon();
       }
     }
-    if (failures.length > 0) throw failures[0];
+    return failures;
   }
 
   get fenced(): StorageError | null {
@@ -384,16 +398,47 @@ export class Log {
     this.#dropPending();
   }
 
-  async #startGroupSync(): Promise<number> {
+  /**
+   * Writes the group's records and starts its fdatasync. A failure fences the log before anything
+   * else can sync the file: a second fdatasync succeeds on the pages the failed one left marked
+   * clean, so a roll, flush or close after it would vouch for data that is not on the device.
+   * Inline, the fence comes before this returns. On the thread pool, rolls and flushes may run
+   * while the sync does; when it fails, none of them vouches for anything after the synced point
+   * it started from, and the fence cuts back there.
+   */
+  #startGroupSync(): Promise<number> {
     this.#writePending();
     const active = this.#active;
     const covered = this.#syncedPointOf(active);
-    await groupFdatasync(this.config.io, active.handle, this.config.groupSync);
+    if (this.config.groupSync === 'inline') {
+      this.#guard('sync', () => this.config.io.fdatasync(active.handle));
+      this.#groupSynced(active, covered);
+      return Promise.resolve(covered.nextOffset);
+    }
+    const before = this.#synced;
+    const sync = this.config.io.fdatasyncAsync(active.handle).then(
+      () => {
+        this.#groupSynced(active, covered);
+        return covered.nextOffset;
+      },
+      (error: unknown) => {
+        this.#synced = before;
+        this.#fenceOnIoError(error, 'sync');
+        throw error;
+      },
+    );
+    const settled = (): void => {
+      this.#groupSyncInFlight = null;
+    };
+    this.#groupSyncInFlight = sync.then(settled, settled);
+    return sync;
+  }
+
+  #groupSynced(active: Segment, covered: SyncedPoint): void {
     // A roll while the sync ran synced this segment whole and moved on: nothing to record.
     if (this.#synced.segment === active && covered.positionBytes > this.#synced.positionBytes) {
       this.#synced = covered;
     }
-    return covered.nextOffset;
   }
 
   /**
@@ -497,7 +542,8 @@ export class Log {
       { cause },
     );
     this.#group?.fail(this.#fenced);
-    this.#cutBack(call);
+    // A sync that fails after close has nothing to cut: the files may be another log's by now.
+    if (!this.#closed) this.#cutBack(call);
   }
 
   /**
@@ -518,6 +564,8 @@ export class Log {
       keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
       this.config.io.truncate(keep.segment.handle, keep.positionBytes);
+      // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
+      if (call === 'sync') this.#writeRecoveryPoint(keep.segment);
     } catch {
       // Best effort: the log is fenced either way, and reopening recovers from the files.
     }
