@@ -348,6 +348,26 @@ describe('a group sync that fails', () => {
   });
 });
 
+describe('an index write that fails part-way through a batch', () => {
+  it('leaves the log ending where the batch began, index and range included', () => {
+    const disk = new SimDisk({ seed: 1 });
+    // Dense: an entry per record, and the write-behind buffer holds 512 of them.
+    const log = Log.open(DIR, { io: disk, durability: 'none', indexIntervalBytes: 0, nowMs: () => 0 });
+    for (let i = 0; i < 500; i++) log.append(body(i));
+    disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'EIO', file: /\.index$/ });
+    // The batch's log write succeeds; its 13th index entry flushes the buffer, and that fails.
+    expect(errorOf(() => log.appendBatch(Array.from({ length: 20 }, (_, i) => body(500 + i)))).code).toBe('IO_ERROR');
+    expect(log.endOffset).toBe(500);
+    expect(errorOf(() => log.read(505)).message).toContain('offsets 0 to 499');
+    expect(log.explainLookup(499).indexEntries).toBe(500);
+    expectBodies(log, 490, 10);
+    log.close();
+    const reopened = openLog(disk, 'none');
+    expect(reopened.endOffset).toBe(500);
+    expectBodies(reopened, 0, 500);
+  });
+});
+
 describe('a disk that fills up part-way through a record', () => {
   for (const then of ['ENOSPC', 'no-progress'] as const) {
     const reported = then === 'ENOSPC' ? 'IO_ERROR (ENOSPC)' : 'SHORT_IO';

@@ -248,16 +248,20 @@ export class Segment {
   appendEncoded(buffer: Buffer, start: number, length: number): void {
     assert(this.#nextOffset !== null, 'segment is active');
     this.#io.write(this.handle, buffer, start, length, this.#sizeBytes);
+    // The end moves once every record is indexed: an index write that fails part-way leaves the
+    // segment ending where it did, for the fence to cut back to (activate drops the entries).
     let position = this.#sizeBytes;
+    let offset = this.#nextOffset;
     const end = start + length;
     for (let at = start; at < end; ) {
       const size = frameSizeAt(buffer, at, this.#config.maxRecordBytes) as number;
-      this.#indexRecord(this.#nextOffset, position);
-      this.#nextOffset++;
+      this.#indexRecord(offset, position);
+      offset++;
       position += size;
       at += size;
     }
     assert(position - this.#sizeBytes === length, 'whole records fill the written bytes');
+    this.#nextOffset = offset;
     this.#sizeBytes = position;
     this.#fileBytes = Math.max(this.#fileBytes, position);
   }
@@ -360,6 +364,7 @@ export class Segment {
   activate(endPositionBytes: number, nextOffset: number): void {
     this.#nextOffset = nextOffset;
     if (endPositionBytes < this.#sizeBytes) this.truncate(endPositionBytes);
+    else this.#dropIndexEntriesFrom(endPositionBytes);
   }
 
   /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
@@ -367,12 +372,15 @@ export class Segment {
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;
     this.#fileBytes = positionBytes;
-    if (this.#offsetIndex !== null) {
-      this.#offsetIndex.truncateFromPosition(positionBytes);
-      const entries = this.#offsetIndex.entries;
-      const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
-      this.#timeIndex!.truncateFromRelativeOffset(nextRelative);
-    }
+    this.#dropIndexEntriesFrom(positionBytes);
+  }
+
+  #dropIndexEntriesFrom(positionBytes: number): void {
+    if (this.#offsetIndex === null) return;
+    this.#offsetIndex.truncateFromPosition(positionBytes);
+    const entries = this.#offsetIndex.entries;
+    const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
+    this.#timeIndex!.truncateFromRelativeOffset(nextRelative);
   }
 
   /**
