@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
-import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, parseSegmentFileName, type ScanResult } from './segment.js';
+import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
@@ -168,7 +168,8 @@ function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start:
     position = 0;
   }
   const removed = segments.splice(slot);
-  for (const segment of removed) segment.delete();
+  const failures = closeSegments(removed, 'delete');
+  if (failures.length > 0) throw failures[0];
   const active = segments[segments.length - 1]!;
   // Without a usable recovery point nothing vouches for the segments before the scan, and under
   // `none` no roll will save one: they are synced and a point saved now, or after a power cut

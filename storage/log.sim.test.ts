@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
 import { isStorageError, type StorageError } from './errors.js';
-import { DelegatingFileIO, type FileHandle } from './file-io.js';
+import { DelegatingFileIO, ioError, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
@@ -423,6 +423,28 @@ describe('too many open files', () => {
     expect(reopened.segments().length).toBeGreaterThan(1);
     const recovered = openLog(disk.crash());
     expectBodies(recovered, 0, reached + 30);
+  });
+
+  it('leaks no handle when recovery cannot remove the segments after a cut', () => {
+    const before = new SimDisk({ seed: 1 });
+    const log = openLog(before, 'none');
+    for (let i = 0; i < 5; i++) log.append(body(i));
+    log.flush();
+    const point = log.sizeBytes;
+    for (let i = 5; log.segments().length < 4; i++) log.append(body(i));
+    before.syncAll();
+    const disk = before.crash();
+    // Damage right after the recovery point: recovery cuts there and removes the three later segments.
+    const handle = disk.open(FIRST_SEGMENT, { create: false });
+    disk.write(handle, Buffer.alloc(16, 0xff), 0, 16, point);
+    disk.close(handle);
+    class FailingUnlink extends DelegatingFileIO {
+      override unlink(filePath: string): void {
+        throw ioError('unlink', filePath, Object.assign(new Error('EIO'), { code: 'EIO' }));
+      }
+    }
+    expect(() => Log.open(DIR, { io: new FailingUnlink(disk), durability: 'none', segmentBytes: 1024 })).toThrow(/unlink/);
+    expect(disk.openHandles).toBe(0);
   });
 
   it('leaks no handle when a file of a new segment cannot be opened, whichever it is', async () => {

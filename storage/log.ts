@@ -18,7 +18,7 @@
 import { StorageError, assert } from './errors.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
-import { Segment, type LookupWalk } from './segment.js';
+import { Segment, closeSegments, type LookupWalk } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { GroupCommit } from './group-commit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
@@ -296,25 +296,11 @@ export class Log {
     if (inFlight !== null) {
       // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
       // the files close when it settles, and its waiters learn the outcome.
-      void inFlight.then(() => this.#closeSegments());
+      void inFlight.then(() => closeSegments(this.#segments, 'close'));
       return;
     }
-    const failures = this.#closeSegments();
+    const failures = closeSegments(this.#segments, 'close');
     if (failures.length > 0) throw failures[0];
-  }
-
-  /** Closes every segment's files, abandoning those whose close fails; returns the failures. */
-  #closeSegments(): unknown[] {
-    const failures: unknown[] = [];
-    for (const segment of this.#segments) {
-      try {
-        segment.close();
-      } catch (error) {
-        failures.push(error);
-        segment.abandon();
-      }
-    }
-    return failures;
   }
 
   get fenced(): StorageError | null {
@@ -569,13 +555,7 @@ export class Log {
     } catch {
       // Best effort: the log is fenced either way, and reopening recovers from the files.
     }
-    for (const segment of removed) {
-      try {
-        segment.delete();
-      } catch {
-        segment.abandon();
-      }
-    }
+    closeSegments(removed, 'delete');
   }
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */
