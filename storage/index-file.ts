@@ -106,9 +106,24 @@ export class IndexFile {
     this.#pendingEntries = 0;
   }
 
+  /**
+   * Makes the file durable, open or not: a sealed segment's index was closed at the roll, and
+   * under `none` nothing synced it then.
+   */
   sync(): void {
     this.flushEntries();
-    if (this.#handle !== null) this.#io.fdatasync(this.#handle);
+    if (this.#handle !== null) {
+      this.#io.fdatasync(this.#handle);
+      return;
+    }
+    const handle = this.#io.open(this.path, { create: false });
+    try {
+      this.#io.fdatasync(handle);
+    } catch (error) {
+      closeAfterFailure(this.#io, handle);
+      throw error;
+    }
+    this.#io.close(handle);
   }
 
   /** Cuts the file to `entries` entries (recovery, or an index found damaged). */
