@@ -200,12 +200,16 @@ function scanSegment(
   counts: { scannedSegments: number; scannedBytes: number; scannedRecords: number; indexEntriesRebuilt: number; timeIndexEntriesAdded: number },
 ): ScanResult {
   segment.loadIndexesForRecovery(fromPosition);
-  const entriesBefore = segment.offsetIndex().entries;
-  const timeEntriesBefore = segment.timeIndex().entries;
+  let entriesBefore = segment.offsetIndex().entries;
+  let timeEntriesBefore = segment.timeIndex().entries;
   let scan = segment.scan(window, fromPosition, expectedOffset, { reindex: true });
-  if (scan.problem !== null && scan.records === 0 && fromPosition > 0) {
-    // The saved point itself does not land on the expected record: trust nothing in this segment.
+  if (scan.problem === 'unexpected id' && scan.records === 0 && fromPosition > 0) {
+    // A sound record with another id where the saved point says the next one starts: the point
+    // does not land on this segment's records, so nothing in it is trusted. Zeros, a torn record
+    // or a bad checksum there are the normal end of a log that crashed after its last sync.
     segment.loadIndexesForRecovery(0);
+    entriesBefore = segment.offsetIndex().entries;
+    timeEntriesBefore = segment.timeIndex().entries;
     scan = segment.scan(window, 0, segment.baseOffset, { reindex: true });
     fromPosition = 0;
   }

@@ -12,6 +12,7 @@ import { isStorageError, type StorageError } from './errors.js';
 import { DelegatingFileIO, ioError, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
+import { writeRecoveryPoint } from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
 import { asOffset } from './units.js';
 
@@ -352,6 +353,57 @@ describe('a group sync that fails', () => {
     expect(await Promise.all(acks)).toEqual(['ok', 'ok', 'ok']);
     expect(disk.openHandles).toBe(0);
     expectIntact(Log.open(DIR, { io: disk.crash(), durability: 'group' }), 'after close');
+  });
+});
+
+describe('recovery from a saved point', () => {
+  const timed = (on: SimDisk, nowMs: number, durability: DurabilityPolicy) =>
+    Log.open(DIR, { io: on, durability, segmentBytes: 1 << 20, indexIntervalBytes: 256, nowMs: () => nowMs });
+
+  it('scans nothing and keeps the time index when only zeros follow the point', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const log = timed(disk, 1_000, 'always');
+    for (let i = 0; i < 100; i++) log.append(body(i));
+    log.flush(); // the point is at the end of the data; preallocated zeros follow
+    const reopened = timed(disk.crash(), 9_000, 'always');
+    expect(reopened.endOffset).toBe(100);
+    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedRecords: 0, scannedBytes: 0 });
+    expect(reopened.offsetForTime(5_000)).toBe(100); // every entry still says 1,000
+  });
+
+  it('cuts a torn record right after the point there, keeping the time index before it', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const log = timed(disk, 1_000, 'none');
+    for (let i = 0; i < 100; i++) log.append(body(i));
+    log.flush();
+    const flushedBytes = log.sizeBytes;
+    log.append(body(100));
+    const handle = disk.open(FIRST_SEGMENT, { create: false });
+    disk.truncate(handle, flushedBytes + 10); // only 10 bytes of it reached the device
+    disk.close(handle);
+    disk.syncAll();
+    const reopened = timed(disk.crash(), 9_000, 'none');
+    expect(reopened.endOffset).toBe(100);
+    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0 });
+    const cut = reopened.recovery.truncation!;
+    expect(cut.positionBytes).toBe(flushedBytes);
+    expect(cut.discardedBytes + cut.zeroTailBytes).toBe(10);
+    expect(reopened.offsetForTime(5_000)).toBe(100);
+  });
+
+  it('rescans the segment from its start when a sound record with another id sits at the point', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const log = timed(disk, 1_000, 'none');
+    for (let i = 0; i < 100; i++) log.append(body(i));
+    const record50 = log.read(50);
+    log.close();
+    // A point that lands on record 50 while claiming offset 100 comes next.
+    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: record50.positionBytes, nextOffset: 100 });
+    const reopened = timed(disk, 9_000, 'none');
+    expect(reopened.endOffset).toBe(100);
+    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedRecords: 100 });
+    expect(reopened.recovery.indexEntriesRebuilt).toBe(reopened.explainLookup(99).indexEntries);
+    expectBodies(reopened, 0, 100);
   });
 });
 
