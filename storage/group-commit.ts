@@ -59,9 +59,16 @@ export class GroupCommit {
   waitFor(offset: number): Promise<void> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     if (offset < this.#durableEndOffset) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.#waiters.push({ offset, resolve, reject });
-    });
+    return new Promise((resolve, reject) => this.#enqueue({ offset, resolve, reject }));
+  }
+
+  /** Keeps the queue in offset order: an older offset asked for late goes before newer ones. */
+  #enqueue(waiter: Waiter): void {
+    const waiters = this.#waiters;
+    let at = waiters.length;
+    while (at > this.#firstWaiter && waiters[at - 1]!.offset > waiter.offset) at--;
+    if (at === waiters.length) waiters.push(waiter);
+    else waiters.splice(at, 0, waiter);
   }
 
   /**

@@ -344,6 +344,20 @@ describe('a group sync that fails', () => {
     });
   }
 
+  it('on the thread pool, acknowledges an older offset asked for late once a sync covered it', async () => {
+    const disk = new SimDisk({ seed: 1 });
+    const log = Log.open(DIR, { io: new PoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
+    await log.appendAcknowledged(body(0));
+    for (let i = 1; i <= 4; i++) log.append(body(i));
+    await new Promise((resolve) => setImmediate(resolve)); // a sync of offsets up to 4 is on the pool
+    const later = log.append(body(5)); // the next sync covers it, and that one fails
+    disk.injectFault(failingSync());
+    const lateAck = settled(log.acknowledged(later));
+    const earlyAck = settled(log.acknowledged(asOffset(2)));
+    expect(await earlyAck).toBe('ok');
+    expect(await lateAck).toBe('rejected');
+  });
+
   it('on the thread pool, still acknowledges what close synced when it closes meanwhile', async () => {
     const disk = new SimDisk({ seed: 3 });
     const log = Log.open(DIR, { io: new SlowPoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
