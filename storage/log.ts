@@ -354,8 +354,11 @@ export class Log {
   }
 
   /**
-   * Under `none` and `always` the call writes what it encoded. When that fails the records were
-   * not appended — the caller is told so — and are dropped, as if never encoded.
+   * Under `none` and `always` the call writes what it encoded. When that fails the caller is told
+   * so and the records still waiting are dropped, as if never encoded; what the write or sync did
+   * reach the file is cut back by the fence to what is known durable. A failure after that point
+   * (saving a recovery point under `always`) leaves the record durable although the call threw:
+   * the outcome is unknown to the caller, as with any failed request.
    */
   #writeUnlessGrouped(): void {
     if (this.#group !== null) return;

@@ -67,7 +67,8 @@ export class TimeIndex extends TwoColumnIndex {
   }
 
   append(timestampMs: number, relativeOffset: number): void {
-    const clampedMs = Math.max(timestampMs, this.lastTimestampMs);
+    // Whole ms, as stored; a custom clock may return fractions.
+    const clampedMs = Math.max(Math.floor(timestampMs), this.lastTimestampMs);
     assert(this.#accepts(clampedMs, relativeOffset), 'time index relative offsets strictly increase');
     this.push(clampedMs, relativeOffset);
     const at = this.file.reserve();
