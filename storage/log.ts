@@ -411,8 +411,8 @@ export class Log {
         return covered.nextOffset;
       },
       (error: unknown) => {
+        // Group commit fences the log next (its onFailure), cutting back to here.
         this.#synced = before;
-        this.#fenceOnIoError(error, 'sync');
         throw error;
       },
     );
