@@ -18,7 +18,7 @@
  * the device and recovery scans only the active one. Every policy syncs on a clean close.
  */
 import { StorageError } from './errors.js';
-import type { FileHandle, FileIO } from './file-io.js';
+import { checkInteger, checkMs } from './config-checks.js';
 
 export type DurabilityPolicy = 'none' | 'always' | 'group';
 export const DURABILITY_POLICIES: readonly DurabilityPolicy[] = ['none', 'always', 'group'];
@@ -45,15 +45,20 @@ export function parseGroupSyncMode(value: string): GroupSyncMode {
   return parseChoice('groupSync', value, GROUP_SYNC_MODES);
 }
 
-/** One group's fdatasync, where `mode` says; a failure rejects (or throws, inline) either way. */
-export async function groupFdatasync(io: FileIO, handle: FileHandle, mode: GroupSyncMode): Promise<void> {
-  if (mode === 'inline') io.fdatasync(handle);
-  else await io.fdatasyncAsync(handle);
-}
-
 /** 0: no waiting beyond the current event-loop turn; producers that are ready join the sync. */
 export const DEFAULT_GROUP_MAX_DELAY_MS = 0;
 export const DEFAULT_GROUP_MAX_BYTES = 1024 * 1024;
+
+/** The group-commit bounds of a log's or queue's options, checked; defaults where absent. */
+export function resolveGroupCommitOptions(
+  maxDelayMs = DEFAULT_GROUP_MAX_DELAY_MS,
+  maxBytes = DEFAULT_GROUP_MAX_BYTES,
+): GroupCommitOptions {
+  return {
+    maxDelayMs: checkMs('groupMaxDelayMs', maxDelayMs, 0, 60_000),
+    maxBytes: checkInteger('groupMaxBytes', maxBytes, 1, 1 << 30),
+  };
+}
 
 export function parseDurabilityPolicy(value: string): DurabilityPolicy {
   return parseChoice('durability', value, DURABILITY_POLICIES);

@@ -3,18 +3,17 @@
  * stay below 4 GiB; relative offsets are u32 too, which a segment below 4 GiB always satisfies
  * (every record takes at least 16 bytes, so at most 2^28 records fit).
  */
-import { StorageError } from './errors.js';
+import { checkInteger } from './config-checks.js';
 import type { FileIO } from './file-io.js';
 import { NodeFileIO } from './file-io.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
 import {
-  DEFAULT_GROUP_MAX_BYTES,
-  DEFAULT_GROUP_MAX_DELAY_MS,
   DEFAULT_GROUP_SYNC,
   type DurabilityPolicy,
   type GroupSyncMode,
   parseDurabilityPolicy,
   parseGroupSyncMode,
+  resolveGroupCommitOptions,
 } from './durability.js';
 import { MAX_POSITION_BYTES } from './units.js';
 import { wallClockMs } from './wall-clock.js';
@@ -77,22 +76,6 @@ export const DEFAULT_PREALLOCATE_EXTENT_BYTES = 4 * 1024 * 1024;
 const MIN_PREALLOCATE_EXTENT_BYTES = 512;
 const MIN_SEGMENT_BYTES = 1024;
 
-function invalid(option: string, accepted: string, got: number): StorageError {
-  return new StorageError('INVALID_CONFIG', `${option} must be ${accepted}, got ${got}`, { reason: option });
-}
-
-function checkInteger(option: string, value: number, min: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalid(option, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
-function checkDelayMs(value: number): number {
-  if (!Number.isFinite(value) || value < 0 || value > 60_000) throw invalid('groupMaxDelayMs', 'from 0 to 60000 ms', value);
-  return value;
-}
-
 export function resolveLogConfig(options: LogOptions): LogConfig {
   const segmentBytes = checkInteger('segmentBytes', options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, MIN_SEGMENT_BYTES, MAX_POSITION_BYTES);
   const maxRecordBytes = checkInteger(
@@ -102,6 +85,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     segmentBytes,
   );
   const durability = parseDurabilityPolicy(options.durability ?? 'none');
+  const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
   return {
     preallocateBytes: (options.preallocate ?? durability !== 'none') ? segmentBytes : 0,
     preallocateExtentBytes: checkInteger(
@@ -120,8 +104,8 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     ),
     maxRecordBytes,
     durability,
-    groupMaxDelayMs: checkDelayMs(options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS),
-    groupMaxBytes: checkInteger('groupMaxBytes', options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES, 1, 1 << 30),
+    groupMaxDelayMs: group.maxDelayMs,
+    groupMaxBytes: group.maxBytes,
     groupSync: parseGroupSyncMode(options.groupSync ?? DEFAULT_GROUP_SYNC),
     recoveryPointIntervalBytes: checkInteger(
       'recoveryPointIntervalBytes',

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
 import { isStorageError } from './errors.js';
+import { DelegatingFileIO, type FileHandle } from './file-io.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import { LogQueue, type LogQueueOptions } from './log-queue.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
@@ -221,5 +222,52 @@ describe('design B (log queue) on a simulated disk', () => {
     expect(isStorageError(thrown, 'LOG_FENCED')).toBe(true);
     await queue.close();
     expect(() => queue.log.read(0)).toThrow(/closed/);
+  });
+});
+
+/** The thread pool when its worker is slow to start: the fdatasync itself runs later. */
+class SlowPoolIO extends DelegatingFileIO {
+  override fdatasyncAsync(handle: FileHandle): Promise<void> {
+    return new Promise((resolve, reject) => setTimeout(() => {
+      try {
+        this.inner.fdatasync(handle);
+        resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    }, 5));
+  }
+}
+
+describe('closing the slot file', () => {
+  it('acknowledges no send whose only covering fdatasync, close\'s, failed', async () => {
+    for (const seed of SEEDS) {
+      const disk = diskWithDataDir(seed);
+      const queue = openSlots(disk, 'group', { slotBytes: 1024, chunkSlots: 4 });
+      const sent = queue.send(Buffer.alloc(900, 7)).then(() => 'ok', () => 'rejected');
+      disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+      await expect(queue.close()).rejects.toMatchObject({ code: 'IO_ERROR' });
+      expect(await sent, `seed ${seed}`).toBe('rejected');
+      expect(disk.openHandles).toBe(0);
+    }
+  });
+
+  it('waits for a thread-pool sync in flight, then acknowledges what it made durable', async () => {
+    const disk = diskWithDataDir(1);
+    const queue = openSlots(disk, 'group', { io: new SlowPoolIO(disk), groupSync: 'thread-pool' });
+    const sent = queue.send(Buffer.from('hello')).then(() => 'ok', () => 'rejected');
+    await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
+    await queue.close();
+    expect(await sent).toBe('ok');
+    expect(disk.openHandles).toBe(0);
+    const reopened = openSlots(disk.crash(), 'group');
+    expect(reopened.receive({ visibilityTimeoutMs: LONG_MS })?.body.toString()).toBe('hello');
+    await reopened.close();
+  });
+
+  it('refuses bad group-commit bounds before opening anything', () => {
+    const disk = diskWithDataDir(1);
+    expect(() => openSlots(disk, 'group', { groupMaxBytes: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(disk.openHandles).toBe(0);
   });
 });

@@ -28,13 +28,11 @@ import { StorageError, assert } from './errors.js';
 import { NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
 import { GroupCommit } from './group-commit.js';
 import {
-  DEFAULT_GROUP_MAX_BYTES,
-  DEFAULT_GROUP_MAX_DELAY_MS,
   DEFAULT_GROUP_SYNC,
   type DurabilityPolicy,
   type GroupSyncMode,
-  groupFdatasync,
   parseGroupSyncMode,
+  resolveGroupCommitOptions,
 } from './durability.js';
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
 import { KeyRing } from './deadline-heap.js';
@@ -117,6 +115,9 @@ export class SlotFileQueue implements Queue {
   #writes = 0;
   #group: GroupCommit | null = null;
   #fenced: StorageError | null = null;
+  #closed = false;
+  /** A group fdatasync on the thread pool, settled or not; close waits for it. */
+  #groupSyncInFlight: Promise<unknown> | null = null;
   #corruptSkipped = 0;
 
   private constructor(path: string, options: SlotFileOptions) {
@@ -132,16 +133,17 @@ export class SlotFileQueue implements Queue {
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
     this.#buffer = Buffer.alloc(this.slotBytes);
-    if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
-    this.#handle = this.#io.open(path, { create: true });
     if (this.#durability === 'group') {
       this.#group = new GroupCommit(
-        { maxDelayMs: options.groupMaxDelayMs ?? DEFAULT_GROUP_MAX_DELAY_MS, maxBytes: options.groupMaxBytes ?? DEFAULT_GROUP_MAX_BYTES },
+        resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes),
         0,
         () => this.#startGroupSync(),
         (error) => this.#fence(error),
       );
     }
+    // Last: every check above can refuse the options without a handle to leak.
+    if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
+    this.#handle = this.#io.open(path, { create: true });
   }
 
   /** Opens (creating) the slot file at `path`; every full slot is ready again. */
@@ -233,10 +235,21 @@ export class SlotFileQueue implements Queue {
     };
   }
 
+  /**
+   * Waits for a thread-pool sync in flight (closing the file under it would fail it), syncs what
+   * is left, and closes the file even when that sync fails — which fences first, so no waiter is
+   * acknowledged by a later sync of pages the failed one left marked clean.
+   */
   async close(): Promise<void> {
-    if (this.#fenced === null) this.#io.fdatasync(this.#handle);
-    this.#group?.close(this.#writes);
-    this.#io.close(this.#handle);
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      while (this.#groupSyncInFlight !== null) await this.#groupSyncInFlight;
+      if (this.#fenced === null) this.#guard(() => this.#io.fdatasync(this.#handle));
+      this.#group?.close(this.#writes);
+    } finally {
+      this.#io.close(this.#handle);
+    }
   }
 
   #encodeSlot(id: number, body: Uint8Array, dueMs: number | undefined): void {
@@ -325,12 +338,24 @@ export class SlotFileQueue implements Queue {
     return this.#group === null ? Promise.resolve() : this.#group.waitFor(write);
   }
 
-  async #startGroupSync(): Promise<number> {
+  /** Inline, a failure fences before this returns, as in the log (Log.#startGroupSync). */
+  #startGroupSync(): Promise<number> {
     const end = this.#writes;
     const newestSlot = this.#newestSlot;
-    await groupFdatasync(this.#io, this.#handle, this.#groupSync);
-    this.#protectedSlot = newestSlot;
-    return end;
+    const synced = (): number => {
+      this.#protectedSlot = newestSlot;
+      return end;
+    };
+    if (this.#groupSync === 'inline') {
+      this.#guard(() => this.#io.fdatasync(this.#handle));
+      return Promise.resolve(synced());
+    }
+    const sync = this.#io.fdatasyncAsync(this.#handle).then(synced);
+    const settled = (): void => {
+      this.#groupSyncInFlight = null;
+    };
+    this.#groupSyncInFlight = sync.then(settled, settled);
+    return sync;
   }
 
   #load(): void {
@@ -416,6 +441,7 @@ export class SlotFileQueue implements Queue {
   }
 
   #checkWritable(): void {
+    if (this.#closed) throw new StorageError('LOG_CLOSED', `the slot file ${this.path} is closed; open it again to use it`);
     if (this.#fenced !== null) throw this.#fenced;
   }
 }
