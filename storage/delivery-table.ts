@@ -96,16 +96,18 @@ export class DeliveryTable {
     this.#states.set(key, DeliveryState.Done);
   }
 
-  /** Marks a delivered key done; false when it is not in flight, ready again or delayed. */
-  complete(key: number): boolean {
+  /**
+   * Marks a delivered key done (null), or says why it cannot be: only a key in flight or ready
+   * again was received. A delayed key was not, whatever its design's cursor passed (queue.ts).
+   */
+  complete(key: number): 'never received' | 'already deleted' | null {
     const state = this.#states.get(key);
     if (state === DeliveryState.InFlight) this.#inFlight--;
     else if (state === DeliveryState.ReadyAgain) this.#readyAgainCount--;
-    else if (state === DeliveryState.Delayed) this.#delayed--;
-    else return false;
+    else return state === DeliveryState.Done ? 'already deleted' : 'never received';
     this.#states.set(key, DeliveryState.Done);
     this.#compactIfMostlyStale();
-    return true;
+    return null;
   }
 
   #compactIfMostlyStale(): void {

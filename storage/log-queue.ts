@@ -21,7 +21,7 @@ import type { LogReader } from './log-reader.js';
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
-import { wallClock } from './queue.js';
+import { delayMsOf, visibilityTimeoutMsOf, wallClock } from './queue.js';
 import { unknownMessage } from './queue-errors.js';
 
 export interface LogQueueOptions extends QueueOptions {
@@ -140,7 +140,7 @@ export class LogQueue implements Queue {
   }
 
   async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
-    const delayMs = options.delayMs ?? 0;
+    const delayMs = delayMsOf(options);
     const offset = delayMs > 0 ? this.log.append(body, { dueTimeMs: this.#clock.nowMs() + delayMs }) : this.log.append(body);
     await this.log.acknowledged(offset);
     return offset;
@@ -149,7 +149,7 @@ export class LogQueue implements Queue {
   receive(options: ReceiveOptions): QueueMessage | null {
     const nowMs = this.#clock.nowMs();
     this.#table.expire(nowMs);
-    const deadlineMs = nowMs + options.visibilityTimeoutMs;
+    const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
     for (let again = this.#table.takeReadyAgain(); again !== null; again = this.#table.takeReadyAgain()) {
       const body = this.#readBody(again.key);
       if (body === null) continue;
@@ -208,7 +208,8 @@ export class LogQueue implements Queue {
     if (!Number.isSafeInteger(id) || id < this.#states.base || id >= this.#cursor) {
       throw unknownMessage(id, id < this.#states.base && id >= 0 ? 'already deleted' : 'never received');
     }
-    if (!this.#table.complete(id)) throw unknownMessage(id, 'already deleted');
+    const refused = this.#table.complete(id);
+    if (refused !== null) throw unknownMessage(id, refused);
     const head = this.#states.advance(this.#cursor);
     this.#deletesSinceCheckpoint++;
     const dueByCount = this.#deletesSinceCheckpoint >= this.#checkpointEveryDeletes;

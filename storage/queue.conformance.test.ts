@@ -127,6 +127,34 @@ for (const design of designs) {
       await queue.close();
     });
 
+    it('refuses to delete a delayed message nobody received, and still delivers it', async () => {
+      const clock = new FakeClock();
+      const queue = design.open(newDir(), clock);
+      const later = await queue.send(Buffer.from('later'), { delayMs: 5_000 });
+      const now = queue.receive({ visibilityTimeoutMs: 60_000 });
+      expect(now).toBeNull();
+      await queue.send(Buffer.from('now'));
+      expect(text(queue.receive({ visibilityTimeoutMs: 60_000 }))).toBe('now');
+      await expect(queue.delete(later)).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE', context: { reason: 'never received' } });
+      clock.ms += 5_000;
+      expect(text(queue.receive({ visibilityTimeoutMs: 60_000 }))).toBe('later');
+      await queue.close();
+    });
+
+    it('refuses a visibility timeout or delay that is not a finite number of ms, keeping every deadline', async () => {
+      const clock = new FakeClock();
+      const queue = design.open(newDir(), clock);
+      await queue.send(Buffer.from('a'));
+      await queue.send(Buffer.from('b'));
+      const invalid = { code: 'INVALID_CONFIG' };
+      expect(() => queue.receive({ visibilityTimeoutMs: Number.NaN })).toThrow(expect.objectContaining(invalid));
+      await expect(queue.send(Buffer.from('c'), { delayMs: Number.POSITIVE_INFINITY })).rejects.toMatchObject(invalid);
+      expect(text(queue.receive({ visibilityTimeoutMs: 1000 }))).toBe('a');
+      clock.ms += 1000;
+      expect(text(queue.receive({ visibilityTimeoutMs: 1000 }))).toBe('a'); // its deadline passed
+      await queue.close();
+    });
+
     it('keeps a delayed message delayed across a restart', async () => {
       const clock = new FakeClock();
       const dir = newDir();

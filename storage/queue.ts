@@ -13,6 +13,7 @@
 import type { DurabilityPolicy, GroupSyncMode } from './durability.js';
 import type { FileIO } from './file-io.js';
 import { wallClockMs } from './wall-clock.js';
+import { checkMs } from './config-checks.js';
 
 export interface QueueMessage {
   readonly id: number;
@@ -72,3 +73,19 @@ export interface QueueOptions {
 }
 
 export const wallClock: QueueClock = { nowMs: wallClockMs };
+
+/** About 285 years: any longer wait is a mistake, and every deadline must stay a safe integer. */
+const LONGEST_WAIT_MS = 9e12;
+
+/**
+ * The send's delay, checked: a NaN or infinite one would sit at the top of the deadline heap for
+ * good and stop every deadline behind it.
+ */
+export function delayMsOf(options: SendOptions): number {
+  return checkMs('delayMs', options.delayMs ?? 0, 0, LONGEST_WAIT_MS);
+}
+
+/** The receive's visibility timeout, checked (see delayMsOf). */
+export function visibilityTimeoutMsOf(options: ReceiveOptions): number {
+  return checkMs('visibilityTimeoutMs', options.visibilityTimeoutMs, 0, LONGEST_WAIT_MS);
+}

@@ -39,7 +39,7 @@ import { KeyRing } from './deadline-heap.js';
 import { readU64, writeU64 } from './record.js';
 import { unknownMessage } from './queue-errors.js';
 import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
-import { wallClock } from './queue.js';
+import { delayMsOf, visibilityTimeoutMsOf, wallClock } from './queue.js';
 
 export const SLOT_HEADER_BYTES = 20;
 assert(SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8, 'slot header is crc, state, flags, reserved, length, id');
@@ -165,7 +165,7 @@ export class SlotFileQueue implements Queue {
 
   async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
     this.#checkWritable();
-    const delayMs = options.delayMs ?? 0;
+    const delayMs = delayMsOf(options);
     const capacity = this.maxBodyBytes - (delayMs > 0 ? DUE_TIME_BYTES : 0);
     if (body.length > capacity) {
       throw new StorageError(
@@ -190,7 +190,7 @@ export class SlotFileQueue implements Queue {
   receive(options: ReceiveOptions): QueueMessage | null {
     const nowMs = this.#clock.nowMs();
     this.#table.expire(nowMs);
-    const deadlineMs = nowMs + options.visibilityTimeoutMs;
+    const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
     for (;;) {
       const next = this.#nextDeliverable();
       if (next === null) return null;
@@ -216,7 +216,8 @@ export class SlotFileQueue implements Queue {
     this.#checkWritable();
     const slot = this.#states.slotById.get(id);
     if (slot === undefined) throw unknownMessage(id, Number.isSafeInteger(id) && id >= 0 && id < this.#nextId ? 'already deleted' : 'never received');
-    if (!this.#table.complete(id)) throw unknownMessage(id, 'never received');
+    const refused = this.#table.complete(id);
+    if (refused !== null) throw unknownMessage(id, refused);
     const write = this.#write(STATE_BYTE, 1, slot, STATE_AT);
     this.#release(id, slot);
     await this.#acknowledged(write);
