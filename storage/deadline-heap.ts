@@ -133,6 +133,15 @@ export class KeyRing {
     this.#length--;
   }
 
+  /** Puts a key back at the front: one taken whose delivery failed before it was handed out. */
+  unshift(key: number, attempt: number): void {
+    if (this.#length === this.#keys.length) this.#grow();
+    this.#first = (this.#first - 1 + this.#keys.length) % this.#keys.length;
+    this.#keys[this.#first] = key;
+    this.#attempts[this.#first] = attempt;
+    this.#length++;
+  }
+
   clear(): void {
     this.#first = 0;
     this.#length = 0;

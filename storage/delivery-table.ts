@@ -79,6 +79,12 @@ export class DeliveryTable {
     return null;
   }
 
+  /** Undoes takeReadyAgain: reading the message failed before it was handed out. */
+  returnReadyAgain(key: number, attempt: number): void {
+    this.#readyAgain.unshift(key, attempt);
+    this.#readyAgainCount++;
+  }
+
   deliver(key: number, attempt: number, deadlineMs: number): void {
     this.#states.set(key, DeliveryState.InFlight);
     this.#deadlines.push(deadlineMs, key, attempt);

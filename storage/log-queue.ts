@@ -151,7 +151,14 @@ export class LogQueue implements Queue {
     this.#table.expire(nowMs);
     const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
     for (let again = this.#table.takeReadyAgain(); again !== null; again = this.#table.takeReadyAgain()) {
-      const body = this.#readBody(again.key);
+      let body: Buffer | null;
+      try {
+        body = this.#readBody(again.key);
+      } catch (error) {
+        // A read that failed (not a corrupt record) leaves the message where it was.
+        this.#table.returnReadyAgain(again.key, again.attempt);
+        throw error;
+      }
       if (body === null) continue;
       this.#table.deliver(again.key, again.attempt + 1, deadlineMs);
       return { id: again.key, body, deadlineMs, attempt: again.attempt + 1 };

@@ -271,3 +271,33 @@ describe('closing the slot file', () => {
     expect(disk.openHandles).toBe(0);
   });
 });
+
+describe('a read that fails during receive', () => {
+  const readFault = (file: string | RegExp) => ({ kind: 'error', call: 'read', nth: 1, errno: 'EIO', file }) as const;
+
+  it('design B: leaves a message that is ready again where it was, counts included', async () => {
+    const disk = diskWithDataDir(1);
+    const clock = new ManualClock();
+    const queue = openLogQueue(disk, 'none', { clock });
+    const id = await queue.send(Buffer.from('hello'));
+    expect(queue.receive({ visibilityTimeoutMs: 10 })?.id).toBe(id);
+    clock.ms += 100; // its deadline passes: ready again
+    disk.injectFault(readFault(/\.log$/));
+    expect(() => queue.receive({ visibilityTimeoutMs: 10 })).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(queue.stats().ready).toBe(1);
+    expect(queue.receive({ visibilityTimeoutMs: 10 })?.body.toString()).toBe('hello');
+    await queue.delete(id);
+    expect(queue.stats().ready).toBe(0);
+  });
+
+  it('design A: leaves a message never delivered first in line', async () => {
+    const disk = diskWithDataDir(1);
+    const queue = openSlots(disk, 'none');
+    await queue.send(Buffer.from('first'));
+    await queue.send(Buffer.from('second'));
+    disk.injectFault(readFault(SLOT_FILE));
+    expect(() => queue.receive({ visibilityTimeoutMs: LONG_MS })).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(queue.receive({ visibilityTimeoutMs: LONG_MS })?.body.toString()).toBe('first');
+    await queue.close();
+  });
+});

@@ -194,20 +194,28 @@ export class SlotFileQueue implements Queue {
     for (;;) {
       const next = this.#nextDeliverable();
       if (next === null) return null;
-      const body = this.#readBody(next.id);
+      let body: Buffer | null;
+      try {
+        body = this.#readBody(next.id);
+      } catch (error) {
+        // A read that failed (not a damaged slot) leaves the message where it was.
+        if (next.readyAgain) this.#table.returnReadyAgain(next.id, next.attempt);
+        else this.#ready.unshift(next.id, next.attempt);
+        throw error;
+      }
       if (body === null) continue;
       this.#table.deliver(next.id, next.attempt + 1, deadlineMs);
       return { id: next.id, body, deadlineMs, attempt: next.attempt + 1 };
     }
   }
 
-  #nextDeliverable(): { id: number; attempt: number } | null {
+  #nextDeliverable(): { id: number; attempt: number; readyAgain: boolean } | null {
     const again = this.#table.takeReadyAgain();
-    if (again !== null) return { id: again.key, attempt: again.attempt };
+    if (again !== null) return { id: again.key, attempt: again.attempt, readyAgain: true };
     while (this.#ready.length > 0) {
       const id = this.#ready.peekKey();
       this.#ready.shift();
-      if (this.#states.get(id) === DeliveryState.Pending) return { id, attempt: 0 };
+      if (this.#states.get(id) === DeliveryState.Pending) return { id, attempt: 0, readyAgain: false };
     }
     return null;
   }
