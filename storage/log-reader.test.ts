@@ -30,3 +30,19 @@ describe('reading the log in order', () => {
     log.close();
   });
 });
+
+describe('a reader inside a segment that retention removes', () => {
+  it('says its offsets are gone (OFFSET_OUT_OF_RANGE), never reads through the closed file', () => {
+    const disk = new SimDisk({ seed: 3 });
+    const log = Log.open('/log', { io: disk, segmentBytes: 1024 * 1024 });
+    for (let i = 0; log.segments().length < 3; i++) log.append(Buffer.alloc(1000, i % 251));
+    const reader = log.reader(0);
+    expect(reader.next()?.offset).toBe(0);
+    const second = log.segments()[1]!.baseOffset;
+    log.deleteSegmentsBelow(second);
+    expect(() => reader.next()).toThrow(expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE', message: expect.stringMatching(/retention removed/) }));
+    const fresh = log.reader(log.startOffset);
+    expect(fresh.next()?.offset).toBe(second);
+    log.close();
+  });
+});

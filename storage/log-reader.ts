@@ -10,7 +10,7 @@
  * caller that counts offsets stays in step with the log.
  */
 import type { FileIO } from './file-io.js';
-import { isStorageError } from './errors.js';
+import { StorageError, isStorageError } from './errors.js';
 import type { Segment, SegmentRecord } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { corruptRecord } from './record.js';
@@ -92,6 +92,7 @@ export class LogReader {
       following.bindWindow(this.#window);
       this.#positionBytes = 0;
     }
+    if (this.#segment.removed) throw this.#removedUnderneath();
     const record = this.#readRecord();
     if (record === null) return null;
     const result: LogRecord = {
@@ -105,6 +106,16 @@ export class LogReader {
     this.#positionBytes += record.sizeBytes;
     this.#nextOffset++;
     return result;
+  }
+
+  /** Retention removed the segment mid-way: its file is closed, its offsets gone for good. */
+  #removedUnderneath(): StorageError {
+    return new StorageError(
+      'OFFSET_OUT_OF_RANGE',
+      `offset ${this.#nextOffset} is gone: retention removed ${this.#segment.logPath} while this reader was in it; ` +
+        'start a new reader at the log\'s start offset',
+      { file: this.#segment.logPath, offset: BigInt(this.#nextOffset) },
+    );
   }
 
   /** The record at the reader's position; when it is damaged, moves past it, then throws. */

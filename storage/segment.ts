@@ -146,6 +146,7 @@ export class Segment {
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
   #indexLoad: IndexLoad | null = null;
+  #removed = false;
 
   private constructor(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig, sizeBytes: number) {
     this.#io = io;
@@ -573,8 +574,14 @@ export class Segment {
     this.#logHandle = null;
   }
 
+  /** True once `delete` ran: a reader still holding this segment must not read through it. */
+  get removed(): boolean {
+    return this.#removed;
+  }
+
   /** Closes and removes the three files (retention). */
   delete(): void {
+    this.#removed = true;
     this.close();
     for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
       if (this.#io.exists(file)) this.#io.unlink(file);
