@@ -2,6 +2,9 @@
 import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { dumpSegment, segmentsToDump, type DumpEntry, type DumpedIndexEntry, type DumpedRecord } from '../../storage/dump.js';
+import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record.js';
+import { MAX_POSITION_BYTES } from '../../storage/units.js';
+import { parseByteSize } from '../arguments.js';
 import { LabError } from '../errors.js';
 
 interface DumpFlags {
@@ -10,6 +13,7 @@ interface DumpFlags {
   timeindex?: boolean;
   verify?: boolean;
   json?: boolean;
+  maxRecordBytes?: string;
 }
 
 function formatText(entry: DumpEntry): string {
@@ -40,6 +44,7 @@ export function registerDumpCommand(program: Command): void {
     .option('--timeindex', 'print time index entries')
     .option('--verify', 'check every record and index entry; exit 1 when anything is invalid')
     .option('--json', 'one JSON object per line')
+    .option('--max-record-bytes <size>', 'the log\'s record size limit, when it was opened with a larger one than 1MiB')
     .action((target: string, flags: DumpFlags) => {
       const io = new NodeFileIO();
       const nothingAsked = !flags.records && !flags.index && !flags.timeindex && !flags.verify;
@@ -48,6 +53,9 @@ export function registerDumpCommand(program: Command): void {
         index: Boolean(flags.index),
         timeIndex: Boolean(flags.timeindex),
         verify: Boolean(flags.verify),
+        maxRecordBytes: flags.maxRecordBytes === undefined
+          ? DEFAULT_MAX_RECORD_BYTES
+          : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES),
       };
       const { dir, baseOffsets } = segmentsToDump(io, target);
       let invalid: DumpedRecord | DumpedIndexEntry | null = null;
@@ -70,7 +78,10 @@ export function registerDumpCommand(program: Command): void {
       if (options.verify && invalid !== null) {
         throw new LabError(
           'CHECK_FAILED',
-          `verify found ${invalidCount} invalid entr${invalidCount === 1 ? 'y' : 'ies'}; the first in ${invalid.segment} at position ${invalid.position} (${invalid.problem})`,
+          `verify found ${invalidCount} invalid entr${invalidCount === 1 ? 'y' : 'ies'}; the first in ${invalid.segment} at position ${invalid.position} (${invalid.problem})` +
+            (invalid.problem === 'length above maximum'
+              ? `; if the log takes records over ${options.maxRecordBytes} bytes, pass its limit with --max-record-bytes`
+              : ''),
         );
       }
     });

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Log } from '../../storage/log.js';
 import { runCli } from '../../test/fixtures/run-cli.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 
@@ -79,6 +80,17 @@ describe('loglab append, read and dump', () => {
     ]);
     expect(runCli(['read', dir, '--offset', '11']).stdout).toBe('message number 11\n');
     expect(runCli(['read', dir, '--offset', '10']).stderr).toMatch(/CORRUPT_RECORD/);
+  });
+
+  it('verifies a log whose records exceed 1 MiB when told its limit, and says so when not', () => {
+    const dir = newDir();
+    const log = Log.open(dir, { maxRecordBytes: 4 * 1024 * 1024 });
+    log.append(Buffer.alloc(2 * 1024 * 1024, 0x61));
+    log.close();
+    const unaware = runCli(['dump', dir, '--verify']);
+    expect(unaware.status).toBe(1);
+    expect(unaware.stderr).toMatch(/length above maximum.*pass its limit with --max-record-bytes/);
+    expect(runCli(['dump', dir, '--verify', '--max-record-bytes', '4MiB']).status).toBe(0);
   });
 
   it('reports the zero tail of a preallocated segment as zeros, not damage, and a torn record before it', () => {
