@@ -4,7 +4,7 @@
  * moment (sometimes after an injected fsync, write, open or read failure, sometimes again during
  * recovery), a reopen on what survived, and a check against the model.
  *
- * LOGLAB_CRASH_ITERATIONS sets the total number of iterations (default 5,400), spread evenly
+ * LOGLAB_CRASH_ITERATIONS sets the total number of iterations (default 27,000), spread evenly
  * over the nine cases. A failing iteration names its seed, target and policy; replay it alone
  * with `runCrashIteration({ seed, target, durability })`. The last line of the run is the
  * summary: iterations, crashes, faults injected, acknowledged messages checked, lost.
@@ -20,7 +20,7 @@ import {
   runCrashIteration,
 } from './testing/crash-loop.js';
 
-const DEFAULT_ITERATIONS = 5_400;
+const DEFAULT_ITERATIONS = 27_000;
 /** Violations printed per failing case: enough to see the pattern, few enough to read. */
 const SHOWN_VIOLATIONS = 20;
 

@@ -37,8 +37,16 @@ interface Damage {
   readonly lostBelow: number;
 }
 
+/** What a reader asks its log. */
+export interface ReaderSource {
+  /** The log's segments, every append written to them. */
+  segments(): readonly Segment[];
+  /** The log's fence, when a failure stopped it (and may have cut segments away). */
+  fenced(): StorageError | null;
+}
+
 export class LogReader {
-  readonly #segments: () => readonly Segment[];
+  readonly #source: ReaderSource;
   readonly #window: ReadWindow;
   readonly #fromOffset: number;
   #segment: Segment;
@@ -46,9 +54,8 @@ export class LogReader {
   #nextOffset: number;
   #damage: Damage | null = null;
 
-  /** `segments` answers with the log's segments, every append written to them. */
-  constructor(io: FileIO, segments: () => readonly Segment[], start: ReaderStart) {
-    this.#segments = segments;
+  constructor(io: FileIO, source: ReaderSource, start: ReaderStart) {
+    this.#source = source;
     this.#window = new ReadWindow(io, READER_WINDOW_BYTES);
     this.#segment = start.segment;
     start.segment.bindWindow(this.#window);
@@ -83,7 +90,7 @@ export class LogReader {
       throw corruptRecord(damage.file, damage.positionBytes, reason, lost);
     }
     while (this.#positionBytes >= this.#segment.sizeBytes) {
-      const segments = this.#segments();
+      const segments = this.#source.segments();
       // Asking writes the log's pending appends (group commit): this segment may have grown.
       if (this.#positionBytes < this.#segment.sizeBytes) break;
       const following = this.#followingSegment(segments);
@@ -92,7 +99,8 @@ export class LogReader {
       following.bindWindow(this.#window);
       this.#positionBytes = 0;
     }
-    if (this.#segment.removed) throw this.#removedUnderneath();
+    // Removed by retention, or by the cut-back of a fence (the fence says which).
+    if (this.#segment.removed) throw this.#source.fenced() ?? this.#removedUnderneath();
     const record = this.#readRecord();
     if (record === null) return null;
     const result: LogRecord = {
@@ -145,7 +153,7 @@ export class LogReader {
 
   /** The offset after `segment`'s last record: where the next segment starts, or the log's end. */
   #endOf(segment: Segment): number {
-    const later = this.#segments().find((other) => other.baseOffset > segment.baseOffset);
+    const later = this.#source.segments().find((other) => other.baseOffset > segment.baseOffset);
     return later?.baseOffset ?? segment.nextOffset;
   }
 

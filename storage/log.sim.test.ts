@@ -238,8 +238,11 @@ describe('a failed fsync', () => {
     const synced = log.syncedEndOffset;
     for (let i = 5; log.segments().length < 3; i++) log.append(body(i));
     const rolled = log.segments().slice(1).map((segment) => segment.logPath);
+    const reader = log.reader(log.segments()[1]!.baseOffset);
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
     expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+    // A reader inside a segment the cut removed hears of the fence, not of retention.
+    expect(errorOf(() => reader.next()).code).toBe('LOG_FENCED');
     expect(log.endOffset).toBe(synced);
     expect(log.segments().map((segment) => segment.logPath)).toEqual([FIRST_SEGMENT]);
     expect(errorOf(() => log.read(synced)).code).toBe('OFFSET_OUT_OF_RANGE');

@@ -25,7 +25,7 @@ import { writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { asOffset, type Offset } from './units.js';
-import { LogReader } from './log-reader.js';
+import { LogReader, type ReaderSource } from './log-reader.js';
 
 export interface LogRecord {
   readonly offset: Offset;
@@ -208,19 +208,22 @@ export class Log {
   reader(fromOffset: number): LogReader {
     this.#checkOpen();
     this.#writePending();
-    // A reader at the end asks again: pending appends are written first, so it finds them.
-    const segments = (): readonly Segment[] => {
-      this.#writePending();
-      return this.#segments;
+    const source: ReaderSource = {
+      // A reader at the end asks again: pending appends are written first, so it finds them.
+      segments: () => {
+        this.#writePending();
+        return this.#segments;
+      },
+      fenced: () => this.#fenced,
     };
     if (fromOffset === this.endOffset) {
       const active = this.#active;
       const start = { positionBytes: active.sizeBytes, offset: fromOffset, fromOffset };
-      return new LogReader(this.config.io, segments, { segment: active, ...start });
+      return new LogReader(this.config.io, source, { segment: active, ...start });
     }
     const segment = this.#segmentFor(fromOffset);
     const start = segment.walkStart(fromOffset);
-    return new LogReader(this.config.io, segments, { segment, ...start, fromOffset });
+    return new LogReader(this.config.io, source, { segment, ...start, fromOffset });
   }
 
   /**
