@@ -20,7 +20,10 @@ export interface QueueMessage {
   readonly body: Buffer;
   /** When the visibility timeout ends and the message becomes ready again (clock ms). */
   readonly deadlineMs: number;
-  /** 1 on the first delivery, then 2, 3, … after each expired deadline or restart redelivery. */
+  /**
+   * 1 on the first delivery, then 2, 3, … after each expired deadline. Attempts are not stored:
+   * after a restart every message starts at 1 again.
+   */
   readonly attempt: number;
 }
 
