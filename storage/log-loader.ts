@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
 import { ReadWindow } from './read-window.js';
+import { settleRecordLimit } from './record-limit.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
 import { mkdirpDurable } from './durable-dir.js';
@@ -49,6 +50,8 @@ export interface RecoveryReport {
 export interface LoadedLog {
   readonly segments: Segment[];
   readonly report: RecoveryReport;
+  /** What segments were opened with: the log's stored record limit (record-limit.ts) for reading. */
+  readonly segmentConfig: LogConfig;
 }
 
 interface ScanStart {
@@ -59,16 +62,18 @@ interface ScanStart {
   readonly problem: string | null;
 }
 
-export function loadLog(dir: string, config: LogConfig): LoadedLog {
-  const { io } = config;
+export function loadLog(dir: string, configured: LogConfig): LoadedLog {
+  const { io } = configured;
   mkdirpDurable(io, dir);
+  const recordLimitBytes = settleRecordLimit(io, dir, configured.maxRecordBytes);
+  const config = recordLimitBytes === configured.maxRecordBytes ? configured : { ...configured, maxRecordBytes: recordLimitBytes };
   const baseOffsets = listSegmentBaseOffsets(dir, config);
-  if (baseOffsets.length === 0) return newLog(dir, config);
+  if (baseOffsets.length === 0) return { ...newLog(dir, config), segmentConfig: config };
   const segments: Segment[] = [];
   try {
     for (const base of baseOffsets) segments.push(Segment.existing(io, dir, base, config));
     const start = chooseScanStart(segments, readRecoveryPoint(io, dir));
-    return recoverFrom(dir, config, segments, start);
+    return { ...recoverFrom(dir, config, segments, start), segmentConfig: config };
   } catch (error) {
     // An open that fails part-way (EMFILE at the 500th segment) must not leak the 499 before.
     for (const segment of segments) segment.abandon();
@@ -85,7 +90,7 @@ function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
   return bases.sort((a, b) => a - b);
 }
 
-function newLog(dir: string, config: LogConfig): LoadedLog {
+function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'> {
   const segment = Segment.create(config.io, dir, config.baseOffset, config);
   try {
     writeRecoveryPoint(config.io, dir, { segmentBaseOffset: config.baseOffset, positionBytes: 0, nextOffset: config.baseOffset });
@@ -142,7 +147,7 @@ function chooseScanStart(segments: Segment[], point: RecoveryPoint | { unreadabl
   };
 }
 
-function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start: ScanStart): LoadedLog {
+function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start: ScanStart): Omit<LoadedLog, 'segmentConfig'> {
   const window = new ReadWindow(config.io, SCAN_WINDOW_BYTES);
   const counts = { scannedSegments: 0, scannedBytes: 0, scannedRecords: 0, indexEntriesRebuilt: 0, timeIndexEntriesAdded: 0 };
   let truncation: TruncationReport | null = null;

@@ -12,6 +12,7 @@ import { isStorageError, type StorageError } from './errors.js';
 import { DelegatingFileIO, ioError, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
+import { readRecordLimit } from './record-limit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
 import { asOffset } from './units.js';
@@ -421,6 +422,36 @@ describe('recovery from a saved point', () => {
     expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedRecords: 100 });
     expect(reopened.recovery.indexEntriesRebuilt).toBe(reopened.explainLookup(99).indexEntries);
     expectBodies(reopened, 0, 100);
+  });
+});
+
+describe('the record limit stored with the log', () => {
+  const big = Buffer.alloc(3000, 0x62);
+
+  it('keeps reading and recovering longer records when reopened with a smaller limit', () => {
+    const disk = new SimDisk({ seed: 2 });
+    const log = Log.open(DIR, { io: disk, durability: 'always', segmentBytes: 1 << 20, maxRecordBytes: 8192 });
+    for (let i = 0; i < 3; i++) log.append(big);
+    // A crash before close: reopening scans what follows the recovery point.
+    const small = { io: disk.crash(), durability: 'always', segmentBytes: 1 << 20, maxRecordBytes: 1024 } as const;
+    const reopened = Log.open(DIR, small);
+    expect(reopened.endOffset).toBe(3);
+    expect(reopened.recovery.truncation?.discardedBytes).toBe(0); // the preallocated zeros only
+    expect(reopened.read(2).body.equals(big)).toBe(true);
+    expect(() => reopened.append(big)).toThrow(expect.objectContaining({ code: 'RECORD_TOO_LARGE' }));
+    reopened.append(Buffer.alloc(500));
+    for (let i = 0; reopened.segments().length < 2; i++) reopened.append(Buffer.alloc(1000, i));
+    expect(reopened.read(2).body.equals(big)).toBe(true);
+    reopened.close();
+  });
+
+  it('rises when the log is opened with a larger one', () => {
+    const disk = new SimDisk({ seed: 2 });
+    Log.open(DIR, { io: disk, maxRecordBytes: 1024 }).close();
+    expect(readRecordLimit(disk, DIR)).toBe(1024);
+    Log.open(DIR, { io: disk, maxRecordBytes: 4096 }).close();
+    Log.open(DIR, { io: disk, maxRecordBytes: 2048 }).close();
+    expect(readRecordLimit(disk, DIR)).toBe(4096);
   });
 });
 

@@ -58,8 +58,11 @@ const BATCH_BUFFER_BYTES = 1024 * 1024;
 
 export class Log {
   readonly dir: string;
+  /** As opened: `maxRecordBytes` is what appends may write. */
   readonly config: LogConfig;
   readonly recovery: RecoveryReport;
+  /** What segments read with: the log's stored record limit, never below the configured one. */
+  readonly #segmentConfig: LogConfig;
   readonly #segments: Segment[];
   readonly #baseOffsets: number[];
   readonly #lookupWindow: ReadWindow;
@@ -84,9 +87,10 @@ export class Log {
   /** A group fdatasync on the thread pool, settled or not; close waits for it to close files. */
   #groupSyncInFlight: Promise<unknown> | null = null;
 
-  private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport) {
+  private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport, segmentConfig: LogConfig) {
     this.dir = dir;
     this.config = config;
+    this.#segmentConfig = segmentConfig;
     this.recovery = recovery;
     this.#segments = segments;
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
@@ -106,8 +110,8 @@ export class Log {
   /** Opens (creating or recovering) the log in `dir`. */
   static open(dir: string, options: LogOptions = {}): Log {
     const config = resolveLogConfig(options);
-    const { segments, report } = loadLog(dir, config);
-    return new Log(dir, config, segments, report);
+    const { segments, report, segmentConfig } = loadLog(dir, config);
+    return new Log(dir, config, segments, report, segmentConfig);
   }
 
   get #active(): Segment {
@@ -452,7 +456,7 @@ export class Log {
         this.#sealedUnsynced.push(active);
       }
       active.seal();
-      const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.config);
+      const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
       if (durable) {

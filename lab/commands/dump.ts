@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { dumpSegment, segmentsToDump, type DumpEntry, type DumpedIndexEntry, type DumpedRecord } from '../../storage/dump.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record.js';
+import { readRecordLimit } from '../../storage/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
 import { parseByteSize } from '../arguments.js';
 import { LabError } from '../errors.js';
@@ -44,7 +45,7 @@ export function registerDumpCommand(program: Command): void {
     .option('--timeindex', 'print time index entries')
     .option('--verify', 'check every record and index entry; exit 1 when anything is invalid')
     .option('--json', 'one JSON object per line')
-    .option('--max-record-bytes <size>', 'the log\'s record size limit, when it was opened with a larger one than 1MiB')
+    .option('--max-record-bytes <size>', 'the record size limit to check against (default: the one stored with the log, else 1MiB)')
     .action((target: string, flags: DumpFlags) => {
       const io = new NodeFileIO();
       const nothingAsked = !flags.records && !flags.index && !flags.timeindex && !flags.verify;
@@ -53,16 +54,16 @@ export function registerDumpCommand(program: Command): void {
         index: Boolean(flags.index),
         timeIndex: Boolean(flags.timeindex),
         verify: Boolean(flags.verify),
-        maxRecordBytes: flags.maxRecordBytes === undefined
-          ? DEFAULT_MAX_RECORD_BYTES
-          : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES),
       };
       const { dir, baseOffsets } = segmentsToDump(io, target);
+      const maxRecordBytes = flags.maxRecordBytes === undefined
+        ? readRecordLimit(io, dir) ?? DEFAULT_MAX_RECORD_BYTES
+        : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES);
       let invalid: DumpedRecord | DumpedIndexEntry | null = null;
       let invalidCount = 0;
       const checked = { records: 0, index: 0 };
       for (const base of baseOffsets) {
-        for (const entry of dumpSegment(io, dir, base, { ...options, onChecked: (type) => checked[type]++ })) {
+        for (const entry of dumpSegment(io, dir, base, { ...options, maxRecordBytes, onChecked: (type) => checked[type]++ })) {
           if ((entry.type === 'record' || entry.type === 'index') && entry.valid === false) {
             invalid ??= entry;
             invalidCount++;
@@ -80,7 +81,7 @@ export function registerDumpCommand(program: Command): void {
           'CHECK_FAILED',
           `verify found ${invalidCount} invalid entr${invalidCount === 1 ? 'y' : 'ies'}; the first in ${invalid.segment} at position ${invalid.position} (${invalid.problem})` +
             (invalid.problem === 'length above maximum'
-              ? `; if the log takes records over ${options.maxRecordBytes} bytes, pass its limit with --max-record-bytes`
+              ? `; if the log takes records over ${maxRecordBytes} bytes, pass its limit with --max-record-bytes`
               : ''),
         );
       }

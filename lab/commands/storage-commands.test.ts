@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Log } from '../../storage/log.js';
+import { RECORD_LIMIT_FILE } from '../../storage/record-limit.js';
 import { runCli } from '../../test/fixtures/run-cli.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 
@@ -82,11 +83,14 @@ describe('loglab append, read and dump', () => {
     expect(runCli(['read', dir, '--offset', '10']).stderr).toMatch(/CORRUPT_RECORD/);
   });
 
-  it('verifies a log whose records exceed 1 MiB when told its limit, and says so when not', () => {
+  it('verifies records above 1 MiB against the limit stored with the log, or the one it is told', () => {
     const dir = newDir();
     const log = Log.open(dir, { maxRecordBytes: 4 * 1024 * 1024 });
     log.append(Buffer.alloc(2 * 1024 * 1024, 0x61));
     log.close();
+    expect(runCli(['dump', dir, '--verify']).status).toBe(0);
+    // A log from before the limit was stored with it.
+    rmSync(join(dir, RECORD_LIMIT_FILE));
     const unaware = runCli(['dump', dir, '--verify']);
     expect(unaware.status).toBe(1);
     expect(unaware.stderr).toMatch(/length above maximum.*pass its limit with --max-record-bytes/);
