@@ -138,6 +138,10 @@ function chooseScanStart(segments: Segment[], point: RecoveryPoint | { unreadabl
   if (point.positionBytes > segments[slot]!.sizeBytes) {
     return fromLastSegment(`the recovery point is past the end of segment ${point.segmentBaseOffset}`);
   }
+  const atStart = point.positionBytes === 0;
+  if (atStart ? point.nextOffset !== point.segmentBaseOffset : point.nextOffset <= point.segmentBaseOffset) {
+    return fromLastSegment(`the recovery point's next offset ${point.nextOffset} cannot be at position ${point.positionBytes} of segment ${point.segmentBaseOffset}`);
+  }
   return {
     segmentSlot: slot,
     positionBytes: point.positionBytes,

@@ -409,6 +409,18 @@ describe('recovery from a saved point', () => {
     expect(reopened.offsetForTime(5_000)).toBe(100);
   });
 
+  it('distrusts a point whose next offset cannot sit where it says', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const log = timed(disk, 1_000, 'none');
+    for (let i = 0; i < 10; i++) log.append(body(i));
+    log.close();
+    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 5 });
+    const reopened = timed(disk, 9_000, 'none');
+    expect(reopened.endOffset).toBe(10);
+    expect(reopened.recovery.recoveryPointProblem).toMatch(/next offset 5 cannot be at position 0/);
+    expectBodies(reopened, 0, 10);
+  });
+
   it('rescans the segment from its start when a sound record with another id sits at the point', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
