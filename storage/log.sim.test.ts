@@ -9,12 +9,13 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
 import { isStorageError, type StorageError } from './errors.js';
-import { DelegatingFileIO, ioError, type FileHandle } from './file-io.js';
+import { DelegatingFileIO, ioError } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { readRecordLimit } from './record-limit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
+import { PoolIO, SlowPoolIO } from './testing/pool-io.js';
 import { asOffset } from './units.js';
 
 const DIR = '/data/log';
@@ -273,33 +274,6 @@ describe('a failed fsync', () => {
     expectBodies(reopened, 0, 2);
   });
 });
-
-/** The thread pool: the fdatasync runs at once, its outcome reaches the event loop later. */
-class PoolIO extends DelegatingFileIO {
-  override fdatasyncAsync(handle: FileHandle): Promise<void> {
-    let failure: unknown = null;
-    try {
-      this.inner.fdatasync(handle);
-    } catch (error) {
-      failure = error;
-    }
-    return new Promise((resolve, reject) => setTimeout(() => (failure === null ? resolve() : reject(failure)), 5));
-  }
-}
-
-/** The thread pool when its worker is slow to start: the fdatasync itself runs later. */
-class SlowPoolIO extends DelegatingFileIO {
-  override fdatasyncAsync(handle: FileHandle): Promise<void> {
-    return new Promise((resolve, reject) => setTimeout(() => {
-      try {
-        this.inner.fdatasync(handle);
-        resolve();
-      } catch (error) {
-        reject(error as Error);
-      }
-    }, 5));
-  }
-}
 
 const settled = (ack: Promise<unknown>): Promise<string> => ack.then(() => 'ok', () => 'rejected');
 

@@ -7,11 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
 import { isStorageError } from './errors.js';
-import { DelegatingFileIO, type FileHandle } from './file-io.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import { LogQueue, type LogQueueOptions } from './log-queue.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
+import { SlowPoolIO } from './testing/pool-io.js';
 
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 const SLOT_FILE = '/data/slots';
@@ -224,20 +224,6 @@ describe('design B (log queue) on a simulated disk', () => {
     expect(() => queue.log.read(0)).toThrow(/closed/);
   });
 });
-
-/** The thread pool when its worker is slow to start: the fdatasync itself runs later. */
-class SlowPoolIO extends DelegatingFileIO {
-  override fdatasyncAsync(handle: FileHandle): Promise<void> {
-    return new Promise((resolve, reject) => setTimeout(() => {
-      try {
-        this.inner.fdatasync(handle);
-        resolve();
-      } catch (error) {
-        reject(error as Error);
-      }
-    }, 5));
-  }
-}
 
 describe('closing the slot file', () => {
   it('acknowledges no send whose only covering fdatasync, close\'s, failed', async () => {
