@@ -4,6 +4,7 @@ import { isStorageError } from './errors.js';
 import {
   ATTRIBUTES_FLAG,
   RECORD_HEADER_BYTES,
+  checkRecord,
   decodeRecord,
   encodeRecord,
   frameSizeAt,
@@ -106,5 +107,26 @@ describe('record format', () => {
 
   it('treats a length below a header as corruption (a zero-filled tail)', () => {
     expect(frameSizeAt(Buffer.alloc(16), 0, 1024)).toBe('length below minimum');
+  });
+});
+
+describe('an attributes section that the encoder never writes', () => {
+  /** A record with the attributes bit, `section` after the id, and a matching CRC. */
+  function crafted(section: Buffer, body: Buffer): Buffer {
+    const size = RECORD_HEADER_BYTES + section.length + body.length;
+    const bytes = Buffer.alloc(size);
+    bytes.writeUInt32BE(((size - 4) | ATTRIBUTES_FLAG) >>> 0, 0);
+    bytes.writeUInt32BE(7, 12);
+    section.copy(bytes, RECORD_HEADER_BYTES);
+    body.copy(bytes, RECORD_HEADER_BYTES + section.length);
+    bytes.writeUInt32BE(crc32c(bytes.subarray(8), crc32c(Buffer.of(0x01))), 4);
+    return bytes;
+  }
+
+  it('is damage when there is no room for its flags byte, or no field is set', () => {
+    for (const bytes of [crafted(Buffer.alloc(0), Buffer.alloc(0)), crafted(Buffer.of(0x00), Buffer.from('hello'))]) {
+      expect(checkRecord(bytes, 0, bytes.length)).toBe('bad attributes');
+      expect(() => decodeRecord(bytes)).toThrow(expect.objectContaining({ code: 'CORRUPT_RECORD' }));
+    }
   });
 });

@@ -15,7 +15,8 @@
  *                    the body's first bytes into attributes (or attributes into body) unseen.
  *   id          u64  the record's offset in the log.
  *   attributes       present only when the top bit of length is set:
- *                      flags u8: bit 0 due time, bit 1 group id, bit 2 sequence id; bits 3-7 zero
+ *                      flags u8: bit 0 due time, bit 1 group id, bit 2 sequence id; bits 3-7 zero;
+ *                        at least one bit set (a record without fields has no section)
  *                      then, for each set bit in that order, one u64:
  *                        dueTimeMs   when a delayed message becomes deliverable (ms since epoch)
  *                        groupId     ordered queues: the group the message is ordered within
@@ -205,8 +206,11 @@ export function checkRecord(buffer: Uint8Array, at: number, sizeBytes: number, e
   if (recordCrc(view, at, sizeBytes, hasAttributes) !== stored) return 'crc mismatch';
   if (expectedId !== undefined && readU64(view, at + 8) !== expectedId) return 'unexpected id';
   if (hasAttributes) {
+    // No room for the flags byte, no field set (the encoder then writes no section) or an unknown
+    // one: only foreign or crafted bytes with a matching CRC get here, and they are not served.
+    if (sizeBytes <= RECORD_HEADER_BYTES) return 'bad attributes';
     const flags = view.readUInt8(at + RECORD_HEADER_BYTES);
-    if ((flags & ~KNOWN_FLAGS) !== 0) return 'bad attributes';
+    if (flags === 0 || (flags & ~KNOWN_FLAGS) !== 0) return 'bad attributes';
     if (attributesSizeBytesFromFlags(flags) > sizeBytes - RECORD_HEADER_BYTES) return 'bad attributes';
   }
   return null;
