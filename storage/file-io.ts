@@ -122,14 +122,8 @@ export class NodeFileIO implements FileIO {
 
   write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
     let done = 0;
-    for (let attempt = 0; done < length; attempt++) {
-      if (attempt > MAX_SHORT_IO_RETRIES) {
-        throw new StorageError('SHORT_IO', `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`, {
-          file: this.#path(handle),
-          positionBytes,
-          sizeBytes: length,
-        });
-      }
+    // A short write is retried from where it stopped; only writes that make no progress count.
+    for (let stalled = 0; done < length; ) {
       let written: number;
       try {
         written = fs.writeSync(handle, buffer, offset + done, length - done, positionBytes + done);
@@ -137,6 +131,14 @@ export class NodeFileIO implements FileIO {
         throw ioError('write', this.#path(handle), cause);
       }
       done += written;
+      if (written > 0) stalled = 0;
+      else if (++stalled > MAX_SHORT_IO_RETRIES) {
+        throw new StorageError('SHORT_IO', `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`, {
+          file: this.#path(handle),
+          positionBytes,
+          sizeBytes: length,
+        });
+      }
     }
     this.counters.writeCalls++;
     this.counters.writeBytes += length;
@@ -211,15 +213,15 @@ export class NodeFileIO implements FileIO {
   }
 
   fsyncDir(dirPath: string): void {
-    let fd: number | undefined;
+    const handle = this.openReadOnly(dirPath);
     try {
-      fd = fs.openSync(dirPath, 'r');
-      fs.fsyncSync(fd);
+      fs.fsyncSync(handle);
     } catch (cause) {
+      // The fsync's error is the one to report; the descriptor is closed all the same.
+      closeAfterFailure(this, handle);
       throw ioError('fsync of directory', dirPath, cause);
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
     }
+    this.close(handle);
     this.counters.dirFsyncCalls++;
   }
 
