@@ -8,7 +8,9 @@
  * by what it must be: from the damaged position on, the first frame whose length is plausible,
  * whose whole record checks (CRC) and whose id is above the damaged one by at most the number of
  * records that fit in between (each takes at least RECORD_HEADER_BYTES). Only frames with such
- * an id are checksummed, so the walk is one 8-byte compare per byte until then.
+ * an id are checksummed, so the walk is one 8-byte compare per byte until then. A frame that
+ * passes must also be followed by the record after it (or by the end of the data), so a record
+ * carried inside the damaged one's body is passed over.
  */
 import type { ReadWindow } from './read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
@@ -41,17 +43,36 @@ export function findRecordAfterDamage(
   }
   const first = damagedPosition + RECORD_HEADER_BYTES;
   const last = Math.min(fileSizeBytes - RECORD_HEADER_BYTES, searchEndBytes - 1);
+  let uncorroborated: RecordStart | null = null;
   for (let position = first; position <= last; position++) {
     const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
-    if (at < 0) return null;
+    if (at < 0) break;
     const id = recordIdAt(window.buffer, at);
     const mostSkipped = Math.floor((position - damagedPosition) / RECORD_HEADER_BYTES);
     if (id <= damagedOffset || id > damagedOffset + mostSkipped) continue;
-    if (isRecordAt(window, fileSizeBytes, position, id, maxRecordBytes)) {
-      return { positionBytes: position, offset: id };
-    }
+    if (!isRecordAt(window, fileSizeBytes, position, id, maxRecordBytes)) continue;
+    const candidate = { positionBytes: position, offset: id };
+    if (isCorroborated(window, fileSizeBytes, candidate, maxRecordBytes, searchEndBytes)) return candidate;
+    uncorroborated ??= candidate;
   }
-  return null;
+  return uncorroborated;
+}
+
+/**
+ * A candidate found by scanning could be a record someone put inside the damaged record's body
+ * (a forwarded or archived record): the real next one is followed by the record after it, or by
+ * the end of the data. The first candidate so followed wins; failing that, the first one found.
+ */
+function isCorroborated(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  candidate: RecordStart,
+  maxRecordBytes: number,
+  searchEndBytes: number,
+): boolean {
+  const end = declaredEndOf(window, fileSizeBytes, candidate.positionBytes, maxRecordBytes)!;
+  if (end >= Math.min(fileSizeBytes, searchEndBytes)) return true;
+  return isRecordAt(window, fileSizeBytes, end, candidate.offset + 1, maxRecordBytes);
 }
 
 /**
