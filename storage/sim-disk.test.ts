@@ -147,6 +147,19 @@ describe('SimDisk as a FileIO', () => {
 });
 
 describe('SimDisk crash: file data', () => {
+  it('can leave a file extended by one write at a page boundary part-way through it, as ext4 can', () => {
+    const sizes = new Set<number>();
+    for (let seed = 1; seed <= 300; seed++) {
+      const disk = new SimDisk({ seed });
+      disk.mkdirp('/d');
+      const handle = disk.open('/d/f', { create: true });
+      disk.syncAll();
+      disk.write(handle, Buffer.alloc(16384, 7), 0, 16384, 0);
+      sizes.add(disk.crash().readWholeFile('/d/f')!.length);
+    }
+    expect([...sizes].sort((a, b) => a - b)).toEqual([0, 4096, 8192, 12288, 16384]);
+  });
+
   it('keeps everything that was fdatasynced, across many seeds', () => {
     for (const seed of SEEDS) {
       const { disk, handle } = diskWithFile(seed, patternBytes(3000, 1));

@@ -278,8 +278,8 @@ export class SlotFileQueue implements Queue {
   /** Reads and checks a message's slot; null (and counted) when its CRC or id fails. */
   #readBody(id: number): Buffer | null {
     const slot = this.#states.slotById.get(id)!;
-    const got = this.#io.read(this.#handle, this.#buffer, 0, this.slotBytes, this.#position(slot));
-    const parsed = got === this.slotBytes ? parseSlot(this.#buffer) : null;
+    this.#readSlots(this.#buffer, 1, slot);
+    const parsed = parseSlot(this.#buffer);
     if (parsed === null || parsed.state !== STATE_FULL || parsed.id !== id) {
       this.#corruptSkipped++;
       this.#table.drop(id);
@@ -320,6 +320,13 @@ export class SlotFileQueue implements Queue {
     this.#states.grow(this.#slots + this.#chunkSlots);
     for (let slot = this.#slots + this.#chunkSlots - 1; slot >= this.#slots; slot--) this.#freeSlots.push(slot);
     this.#slots += this.#chunkSlots;
+  }
+
+  /** Reads `count` slots from `first` into `buffer`; past the end of the file they read as zeros. */
+  #readSlots(buffer: Buffer, count: number, first: number): void {
+    const length = count * this.slotBytes;
+    const got = this.#io.read(this.#handle, buffer, 0, length, this.#position(first));
+    buffer.fill(0, got, length);
   }
 
   #position(slot: number): number {
@@ -371,7 +378,10 @@ export class SlotFileQueue implements Queue {
     const sizeBytes = this.#io.sizeBytes(this.#handle);
     if (sizeBytes === 0) return this.#writeFileHeader();
     this.#checkFileHeader();
-    const slots = Math.floor(sizeBytes / this.slotBytes) - 1;
+    // A power cut can leave the size part-way through a slot (ext4 commits it at a page
+    // boundary): that last slot counts, read as zeros past the end. A message may lie whole in
+    // its first part; ignoring it would hand its id out again while its bytes wait on the device.
+    const slots = Math.ceil(sizeBytes / this.slotBytes) - 1;
     this.#states.grow(slots);
     this.#slots = slots;
     const full = this.#scanSlots(slots);
@@ -385,7 +395,7 @@ export class SlotFileQueue implements Queue {
     const chunk = Buffer.alloc(Math.max(1, Math.floor((1 << 20) / this.slotBytes)) * this.slotBytes);
     for (let first = 0; first < slots; first += chunk.length / this.slotBytes) {
       const count = Math.min(chunk.length / this.slotBytes, slots - first);
-      this.#io.read(this.#handle, chunk, 0, count * this.slotBytes, this.#position(first));
+      this.#readSlots(chunk, count, first);
       for (let i = count - 1; i >= 0; i--) {
         const slot = first + i;
         const parsed = parseSlot(chunk.subarray(i * this.slotBytes, (i + 1) * this.slotBytes));

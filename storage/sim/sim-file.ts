@@ -14,7 +14,8 @@
  *           whatever the failed writeback left (decided at the failure), and a later successful
  *           fdatasync does not write them again unless they are dirtied anew.
  *   sizeHistory  every size the cached file had since the last writeback; after a power cut the
- *           file's size is the device size or one of these.
+ *           file's size is the device size, one of these, or (as ext4 can commit the size at a
+ *           page boundary part-way through an extending write) a page boundary between them.
  *
  * Invariants: a sector that is neither dirty nor lost holds the same bytes in cache and device
  * below both sizes; lost sectors lie inside the cached size; cache bytes past it are zero.
@@ -23,6 +24,8 @@ import { assert } from '../errors.js';
 import type { SeededRandom } from './prng.js';
 
 export const SECTOR_BYTES = 512;
+/** Where ext4 may commit a file's size part-way through an extending write. */
+const PAGE_BYTES = 4096;
 
 // Versions kept per dirty sector; older ones are dropped. Any subset of the states a page went
 // through is still a state the device could have been written with.
@@ -180,7 +183,7 @@ export class SimFile {
 
   #resolvePending(rng: SeededRandom): ResolvedDevice {
     const landProbability = rng.nextInt(5) / 4;
-    const sizeBytes = rng.pick([this.#deviceSizeBytes, ...this.#sizeHistory]);
+    const sizeBytes = this.#sizeAfterCrash(rng);
     const fillWithGarbage = rng.chance(0.5);
     let highestSector = sectorsCovering(Math.max(sizeBytes, this.#deviceSizeBytes));
     for (const sector of this.#dirty.keys()) highestSector = Math.max(highestSector, sector + 1);
@@ -201,6 +204,18 @@ export class SimFile {
       bytes.set(version, sector * SECTOR_BYTES);
     }
     return { bytes, sizeBytes };
+  }
+
+  /** The device size, a size the file had since, or now and then a page boundary in between. */
+  #sizeAfterCrash(rng: SeededRandom): number {
+    const sizes = [this.#deviceSizeBytes, ...this.#sizeHistory];
+    const picked = rng.pick(sizes);
+    if (!rng.chance(0.25)) return picked;
+    const lowest = Math.min(...sizes);
+    const highest = Math.max(...sizes);
+    const firstPage = Math.floor(lowest / PAGE_BYTES) + 1;
+    const pages = Math.ceil(highest / PAGE_BYTES) - firstPage;
+    return pages > 0 ? (firstPage + rng.nextInt(pages)) * PAGE_BYTES : picked;
   }
 
   #recordVersion(sector: number): void {
