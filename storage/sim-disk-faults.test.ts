@@ -96,6 +96,29 @@ describe('SimDisk fault injection: errors', () => {
   });
 });
 
+describe('SimDisk fault injection: namespace calls', () => {
+  it('fails a directory fsync, a rename, an unlink and a truncate, each changing nothing', () => {
+    const { disk, handle } = diskWithFile(1, patternBytes(100, 1));
+    disk.syncAll();
+    disk.injectFault({ kind: 'error', call: 'truncate', nth: 1, errno: 'EIO' });
+    expect(storageErrorOf(() => disk.truncate(handle, 10)).code).toBe('IO_ERROR');
+    expect(disk.sizeBytes(handle)).toBe(100);
+    disk.close(handle);
+    disk.injectFault({ kind: 'error', call: 'rename', nth: 1, errno: 'EIO' });
+    expect(storageErrorOf(() => disk.rename('/d/f', '/d/g')).code).toBe('IO_ERROR');
+    expect([disk.exists('/d/f'), disk.exists('/d/g')]).toEqual([true, false]);
+    disk.injectFault({ kind: 'error', call: 'unlink', nth: 1, errno: 'EIO' });
+    expect(storageErrorOf(() => disk.unlink('/d/f')).code).toBe('IO_ERROR');
+    expect(disk.exists('/d/f')).toBe(true);
+    disk.rename('/d/f', '/d/g');
+    disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' });
+    expect(storageErrorOf(() => disk.fsyncDir('/d')).code).toBe('IO_ERROR');
+    expect(disk.pendingDirOps().length).toBeGreaterThan(0);
+    disk.fsyncDir('/d');
+    expect(disk.pendingDirOps()).toEqual([]);
+  });
+});
+
 describe('SimDisk fault injection: short and misdirected writes', () => {
   it('lands part of a short write, then reports the ENOSPC of the retry as IO_ERROR', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));

@@ -206,23 +206,42 @@ export class SimDisk implements FileIO {
     assert(Number.isSafeInteger(sizeBytes) && sizeBytes >= 0, `bad size: ${sizeBytes}`);
     const open = this.#handleFor(handle, 'truncate', 'ftruncate');
     if (!open.writable) throw failure('truncate', open.path, 'EINVAL', 'ftruncate');
+    const effect = this.#faults.effectFor('truncate', open.path, open.file.id);
+    if (effect !== undefined) throw this.#errorFrom(effect, 'truncate', open.path, 'ftruncate');
     open.file.truncate(sizeBytes);
   }
 
   rename(fromPath: string, toPath: string): void {
     this.#enter('rename');
-    this.#namespaceCall('rename', fromPath, () => this.#namespace.rename(fromPath, toPath));
+    this.#namespaceCall('rename', fromPath, () => {
+      this.#failIfArmed('rename', fromPath);
+      this.#namespace.rename(fromPath, toPath);
+    });
   }
 
   unlink(filePath: string): void {
     this.#enter('unlink');
-    this.#namespaceCall('unlink', filePath, () => this.#namespace.unlink(filePath));
+    this.#namespaceCall('unlink', filePath, () => {
+      this.#failIfArmed('unlink', filePath);
+      this.#namespace.unlink(filePath);
+    });
   }
 
+  /** A failed directory fsync commits nothing: the entries it was to make durable stay pending. */
   fsyncDir(dirPath: string): void {
     this.#enter('fsyncDir');
-    this.#namespaceCall('fsync of directory', dirPath, () => this.#namespace.commit(dirPath));
+    this.#namespaceCall('fsync of directory', dirPath, () => {
+      this.#failIfArmed('fsyncDir', dirPath);
+      this.#namespace.commit(dirPath);
+    });
     this.counters.dirFsyncCalls++;
+  }
+
+  /** Throws the errno of a fault armed for this namespace call; the call then changes nothing. */
+  #failIfArmed(call: 'rename' | 'unlink' | 'fsyncDir', filePath: string): void {
+    const path = normalizePath(filePath);
+    const effect = this.#faults.effectFor(call, path, path);
+    if (effect !== undefined) throw errnoException(this.#errnoOf(effect), call, filePath);
   }
 
   mkdirp(dirPath: string): void {

@@ -6,7 +6,7 @@
 import { assert } from '../errors.js';
 import type { SimErrno } from './sim-errors.js';
 
-export type FaultCall = 'write' | 'read' | 'fdatasync' | 'open';
+export type FaultCall = 'write' | 'read' | 'fdatasync' | 'open' | 'truncate' | 'rename' | 'unlink' | 'fsyncDir';
 
 /**
  * Which files a fault watches: an exact path (normalised like the disk's) or a pattern. Calls on
@@ -68,6 +68,10 @@ const ERRNOS_BY_CALL: Record<FaultCall, readonly SimErrno[]> = {
   read: ['EIO'],
   fdatasync: ['EIO', 'ENOSPC'],
   open: ['EIO', 'ENOSPC', 'EMFILE'],
+  truncate: ['EIO'],
+  rename: ['EIO', 'ENOSPC'],
+  unlink: ['EIO'],
+  fsyncDir: ['EIO'],
 };
 
 type FileFault = Exclude<SimFault, { kind: 'power-cut' }>;
