@@ -254,10 +254,9 @@ class CrashIteration {
 }
 
 /**
- * Namespace calls the loop fails. A failed directory fsync is left out by default: with it, seed
- * 2895 (log, none) shows an open issue — retention's unlink left pending by the failed fsync comes
- * back after the power cut as a never-synced segment before the recovery point, trusted and
- * damaged (docs/storage.md). `LOGLAB_CRASH_NAMESPACE_FAULTS=fsyncDir,rename,unlink` includes it.
+ * Namespace calls the loop fails. A failed directory fsync is left out by default: with it alone
+ * (`LOGLAB_CRASH_NAMESPACE_FAULTS=fsyncDir`), seed 2895 (log, none) shows an open issue that
+ * docs/storage.md describes.
  */
 const FAILING_NAMESPACE_CALLS = (process.env['LOGLAB_CRASH_NAMESPACE_FAULTS'] ?? 'rename,unlink')
   .split(',') as ('fsyncDir' | 'rename' | 'unlink')[];
