@@ -167,16 +167,28 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
-  it('counts nothing as synced whose directory entry a failed flush left pending', () => {
-    const disk = new SimDisk({ seed: 6 });
-    const log = openLog(disk, 'none');
-    for (let i = 0; log.segments().length < 2; i++) log.append(body(i));
-    const newest = log.segments().at(-1)!.baseOffset;
-    const pointFile = path.posix.join(DIR, 'recovery-point.tmp');
-    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: pointFile });
-    expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
-    expect(log.syncedEndOffset).toBeLessThanOrEqual(newest);
-  });
+  for (const failing of ['fdatasync of its temporary file', 'directory fsync after its rename'] as const) {
+    it(`keeps what a flush synced when saving its recovery point fails (${failing})`, () => {
+      for (const seed of SEEDS.slice(0, 20)) {
+        const disk = new SimDisk({ seed });
+        const log = openLog(disk, 'none');
+        for (let i = 0; log.segments().length < 2; i++) log.append(body(i));
+        const end = log.endOffset;
+        const fault = failing === 'directory fsync after its rename'
+          ? { kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' } as const
+          : { kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: path.posix.join(DIR, 'recovery-point.tmp') } as const;
+        disk.injectFault(fault);
+        expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+        // The segments were synced before the point failed: the fence keeps them, whichever
+        // recovery point the device ends up with.
+        expect(log.syncedEndOffset, `seed ${seed}`).toBe(end);
+        expect(log.endOffset).toBe(end);
+        const recovered = openLog(disk.crash(), 'none');
+        expect(recovered.endOffset, `seed ${seed}`).toBe(end);
+        expectBodies(recovered, 0, end);
+      }
+    });
+  }
 });
 
 describe('a failed fsync', () => {

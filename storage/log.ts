@@ -483,9 +483,11 @@ export class Log {
     this.#sealedUnsynced.length = 0;
     if (trim) active.trim();
     active.sync();
-    // Also the fsync of the directory that makes names of segments created since durable.
-    this.#writeRecoveryPoint(active);
+    // The data is on the device now (rolls made the names of new segments durable): a recovery
+    // point that then fails to save must not make the fence cut synced records, which a
+    // recovery point whose rename did reach the device may already vouch for.
     this.#synced = this.#syncedPointOf(active);
+    this.#writeRecoveryPoint(active);
     this.#group?.markDurable(active.nextOffset);
   }
 

@@ -254,14 +254,6 @@ class CrashIteration {
 }
 
 /**
- * Namespace calls the loop fails. A failed directory fsync is left out by default: with it alone
- * (`LOGLAB_CRASH_NAMESPACE_FAULTS=fsyncDir`), seed 2895 (log, none) shows an open issue that
- * docs/storage.md describes.
- */
-const FAILING_NAMESPACE_CALLS = (process.env['LOGLAB_CRASH_NAMESPACE_FAULTS'] ?? 'rename,unlink')
-  .split(',') as ('fsyncDir' | 'rename' | 'unlink')[];
-
-/**
  * One I/O fault: the kinds the issue names (fsync EIO, ENOSPC, short writes, EMFILE), and failures
  * of the namespace calls a log makes durable with (directory fsync, rename, unlink, truncate).
  */
@@ -269,7 +261,7 @@ function drawFault(rng: SeededRandom): SimFault {
   const nth = 1 + rng.nextInt(12);
   switch (rng.nextInt(7)) {
     case 5:
-      return { kind: 'error', call: rng.pick(FAILING_NAMESPACE_CALLS), nth: 1 + rng.nextInt(4), errno: 'EIO' };
+      return { kind: 'error', call: rng.pick(['fsyncDir', 'rename', 'unlink'] as const), nth: 1 + rng.nextInt(4), errno: 'EIO' };
     case 6:
       return { kind: 'error', call: 'truncate', nth: 1 + rng.nextInt(4), errno: 'EIO' };
     case 0:
