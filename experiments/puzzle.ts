@@ -37,11 +37,9 @@ import {
   QUEUE_CYCLE_PARAMS,
   QueueCycle,
   bodyBytesFor,
+  phaseSeconds,
 } from './queue-cycle.js';
 
-/** Share of the time budget the measured rounds get; the rest fills and warms the queues. */
-const MEASURED_SHARE = 0.6;
-const SHORTEST_PHASE_SECONDS = 0.02;
 /** A synced random write on a spinning disk waits half a turn on average, at least. */
 const HALF_TURN_MS = halfTurnMs(EXOS_X20);
 /** Below a millisecond per synced random write, nothing is spinning under the writes. */
@@ -257,7 +255,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     await openConfigs(ctx, configs);
     for (const config of configs) await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
     const phases = rounds * configs.length * 2;
-    const seconds = Math.max(SHORTEST_PHASE_SECONDS, ctx.secondsBudget * MEASURED_SHARE / phases);
+    const seconds = phaseSeconds(ctx.secondsBudget, phases);
     const byDesign = await interleave(rounds, configs.map((config) => ({
       name: `${config.design}.${config.policy}`,
       round: () => measuredRound(ctx, config, seconds),

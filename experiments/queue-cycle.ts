@@ -39,6 +39,15 @@ export const QUEUE_CYCLE_PARAMS = {
 } as const;
 export const DESIGNS: readonly Design[] = ['A', 'B'];
 
+/** Share of the time budget the measured rounds get; the rest fills and warms the queues. */
+const MEASURED_SHARE = 0.6;
+const SHORTEST_PHASE_SECONDS = 0.02;
+
+/** Seconds for each of `phases` measured phases of an experiment on the queue workload. */
+export function phaseSeconds(secondsBudget: number, phases: number): number {
+  return Math.max(SHORTEST_PHASE_SECONDS, secondsBudget * MEASURED_SHARE / phases);
+}
+
 export interface QueueCycleOptions {
   readonly design: Design;
   readonly policy: DurabilityPolicy;

@@ -43,11 +43,10 @@ import {
   QUEUE_CYCLE_PARAMS,
   QueueCycle,
   bodyBytesFor,
+  phaseSeconds,
 } from './queue-cycle.js';
 
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
-const MEASURED_SHARE = 0.6;
-const SHORTEST_PHASE_SECONDS = 0.02;
 
 interface Config {
   readonly design: Design;
@@ -210,7 +209,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     await openConfigs(ctx, configs);
     for (const config of configs) await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
     const phases = rounds * configs.length * 2;
-    const seconds = Math.max(SHORTEST_PHASE_SECONDS, ctx.secondsBudget * MEASURED_SHARE / phases);
+    const seconds = phaseSeconds(ctx.secondsBudget, phases);
     const byDesign = await interleave(rounds, configs.map((config) => ({
       name: `${config.design}.${config.policy}`,
       round: () => measuredRound(ctx, config, seconds),
