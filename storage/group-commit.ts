@@ -28,7 +28,11 @@ export class GroupCommit {
   #durableEndOffset: number;
   #unsyncedBytes = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
-  #syncing = false;
+  /**
+   * The sync running now, settling when its outcome is handled; null between syncs. Whoever closes
+   * the file it syncs waits for it (closing under a thread-pool fdatasync fails it with EBADF).
+   */
+  #inFlight: Promise<void> | null = null;
   /** Marked durable by another path while a sync was in flight: applied when that one succeeds. */
   #deferredEndOffset = 0;
   #failure: Error | null = null;
@@ -43,6 +47,11 @@ export class GroupCommit {
 
   get #usesImmediate(): boolean {
     return this.#options.maxDelayMs < 1;
+  }
+
+  /** The sync in flight (see #inFlight), or null. */
+  get inFlight(): Promise<void> | null {
+    return this.#inFlight;
   }
 
   get durableEndOffset(): number {
@@ -77,7 +86,7 @@ export class GroupCommit {
    * durable what was written before it (Linux since 4.13 reports the error once, then succeeds).
    */
   markDurable(endOffset: number): void {
-    if (this.#syncing) {
+    if (this.#inFlight !== null) {
       this.#deferredEndOffset = Math.max(this.#deferredEndOffset, endOffset);
       return;
     }
@@ -102,7 +111,7 @@ export class GroupCommit {
   }
 
   #arm(): void {
-    if (this.#timer !== null || this.#syncing) return;
+    if (this.#timer !== null || this.#inFlight !== null) return;
     const fire = (): void => {
       this.#timer = null;
       this.#syncNow();
@@ -118,18 +127,17 @@ export class GroupCommit {
   }
 
   #syncNow(): void {
-    if (this.#syncing || this.#failure !== null) return;
+    if (this.#inFlight !== null || this.#failure !== null) return;
     this.#cancelTimer();
-    this.#syncing = true;
     this.#unsyncedBytes = 0;
-    this.#started().then(
+    this.#inFlight = this.#started().then(
       (endOffset) => {
-        this.#syncing = false;
+        this.#inFlight = null;
         this.markDurable(Math.max(endOffset, this.#deferredEndOffset));
         if (this.#unsyncedBytes > 0) this.#arm();
       },
       (error: Error) => {
-        this.#syncing = false;
+        this.#inFlight = null;
         this.#onFailure(error);
         if (this.#failure === null) this.fail(error);
       },

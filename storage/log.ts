@@ -84,8 +84,6 @@ export class Log {
   readonly #sealedUnsynced: Segment[] = [];
   #fenced: StorageError | null = null;
   #closed = false;
-  /** A group fdatasync on the thread pool, settled or not; close waits for it to close files. */
-  #groupSyncInFlight: Promise<unknown> | null = null;
 
   private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport, segmentConfig: LogConfig) {
     this.dir = dir;
@@ -299,7 +297,7 @@ export class Log {
       throw error;
     }
     this.#closed = true;
-    const inFlight = this.#groupSyncInFlight;
+    const inFlight = this.#group?.inFlight ?? null;
     if (inFlight !== null) {
       // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
       // the files close when it settles, and its waiters learn the outcome.
@@ -412,7 +410,7 @@ export class Log {
       return Promise.resolve(covered.nextOffset);
     }
     const before = this.#synced;
-    const sync = this.config.io.fdatasyncAsync(active.handle).then(
+    return this.config.io.fdatasyncAsync(active.handle).then(
       () => {
         this.#groupSynced(active, covered);
         return covered.nextOffset;
@@ -423,11 +421,6 @@ export class Log {
         throw error;
       },
     );
-    const settled = (): void => {
-      this.#groupSyncInFlight = null;
-    };
-    this.#groupSyncInFlight = sync.then(settled, settled);
-    return sync;
   }
 
   #groupSynced(active: Segment, covered: SyncedPoint): void {

@@ -116,8 +116,6 @@ export class SlotFileQueue implements Queue {
   #group: GroupCommit | null = null;
   #fenced: StorageError | null = null;
   #closed = false;
-  /** A group fdatasync on the thread pool, settled or not; close waits for it. */
-  #groupSyncInFlight: Promise<unknown> | null = null;
   #corruptSkipped = 0;
 
   private constructor(path: string, options: SlotFileOptions) {
@@ -253,7 +251,7 @@ export class SlotFileQueue implements Queue {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      while (this.#groupSyncInFlight !== null) await this.#groupSyncInFlight;
+      for (let sync = this.#group?.inFlight ?? null; sync !== null; sync = this.#group?.inFlight ?? null) await sync;
       if (this.#fenced === null) this.#guard(() => this.#io.fdatasync(this.#handle));
       this.#group?.close(this.#writes);
     } finally {
@@ -366,12 +364,7 @@ export class SlotFileQueue implements Queue {
       this.#guard(() => this.#io.fdatasync(this.#handle));
       return Promise.resolve(synced());
     }
-    const sync = this.#io.fdatasyncAsync(this.#handle).then(synced);
-    const settled = (): void => {
-      this.#groupSyncInFlight = null;
-    };
-    this.#groupSyncInFlight = sync.then(settled, settled);
-    return sync;
+    return this.#io.fdatasyncAsync(this.#handle).then(synced);
   }
 
   #load(): void {
