@@ -16,7 +16,21 @@ export type StorageErrorCode =
   | 'SHORT_IO'
   | 'BODY_TOO_LARGE_FOR_SLOT'
   | 'UNKNOWN_MESSAGE'
-  | 'CORRUPT_CHECKPOINT';
+  | 'CORRUPT_CHECKPOINT'
+  /** Another process (or another open in this one) holds the log for writing. */
+  | 'LOG_LOCKED'
+  /** A read-only open found no log in the directory. */
+  | 'LOG_NOT_FOUND'
+  /** A write was asked of a log opened read-only. */
+  | 'LOG_READ_ONLY'
+  /** Offsets are missing between two segments (a segment was lost or moved away). */
+  | 'LOG_GAP'
+  /** A segment's first record carries another offset than its file name says. */
+  | 'SEGMENT_NAME_MISMATCH'
+  /** A segment holds records at or past the next segment's base offset. */
+  | 'SEGMENT_OVERLAP'
+  /** The next offset would not fit the offsets this log can store exactly (2^53 - 1). */
+  | 'OFFSET_LIMIT';
 
 export interface StorageErrorContext {
   readonly file?: string;
@@ -24,6 +38,11 @@ export interface StorageErrorContext {
   readonly offset?: bigint;
   readonly sizeBytes?: number;
   readonly limitBytes?: number;
+  /** Where a broken segment chain starts and ends, or another offset range the error names. */
+  readonly fromOffset?: number;
+  readonly toOffset?: number;
+  /** Who holds a lock, as far as is known (pid, host, since). */
+  readonly holder?: string;
   readonly reason?: string;
   readonly cause?: unknown;
 }
