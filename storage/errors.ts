@@ -19,6 +19,8 @@ export type StorageErrorCode =
   | 'CORRUPT_CHECKPOINT'
   /** Another process (or another open in this one) holds the log for writing. */
   | 'LOG_LOCKED'
+  /** File locks cannot be taken on this platform (the native lock addon did not load). */
+  | 'LOCK_UNAVAILABLE'
   /** A read-only open found no log in the directory. */
   | 'LOG_NOT_FOUND'
   /** A write was asked of a log opened read-only. */

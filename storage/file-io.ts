@@ -13,7 +13,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { StorageError } from './errors.js';
+import { StorageError, assert } from './errors.js';
+import { nativeLocks } from './native-locks.js';
 
 export type FileHandle = number & { readonly __fileHandle: true };
 
@@ -24,6 +25,20 @@ export interface FileIOCounters {
   readBytes: number;
   fdatasyncCalls: number;
   dirFsyncCalls: number;
+}
+
+/**
+ * An exclusive lock on a whole file, held from FileIO.lockExclusive until release(). It keeps the
+ * file open: the lock belongs to that open file, so the kernel drops it when the holder dies.
+ */
+export interface FileLock {
+  /**
+   * Replaces the lock file's content with `description` (who holds it, for a refused opener to
+   * read). Not synced: the lock is the kernel's, the text only informs.
+   */
+  writeHolder(description: string): void;
+  /** Unlocks and closes the file; a second call does nothing. */
+  release(): void;
 }
 
 export interface FileIO {
@@ -49,6 +64,11 @@ export interface FileIO {
   exists(filePath: string): boolean;
   /** The whole file as a Buffer (callers use its methods), null when it does not exist. */
   readWholeFile(filePath: string): Buffer | null;
+  /**
+   * Opens (creating, as `open` does) and locks `filePath` exclusively, without waiting; null when
+   * someone else holds it: another process, or another lock on the same file in this one.
+   */
+  lockExclusive(filePath: string): FileLock | null;
 }
 
 export function newCounters(): FileIOCounters {
@@ -85,6 +105,40 @@ export function closeAfterFailure(io: FileIO, handle: FileHandle): void {
     io.close(handle);
   } catch {
     // The caller rethrows the failure that brought it here.
+  }
+}
+
+/**
+ * A lock held through an open handle of `io`: its note is written with `io`'s own calls (so they
+ * are counted), and release runs `unlock` and then closes the handle.
+ */
+export class HandleLock implements FileLock {
+  readonly #io: FileIO;
+  readonly #handle: FileHandle;
+  readonly #unlock: () => void;
+  #released = false;
+
+  constructor(io: FileIO, handle: FileHandle, unlock: () => void) {
+    this.#io = io;
+    this.#handle = handle;
+    this.#unlock = unlock;
+  }
+
+  writeHolder(description: string): void {
+    assert(!this.#released, 'writeHolder after release');
+    const bytes = Buffer.from(description, 'utf8');
+    this.#io.truncate(this.#handle, 0);
+    this.#io.write(this.#handle, bytes, 0, bytes.length, 0);
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    try {
+      this.#unlock();
+    } finally {
+      this.#io.close(this.#handle);
+    }
   }
 }
 
@@ -254,6 +308,33 @@ export class NodeFileIO implements FileIO {
     }
   }
 
+  /**
+   * An OFD lock on Linux (see fs-native-extensions.d.ts) on a descriptor opened O_RDWR | O_CREAT
+   * with mode 0o644, kept open while the lock is held.
+   */
+  lockExclusive(filePath: string): FileLock | null {
+    const locks = nativeLocks();
+    const handle = this.open(filePath, { create: true });
+    let locked: boolean;
+    try {
+      locked = locks.tryLock(handle);
+    } catch (cause) {
+      closeAfterFailure(this, handle);
+      throw ioError('lock', filePath, cause);
+    }
+    if (!locked) {
+      this.close(handle);
+      return null;
+    }
+    return new HandleLock(this, handle, () => {
+      try {
+        locks.unlock(handle);
+      } catch {
+        // Closing the descriptor, which release does next, drops the lock all the same.
+      }
+    });
+  }
+
   #track(fd: number, filePath: string): FileHandle {
     this.#paths.set(fd, path.resolve(filePath));
     return fd as FileHandle;
@@ -341,5 +422,9 @@ export class DelegatingFileIO implements FileIO {
 
   readWholeFile(filePath: string): Buffer | null {
     return this.inner.readWholeFile(filePath);
+  }
+
+  lockExclusive(filePath: string): FileLock | null {
+    return this.inner.lockExclusive(filePath);
   }
 }

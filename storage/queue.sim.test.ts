@@ -137,6 +137,9 @@ describe('design A after a send that fails part-way', () => {
       // Six bytes land - the FULL state byte among them - then the disk is full.
       disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 6, then: 'ENOSPC' });
       await expect(queue.send(Buffer.from('refused'))).rejects.toMatchObject({ code: 'IO_ERROR' });
+      // The writer lets go of the file as if its process died: fenced, its close syncs nothing,
+      // and only then may another writer open the slot file.
+      await queue.close();
       // Reopened on the same page cache, then after a power cut.
       for (const on of [(): SimDisk => disk, (): SimDisk => disk.crash()]) {
         const reopened = openSlots(on(), 'always', { slotBytes: 256 });

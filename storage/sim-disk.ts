@@ -36,6 +36,9 @@
  *   them; a misdirected write lands at another position (visible at once, as if the page had
  *   been evicted and re-read); a bit flip on the device (visible through a clean cached page);
  *   a power cut after N calls. Every misbehaving call is counted in `faultsInjected`.
+ * - Locks (lockExclusive) belong to the process, not the disk: a table of locked files, each
+ *   held until release(). The lock file is created like any other file (a pending directory
+ *   entry until fsyncDir). crash() returns a disk with no lock held, since the holder died.
  *
  * What it does not simulate: time, concurrency and background writeback (an unsynced write
  * stays pending until a sync or the crash), cache eviction (the cache never forgets), metadata
@@ -46,8 +49,8 @@
  * Paths are POSIX; a relative path is taken from '/'. Handles are plain numbers, never reused,
  * unique across a disk and the disks its crashes return.
  */
-import type { FileHandle, FileIO, FileIOCounters } from './file-io.js';
-import { newCounters } from './file-io.js';
+import type { FileHandle, FileIO, FileIOCounters, FileLock } from './file-io.js';
+import { HandleLock, newCounters } from './file-io.js';
 import { assert } from './errors.js';
 import { SeededRandom } from './sim/prng.js';
 import { SimDirectory } from './sim/sim-directory.js';
@@ -109,6 +112,8 @@ export class SimDisk implements FileIO {
   readonly #rng: SeededRandom;
   readonly #faults = new FaultPlan();
   readonly #handles = new Map<number, OpenFile>();
+  /** Inode ids of the files locked now: a lock is on the file, whatever name reaches it. */
+  readonly #lockedFiles = new Set<number>();
   #namespace = new SimNamespace();
   #nextHandle = FIRST_HANDLE;
   #crashed = false;
@@ -282,6 +287,18 @@ export class SimDisk implements FileIO {
     }
   }
 
+  /** Opens the file like open() (faults included) and locks it; null when it is locked already. */
+  lockExclusive(filePath: string): FileLock | null {
+    const handle = this.#open(filePath, true, true);
+    const fileId = this.#handleFor(handle, 'lock', 'fcntl').file.id;
+    if (this.#lockedFiles.has(fileId)) {
+      this.close(handle);
+      return null;
+    }
+    this.#lockedFiles.add(fileId);
+    return new HandleLock(this, handle, () => this.#lockedFiles.delete(fileId));
+  }
+
   /**
    * A power cut: returns a new disk holding what survived (see the top of this file). This disk
    * is dead afterwards; every call on it is a programming error.
@@ -314,9 +331,14 @@ export class SimDisk implements FileIO {
     this.#faults.recordBitFlip(normalizePath(filePath));
   }
 
-  /** Handles open now: a test's check that nothing leaked. */
+  /** Handles open now: a test's check that nothing leaked. A held lock keeps one open. */
   get openHandles(): number {
     return this.#handles.size;
+  }
+
+  /** Files locked now (lockExclusive): a test's check that no lock leaked. */
+  get heldLocks(): number {
+    return this.#lockedFiles.size;
   }
 
   get faultsInjected(): number {

@@ -25,7 +25,7 @@
 import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
-import { NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
+import { closeAfterFailure, NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
 import { GroupCommit } from './group-commit.js';
 import {
   DEFAULT_GROUP_SYNC,
@@ -40,6 +40,12 @@ import { readU64, writeU64 } from './record.js';
 import { unknownMessage } from './queue-errors.js';
 import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
 import { delayMsOf, visibilityTimeoutMsOf, wallClock } from './queue.js';
+import {
+  acquireWriterLock,
+  lockPathForSlotFile,
+  releaseAfterFailure,
+  type WriterLock,
+} from './writer-lock.js';
 
 export const SLOT_HEADER_BYTES = 20;
 assert(SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8, 'slot header is crc, state, flags, reserved, length, id');
@@ -91,6 +97,8 @@ export class SlotFileQueue implements Queue {
   readonly path: string;
   readonly slotBytes: number;
   readonly #io: FileIO;
+  /** Held from before the file is created or opened until close: one writer per slot file. */
+  readonly #lock: WriterLock;
   readonly #handle: FileHandle;
   readonly #durability: DurabilityPolicy;
   readonly #groupSync: GroupSyncMode;
@@ -139,18 +147,29 @@ export class SlotFileQueue implements Queue {
         (error) => this.#fence(error),
       );
     }
-    // Last: every check above can refuse the options without a handle to leak.
-    if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
-    this.#handle = this.#io.open(path, { create: true });
+    // Last: every check above can refuse the options without a lock or handle to leak. The
+    // lock comes before the file is created, so of two racing creators only one goes on.
+    this.#lock = acquireWriterLock(this.#io, lockPathForSlotFile(path), `the slot file ${path}`);
+    try {
+      if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
+      this.#handle = this.#io.open(path, { create: true });
+    } catch (error) {
+      releaseAfterFailure(this.#lock);
+      throw error;
+    }
   }
 
-  /** Opens (creating) the slot file at `path`; every full slot is ready again. */
+  /**
+   * Opens (creating) the slot file at `path`; every full slot is ready again. Throws LOG_LOCKED
+   * while another writer, in this process or another, has it open.
+   */
   static open(path: string, options: SlotFileOptions = {}): SlotFileQueue {
     const queue = new SlotFileQueue(path, options);
     try {
       queue.#load();
     } catch (error) {
-      queue.#io.close(queue.#handle);
+      closeAfterFailure(queue.#io, queue.#handle);
+      releaseAfterFailure(queue.#lock);
       throw error;
     }
     return queue;
@@ -245,7 +264,8 @@ export class SlotFileQueue implements Queue {
   /**
    * Waits for a thread-pool sync in flight (closing the file under it would fail it), syncs what
    * is left, and closes the file even when that sync fails — which fences first, so no waiter is
-   * acknowledged by a later sync of pages the failed one left marked clean.
+   * acknowledged by a later sync of pages the failed one left marked clean. The writer lock is
+   * released last, whatever failed: only then may another writer open the file.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -255,7 +275,11 @@ export class SlotFileQueue implements Queue {
       if (this.#fenced === null) this.#guard(() => this.#io.fdatasync(this.#handle));
       this.#group?.close(this.#writes);
     } finally {
-      this.#io.close(this.#handle);
+      try {
+        this.#io.close(this.#handle);
+      } finally {
+        this.#lock.release();
+      }
     }
   }
 

@@ -1,0 +1,124 @@
+/**
+ * Design A's writer lock: one SlotFileQueue per slot file, taken before the file is created or
+ * opened, given back by close and by every open that fails, with no handle left behind.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { StorageError } from './errors.js';
+import { SimDisk } from './sim-disk.js';
+import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
+import { acquireWriterLock } from './writer-lock.js';
+
+const SLOT_FILE = '/data/slots';
+const LOCK_FILE = '/data/slots.lock';
+const newDir = tempDirs('slot-file');
+
+function diskWithDataDir(): SimDisk {
+  const disk = new SimDisk({ seed: 1 });
+  disk.mkdirp('/data');
+  disk.fsyncDir('/');
+  return disk;
+}
+
+function openSlots(disk: SimDisk, options: SlotFileOptions = {}): SlotFileQueue {
+  return SlotFileQueue.open(SLOT_FILE, { io: disk, durability: 'always', ...options });
+}
+
+function caught(action: () => unknown): StorageError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof StorageError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to throw');
+}
+
+describe('design A: one writer per slot file', () => {
+  it('refuses a second open of the same file in this process, leaking nothing', async () => {
+    const disk = diskWithDataDir();
+    const first = openSlots(disk);
+    expect(disk.openHandles).toBe(2); // the slot file and its lock
+    const error = caught(() => openSlots(disk));
+    expect(error).toMatchObject({ code: 'LOG_LOCKED', context: { file: LOCK_FILE } });
+    expect(error.message).toContain(`cannot open the slot file ${SLOT_FILE} for writing`);
+    expect(error.context.holder).toContain(`pid ${process.pid} `);
+    expect(disk.openHandles).toBe(2);
+    expect(disk.heldLocks).toBe(1);
+    await first.send(Buffer.from('still mine'));
+    await first.close();
+    expect(disk.openHandles).toBe(0);
+    expect(disk.heldLocks).toBe(0);
+    const second = openSlots(disk);
+    expect(second.receive({ visibilityTimeoutMs: 1000 })?.body.toString()).toBe('still mine');
+    await second.close();
+  });
+
+  it('takes the lock before creating the file, so a refused creator creates nothing', () => {
+    const disk = diskWithDataDir();
+    const other = acquireWriterLock(disk, LOCK_FILE, 'another writer');
+    expect(caught(() => openSlots(disk)).code).toBe('LOG_LOCKED');
+    expect(disk.exists(SLOT_FILE)).toBe(false);
+    expect(disk.exists(`${SLOT_FILE}.tmp`)).toBe(false);
+    other.release();
+  });
+
+  it('refuses bad options before taking the lock', () => {
+    const disk = diskWithDataDir();
+    expect(caught(() => openSlots(disk, { slotBytes: 3 })).code).toBe('INVALID_CONFIG');
+    expect(disk.exists(LOCK_FILE)).toBe(false);
+    expect(disk.openHandles).toBe(0);
+  });
+
+  it('gives the lock back when the file does not open: other slot size, bad header', async () => {
+    const disk = diskWithDataDir();
+    await openSlots(disk, { slotBytes: 256 }).close();
+    expect(caught(() => openSlots(disk, { slotBytes: 512 })).code).toBe('INVALID_CONFIG');
+    expect(disk.openHandles).toBe(0);
+    expect(disk.heldLocks).toBe(0);
+    const handle = disk.open(SLOT_FILE, { create: false });
+    disk.write(handle, Buffer.from('XXXX'), 0, 4, 0);
+    disk.close(handle);
+    expect(caught(() => openSlots(disk, { slotBytes: 256 })).code).toBe('INVALID_SEGMENT_FILE');
+    expect(disk.openHandles).toBe(0);
+    expect(disk.heldLocks).toBe(0);
+  });
+
+  it('gives the lock back when creating or opening the file fails', () => {
+    const disk = diskWithDataDir();
+    disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' });
+    expect(caught(() => openSlots(disk)).code).toBe('IO_ERROR');
+    expect(disk.openHandles).toBe(0);
+    expect(disk.heldLocks).toBe(0);
+    disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: SLOT_FILE });
+    expect(caught(() => openSlots(disk))).toMatchObject({
+      code: 'IO_ERROR',
+      context: { reason: 'EMFILE' },
+    });
+    expect(disk.openHandles).toBe(0);
+    expect(disk.heldLocks).toBe(0);
+  });
+
+  it('gives the lock back on close even when close\'s sync fails', async () => {
+    const disk = diskWithDataDir();
+    const queue = openSlots(disk, { durability: 'none' });
+    await queue.send(Buffer.from('x'));
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+    await expect(queue.close()).rejects.toMatchObject({ code: 'IO_ERROR' });
+    expect(disk.heldLocks).toBe(0);
+    await queue.close();
+    await openSlots(disk).close();
+  });
+
+  it('refuses a second open on the real disk until the first is closed', async () => {
+    const file = join(newDir(), 'slots');
+    const first = SlotFileQueue.open(file);
+    expect(caught(() => SlotFileQueue.open(file))).toMatchObject({
+      code: 'LOG_LOCKED',
+      context: { file: `${file}.lock` },
+    });
+    await first.close();
+    await SlotFileQueue.open(file).close();
+  });
+});
