@@ -2,6 +2,8 @@
  * Parsing command-line values. Every failure is one line naming the argument, what it accepts and
  * what it got (LabError BAD_ARGUMENT, exit 2).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { badArgument } from './errors.js';
 
 const BYTE_UNITS: Readonly<Record<string, number>> = {
@@ -106,4 +108,37 @@ export function parsePercentArgument(name: string, raw: string, max = 1000): num
     throw badArgument(name, `a percentage in (0, ${max}], e.g. 5%`, raw);
   }
   return value / 100;
+}
+
+/** The directory `dir` is, or the one that would hold it once created: the nearest that exists. */
+function nearestExisting(dir: string): string {
+  let current = path.resolve(dir);
+  while (!fs.existsSync(current) && path.dirname(current) !== current) {
+    current = path.dirname(current);
+  }
+  return current;
+}
+
+/**
+ * Checks, before any work starts, that `dir` is a directory loglab may create files in (or, when
+ * `mustExist` is false, one it may create): a run that measures for minutes and then cannot write
+ * its results wastes those minutes. Creates nothing.
+ */
+export function checkDirectoryArgument(name: string, dir: string, mustExist: boolean): void {
+  const kind = mustExist ? 'an existing directory' : 'a directory';
+  const created = mustExist ? '' : ' (created when missing)';
+  const accepted = `${kind}${created}`;
+  const exists = fs.existsSync(dir);
+  if (mustExist && !exists) throw badArgument(name, accepted, dir);
+  const holder = exists ? path.resolve(dir) : nearestExisting(dir);
+  if (!fs.statSync(holder).isDirectory()) {
+    const why = exists ? undefined : `${holder} is a file, not a directory`;
+    throw badArgument(name, accepted, dir, why);
+  }
+  try {
+    fs.accessSync(holder, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+    throw badArgument(name, `${kind} you may write in${created}`, dir, `${holder}: ${code}`);
+  }
 }

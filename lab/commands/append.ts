@@ -1,9 +1,18 @@
-/** `loglab append DIR`: one record per line of standard input. */
+/**
+ * `loglab append DIR`: one record per line of standard input.
+ *
+ * It always says on stdout what it stored, even when it then fails: an append that stops at line
+ * 3 has stored lines 1-2, and a user who retries everything would store them twice. Under
+ * `group` and `always` only what the log acknowledged counts as stored; what was appended and
+ * then not acknowledged is printed on a line of its own, so it can be checked before a retry.
+ */
 import type { Command } from 'commander';
+import { StorageError } from '../../storage/errors.js';
 import { Log } from '../../storage/log.js';
-import { describeRecovery } from '../../storage/log-loader.js';
+import type { LogOptions } from '../../storage/log-config.js';
+import { describeRecovery, type RecoveryReport } from '../../storage/log-loader.js';
 import { DURABILITY_POLICIES } from '../../storage/durability.js';
-import { MAX_POSITION_BYTES } from '../../storage/units.js';
+import { MAX_POSITION_BYTES, asOffset } from '../../storage/units.js';
 import { parseByteSize, parseChoice, parseIntegerArgument } from '../arguments.js';
 
 interface AppendOptions {
@@ -13,10 +22,39 @@ interface AppendOptions {
   durability: string;
 }
 
+/** Something that failed, kept until what was stored has been printed. */
+interface Failure {
+  readonly error: unknown;
+}
+
+/**
+ * Offsets are exact up to 2^53 - 1 and the log's end offset must stay exact, so the last offset a
+ * record can take, and thus the largest useful base offset, is one below that.
+ */
+export const MAX_BASE_OFFSET = Number.MAX_SAFE_INTEGER - 1;
+
+function logOptions(options: AppendOptions): LogOptions {
+  const { baseOffset, segmentBytes, indexInterval } = options;
+  return {
+    ...(baseOffset === undefined
+      ? {}
+      : { baseOffset: parseIntegerArgument('--base-offset', baseOffset, 0, MAX_BASE_OFFSET) }),
+    ...(segmentBytes === undefined
+      ? {}
+      : { segmentBytes: parseByteSize('--segment-bytes', segmentBytes, 1024, MAX_POSITION_BYTES) }),
+    ...(indexInterval === undefined
+      ? {}
+      : { indexIntervalBytes: parseByteSize('--index-interval', indexInterval) }),
+    durability: parseChoice('--durability', options.durability, DURABILITY_POLICIES),
+  };
+}
+
 /** Splits standard input into lines (bodies without their newline), as raw bytes. */
 async function readLines(input: NodeJS.ReadableStream): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of input) {
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  }
   const all = Buffer.concat(chunks);
   const lines: Buffer[] = [];
   let start = 0;
@@ -28,38 +66,130 @@ async function readLines(input: NodeJS.ReadableStream): Promise<Buffer[]> {
   return lines;
 }
 
+/** How many entries a list field of the report holds; 0 when this version has no such field. */
+function entriesIn(report: RecoveryReport, field: 'warnings' | 'removedSegments'): number {
+  // RecoveryReport is changing (warnings added, removedSegments going): read both either way.
+  const fields = report as unknown as Readonly<Record<string, unknown>>;
+  const value = field in report ? fields[field] : [];
+  return Array.isArray(value) ? value.length : 0;
+}
+
+/**
+ * Whether opening did anything worth telling: a cut, removed segments, bytes scanned, or a
+ * warning. An open that cut a torn tail exactly at the recovery point scanned nothing and still
+ * discarded bytes, so the scan alone does not decide.
+ */
+export function recoveryWorthTelling(report: RecoveryReport): boolean {
+  if (report.startedFrom === 'new-log') return false;
+  return report.truncation !== null ||
+    entriesIn(report, 'removedSegments') > 0 ||
+    report.scannedBytes > 0 ||
+    entriesIn(report, 'warnings') > 0;
+}
+
+/** Appends every line of standard input; stops at the first failure. Never throws. */
+async function appendInput(log: Log): Promise<{ appended: number; failure: Failure | null }> {
+  let appended = 0;
+  try {
+    for (const line of await readLines(process.stdin)) {
+      log.append(line);
+      appended++;
+    }
+    return { appended, failure: null };
+  } catch (error) {
+    return { appended, failure: { error } };
+  }
+}
+
+/**
+ * Waits for the acknowledgement of the last append. Under `none` and `always` an append that
+ * returned was written (and synced) already; after a failed append the log may be fenced and
+ * would refuse to acknowledge even those, so only `group` waits then.
+ */
+async function acknowledge(
+  log: Log,
+  lastOffset: number,
+  appendFailed: boolean,
+): Promise<Failure | null> {
+  if (appendFailed && log.config.durability !== 'group') return null;
+  try {
+    await log.acknowledged(asOffset(lastOffset));
+    return null;
+  } catch (error) {
+    return { error };
+  }
+}
+
+function closeLog(log: Log): Failure | null {
+  try {
+    log.close();
+    return null;
+  } catch (error) {
+    return { error };
+  }
+}
+
+function shortReason(failure: Failure | null): string {
+  const error = failure?.error;
+  if (error instanceof StorageError) return error.code;
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+/** Offsets [first, stored) are vouched for; [stored, appended) were appended and not. */
+interface Outcome {
+  readonly firstOffset: number;
+  readonly storedEnd: number;
+  readonly appendedEnd: number;
+  readonly unvouched: Failure | null;
+}
+
+/** `appended N records: first offset F, last offset L`, and the unacknowledged rest apart. */
+function printStored({ firstOffset, storedEnd, appendedEnd, unvouched }: Outcome): void {
+  const range = (from: number, to: number) =>
+    `appended ${to - from} records: first offset ${from}, last offset ${to - 1}`;
+  if (appendedEnd === firstOffset) {
+    process.stdout.write(`appended 0 records; the next offset is ${firstOffset}\n`);
+    return;
+  }
+  if (storedEnd > firstOffset) process.stdout.write(`${range(firstOffset, storedEnd)}\n`);
+  if (appendedEnd > storedEnd) {
+    process.stdout.write(`${range(storedEnd, appendedEnd)} (not acknowledged: ` +
+      `${shortReason(unvouched)}; check them with loglab read before appending them again)\n`);
+  }
+}
+
+async function appendCommand(dir: string, options: AppendOptions): Promise<void> {
+  const log = Log.open(dir, logOptions(options));
+  if (recoveryWorthTelling(log.recovery)) {
+    process.stderr.write(`${describeRecovery(log.recovery)}\n`);
+  }
+  const firstOffset: number = log.endOffset;
+  const { appended, failure } = await appendInput(log);
+  const appendedEnd = firstOffset + appended;
+  const ackFailure = appended === 0
+    ? null
+    : await acknowledge(log, appendedEnd - 1, failure !== null);
+  const closeFailure = closeLog(log);
+  const unvouched = ackFailure ?? closeFailure;
+  // After a failed acknowledgement or close, only what reached the device is vouched for.
+  const storedEnd = unvouched === null
+    ? appendedEnd
+    : Math.min(appendedEnd, Math.max(firstOffset, log.syncedEndOffset));
+  printStored({ firstOffset, storedEnd, appendedEnd, unvouched });
+  const first = failure ?? ackFailure ?? closeFailure;
+  if (first !== null) throw first.error;
+}
+
 export function registerAppendCommand(program: Command): void {
   program
     .command('append')
-    .description('append one record per line of standard input and print the first and last offsets')
+    .description('append one record per line of standard input and print the first and last ' +
+      'offsets; on a failure, still print what was stored')
     .argument('<dir>', 'log directory (created when missing)')
-    .option('--base-offset <n>', 'first offset of a new log')
+    .option('--base-offset <n>', `first offset of a new log (0 to ${MAX_BASE_OFFSET})`)
     .option('--segment-bytes <size>', 'start a new segment past this size (default 64MiB)')
     .option('--index-interval <size>', 'bytes between index entries, 0 = dense (default 4096)')
-    .option('--durability <policy>', `when an append is acknowledged: ${DURABILITY_POLICIES.join(', ')}`, 'none')
-    .action(async (dir: string, options: AppendOptions) => {
-      const log = Log.open(dir, {
-        ...(options.baseOffset === undefined ? {} : { baseOffset: parseIntegerArgument('--base-offset', options.baseOffset, 0, Number.MAX_SAFE_INTEGER) }),
-        ...(options.segmentBytes === undefined ? {} : { segmentBytes: parseByteSize('--segment-bytes', options.segmentBytes, 1024, MAX_POSITION_BYTES) }),
-        ...(options.indexInterval === undefined ? {} : { indexIntervalBytes: parseByteSize('--index-interval', options.indexInterval) }),
-        durability: parseChoice('--durability', options.durability, DURABILITY_POLICIES),
-      });
-      try {
-        if (log.recovery.startedFrom !== 'new-log' && log.recovery.scannedBytes > 0) {
-          process.stderr.write(`${describeRecovery(log.recovery)}\n`);
-        }
-        const lines = await readLines(process.stdin);
-        if (lines.length === 0) {
-          process.stdout.write(`appended 0 records; the next offset is ${log.endOffset}\n`);
-          return;
-        }
-        const first = log.append(lines[0]!);
-        let last = first;
-        for (let i = 1; i < lines.length; i++) last = log.append(lines[i]!);
-        await log.acknowledged(last);
-        process.stdout.write(`appended ${lines.length} records: first offset ${first}, last offset ${last}\n`);
-      } finally {
-        log.close();
-      }
-    });
+    .option('--durability <policy>',
+      `when an append is acknowledged: ${DURABILITY_POLICIES.join(', ')}`, 'none')
+    .action(appendCommand);
 }

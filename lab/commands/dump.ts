@@ -1,12 +1,16 @@
-/** `loglab dump DIR_OR_FILE`: segment files for people, like kafka-dump-log.sh. */
+/**
+ * `loglab dump DIR_OR_FILE`: segment files for people, like kafka-dump-log.sh. It reads the files
+ * as they are, never opens the log, and so never creates, recovers or changes anything.
+ */
 import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { dumpSegment, segmentsToDump, type DumpEntry, type DumpedIndexEntry, type DumpedRecord } from '../../storage/dump.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record.js';
 import { readRecordLimit } from '../../storage/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
+import { StorageError } from '../../storage/errors.js';
 import { parseByteSize } from '../arguments.js';
-import { LabError } from '../errors.js';
+import { LabError, badArgument } from '../errors.js';
 
 interface DumpFlags {
   records?: boolean;
@@ -35,6 +39,43 @@ function formatText(entry: DumpEntry): string {
   }
 }
 
+const NOT_A_SEGMENT = "it is a file whose name is not a segment's " +
+  '(<20-digit base offset>.log, .index or .timeindex)';
+
+/** The segments `target` names; a path with none is refused (exit 2), never dumped as empty. */
+function segmentsOf(io: NodeFileIO, target: string): { dir: string; baseOffsets: number[] } {
+  let found;
+  try {
+    found = segmentsToDump(io, target);
+  } catch (error) {
+    const notADir = error instanceof StorageError && error.context.reason === 'ENOTDIR';
+    if (!notADir) throw error;
+    throw badArgument('<dir-or-file>', 'a log directory or a segment file', target, NOT_A_SEGMENT);
+  }
+  if (found.baseOffsets.length === 0) {
+    const message = `<dir-or-file>: ${target} holds no log segments; check the path`;
+    throw new LabError('BAD_ARGUMENT', message);
+  }
+  return found;
+}
+
+interface Checked {
+  records: number;
+  index: number;
+}
+
+/** `--verify`'s tally: one JSON line on stdout with `--json`, else a line of text on stderr. */
+function printSummary(segments: number, checked: Checked, invalid: number, json: boolean): void {
+  const { records, index: indexEntries } = checked;
+  if (json) {
+    const summary = { type: 'summary', segments, records, indexEntries, invalid };
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return;
+  }
+  process.stderr.write(`verified ${segments} segment(s): ${records} records, ` +
+    `${indexEntries} index entries, ${invalid} invalid\n`);
+}
+
 export function registerDumpCommand(program: Command): void {
   program
     .command('dump')
@@ -55,13 +96,13 @@ export function registerDumpCommand(program: Command): void {
         timeIndex: Boolean(flags.timeindex),
         verify: Boolean(flags.verify),
       };
-      const { dir, baseOffsets } = segmentsToDump(io, target);
+      const { dir, baseOffsets } = segmentsOf(io, target);
       const maxRecordBytes = flags.maxRecordBytes === undefined
         ? readRecordLimit(io, dir) ?? DEFAULT_MAX_RECORD_BYTES
         : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES);
       let invalid: DumpedRecord | DumpedIndexEntry | null = null;
       let invalidCount = 0;
-      const checked = { records: 0, index: 0 };
+      const checked: Checked = { records: 0, index: 0 };
       for (const base of baseOffsets) {
         for (const entry of dumpSegment(io, dir, base, { ...options, maxRecordBytes, onChecked: (type) => checked[type]++ })) {
           if ((entry.type === 'record' || entry.type === 'index') && entry.valid === false) {
@@ -71,11 +112,7 @@ export function registerDumpCommand(program: Command): void {
           process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatText(entry)}\n`);
         }
       }
-      if (options.verify) {
-        process.stderr.write(
-          `verified ${baseOffsets.length} segment(s): ${checked.records} records, ${checked.index} index entries, ${invalidCount} invalid\n`,
-        );
-      }
+      if (options.verify) printSummary(baseOffsets.length, checked, invalidCount, Boolean(flags.json));
       if (options.verify && invalid !== null) {
         throw new LabError(
           'CHECK_FAILED',

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { ReportError } from '../../reports/report-error.js';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
+import { checkDirectoryArgument } from '../arguments.js';
 import { LabError } from '../errors.js';
 
 interface ReportOptions {
@@ -14,6 +15,7 @@ interface ReportOptions {
 
 async function runReport(files: readonly string[], options: ReportOptions): Promise<void> {
   const outDir = options.out ?? defaultReportDir(new Date());
+  checkDirectoryArgument('--out', outDir, false);
   let output;
   try {
     output = await writeReport(files, outDir);

@@ -7,7 +7,7 @@ import { runMain } from '../../test/fixtures/main-in-process.js';
 import { readResultsFile } from '../results.js';
 
 /** Experiments defined for these tests: one that measures a no-op, one that fails. */
-const { probe, failing, cold, seen } = await vi.hoisted(async () => {
+const { probe, failing, cold, strayPath, seen } = await vi.hoisted(async () => {
   const fs = await import('node:fs');
   const { join } = await import('node:path');
   const { LabError } = await import('../errors.js');
@@ -69,10 +69,24 @@ const { probe, failing, cold, seen } = await vi.hoisted(async () => {
     },
   };
 
-  return { probe, failing, cold, seen };
+  /** Lab code that meets an unusable path throws Node's fs error as it is. */
+  const strayPath: Experiment = {
+    id: 'stray-path',
+    question: 'what does a raw fs error look like?',
+    params: {},
+    seed: 5,
+    run: async (ctx) => {
+      seen.dirs.push(ctx.dir);
+      fs.writeFileSync(join(ctx.dir, 'file'), '');
+      fs.mkdirSync(join(ctx.dir, 'file', 'sub'));
+      return ctx.results({ metrics: [] });
+    },
+  };
+
+  return { probe, failing, cold, strayPath, seen };
 });
 
-vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing, cold] }));
+vi.mock('../../experiments/index.js', () => ({ experiments: [probe, failing, cold, strayPath] }));
 
 const tempDir = tempDirs('run-test');
 
@@ -160,18 +174,46 @@ describe('loglab run', () => {
     expect(badOut.code).toBe(2);
     expect(badOut.stderr).toMatch(/--out: expected a directory/);
   });
+
+  it('an fs error on an unusable path is one line naming the call and path, exit 2', async () => {
+    const run = await runMain(['run', 'stray-path', '--out', tempDir()]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(run.stderr)
+      .toMatch(/^loglab: mkdir failed on .*file\/sub \(ENOTDIR: .*\); check the path$/m);
+    expect(fs.existsSync(seen.dirs[0] ?? '')).toBe(false);
+  });
+
+  // Root may write anywhere: the mode bits cannot refuse it.
+  const asRoot = process.getuid?.() === 0;
+  it.skipIf(asRoot)('refuses a --dir it may not write in, before running', async () => {
+    const dir = tempDir();
+    fs.chmodSync(dir, 0o500);
+    try {
+      const run = await runMain(['run', 'probe', '--dir', dir, '--out', tempDir()]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr)
+        .toMatch(/--dir: expected an existing directory you may write in, .*EACCES/);
+      expect(seen.dirs).toEqual([]);
+    } finally {
+      fs.chmodSync(dir, 0o700);
+    }
+  });
 });
 
 describe('loglab list', () => {
   it('lists each experiment with its question', async () => {
     const list = await runMain(['list']);
     expect(list.stdout).toBe(
-      'probe    does the harness run an experiment end to end?\n' +
-      'failing  what happens when an experiment throws?\n' +
-      'cold     how does a run make its reads cold?\n',
+      'probe       does the harness run an experiment end to end?\n' +
+      'failing     what happens when an experiment throws?\n' +
+      'cold        how does a run make its reads cold?\n' +
+      'stray-path  what does a raw fs error look like?\n',
     );
     const listed = await runMain(['list', '--json']);
     const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
-    expect(json.map((row) => [row.id, row.seed])).toEqual([['probe', 7], ['failing', 1], ['cold', 3]]);
+    expect(json.map((row) => [row.id, row.seed]))
+      .toEqual([['probe', 7], ['failing', 1], ['cold', 3], ['stray-path', 5]]);
   });
 });

@@ -8,13 +8,12 @@
  * directory when it ends, and the temp directory when it made one — never `--dir` itself.
  */
 import type { Command } from 'commander';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiments } from '../../experiments/index.js';
-import { parseChoice, parsePositiveNumberArgument } from '../arguments.js';
+import { checkDirectoryArgument, parseChoice, parsePositiveNumberArgument } from '../arguments.js';
 import { COLD_READ_MODES, type ColdReadMode } from '../cold-reads.js';
-import { LabError, badArgument } from '../errors.js';
+import { LabError } from '../errors.js';
 import { type Experiment, runExperiment } from '../experiment.js';
 import { formatFigure } from '../format.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
@@ -64,14 +63,6 @@ export function selectExperiments(ids: readonly string[]): Experiment[] {
     }
     return experiment;
   });
-}
-
-function checkDirectoryOption(option: string, dir: string, mustExist: boolean): void {
-  const exists = fs.existsSync(dir);
-  if ((mustExist && !exists) || (exists && !fs.statSync(dir).isDirectory())) {
-    const accepted = mustExist ? 'an existing directory' : 'a directory (created when missing)';
-    throw badArgument(option, accepted, dir);
-  }
 }
 
 function defaultOutDir(): string {
@@ -154,9 +145,9 @@ export async function runSelected(
   selected: readonly Experiment[],
   options: RunCommandOptions,
 ): Promise<Array<{ results: Results; file: string }>> {
-  if (options.dir !== undefined) checkDirectoryOption('--dir', options.dir, true);
+  if (options.dir !== undefined) checkDirectoryArgument('--dir', options.dir, true);
   const out = options.out ?? defaultOutDir();
-  checkDirectoryOption('--out', out, false);
+  checkDirectoryArgument('--out', out, false);
   const owned = new Set<string>();
   const base = options.dir ?? createOwnedDir(os.tmpdir(), 'loglab-');
   if (options.dir === undefined) owned.add(base);

@@ -1,8 +1,19 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StorageError } from '../../storage/errors.js';
 import { Log } from '../../storage/log.js';
 import { RECORD_LIMIT_FILE } from '../../storage/record-limit.js';
+import { type MainRun, runMain } from '../../test/fixtures/main-in-process.js';
 import { runCli } from '../../test/fixtures/run-cli.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 
@@ -131,5 +142,205 @@ describe('loglab append, read and dump', () => {
     expect(bad.stderr).toMatch(/--segment-bytes: expected a size/);
     expect(runCli(['read', join(dir, 'missing'), '--offset', '0']).status).toBe(2);
     expect(runCli(['read', dir, '--offset', 'x']).stderr).toMatch(/--offset: expected an integer/);
+  });
+});
+
+/** Runs `loglab` in this process with `input` as standard input (append reads it). */
+async function runWithInput(args: readonly string[], input: string): Promise<MainRun> {
+  const stdin = vi.spyOn(process, 'stdin', 'get')
+    .mockReturnValue(Readable.from([Buffer.from(input)]) as unknown as typeof process.stdin);
+  try {
+    return await runMain(args);
+  } finally {
+    stdin.mockRestore();
+  }
+}
+
+/** Every entry under `dir` (itself included): identity, size, mtime and a hash of the bytes. */
+function snapshot(dir: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const visit = (path: string, name: string) => {
+    const stat = statSync(path, { bigint: true });
+    const bytes = stat.isFile()
+      ? createHash('sha256').update(readFileSync(path)).digest('hex')
+      : 'dir';
+    entries[name] = `ino ${stat.ino} size ${stat.size} mtime ${stat.mtimeNs} ${bytes}`;
+    if (stat.isDirectory()) {
+      for (const child of readdirSync(path)) visit(join(path, child), `${name}/${child}`);
+    }
+  };
+  visit(dir, '.');
+  return entries;
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('read and dump never create or change files', () => {
+  it('read of a directory that holds no log exits 2 naming it, and leaves it empty', async () => {
+    const dir = newDir();
+    const read = await runMain(['read', dir, '--offset', '0']);
+    expect(read.code).toBe(2);
+    expect(oneLine(read.stderr)).toContain(dir);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('read of a log changes no byte, mtime or name in its directory', async () => {
+    const dir = newDir();
+    expect((await runWithInput(['append', dir, '--base-offset', '7'], 'one\ntwo\n')).code).toBe(0);
+    const before = snapshot(dir);
+    const read = await runMain(['read', dir, '--offset', '7', '--count', '2']);
+    expect(read).toMatchObject({ code: 0, stdout: 'one\ntwo\n', stderr: '' });
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('read of a file or of a missing path is one line and exit 2', async () => {
+    const dir = newDir();
+    writeFileSync(join(dir, 'notes.txt'), 'hello');
+    const file = await runMain(['read', join(dir, 'notes.txt'), '--offset', '0']);
+    expect(file.code).toBe(2);
+    expect(oneLine(file.stderr)).toMatch(/<dir>: expected a log directory, .*it is a file/);
+    const missing = await runMain(['read', join(dir, 'nope'), '--offset', '0']);
+    expect(missing.code).toBe(2);
+    expect(oneLine(missing.stderr)).toMatch(/nope' \(it does not exist\)/);
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+  });
+
+  it.each([[[]], [['--verify']], [['--verify', '--json']]])(
+    'dump %j of a directory with no segments exits 2 and creates nothing',
+    async (flags) => {
+      const dir = newDir();
+      const dump = await runMain(['dump', dir, ...flags]);
+      expect(dump.code).toBe(2);
+      expect(dump.stdout).toBe('');
+      expect(oneLine(dump.stderr)).toBe(
+        `loglab: BAD_ARGUMENT: <dir-or-file>: ${dir} holds no log segments; check the path`);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+
+  it('dump of a missing path or of a file that is no segment exits 2 with one line', async () => {
+    const dir = newDir();
+    const missing = await runMain(['dump', join(dir, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(oneLine(missing.stderr)).toMatch(/nope is neither a log directory nor a segment file/);
+    writeFileSync(join(dir, 'notes.txt'), 'hello');
+    const file = await runMain(['dump', join(dir, 'notes.txt')]);
+    expect(file.code).toBe(2);
+    expect(oneLine(file.stderr))
+      .toMatch(/expected a log directory or a segment file.*not a segment/);
+  });
+
+  it('dump of a log changes no byte, mtime or name in its directory', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir], 'one\ntwo\n');
+    const before = snapshot(dir);
+    expect((await runMain(['dump', dir, '--verify', '--index', '--timeindex'])).code).toBe(0);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('dump --verify --json prints its summary as a JSON line on stdout; text on stderr without', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir, '--index-interval', '0'], 'one\ntwo\nthree\n');
+    const json = await runMain(['dump', dir, '--verify', '--json']);
+    expect(json).toMatchObject({ code: 0, stderr: '' });
+    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { type: 'summary', segments: 1, records: 3, indexEntries: 3, invalid: 0 },
+    ]);
+    const text = await runMain(['dump', dir, '--verify']);
+    expect(text).toMatchObject({ code: 0, stdout: '' });
+    expect(text.stderr).toBe('verified 1 segment(s): 3 records, 3 index entries, 0 invalid\n');
+  });
+});
+
+describe('append says what it stored, even when it then fails', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('an append that fails on line 3 reports lines 1-2 as stored, then the error', async () => {
+    const dir = newDir();
+    const tooLong = 'x'.repeat(2000); // over the 1 KiB record limit of 1 KiB segments
+    const input = `first\nsecond\n${tooLong}\nfourth\n`;
+    const append = await runWithInput(['append', dir, '--segment-bytes', '1KiB'], input);
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('appended 2 records: first offset 0, last offset 1\n');
+    expect(oneLine(append.stderr)).toMatch(/^loglab: RECORD_TOO_LARGE: /);
+    const retry = await runWithInput(['append', dir, '--segment-bytes', '1KiB'], 'fourth\n');
+    expect(retry.stdout).toBe('appended 1 records: first offset 2, last offset 2\n');
+    const read = await runMain(['read', dir, '--offset', '0', '--count', '9']);
+    expect(read.stdout).toBe('first\nsecond\nfourth\n');
+  });
+
+  it('a first line that fails reports that nothing was stored and the next offset', async () => {
+    const dir = newDir();
+    const args = ['append', dir, '--segment-bytes', '1KiB', '--base-offset', '5'];
+    const append = await runWithInput(args, `${'x'.repeat(2000)}\n`);
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('appended 0 records; the next offset is 5\n');
+    expect(oneLine(append.stderr)).toMatch(/RECORD_TOO_LARGE/);
+  });
+
+  it('refuses a base offset with no room for a record, and stops at the offset limit', async () => {
+    const dir = newDir();
+    const max = String(Number.MAX_SAFE_INTEGER);
+    const refused = await runWithInput(['append', dir, '--base-offset', max], 'a\n');
+    expect(refused.code).toBe(2);
+    expect(oneLine(refused.stderr))
+      .toMatch(/--base-offset: expected an integer from 0 to 9007199254740990/);
+    expect(readdirSync(dir)).toEqual([]);
+    const nearLimit = ['append', dir, '--base-offset', '9007199254740990'];
+    const append = await runWithInput(nearLimit, 'a\nb\n');
+    expect(append.stdout)
+      .toBe('appended 1 records: first offset 9007199254740990, last offset 9007199254740990\n');
+    expect(append.code).toBe(2);
+    expect(oneLine(append.stderr)).toMatch(/^loglab: OFFSET_LIMIT: /);
+    // The log still opens and reads.
+    const read = await runMain(['read', dir, '--offset', '9007199254740990']);
+    expect(read).toMatchObject({ code: 0, stdout: 'a\n' });
+  });
+
+  it('under group, counts as stored only what was acknowledged', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir], 'zero\n');
+    const message = 'fdatasync failed on the segment (EIO); check the disk';
+    const failed = new StorageError('IO_ERROR', message, { reason: 'EIO' });
+    vi.spyOn(Log.prototype, 'acknowledged').mockRejectedValue(failed);
+    vi.spyOn(Log.prototype, 'syncedEndOffset', 'get').mockReturnValue(2 as never);
+    const group = ['append', dir, '--durability', 'group'];
+    const append = await runWithInput(group, 'one\ntwo\nthree\n');
+    expect(append.code).toBe(1);
+    expect(append.stdout).toBe(
+      'appended 1 records: first offset 1, last offset 1\n' +
+        'appended 2 records: first offset 2, last offset 3 (not acknowledged: IO_ERROR; ' +
+        'check them with loglab read before appending them again)\n',
+    );
+    expect(oneLine(append.stderr)).toMatch(/^loglab: IO_ERROR: storage: fdatasync failed/);
+  });
+
+  it('tells what recovery cut when a torn tail starts exactly at the recovery point', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir], 'one\ntwo\n');
+    // A clean close saved the recovery point at the end of the data: the tail lies past it.
+    appendFileSync(join(dir, '00000000000000000000.log'), Buffer.from('\x00\x00\x00\x30torn'));
+    const append = await runWithInput(['append', dir], 'three\n');
+    expect(append.code).toBe(0);
+    expect(append.stderr).toMatch(/cut 00000000000000000000\.log at position 38/);
+    expect(append.stdout).toBe('appended 1 records: first offset 2, last offset 2\n');
+    const quiet = await runWithInput(['append', dir], 'four\n');
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('a directory it cannot create is one line and exit 2', async () => {
+    const file = join(newDir(), 'notes.txt');
+    writeFileSync(file, 'hello');
+    const append = await runWithInput(['append', join(file, 'log')], 'a\n');
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('');
+    expect(oneLine(append.stderr)).toMatch(/ENOTDIR/);
   });
 });
