@@ -17,8 +17,16 @@ export interface IndexLoad {
   readonly validEntries: number;
 }
 
-/** A new (or emptied) index file, open for appends. */
-export function createIndexFile(io: FileIO, path: string, entryBytes: number): IndexFile {
+/**
+ * How an index is kept: `append`, its file open for writing behind; `read`, read once and closed;
+ * `memory`, entries added in memory only and never written (a read-only open rebuilding a
+ * damaged or short index must not change the file).
+ */
+export type IndexMode = 'append' | 'read' | 'memory';
+
+/** A new (or emptied) index file, open for appends; in `memory` mode no file is touched. */
+export function createIndexFile(io: FileIO, path: string, entryBytes: number, mode: IndexMode = 'append'): IndexFile {
+  if (mode === 'memory') return new IndexFile(io, path, entryBytes, null, 0, true);
   const handle = io.open(path, { create: true });
   try {
     io.truncate(handle, 0);
@@ -32,20 +40,22 @@ export function createIndexFile(io: FileIO, path: string, entryBytes: number): I
 /**
  * Loads an index file into `make(file)`'s index, keeping the longest valid prefix: `keep` is
  * asked about each entry (at byte `at` of the file's bytes) in order, takes it and says yes, or
- * says no and the load stops. With `forAppend` the file stays open and is cut to the entries
- * kept; otherwise it is only read.
+ * says no and the load stops. In `append` mode the file stays open and is cut to the entries
+ * kept; otherwise it is only read (and in `memory` mode later entries stay in memory).
  */
 export function loadIndexFile<T>(
   io: FileIO,
   path: string,
   entryBytes: number,
-  forAppend: boolean,
+  mode: IndexMode,
   make: (file: IndexFile) => T,
   keep: (index: T, bytes: Buffer, at: number) => boolean,
 ): { index: T; load: IndexLoad } {
+  const forAppend = mode === 'append';
   const bytes = io.readWholeFile(path) ?? Buffer.alloc(0);
   const fileEntries = Math.floor(bytes.length / entryBytes);
-  const file = new IndexFile(io, path, entryBytes, forAppend ? io.open(path, { create: true }) : null, fileEntries);
+  const handle = forAppend ? io.open(path, { create: true }) : null;
+  const file = new IndexFile(io, path, entryBytes, handle, fileEntries, mode === 'memory');
   const index = make(file);
   let validEntries = 0;
   while (validEntries < fileEntries && keep(index, bytes, validEntries * entryBytes)) validEntries++;
@@ -67,14 +77,25 @@ export class IndexFile {
   #writtenEntries: number;
   #pending: Buffer;
   #pendingEntries = 0;
+  /** Entries live in memory only: nothing is ever written (see IndexMode). */
+  readonly #memoryOnly: boolean;
 
-  constructor(io: FileIO, path: string, entryBytes: number, handle: FileHandle | null, writtenEntries: number) {
+  constructor(
+    io: FileIO,
+    path: string,
+    entryBytes: number,
+    handle: FileHandle | null,
+    writtenEntries: number,
+    memoryOnly = false,
+  ) {
     assert(entryBytes > 0, 'entries have a size');
+    assert(!memoryOnly || handle === null, 'an in-memory index has no file open');
     this.#io = io;
     this.path = path;
     this.entryBytes = entryBytes;
     this.#handle = handle;
     this.#writtenEntries = writtenEntries;
+    this.#memoryOnly = memoryOnly;
     this.#pending = Buffer.alloc(entryBytes * 512);
   }
 
@@ -87,7 +108,9 @@ export class IndexFile {
    * caller fills before anything else touches this file.
    */
   reserve(): number {
-    if (this.#handle === null) throw new Error(`assertion failed: index ${this.path} is open for appends`);
+    if (this.#handle === null && !this.#memoryOnly) {
+      throw new Error(`assertion failed: index ${this.path} is open for appends`);
+    }
     if ((this.#pendingEntries + 1) * this.entryBytes > this.#pending.length) this.flushEntries();
     const at = this.#pendingEntries * this.entryBytes;
     this.#pendingEntries++;
@@ -99,6 +122,7 @@ export class IndexFile {
   }
 
   flushEntries(): void {
+    if (this.#memoryOnly) this.#pendingEntries = 0;
     if (this.#pendingEntries === 0 || this.#handle === null) return;
     const length = this.#pendingEntries * this.entryBytes;
     this.#io.write(this.#handle, this.#pending, 0, length, this.#writtenEntries * this.entryBytes);
@@ -112,6 +136,7 @@ export class IndexFile {
    */
   sync(): void {
     this.flushEntries();
+    if (this.#memoryOnly) return;
     if (this.#handle !== null) {
       this.#io.fdatasync(this.#handle);
       return;
@@ -131,15 +156,6 @@ export class IndexFile {
     assert(this.#handle !== null, `index ${this.path} is open`);
     assert(this.#pendingEntries === 0, 'no buffered entries while truncating');
     this.#io.truncate(this.#handle, entries * this.entryBytes);
-    this.#writtenEntries = entries;
-  }
-
-  /** Replaces the whole file content with `entries` already encoded in `bytes`. */
-  rewrite(bytes: Uint8Array, entries: number): void {
-    assert(this.#handle !== null, `index ${this.path} is open`);
-    this.#pendingEntries = 0;
-    this.#io.truncate(this.#handle, 0);
-    if (bytes.length > 0) this.#io.write(this.#handle, bytes, 0, bytes.length, 0);
     this.#writtenEntries = entries;
   }
 

@@ -46,6 +46,12 @@ export interface LogOptions {
   readonly io?: FileIO;
   /** Wall clock for time-index entries, ms since the epoch. */
   readonly nowMs?: () => number;
+  /**
+   * Open for reading only: no lock is taken, no file or directory is created or changed (a torn
+   * tail is left in place and not read), appends throw LOG_READ_ONLY, and a directory without a
+   * log throws LOG_NOT_FOUND. For tools (`loglab read`, `dump`) and readers beside a writer.
+   */
+  readonly readOnly?: boolean;
 }
 
 export interface LogConfig {
@@ -63,6 +69,7 @@ export interface LogConfig {
   readonly preallocateExtentBytes: number;
   readonly io: FileIO;
   readonly nowMs: () => number;
+  readonly readOnly: boolean;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -115,5 +122,6 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     ),
     io: options.io ?? new NodeFileIO(),
     nowMs: options.nowMs ?? wallClockMs,
+    readOnly: options.readOnly ?? false,
   };
 }

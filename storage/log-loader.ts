@@ -1,24 +1,34 @@
 /**
- * Opening a log recovers it (Kafka's LogLoader, lesson 3's "read from a known good point, find
- * where the damage starts, cut there").
+ * Opening a log checks and recovers it (Kafka's LogLoader; lesson 3's "read from a known good
+ * point, find where the damage starts, cut there").
  *
- * Segments before the recovery point are trusted: they were fdatasynced (with their indexes)
- * before the point was saved, and rolls sync a segment before starting the next. From the
- * recovery point on — or from the start of the last segment when there is no usable point — every
- * record is checked (length, CRC, expected id). The log is cut at the first record that fails,
- * later segments (whose offsets would no longer follow) are removed, index entries past the
- * checked start are re-derived from the log, and lost time-index entries get the open time.
- * If anything was scanned, the repaired state is synced and a new recovery point saved.
+ * The data is the truth and the recovery point a hint. Every sealed segment was fdatasynced
+ * before the next one was created (log.ts, the roll), so a crash can tear only what follows the
+ * last sync — the active segment, or, after a fence moved the point back, the segments from it:
+ * - The segment chain is checked (segment-chain.ts): a removed, renamed or overlapping segment
+ *   makes the open refuse with a typed error; nothing is deleted to make the chain whole.
+ * - The recovery point says how far the log was synced. It is used only when a walk from the
+ *   index entry below it lands exactly on it with the next offset it names; then the records
+ *   after it are the unsynced tail, checked one by one (length, CRC, id) and cut at the first bad
+ *   one, later segments removed, as Kafka does after its recovery point. A point that disagrees
+ *   with the data costs a scan of the whole active segment, never data: that scan steps over a
+ *   damaged record that a good one follows and cuts only what no good record follows.
+ * - Index entries past the trusted point are re-derived from the log; a missing or short index
+ *   below it is rebuilt (Segment.indexCovers); lost time-index entries get the open time.
+ * If anything was scanned or cut, the repaired state is synced and a new recovery point saved.
+ * A read-only open does the same checks and reads, and changes nothing on disk.
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
+import { StorageError } from './errors.js';
 import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
 import { ReadWindow } from './read-window.js';
-import { settleRecordLimit } from './record-limit.js';
+import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
-import { mkdirpDurable } from './durable-dir.js';
 import { endOfNonZeroBytes } from './resync.js';
+import { type ChainFinding, checkSealedEnd, checkSegmentName, gap, overlap, trailing } from './segment-chain.js';
+import { MAX_END_OFFSET_WRITABLE } from './units.js';
 
 export interface TruncationReport {
   readonly segment: string;
@@ -33,18 +43,25 @@ export interface TruncationReport {
 }
 
 export interface RecoveryReport {
-  /** How the scan started: nothing to scan, from the saved point, or a whole segment. */
+  /** How the scan of the active segment started: nothing to scan, from the point, or whole. */
   readonly startedFrom: 'new-log' | 'recovery-point' | 'segment-start';
   /** Why the saved recovery point was not used, when it was not. */
   readonly recoveryPointProblem: string | null;
   readonly scannedSegments: number;
+  /** Bytes of the active segment checked record by record after the trusted point. */
   readonly scannedBytes: number;
   readonly scannedRecords: number;
+  /** Bytes walked to check the segment chain and the recovery point against the data. */
+  readonly checkedBytes: number;
   readonly truncation: TruncationReport | null;
+  /** Segments after a cut: written after the last sync, like the tail cut before them. */
   readonly removedSegments: readonly string[];
-  readonly removedBytes: number;
   readonly indexEntriesRebuilt: number;
   readonly timeIndexEntriesAdded: number;
+  /** Damage and stray bytes the open found and left in place (the log still opened). */
+  readonly findings: readonly ChainFinding[];
+  /** The findings as lines for people. */
+  readonly warnings: readonly string[];
 }
 
 export interface LoadedLog {
@@ -54,26 +71,44 @@ export interface LoadedLog {
   readonly segmentConfig: LogConfig;
 }
 
+/**
+ * Where the scan of the active segment starts and what it may cut. `afterSync`: everything
+ * from here on was written after the last sync the point vouches for, so the first bad record
+ * ends the log (Kafka). Otherwise only what no good record follows is cut.
+ */
 interface ScanStart {
   readonly segmentSlot: number;
   readonly positionBytes: number;
   readonly expectedOffset: number;
+  readonly afterSync: boolean;
   readonly startedFrom: RecoveryReport['startedFrom'];
   readonly problem: string | null;
+  /** The index below the start misses entries the rule would have made: rebuild it. */
+  readonly rebuildIndexBelow: boolean;
 }
 
+interface Counts {
+  scannedSegments: number;
+  scannedBytes: number;
+  scannedRecords: number;
+  checkedBytes: number;
+  indexEntriesRebuilt: number;
+  timeIndexEntriesAdded: number;
+}
+
+/** Checks walk about one index interval per segment: a small window keeps them cheap. */
+const CHECK_WINDOW_BYTES = 8 * 1024;
+
+/** Opens the log's segments and recovers them; a writable caller has made `dir` durable. */
 export function loadLog(dir: string, configured: LogConfig): LoadedLog {
-  const { io } = configured;
-  mkdirpDurable(io, dir);
-  const recordLimitBytes = settleRecordLimit(io, dir, configured.maxRecordBytes);
-  const config = recordLimitBytes === configured.maxRecordBytes ? configured : { ...configured, maxRecordBytes: recordLimitBytes };
+  const config = withStoredRecordLimit(dir, configured);
   const baseOffsets = listSegmentBaseOffsets(dir, config);
+  if (baseOffsets.length === 0 && config.readOnly) throw logNotFound(dir);
   if (baseOffsets.length === 0) return { ...newLog(dir, config), segmentConfig: config };
   const segments: Segment[] = [];
   try {
-    for (const base of baseOffsets) segments.push(Segment.existing(io, dir, base, config));
-    const start = chooseScanStart(segments, readRecoveryPoint(io, dir));
-    return { ...recoverFrom(dir, config, segments, start), segmentConfig: config };
+    for (const base of baseOffsets) segments.push(Segment.existing(config.io, dir, base, config));
+    return { ...recover(dir, config, segments), segmentConfig: config };
   } catch (error) {
     // An open that fails part-way (EMFILE at the 500th segment) must not leak the 499 before.
     for (const segment of segments) segment.abandon();
@@ -81,13 +116,31 @@ export function loadLog(dir: string, configured: LogConfig): LoadedLog {
   }
 }
 
+/** The configured limit, raised to the stored one; a writable open stores a larger one. */
+function withStoredRecordLimit(dir: string, configured: LogConfig): LogConfig {
+  const { io } = configured;
+  const limitBytes = configured.readOnly
+    ? Math.max(readRecordLimit(io, dir) ?? 0, configured.maxRecordBytes)
+    : settleRecordLimit(io, dir, configured.maxRecordBytes);
+  return limitBytes === configured.maxRecordBytes ? configured : { ...configured, maxRecordBytes: limitBytes };
+}
+
 function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
+  if (config.readOnly && !config.io.exists(dir)) throw logNotFound(dir);
   const bases: number[] = [];
   for (const name of config.io.list(dir)) {
     const parsed = parseSegmentFileName(dir, name);
     if (parsed !== null && parsed.suffix === LOG_SUFFIX) bases.push(parsed.baseOffset);
   }
   return bases.sort((a, b) => a - b);
+}
+
+function logNotFound(dir: string): StorageError {
+  return new StorageError(
+    'LOG_NOT_FOUND',
+    `${dir} holds no log (no ${LOG_SUFFIX} segment files); check the path. A read-only open never creates one`,
+    { file: dir },
+  );
 }
 
 function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'> {
@@ -98,96 +151,47 @@ function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'
     segment.abandon();
     throw error;
   }
-  return {
-    segments: [segment],
-    report: {
-      startedFrom: 'new-log',
-      recoveryPointProblem: null,
-      scannedSegments: 0,
-      scannedBytes: 0,
-      scannedRecords: 0,
-      truncation: null,
-      removedSegments: [],
-      removedBytes: 0,
-      indexEntriesRebuilt: 0,
-      timeIndexEntriesAdded: 0,
-    },
-  };
+  return { segments: [segment], report: { ...emptyReport(), startedFrom: 'new-log' } };
 }
 
-function chooseScanStart(segments: Segment[], point: RecoveryPoint | { unreadable: string } | null): ScanStart {
-  const lastSlot = segments.length - 1;
-  const fromSegment = (segmentSlot: number, problem: string): ScanStart => ({
-    segmentSlot,
-    positionBytes: 0,
-    expectedOffset: segments[segmentSlot]!.baseOffset,
-    startedFrom: 'segment-start',
-    problem,
-  });
-  const fromLastSegment = (problem: string): ScanStart => fromSegment(lastSlot, problem);
-  if (point === null) return fromLastSegment('no recovery point was saved');
-  if ('unreadable' in point) return fromLastSegment(`the recovery point is unreadable (${point.unreadable})`);
-  const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
-  if (slot < 0) {
-    // Retention removed the point's segment. Every later one was written after the point and may
-    // not be synced (rolls under `none` do not sync): all of them are checked, not just the last.
-    const after = segments.findIndex((segment) => segment.baseOffset > point.segmentBaseOffset);
-    const missing = `the recovery point names segment ${point.segmentBaseOffset}, which is missing`;
-    return fromSegment(after < 0 ? lastSlot : after, missing);
-  }
-  if (point.positionBytes > segments[slot]!.sizeBytes) {
-    return fromLastSegment(`the recovery point is past the end of segment ${point.segmentBaseOffset}`);
-  }
-  const atStart = point.positionBytes === 0;
-  if (atStart ? point.nextOffset !== point.segmentBaseOffset : point.nextOffset <= point.segmentBaseOffset) {
-    return fromLastSegment(`the recovery point's next offset ${point.nextOffset} cannot be at position ${point.positionBytes} of segment ${point.segmentBaseOffset}`);
-  }
+function emptyReport(): RecoveryReport {
   return {
-    segmentSlot: slot,
-    positionBytes: point.positionBytes,
-    expectedOffset: point.nextOffset,
     startedFrom: 'recovery-point',
-    problem: null,
+    recoveryPointProblem: null,
+    scannedSegments: 0,
+    scannedBytes: 0,
+    scannedRecords: 0,
+    checkedBytes: 0,
+    truncation: null,
+    removedSegments: [],
+    indexEntriesRebuilt: 0,
+    timeIndexEntriesAdded: 0,
+    findings: [],
+    warnings: [],
   };
 }
 
-function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start: ScanStart): Omit<LoadedLog, 'segmentConfig'> {
-  const window = new ReadWindow(config.io, SCAN_WINDOW_BYTES);
-  const counts = { scannedSegments: 0, scannedBytes: 0, scannedRecords: 0, indexEntriesRebuilt: 0, timeIndexEntriesAdded: 0 };
-  let truncation: TruncationReport | null = null;
-  const scanned: Segment[] = [];
-  let slot = start.segmentSlot;
-  let position = start.positionBytes;
-  let expected = start.expectedOffset;
-  for (; slot < segments.length; slot++) {
-    const segment = segments[slot]!;
-    if (segment.baseOffset !== expected && position === 0) {
-      truncation = gapTruncation(segments[slot - 1] ?? segment, expected, segment.baseOffset);
-      break;
-    }
-    const scan = scanSegment(segment, window, position, expected, counts);
-    scanned.push(segment);
-    if (scan.problem !== null) truncation = truncateAt(segment, window, scan, config.maxRecordBytes);
-    segment.activate(scan.endPositionBytes, scan.nextOffset);
-    if (scan.problem !== null) {
-      slot++;
-      break;
-    }
-    expected = scan.nextOffset;
-    position = 0;
+function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<LoadedLog, 'segmentConfig'> {
+  const window = new ReadWindow(config.io, CHECK_WINDOW_BYTES);
+  const counts: Counts = { scannedSegments: 0, scannedBytes: 0, scannedRecords: 0, checkedBytes: 0, indexEntriesRebuilt: 0, timeIndexEntriesAdded: 0 };
+  const findings: ChainFinding[] = [];
+  for (const segment of segments) checkSegmentName(segment, window);
+  const start = chooseScanStart(segments, readRecoveryPoint(config.io, dir), window, counts);
+  for (let slot = 0; slot < start.segmentSlot; slot++) {
+    counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
   }
-  const removed = segments.splice(slot);
-  const failures = closeSegments(removed, 'delete');
-  if (failures.length > 0) throw failures[0];
+  if (start.rebuildIndexBelow) rebuildIndexBelow(segments[start.segmentSlot]!, start, counts);
+  const region = scanRegion(segments, start, counts, findings);
+  checkOffsetLimit(dir, config, region.scan.nextOffset);
+  const truncation = region.scan.problem === null ? null : truncateAt(region.last, region.scan, config.maxRecordBytes);
+  const removed = removeAfter(segments, region.last);
+  region.last.activate(region.scan.endPositionBytes, region.scan.nextOffset);
   const active = segments[segments.length - 1]!;
-  // Without a usable recovery point nothing vouches for the segments before the scan, and under
-  // `none` no roll will save one: they are synced and a point saved now, or after a power cut
-  // recovery would trust segments that may never have reached the device.
-  const unvouched = start.problem !== null;
-  const changed = unvouched || counts.scannedBytes > 0 || truncation !== null || removed.length > 0;
-  const toSync = unvouched ? segments : scanned.filter((segment) => !removed.includes(segment));
-  if (changed) persistRecovery(dir, config, toSync, active);
-  for (const segment of scanned) if (segment !== active && !removed.includes(segment)) segment.seal();
+  for (const segment of region.scanned) if (segment !== active) segment.seal();
+  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || start.rebuildIndexBelow;
+  // Without a point that vouches for the data, nothing says the files reached the device (a
+  // process may have died before syncing them): they are synced, and a point saved, now.
+  if (changed && !config.readOnly) persistRecovery(dir, config, start.afterSync ? region.scanned : segments, active);
   return {
     segments,
     report: {
@@ -196,52 +200,229 @@ function recoverFrom(dir: string, config: LogConfig, segments: Segment[], start:
       ...counts,
       truncation,
       removedSegments: removed.map((segment) => segment.logPath),
-      removedBytes: removed.reduce((sum, segment) => sum + segment.sizeBytes, 0),
+      findings,
+      warnings: findings.map((finding) => finding.message),
     },
   };
 }
 
+/**
+ * The point is trusted when the data agrees with it: the walk from the index entry below it
+ * lands on it with its next offset. It may lie in a sealed segment (a crash between a roll and
+ * the point it saves, or a fence that moved it back): the scan then starts there.
+ */
+function chooseScanStart(
+  segments: readonly Segment[],
+  point: RecoveryPoint | { unreadable: string } | null,
+  window: ReadWindow,
+  counts: Counts,
+): ScanStart {
+  const lastSlot = segments.length - 1;
+  const active = segments[lastSlot]!;
+  const whole = (problem: string): ScanStart => ({
+    segmentSlot: lastSlot,
+    positionBytes: 0,
+    expectedOffset: active.baseOffset,
+    afterSync: false,
+    startedFrom: 'segment-start',
+    problem,
+    rebuildIndexBelow: false,
+  });
+  if (point === null) return whole('no recovery point was saved');
+  if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
+  if (point.segmentBaseOffset > active.baseOffset) {
+    // A roll's point names its new, still empty segment; a power cut can keep the point's rename
+    // and lose the segment's creation (separate directory entries). It vouched for nothing there.
+    const emptyRoll = point.positionBytes === 0 && point.nextOffset === point.segmentBaseOffset;
+    if (!emptyRoll) throw activeSegmentMissing(active, point);
+    return whole(`the recovery point names segment ${point.segmentBaseOffset}, which a crash lost before anything was written to it`);
+  }
+  const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
+  if (slot < 0) return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
+  const home = segments[slot]!;
+  const check = checkPoint(home, point, window);
+  counts.checkedBytes += check.walkedBytes;
+  if (check.problem !== null) return whole(check.problem);
+  return {
+    segmentSlot: slot,
+    positionBytes: point.positionBytes,
+    expectedOffset: point.nextOffset,
+    afterSync: true,
+    startedFrom: 'recovery-point',
+    problem: null,
+    rebuildIndexBelow: !check.entryLanded || !indexCoversBelow(home, point, window),
+  };
+}
+
+function indexCoversBelow(home: Segment, point: RecoveryPoint, window: ReadWindow): boolean {
+  home.loadIndexesForRecovery(point.positionBytes, point.nextOffset);
+  return home.indexCovers(window, point.positionBytes);
+}
+/** Why the data disagrees with the point (null: it agrees), and the bytes walked to tell. */
+function checkPoint(
+  segment: Segment,
+  point: RecoveryPoint,
+  window: ReadWindow,
+): { problem: string | null; walkedBytes: number; entryLanded: boolean } {
+  const where = `position ${point.positionBytes} of segment ${point.segmentBaseOffset}`;
+  if (point.positionBytes > segment.sizeBytes) {
+    return { problem: `the recovery point (${where}) is past the end of the segment`, walkedBytes: 0, entryLanded: true };
+  }
+  const entry = segment.indexEntryBelowOnDisk(point.positionBytes);
+  const entryLanded = entry.positionBytes === 0 || segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
+  const from = entryLanded ? entry : { positionBytes: 0, offset: segment.baseOffset };
+  const walk = segment.scan(window, from.positionBytes, from.offset, {
+    reindex: false,
+    stopAt: (_offset, positionBytes) => positionBytes >= point.positionBytes,
+  });
+  const walkedBytes = walk.endPositionBytes - from.positionBytes;
+  if (walk.endPositionBytes === point.positionBytes && walk.nextOffset === point.nextOffset) {
+    return { problem: null, walkedBytes, entryLanded };
+  }
+  const found = walk.endPositionBytes === point.positionBytes
+    ? `the data has offset ${walk.nextOffset} there`
+    : `the records there end at position ${walk.endPositionBytes}${walk.problem === null ? '' : ` (${walk.problem})`}`;
+  return {
+    problem: `the recovery point (${where}, next offset ${point.nextOffset}) disagrees with the data: ${found}`,
+    walkedBytes,
+    entryLanded,
+  };
+}
+
+/** Re-derives the index entries below the trusted point (checked already) of its segment. */
+function rebuildIndexBelow(home: Segment, start: ScanStart, counts: Counts): void {
+  home.loadIndexesForRecovery(0, start.expectedOffset);
+  const timeEntriesBefore = home.timeIndex().entries;
+  const window = new ReadWindow(home.io, SCAN_WINDOW_BYTES);
+  home.scan(window, 0, home.baseOffset, { reindex: true, endBytes: start.positionBytes });
+  counts.indexEntriesRebuilt += home.offsetIndex().entries;
+  counts.timeIndexEntriesAdded += home.timeIndex().entries - timeEntriesBefore;
+}
+
+interface RegionScan {
+  /** The segment the log now ends in. */
+  readonly last: Segment;
+  readonly scan: ScanResult;
+  readonly scanned: readonly Segment[];
+}
+
+/**
+ * Walks from the start to the end of the log, adding index entries. After a trusted point,
+ * everything was written after the last sync: the first bad record ends the log (Kafka), later
+ * segments included. A sealed segment whose records end cleanly short of the next one is a gap
+ * no crash leaves (rolls sync): refused. Without a trusted point only the active segment is
+ * walked, and only what no good record follows ends the log.
+ */
+function scanRegion(segments: readonly Segment[], start: ScanStart, counts: Counts, findings: ChainFinding[]): RegionScan {
+  const scanned: Segment[] = [];
+  let position = start.positionBytes;
+  let expected = start.expectedOffset;
+  for (let slot = start.segmentSlot; ; slot++) {
+    const segment = segments[slot]!;
+    const next = segments[slot + 1];
+    if (!(slot === start.segmentSlot && start.rebuildIndexBelow)) {
+      segment.loadIndexesForRecovery(position, slot === start.segmentSlot && start.afterSync ? expected : Number.MAX_SAFE_INTEGER);
+    }
+    const scan = scanSegment(segment, position, expected, start.afterSync, counts, findings);
+    scanned.push(segment);
+    if (next === undefined || (scan.problem !== null && scan.nextOffset < next.baseOffset)) {
+      return { last: segment, scan, scanned };
+    }
+    if (scan.nextOffset > next.baseOffset) throw overlap(segment, next);
+    if (scan.nextOffset < next.baseOffset) throw gap(segment, next, scan.nextOffset);
+    if (scan.problem !== null) {
+      const found = trailing(segment, new ReadWindow(segment.io, CHECK_WINDOW_BYTES), scan.endPositionBytes, next);
+      if (found !== null) findings.push(found);
+      segment.endDataAt(scan.endPositionBytes);
+    }
+    segment.activate(segment.sizeBytes, scan.nextOffset);
+    position = 0;
+    expected = next.baseOffset;
+  }
+}
+
 function scanSegment(
   segment: Segment,
-  window: ReadWindow,
   fromPosition: number,
   expectedOffset: number,
-  counts: { scannedSegments: number; scannedBytes: number; scannedRecords: number; indexEntriesRebuilt: number; timeIndexEntriesAdded: number },
+  afterSync: boolean,
+  counts: Counts,
+  findings: ChainFinding[],
 ): ScanResult {
-  segment.loadIndexesForRecovery(fromPosition);
-  let entriesBefore = segment.offsetIndex().entries;
-  let timeEntriesBefore = segment.timeIndex().entries;
+  const window = new ReadWindow(segment.io, SCAN_WINDOW_BYTES);
+  const entriesBefore = segment.offsetIndex().entries;
+  const timeEntriesBefore = segment.timeIndex().entries;
   let scan = segment.scan(window, fromPosition, expectedOffset, { reindex: true });
-  if (scan.problem === 'unexpected id' && scan.records === 0 && fromPosition > 0) {
-    // A sound record with another id where the saved point says the next one starts: the point
-    // does not land on this segment's records, so nothing in it is trusted. Zeros, a torn record
-    // or a bad checksum there are the normal end of a log that crashed after its last sync.
-    segment.loadIndexesForRecovery(0);
-    entriesBefore = segment.offsetIndex().entries;
-    timeEntriesBefore = segment.timeIndex().entries;
-    scan = segment.scan(window, 0, segment.baseOffset, { reindex: true });
-    fromPosition = 0;
+  let records = scan.records;
+  while (scan.problem !== null && !afterSync) {
+    const resume = segment.recordAfterDamage(window, scan.endPositionBytes, scan.nextOffset);
+    if (resume === null) break;
+    findings.push(damageKept(segment, scan, resume.offset));
+    scan = segment.scan(window, resume.positionBytes, resume.offset, { reindex: true });
+    records += scan.records;
   }
   counts.scannedSegments++;
   counts.scannedBytes += scan.endPositionBytes - fromPosition;
-  counts.scannedRecords += scan.records;
+  counts.scannedRecords += records;
   counts.indexEntriesRebuilt += Math.max(0, segment.offsetIndex().entries - entriesBefore);
   counts.timeIndexEntriesAdded += Math.max(0, segment.timeIndex().entries - timeEntriesBefore);
   return scan;
 }
 
-function truncateAt(segment: Segment, window: ReadWindow, scan: ScanResult, maxRecordBytes: number): TruncationReport {
+/** Removes the segments after `last` (a cut in an earlier one): unsynced, written after it. */
+function removeAfter(segments: Segment[], last: Segment): Segment[] {
+  const removed = segments.splice(segments.indexOf(last) + 1).reverse();
+  const failures = closeSegments(removed, 'delete');
+  if (failures.length > 0) throw failures[0];
+  return removed;
+}
+
+function damageKept(active: Segment, scan: ScanResult, resumeOffset: number): ChainFinding {
+  return {
+    segment: active.logPath,
+    kind: 'damaged-end',
+    positionBytes: scan.endPositionBytes,
+    sizeBytes: 0,
+    message: `${path.basename(active.logPath)}: offsets ${scan.nextOffset} to ${resumeOffset - 1} are damaged ` +
+      `(${scan.problem}, position ${scan.endPositionBytes}) and good records follow: kept, not cut, ` +
+      'since no trusted recovery point says they were never synced; reads of them report CORRUPT_RECORD',
+  };
+}
+
+/** A writable log must be able to store its next offset exactly (units.ts). */
+function checkOffsetLimit(dir: string, config: LogConfig, nextOffset: number): void {
+  if (config.readOnly || nextOffset <= MAX_END_OFFSET_WRITABLE) return;
+  throw new StorageError(
+    'OFFSET_LIMIT',
+    `the log in ${dir} ends at offset ${nextOffset}, past ${MAX_END_OFFSET_WRITABLE}, the largest next ` +
+      'offset this log can store exactly; it can no longer be appended to. Open it read-only ' +
+      '(`loglab read`, `Log.open(dir, { readOnly: true })`) to read it',
+    { file: dir, fromOffset: nextOffset },
+  );
+}
+
+function activeSegmentMissing(active: Segment, point: RecoveryPoint): StorageError {
+  return new StorageError(
+    'LOG_GAP',
+    `the recovery point of the log in ${active.dir} says offsets up to ${point.nextOffset - 1} were synced in ` +
+      `segment ${point.segmentBaseOffset}, which is missing (the last segment is ${path.basename(active.logPath)}): ` +
+      'the active segment was removed or renamed. Put it back; the log refuses to open rather than hand ' +
+      'its offsets out again',
+    { file: active.dir, fromOffset: active.baseOffset, toOffset: point.nextOffset - 1 },
+  );
+}
+
+function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number): TruncationReport {
+  const window = new ReadWindow(segment.io, SCAN_WINDOW_BYTES);
   window.bind(segment.handle);
   const dataEnd = endOfNonZeroBytes(window, scan.endPositionBytes, segment.sizeBytes);
   const discardedBytes = dataEnd - scan.endPositionBytes;
-  const zeroTailBytes = segment.sizeBytes - dataEnd;
   const discardedRecords = discardedBytes === 0 ? 0 : countFrames(segment, window, scan.endPositionBytes, maxRecordBytes);
-  segment.truncate(scan.endPositionBytes);
   return {
     segment: segment.logPath,
     positionBytes: scan.endPositionBytes,
     discardedBytes,
-    zeroTailBytes,
+    zeroTailBytes: segment.sizeBytes - dataEnd,
     discardedRecords,
     reason: scan.problem ?? 'unknown',
   };
@@ -251,7 +432,6 @@ function truncateAt(segment: Segment, window: ReadWindow, scan: ScanResult, maxR
 function countFrames(segment: Segment, window: ReadWindow, from: number, maxRecordBytes: number): number {
   let frames = 0;
   let position = from;
-  window.bind(segment.handle);
   while (position < segment.sizeBytes) {
     frames++;
     const at = window.ensure(position, RECORD_HEADER_BYTES, segment.sizeBytes);
@@ -263,19 +443,8 @@ function countFrames(segment: Segment, window: ReadWindow, from: number, maxReco
   return frames;
 }
 
-function gapTruncation(previous: Segment, expectedOffset: number, foundOffset: number): TruncationReport {
-  return {
-    segment: previous.logPath,
-    positionBytes: previous.sizeBytes,
-    discardedBytes: 0,
-    zeroTailBytes: 0,
-    discardedRecords: 0,
-    reason: `the next segment starts at offset ${foundOffset}, but the log ends at ${expectedOffset}`,
-  };
-}
-
-function persistRecovery(dir: string, config: LogConfig, scanned: Segment[], active: Segment): void {
-  for (const segment of scanned) segment.sync();
+function persistRecovery(dir: string, config: LogConfig, toSync: readonly Segment[], active: Segment): void {
+  for (const segment of toSync) segment.sync();
   config.io.fsyncDir(dir);
   writeRecoveryPoint(config.io, dir, {
     segmentBaseOffset: active.baseOffset,
@@ -296,8 +465,9 @@ export function describeRecovery(report: RecoveryReport): string {
     );
   }
   if (report.removedSegments.length > 0) {
-    lines.push(`removed ${report.removedSegments.length} later segment(s), ${report.removedBytes} bytes`);
+    lines.push(`removed ${report.removedSegments.length} later segment(s), written after the cut and never synced`);
   }
   if (report.indexEntriesRebuilt > 0) lines.push(`rebuilt ${report.indexEntriesRebuilt} index entries`);
+  lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
   return lines.join('\n');
 }

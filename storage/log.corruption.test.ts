@@ -23,8 +23,8 @@ function body(i: number): Buffer {
   return Buffer.concat([Buffer.of(0, i % 256), text]);
 }
 
-function openLog(disk: SimDisk): Log {
-  return Log.open(DIR, { io: disk, segmentBytes: 2048, indexIntervalBytes: 100, nowMs: () => 0 });
+function openLog(disk: SimDisk, readOnly = false): Log {
+  return Log.open(DIR, { io: disk, segmentBytes: 2048, indexIntervalBytes: 100, nowMs: () => 0, readOnly });
 }
 
 /** A closed log of RECORDS records over several segments: everything before it is trusted. */
@@ -61,8 +61,8 @@ function range(from: number, to: number): number[] {
 
 /** Flips `bit` of the record at `offset`, checks the log around it, flips it back. */
 function checkFlip(disk: SimDisk, offset: number, bit: number): void {
-  const where = openLog(disk).read(offset);
-  const file = openLog(disk).segments().find((s) => s.baseOffset === where.segmentBaseOffset)!;
+  const where = openLog(disk, true).read(offset);
+  const file = openLog(disk, true).segments().find((s) => s.baseOffset === where.segmentBaseOffset)!;
   disk.flipBit(file.logPath, where.positionBytes + (bit >> 3), bit & 7);
   try {
     const log = openLog(disk);
@@ -108,8 +108,8 @@ describe('a flipped bit in a sealed segment', () => {
 
   it('lets the log queue deliver every other message and count the damaged one', async () => {
     const target = second + 3;
-    const where = openLog(disk).read(target);
-    const file = openLog(disk).segments()[1]!.logPath;
+    const where = openLog(disk, true).read(target);
+    const file = openLog(disk, true).segments()[1]!.logPath;
     disk.flipBit(file, where.positionBytes + 1, 5); // the length field
     const queue = LogQueue.open(DIR, { io: disk, segmentBytes: 2048, indexIntervalBytes: 100 });
     const delivered: number[] = [];

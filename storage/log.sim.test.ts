@@ -244,29 +244,31 @@ describe('a failed fsync', () => {
     expect(await recovered.appendAcknowledged(body(2))).toBe(2);
   });
 
-  it('under none, cuts back to a sync in an older segment, removing the segments rolled since', () => {
+  it('under none, syncs each segment it seals, so a failed flush cuts back only to the last roll', () => {
     const disk = new SimDisk({ seed: 4 });
     const log = openLog(disk, 'none');
     for (let i = 0; i < 5; i++) log.append(body(i));
     log.flush();
-    const synced = log.syncedEndOffset;
     for (let i = 5; log.segments().length < 3; i++) log.append(body(i));
-    const rolled = log.segments().slice(1).map((segment) => segment.logPath);
+    const third = log.segments()[2]!.baseOffset;
+    expect(log.syncedEndOffset).toBe(third);
+    for (let i = third; i < third + 3; i++) log.append(body(i));
     const reader = log.reader(log.segments()[1]!.baseOffset);
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
     expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
-    // A reader inside a segment the cut removed hears of the fence, not of retention.
-    expect(errorOf(() => reader.next()).code).toBe('LOG_FENCED');
-    expect(log.endOffset).toBe(synced);
-    expect(log.segments().map((segment) => segment.logPath)).toEqual([FIRST_SEGMENT]);
-    expect(errorOf(() => log.read(synced)).code).toBe('OFFSET_OUT_OF_RANGE');
-    expectBodies(log, 0, synced);
+    expect(log.endOffset).toBe(third);
+    expect(log.segments().length).toBe(3);
+    expect(errorOf(() => log.read(third)).code).toBe('OFFSET_OUT_OF_RANGE');
+    // The sealed segments are whole on the device: a reader in them goes on to the cut.
+    for (let offset = log.segments()[1]!.baseOffset; offset < third; offset++) {
+      expect(reader.next()?.offset).toBe(offset);
+    }
+    expectBodies(log, 0, third);
     log.close();
-    for (const file of rolled) expect(disk.exists(file)).toBe(false);
-    // Same disk, no crash: nothing the failed flush covered comes back.
-    const reopened = openLog(disk, 'none');
-    expect(reopened.endOffset).toBe(synced);
-    expectBodies(reopened, 0, synced);
+    // A power cut now: nothing the failed flush covered comes back, every sealed record does.
+    const reopened = openLog(disk.crash(), 'none');
+    expect(reopened.endOffset).toBe(third);
+    expectBodies(reopened, 0, third);
     reopened.close();
   });
 
@@ -403,11 +405,11 @@ describe('recovery from a saved point', () => {
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 5 });
     const reopened = timed(disk, 9_000, 'none');
     expect(reopened.endOffset).toBe(10);
-    expect(reopened.recovery.recoveryPointProblem).toMatch(/next offset 5 cannot be at position 0/);
+    expect(reopened.recovery.recoveryPointProblem).toMatch(/next offset 5\) disagrees with the data: the data has offset 0 there/);
     expectBodies(reopened, 0, 10);
   });
 
-  it('rescans the segment from its start when a sound record with another id sits at the point', () => {
+  it('rescans the segment from its start when the point lands on a record with another id', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
     for (let i = 0; i < 100; i++) log.append(body(i));
@@ -417,7 +419,8 @@ describe('recovery from a saved point', () => {
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: record50.positionBytes, nextOffset: 100 });
     const reopened = timed(disk, 9_000, 'none');
     expect(reopened.endOffset).toBe(100);
-    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedRecords: 100 });
+    expect(reopened.recovery).toMatchObject({ startedFrom: 'segment-start', scannedRecords: 100, truncation: null });
+    expect(reopened.recovery.recoveryPointProblem).toMatch(/disagrees with the data: the data has offset 50 there/);
     expect(reopened.recovery.indexEntriesRebuilt).toBe(reopened.explainLookup(99).indexEntries);
     expectBodies(reopened, 0, 100);
   });
@@ -539,7 +542,9 @@ describe('too many open files', () => {
     for (let i = 5; log.segments().length < 4; i++) log.append(body(i));
     before.syncAll();
     const disk = before.crash();
-    // Damage right after the recovery point: recovery cuts there and removes the three later segments.
+    // A point moved back by a fence, damage right after it: recovery cuts there and removes the
+    // three later segments (written after that point, as far as it knows).
+    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: point, nextOffset: 5 });
     const handle = disk.open(FIRST_SEGMENT, { create: false });
     disk.write(handle, Buffer.alloc(16, 0xff), 0, 16, point);
     disk.close(handle);

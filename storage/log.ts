@@ -24,7 +24,9 @@ import { GroupCommit } from './group-commit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
-import { asOffset, type Offset } from './units.js';
+import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
+import { mkdirpDurable } from './durable-dir.js';
+import { type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure } from './writer-lock.js';
 import { LogReader, type ReaderSource } from './log-reader.js';
 
 export interface LogRecord {
@@ -80,12 +82,19 @@ export class Log {
   #bytesSinceRecoveryPoint = 0;
   /** Opening recovered (and synced) what is in the files: all of it counts as synced. */
   #synced: SyncedPoint;
-  /** Sealed under `none` (rolls there do not sync) and not synced since. */
-  readonly #sealedUnsynced: Segment[] = [];
   #fenced: StorageError | null = null;
   #closed = false;
+  /** Held from open to close by a writable log: one writer per directory. */
+  readonly #lock: WriterLock | null;
 
-  private constructor(dir: string, config: LogConfig, segments: Segment[], recovery: RecoveryReport, segmentConfig: LogConfig) {
+  private constructor(
+    dir: string,
+    config: LogConfig,
+    loaded: { segments: Segment[]; report: RecoveryReport; segmentConfig: LogConfig },
+    lock: WriterLock | null,
+  ) {
+    const { segments, report: recovery, segmentConfig } = loaded;
+    this.#lock = lock;
     this.dir = dir;
     this.config = config;
     this.#segmentConfig = segmentConfig;
@@ -105,11 +114,23 @@ export class Log {
     }
   }
 
-  /** Opens (creating or recovering) the log in `dir`. */
+  /**
+   * Opens (creating or recovering) the log in `dir`; with `readOnly`, opens an existing log for
+   * reading without changing anything (LogOptions.readOnly).
+   */
   static open(dir: string, options: LogOptions = {}): Log {
     const config = resolveLogConfig(options);
-    const { segments, report, segmentConfig } = loadLog(dir, config);
-    return new Log(dir, config, segments, report, segmentConfig);
+    if (config.readOnly) return new Log(dir, config, loadLog(dir, config), null);
+    mkdirpDurable(config.io, dir);
+    // Before anything in the directory is read: a second writer would recover, cut and append
+    // under the first one's feet.
+    const lock = acquireWriterLock(config.io, lockPathForLog(dir), `the log in ${dir}`);
+    try {
+      return new Log(dir, config, loadLog(dir, config), lock);
+    } catch (error) {
+      releaseAfterFailure(lock);
+      throw error;
+    }
   }
 
   get #active(): Segment {
@@ -141,6 +162,7 @@ export class Log {
    */
   append(body: Uint8Array, attributes?: RecordAttributes): Offset {
     this.#checkWritable();
+    this.#checkOffsetLimit(1);
     const offset = this.#encode(body, attributes, this.#checkedSize(body, attributes));
     this.#writeUnlessGrouped();
     return offset;
@@ -154,6 +176,7 @@ export class Log {
   appendBatch(bodies: readonly Uint8Array[]): Offset {
     this.#checkWritable();
     assert(bodies.length > 0, 'a batch holds records');
+    this.#checkOffsetLimit(bodies.length);
     const sizes = bodies.map((body) => this.#checkedSize(body, undefined));
     const first = this.endOffset;
     bodies.forEach((body, i) => {
@@ -261,6 +284,7 @@ export class Log {
    */
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
+    this.#checkNotReadOnly('delete segments of');
     let segments = 0;
     let bytes = 0;
     while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= offset) {
@@ -276,6 +300,7 @@ export class Log {
 
   /** fdatasyncs everything written so far and saves a recovery point. */
   flush(): void {
+    this.#checkNotReadOnly('flush');
     this.#checkWritable();
     this.#writePending();
     this.#guard('sync', () => this.#saveRecoveryPoint());
@@ -285,7 +310,7 @@ export class Log {
   close(): void {
     if (this.#closed) return;
     try {
-      if (this.#fenced === null) {
+      if (this.#fenced === null && !this.config.readOnly) {
         this.#writePending();
         this.#guard('sync', () => this.#saveRecoveryPoint(true));
       }
@@ -294,17 +319,22 @@ export class Log {
       // The files are closed all the same: a failed close must not leak them.
       for (const segment of this.#segments) segment.abandon();
       this.#closed = true;
+      if (this.#lock !== null) releaseAfterFailure(this.#lock);
       throw error;
     }
     this.#closed = true;
     const inFlight = this.#group?.inFlight ?? null;
     if (inFlight !== null) {
       // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
-      // the files close when it settles, and its waiters learn the outcome.
-      void inFlight.then(() => closeSegments(this.#segments, 'close'));
+      // the files close when it settles, and its waiters learn the outcome. The lock goes last.
+      void inFlight.then(() => {
+        closeSegments(this.#segments, 'close');
+        if (this.#lock !== null) releaseAfterFailure(this.#lock);
+      });
       return;
     }
     const failures = closeSegments(this.#segments, 'close');
+    this.#lock?.release();
     if (failures.length > 0) throw failures[0];
   }
 
@@ -431,49 +461,34 @@ export class Log {
   }
 
   /**
-   * Under `always` and `group` the finished segment is synced and a recovery point saved in the
-   * new one, so recovery never scans sealed segments. Under `none` nothing waits for the disk: the
-   * recovery point stays where the last flush or clean close put it, and recovery after a crash
-   * scans every segment from there (as Kafka does between flushes).
+   * The finished segment is synced before the next one is created, and a recovery point saved in
+   * the new one, under every policy (NSQ syncs at each new file; Kafka flushes up to the new
+   * segment in the background). So a sealed segment is always whole on the device: only the
+   * active one can end in a torn tail, and opening can tell a removed or cut segment (a broken
+   * chain it refuses) from a crash (a tail it cuts). Under `none` this is one fdatasync per
+   * segment, the only wait for the disk that policy has.
    */
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
-    const durable = this.config.durability !== 'none';
     this.#guard('sync', () => {
       active.trim();
-      if (durable) {
-        active.sync();
-        this.#synced = this.#syncedPointOf(active);
-      } else {
-        this.#sealedUnsynced.push(active);
-      }
+      active.sync();
+      this.#synced = this.#syncedPointOf(active);
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
-      if (durable) {
-        this.#synced = this.#syncedPointOf(next);
-        this.#writeRecoveryPoint(next);
-      } else {
-        // The new name, at least, is made durable: created names that a power cut keeps or
-        // drops one by one could leave a hole between segments, where readers stop for good.
-        this.config.io.fsyncDir(this.dir);
-      }
+      this.#synced = this.#syncedPointOf(next);
+      // Also makes the new segment's names durable (it fsyncs the directory).
+      this.#writeRecoveryPoint(next);
     });
-    if (durable) this.#group?.markDurable(active.nextOffset);
+    this.#group?.markDurable(active.nextOffset);
   }
 
-  /**
-   * Syncs the active segment — and, first, every segment sealed under `none` since the last
-   * save, which no roll synced — then records that everything up to here is on the device.
-   */
+  /** Syncs the active segment, then records that everything up to here is on the device. */
   #saveRecoveryPoint(trim = false): void {
     const active = this.#active;
-    for (const sealed of this.#sealedUnsynced) {
-      if (this.#segments.includes(sealed)) sealed.sync();
-    }
-    this.#sealedUnsynced.length = 0;
     if (trim) active.trim();
     active.sync();
     // The data is on the device now (rolls made the names of new segments durable): a recovery
@@ -486,10 +501,14 @@ export class Log {
 
   /** Also makes new segment files durable: it fsyncs the directory that holds them. */
   #writeRecoveryPoint(active: Segment): void {
+    this.#writeRecoveryPointAt(this.#syncedPointOf(active));
+  }
+
+  #writeRecoveryPointAt(point: SyncedPoint): void {
     writeRecoveryPoint(this.config.io, this.dir, {
-      segmentBaseOffset: active.baseOffset,
-      positionBytes: active.sizeBytes,
-      nextOffset: active.nextOffset,
+      segmentBaseOffset: point.segment.baseOffset,
+      positionBytes: point.positionBytes,
+      nextOffset: point.nextOffset,
     });
     this.#bytesSinceRecoveryPoint = 0;
   }
@@ -538,9 +557,12 @@ export class Log {
   }
 
   /**
-   * See the top of this file: what a failed write or sync leaves is not served. Under `none` the
-   * last successful sync can lie in an older segment (rolls there do not sync): the segments after
-   * it go, with their files, and it becomes the active segment again.
+   * See the top of this file: what a failed write or sync leaves is not served. The last good
+   * sync can lie in an older segment (a roll made while a thread-pool sync that then failed ran):
+   * the segments after it go, with their files, and it becomes the active segment again. The
+   * steps keep the segment chain whole whatever a power cut keeps of them: the recovery point
+   * moves back first (recovery then treats everything after it as unsynced), the later segments
+   * are removed newest first and durably, and only then is the kept segment cut.
    */
   #cutBack(call: FailedCall): void {
     // Never written, never acknowledged: the fence drops them with the rest.
@@ -551,16 +573,23 @@ export class Log {
       this.#baseOffsets.pop();
       removed.push(this.#segments.pop()!);
     }
+    // Best effort throughout: the log is fenced either way, and reopening recovers from the files.
     try {
+      // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
+      if (call === 'sync') this.#writeRecoveryPointAt(keep);
+    } catch {
+      // Without a point moved back, removing segments could leave one naming a missing segment.
+      closeSegments(removed, 'close');
+      return;
+    }
+    if (removed.length > 0 && closeSegments(removed, 'delete').length === 0) {
+      ignoreFailure(() => this.config.io.fsyncDir(this.dir));
+    }
+    ignoreFailure(() => {
       keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
       this.config.io.truncate(keep.segment.handle, keep.positionBytes);
-      // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
-      if (call === 'sync') this.#writeRecoveryPoint(keep.segment);
-    } catch {
-      // Best effort: the log is fenced either way, and reopening recovers from the files.
-    }
-    closeSegments(removed, 'delete');
+    });
   }
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */
@@ -580,6 +609,34 @@ export class Log {
 
   #checkWritable(): void {
     this.#checkOpen();
+    this.#checkNotReadOnly('append to');
     if (this.#fenced !== null) throw this.#fenced;
+  }
+
+  #checkNotReadOnly(what: string): void {
+    if (!this.config.readOnly) return;
+    throw new StorageError('LOG_READ_ONLY', `cannot ${what} the log in ${this.dir}: it was opened read-only; open it without readOnly to write`, {
+      file: this.dir,
+    });
+  }
+
+  /** Refuses appends whose offsets this log could not store exactly (units.ts). */
+  #checkOffsetLimit(records: number): void {
+    const last = this.endOffset + records - 1;
+    if (last <= MAX_APPEND_OFFSET) return;
+    throw new StorageError(
+      'OFFSET_LIMIT',
+      `appending ${records} record(s) to the log in ${this.dir} would reach offset ${last}, past ${MAX_APPEND_OFFSET}, ` +
+        'the largest offset this log can store exactly; nothing was written. Start a new log with a lower base offset',
+      { file: this.dir, fromOffset: this.endOffset, toOffset: last },
+    );
+  }
+}
+
+function ignoreFailure(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // The caller is already failing; this step was an attempt to leave less behind.
   }
 }

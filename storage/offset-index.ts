@@ -27,12 +27,13 @@ import {
   largestLowerBoundSlot,
   loadIndexFile,
   type IndexLoad,
+  type IndexMode,
 } from './index-file.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 assert(OFFSET_INDEX_ENTRY_BYTES === 4 + 4, 'offset index entry is relative offset + position');
 
-export type { IndexLoad } from './index-file.js';
+export type { IndexLoad, IndexMode } from './index-file.js';
 
 /** Columns: `first` holds relative offsets, `second` positions. */
 export class OffsetIndex extends TwoColumnIndex {
@@ -40,24 +41,45 @@ export class OffsetIndex extends TwoColumnIndex {
     super(file, new U32Column(), new U32Column());
   }
 
-  /** An empty index in a new (or emptied) file, open for appends. */
-  static create(io: FileIO, path: string): OffsetIndex {
-    return new OffsetIndex(createIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES));
+  /** An empty index in a new (or emptied) file, open for appends (or in memory only). */
+  static create(io: FileIO, path: string, mode: IndexMode = 'append'): OffsetIndex {
+    return new OffsetIndex(createIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, mode));
   }
 
   /**
    * Loads the file's entries, keeping the longest valid prefix: strictly increasing relative
-   * offsets and positions, every position below `logSizeBytes`. With `forAppend` the file stays
-   * open and is cut to the valid prefix; otherwise it is closed after reading.
+   * offsets and positions, every position below `logSizeBytes`. In `append` mode the file stays
+   * open and is cut to the valid prefix; otherwise it is only read.
    */
-  static load(io: FileIO, path: string, logSizeBytes: number, forAppend: boolean): { index: OffsetIndex; load: IndexLoad } {
-    return loadIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, forAppend, (file) => new OffsetIndex(file), (index, bytes, at) => {
+  static load(io: FileIO, path: string, logSizeBytes: number, mode: IndexMode): { index: OffsetIndex; load: IndexLoad } {
+    return loadIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, mode, (file) => new OffsetIndex(file), (index, bytes, at) => {
       const relativeOffset = bytes.readUInt32BE(at);
       const position = bytes.readUInt32BE(at + 4);
       if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) return false;
       index.push(relativeOffset, position);
       return true;
     });
+  }
+
+  /**
+   * The file's last entry, read alone (8 bytes) instead of loading the whole index: where a check
+   * of a sealed segment's end starts its walk. Null when the file is missing, empty or its last
+   * entry points at or past `logSizeBytes` — the walk then starts at the segment's beginning.
+   */
+  static lastEntryOnDisk(io: FileIO, path: string, logSizeBytes: number): { relativeOffset: number; positionBytes: number } | null {
+    if (!io.exists(path)) return null;
+    const handle = io.openReadOnly(path);
+    try {
+      const entries = Math.floor(io.sizeBytes(handle) / OFFSET_INDEX_ENTRY_BYTES);
+      if (entries === 0) return null;
+      const entry = Buffer.alloc(OFFSET_INDEX_ENTRY_BYTES);
+      const got = io.read(handle, entry, 0, OFFSET_INDEX_ENTRY_BYTES, (entries - 1) * OFFSET_INDEX_ENTRY_BYTES);
+      const positionBytes = entry.readUInt32BE(4);
+      if (got !== OFFSET_INDEX_ENTRY_BYTES || positionBytes >= logSizeBytes) return null;
+      return { relativeOffset: entry.readUInt32BE(0), positionBytes };
+    } finally {
+      io.close(handle);
+    }
   }
 
   relativeOffsetAt(slot: number): number {
@@ -86,13 +108,6 @@ export class OffsetIndex extends TwoColumnIndex {
     let keep = this.entries;
     while (keep > 0 && this.second.at(keep - 1) >= positionBytes) keep--;
     this.keepEntries(keep);
-  }
-
-  /** Throws the entries away (the index turned out damaged or behind) before a rebuild. */
-  clear(): void {
-    this.first.truncate(0);
-    this.second.truncate(0);
-    if (this.file.isOpen) this.file.rewrite(Buffer.alloc(0), 0);
   }
 
   #accepts(relativeOffset: number, position: number): boolean {

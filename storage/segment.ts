@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert } from './errors.js';
-import { OffsetIndex, type IndexLoad } from './offset-index.js';
+import { OffsetIndex, type IndexLoad, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
@@ -72,6 +72,8 @@ export interface SegmentConfig {
    * unallocated space waits for the extent's zeros and their fdatasync.
    */
   readonly preallocateExtentBytes: number;
+  /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
+  readonly readOnly: boolean;
 }
 
 const ZERO_CHUNK_BYTES = 1 << 20;
@@ -87,6 +89,8 @@ export interface ScanOptions {
   readonly skipDamaged?: boolean;
   /** Stop before the first good record this says yes to. */
   readonly stopAt?: (offset: number, positionBytes: number) => boolean;
+  /** Walk no further than this position (default: the end of the data). */
+  readonly endBytes?: number;
 }
 
 export interface ScanResult {
@@ -177,7 +181,9 @@ export class Segment {
   static existing(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
     return segment.#orAbandon(() => {
-      segment.#logHandle = io.open(segment.logPath, { create: false });
+      segment.#logHandle = config.readOnly
+        ? io.openReadOnly(segment.logPath)
+        : io.open(segment.logPath, { create: false });
       segment.#sizeBytes = io.sizeBytes(segment.#logHandle);
       segment.#fileBytes = segment.#sizeBytes;
     });
@@ -218,8 +224,24 @@ export class Segment {
     return path.join(this.dir, segmentFileName(this.baseOffset, TIME_INDEX_SUFFIX));
   }
 
+  /** Where this segment's records end: the file's size, less bytes found after a sealed end. */
   get sizeBytes(): number {
     return this.#sizeBytes;
+  }
+
+  /** The file's size; above sizeBytes while preallocated zeros or stray bytes follow the data. */
+  get fileBytes(): number {
+    return this.#fileBytes;
+  }
+
+  /**
+   * A sealed segment whose records end before its file does (bytes were added after its last
+   * record): readers stop at `dataEndBytes` and go on to the next segment. The file is left as it
+   * is; the bytes are reported, never served.
+   */
+  endDataAt(dataEndBytes: number): void {
+    assert(dataEndBytes <= this.#fileBytes, 'the data ends inside the file');
+    this.#sizeBytes = dataEndBytes;
   }
 
   get handle(): FileHandle {
@@ -307,7 +329,10 @@ export class Segment {
     if (interval !== 0 && bytesSinceLastEntry <= interval) return;
     const relativeOffset = offset - this.baseOffset;
     offsetIndex.append(relativeOffset, positionBytes);
-    this.#timeIndex!.append(this.#config.nowMs(), relativeOffset);
+    // A rebuilt offset index meets time entries that survived it: those keep their real times.
+    const timeIndex = this.#timeIndex!;
+    const lastTimed = timeIndex.entries === 0 ? -1 : timeIndex.relativeOffsetAt(timeIndex.entries - 1);
+    if (relativeOffset > lastTimed) timeIndex.append(this.#config.nowMs(), relativeOffset);
   }
 
   get nextOffset(): number {
@@ -324,11 +349,12 @@ export class Segment {
    */
   scan(window: ReadWindow, fromPosition: number, expectedOffset: number, options: ScanOptions): ScanResult {
     const { reindex, skipDamaged = false, stopAt } = options;
+    const endBytes = Math.min(options.endBytes ?? this.#sizeBytes, this.#sizeBytes);
     window.bind(this.handle);
     let position = fromPosition;
     let offset = expectedOffset;
     let problem: FrameProblem | null = null;
-    while (position < this.#sizeBytes) {
+    while (position < endBytes) {
       if (problem !== null && skipDamaged) {
         const resume = this.recordAfterDamage(window, position, offset);
         if (resume === null) break;
@@ -364,8 +390,13 @@ export class Segment {
   /** Makes this the active segment again after recovery found its end. */
   activate(endPositionBytes: number, nextOffset: number): void {
     this.#nextOffset = nextOffset;
-    if (endPositionBytes < this.#sizeBytes) this.truncate(endPositionBytes);
-    else this.#dropIndexEntriesFrom(endPositionBytes);
+    if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
+      this.truncate(endPositionBytes);
+      return;
+    }
+    // Read-only: the bytes after the end stay in the file, unread.
+    this.#sizeBytes = Math.min(this.#sizeBytes, endPositionBytes);
+    this.#dropIndexEntriesFrom(endPositionBytes);
   }
 
   /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
@@ -386,21 +417,64 @@ export class Segment {
 
   /**
    * Loads the indexes of an existing segment for appends (the active segment during recovery),
-   * keeping only entries below `trustedPositionBytes`; recovery re-derives the rest.
+   * keeping only offset entries below `trustedPositionBytes` and time entries below
+   * `trustedNextOffset`; recovery re-derives the rest. A read-only log keeps them in memory.
    */
-  loadIndexesForRecovery(trustedPositionBytes: number): void {
-    // A second load (the saved point did not land on a record) replaces the first one's files.
+  loadIndexesForRecovery(trustedPositionBytes: number, trustedNextOffset: number): void {
+    // A second load (the index turned out short) replaces the first one's files.
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
     this.#offsetIndex = null;
     this.#timeIndex = null;
-    const offsetLoad = OffsetIndex.load(this.#io, this.indexPath, trustedPositionBytes, true);
+    const mode: IndexMode = this.#config.readOnly ? 'memory' : 'append';
+    const offsetLoad = OffsetIndex.load(this.#io, this.indexPath, trustedPositionBytes, mode);
     this.#offsetIndex = offsetLoad.index;
     this.#indexLoad = offsetLoad.load;
-    const entries = this.#offsetIndex.entries;
-    const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
-    this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, true).index;
+    const nextRelative = trustedNextOffset - this.baseOffset;
+    this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, mode).index;
     this.#timeIndex.truncateFromRelativeOffset(nextRelative);
+  }
+
+  /**
+   * Whether the loaded offset index holds every entry the index rule puts below `endBytes`, as
+   * far as two short walks can tell: from the start to the first entry, and from the last entry
+   * to `endBytes`. A deleted index fails the first, a shortened one the second (Kafka rebuilds
+   * a missing index file too). Entries written under another interval fail as well; the rebuild
+   * then follows the interval in force.
+   */
+  indexCovers(window: ReadWindow, endBytes: number): boolean {
+    const index = this.offsetIndex();
+    const entries = index.entries;
+    const firstExpected = this.#firstEntryPosition(window, endBytes);
+    const firstFound = entries === 0 ? null : index.positionAt(0);
+    if (firstExpected !== firstFound) return false;
+    if (entries === 0) return true;
+    return !this.#entryDueAfter(window, index.positionAt(entries - 1), this.baseOffset + index.relativeOffsetAt(entries - 1), endBytes);
+  }
+
+  /** Where the rule puts the first entry (the first record past one interval); null: none below `endBytes`. */
+  #firstEntryPosition(window: ReadWindow, endBytes: number): number | null {
+    const interval = this.#config.indexIntervalBytes;
+    let found: number | null = null;
+    const stopAt = (_offset: number, position: number): boolean => {
+      if (interval !== 0 && position <= interval) return false;
+      found = position;
+      return true;
+    };
+    this.scan(window, 0, this.baseOffset, { reindex: false, stopAt, endBytes });
+    return found;
+  }
+
+  /** True when a record between the entry at `fromPosition` and `endBytes` should have had an entry. */
+  #entryDueAfter(window: ReadWindow, fromPosition: number, fromOffset: number, endBytes: number): boolean {
+    const interval = this.#config.indexIntervalBytes;
+    let due = false;
+    const stopAt = (_offset: number, position: number): boolean => {
+      due = position !== fromPosition && (interval === 0 || position - fromPosition > interval);
+      return due;
+    };
+    const walk = this.scan(window, fromPosition, fromOffset, { reindex: false, stopAt, endBytes });
+    return due || (walk.problem !== null && walk.endPositionBytes < endBytes);
   }
 
   /**
@@ -431,8 +505,9 @@ export class Segment {
     let previous = -1;
     window.bind(this.handle);
     window.fill(position, start.endBytes - position, this.#sizeBytes);
-    while (position < this.#sizeBytes) {
-      const size = this.#headerProblem(window, position, current);
+    while (position !== this.#sizeBytes) {
+      // Past the end: the length just stepped over was damaged (it still looked plausible).
+      const size = position > this.#sizeBytes ? 'truncated' : this.#headerProblem(window, position, current);
       if (typeof size === 'number' && current === offset) return this.#decodeAt(window, position, size, offset);
       if (typeof size === 'number') {
         previous = position;
@@ -453,6 +528,42 @@ export class Segment {
       previous = -1;
     }
     return null;
+  }
+
+  /** The file system calls this segment's files go through. */
+  get io(): FileIO {
+    return this.#io;
+  }
+
+  /**
+   * The index file's last valid entry before `positionBytes`, read without changing the file or
+   * the loaded index; the segment's start when there is none.
+   */
+  indexEntryBelowOnDisk(positionBytes: number): { positionBytes: number; offset: number } {
+    const { index } = OffsetIndex.load(this.#io, this.indexPath, positionBytes, 'read');
+    const last = index.entries - 1;
+    if (last < 0) return { positionBytes: 0, offset: this.baseOffset };
+    return { positionBytes: index.positionAt(last), offset: this.baseOffset + index.relativeOffsetAt(last) };
+  }
+
+  /** The index file's last entry, read alone (see OffsetIndex.lastEntryOnDisk). */
+  lastIndexEntryOnDisk(): { relativeOffset: number; positionBytes: number } | null {
+    return OffsetIndex.lastEntryOnDisk(this.#io, this.indexPath, this.#sizeBytes);
+  }
+
+  /**
+   * The id of the record at `positionBytes` when it is sound (plausible length, good CRC),
+   * whatever id it holds; null when there is none or it is damaged.
+   */
+  soundRecordIdAt(window: ReadWindow, positionBytes: number): number | null {
+    window.bind(this.handle);
+    const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
+    if (at < 0) return null;
+    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
+    if (typeof size === 'string') return null;
+    const whole = window.ensure(positionBytes, size, this.#sizeBytes);
+    if (whole < 0 || checkRecord(window.buffer, whole, size) !== null) return null;
+    return recordIdAt(window.buffer, whole);
   }
 
   /** The record's size when its header is plausible and holds `expectedOffset`; else why not. */
@@ -595,12 +706,12 @@ export class Segment {
    */
   #ensureIndexes(): void {
     if (this.#offsetIndex !== null) return;
-    const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, false);
+    const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, 'read');
     this.#indexLoad = load;
     if (load.validEntries === load.fileEntries && !this.#indexBehind(index)) {
       this.#offsetIndex = index;
       const nextRelative = index.entries === 0 ? 0 : index.relativeOffsetAt(index.entries - 1) + 1;
-      this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, false).index;
+      this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, 'read').index;
       return;
     }
     this.#rebuildIndexes();
@@ -639,8 +750,9 @@ export class Segment {
     const active = this.#nextOffset !== null && this.#offsetIndex !== null && this.#offsetIndex.isOpen;
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
-    this.#offsetIndex = OffsetIndex.create(this.#io, this.indexPath);
-    this.#timeIndex = TimeIndex.create(this.#io, this.timeIndexPath);
+    const mode: IndexMode = this.#config.readOnly ? 'memory' : 'append';
+    this.#offsetIndex = OffsetIndex.create(this.#io, this.indexPath, mode);
+    this.#timeIndex = TimeIndex.create(this.#io, this.timeIndexPath, mode);
     const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
     this.scan(window, 0, this.baseOffset, { reindex: true, skipDamaged: true });
     this.#offsetIndex.sync();

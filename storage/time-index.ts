@@ -24,6 +24,7 @@ import {
   loadIndexFile,
   smallestUpperBoundSlot,
   type IndexLoad,
+  type IndexMode,
 } from './index-file.js';
 import { putU32, readU64, writeU64 } from './record.js';
 
@@ -36,16 +37,16 @@ export class TimeIndex extends TwoColumnIndex {
     super(file, new F64Column(), new U32Column());
   }
 
-  static create(io: FileIO, path: string): TimeIndex {
-    return new TimeIndex(createIndexFile(io, path, TIME_INDEX_ENTRY_BYTES));
+  static create(io: FileIO, path: string, mode: IndexMode = 'append'): TimeIndex {
+    return new TimeIndex(createIndexFile(io, path, TIME_INDEX_ENTRY_BYTES, mode));
   }
 
   /**
    * Loads the longest valid prefix: non-decreasing times, strictly increasing relative offsets
-   * below `nextRelativeOffset`. With `forAppend` the file stays open and is cut to that prefix.
+   * below `nextRelativeOffset`. In `append` mode the file stays open and is cut to that prefix.
    */
-  static load(io: FileIO, path: string, nextRelativeOffset: number, forAppend: boolean): { index: TimeIndex; load: IndexLoad } {
-    return loadIndexFile(io, path, TIME_INDEX_ENTRY_BYTES, forAppend, (file) => new TimeIndex(file), (index, bytes, at) => {
+  static load(io: FileIO, path: string, nextRelativeOffset: number, mode: IndexMode): { index: TimeIndex; load: IndexLoad } {
+    return loadIndexFile(io, path, TIME_INDEX_ENTRY_BYTES, mode, (file) => new TimeIndex(file), (index, bytes, at) => {
       const timestampMs = readU64(bytes, at);
       const relativeOffset = bytes.readUInt32BE(at + 8);
       if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) return false;

@@ -13,8 +13,20 @@ export type Position = number & { readonly [positionBrand]: true };
 
 export const MAX_POSITION_BYTES = 0xffff_ffff;
 
+/**
+ * Offsets are u64 on disk but exact in a JS number only up to 2^53 - 1. A writable log must store
+ * its next offset (in the recovery point), so its last record may have offset 2^53 - 2 at most;
+ * a log that holds offset 2^53 - 1 (written elsewhere) can still be read, and its end offset,
+ * 2^53, is the one offset above that this code represents.
+ */
+export const MAX_END_OFFSET_WRITABLE = Number.MAX_SAFE_INTEGER;
+export const MAX_APPEND_OFFSET = MAX_END_OFFSET_WRITABLE - 1;
+const MAX_END_OFFSET = 2 ** 53;
+
 export function asOffset(value: number): Offset {
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`assertion failed: offset must be a safe integer >= 0: ${value}`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_END_OFFSET) {
+    throw new Error(`assertion failed: offset must be an integer in [0, 2^53]: ${value}`);
+  }
   return value as Offset;
 }
 
