@@ -20,7 +20,7 @@
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
-import { StorageError } from './errors.js';
+import { StorageError, assert } from './errors.js';
 import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
@@ -83,8 +83,8 @@ interface ScanStart {
   readonly afterSync: boolean;
   readonly startedFrom: RecoveryReport['startedFrom'];
   readonly problem: string | null;
-  /** The index below the start misses entries the rule would have made: rebuild it. */
-  readonly rebuildIndexBelow: boolean;
+  /** The index entry below a trusted point did not land on its record. */
+  readonly indexEntryMissed: boolean;
 }
 
 interface Counts {
@@ -180,15 +180,18 @@ function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<Load
   for (let slot = 0; slot < start.segmentSlot; slot++) {
     counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
   }
-  if (start.rebuildIndexBelow) rebuildIndexBelow(segments[start.segmentSlot]!, start, counts);
-  const region = scanRegion(segments, start, counts, findings);
+  // Every refusal comes before anything is written: the scan below loads indexes for appends.
+  checkRegion(segments, start, new ReadWindow(config.io, SCAN_WINDOW_BYTES));
+  const rebuild = start.afterSync && (start.indexEntryMissed || !indexCoversBelow(segments[start.segmentSlot]!, start, window));
+  if (rebuild) rebuildIndexBelow(segments[start.segmentSlot]!, start, counts);
+  const region = scanRegion(segments, start, rebuild, counts, findings);
   checkOffsetLimit(dir, config, region.scan.nextOffset);
   const truncation = region.scan.problem === null ? null : truncateAt(region.last, region.scan, config.maxRecordBytes);
   const removed = removeAfter(segments, region.last);
   region.last.activate(region.scan.endPositionBytes, region.scan.nextOffset);
   const active = segments[segments.length - 1]!;
   for (const segment of region.scanned) if (segment !== active) segment.seal();
-  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || start.rebuildIndexBelow;
+  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || rebuild;
   // Without a point that vouches for the data, nothing says the files reached the device (a
   // process may have died before syncing them): they are synced, and a point saved, now.
   if (changed && !config.readOnly) persistRecovery(dir, config, start.afterSync ? region.scanned : segments, active);
@@ -226,7 +229,7 @@ function chooseScanStart(
     afterSync: false,
     startedFrom: 'segment-start',
     problem,
-    rebuildIndexBelow: false,
+    indexEntryMissed: false,
   });
   if (point === null) return whole('no recovery point was saved');
   if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
@@ -250,13 +253,34 @@ function chooseScanStart(
     afterSync: true,
     startedFrom: 'recovery-point',
     problem: null,
-    rebuildIndexBelow: !check.entryLanded || !indexCoversBelow(home, point, window),
+    indexEntryMissed: !check.entryLanded,
   };
 }
 
-function indexCoversBelow(home: Segment, point: RecoveryPoint, window: ReadWindow): boolean {
-  home.loadIndexesForRecovery(point.positionBytes, point.nextOffset);
-  return home.indexCovers(window, point.positionBytes);
+function indexCoversBelow(home: Segment, start: ScanStart, window: ReadWindow): boolean {
+  home.loadIndexesForRecovery(start.positionBytes, start.expectedOffset);
+  return home.indexCovers(window, start.positionBytes);
+}
+
+/**
+ * Walks the region the scan will cover without writing anything, and refuses a broken chain in
+ * it: a sealed segment whose records end cleanly before the next one begins (a gap no crash
+ * leaves: rolls sync), or run past its start. A bad record ends the walk: what follows it is
+ * the unsynced tail the scan cuts.
+ */
+function checkRegion(segments: readonly Segment[], start: ScanStart, window: ReadWindow): void {
+  let position = start.positionBytes;
+  let expected = start.expectedOffset;
+  for (let slot = start.segmentSlot; slot + 1 < segments.length; slot++) {
+    const segment = segments[slot]!;
+    const next = segments[slot + 1]!;
+    const walk = segment.scan(window, position, expected, { reindex: false });
+    if (walk.nextOffset > next.baseOffset) throw overlap(segment, next);
+    if (walk.nextOffset < next.baseOffset && walk.problem === null) throw gap(segment, next, walk.nextOffset);
+    if (walk.nextOffset < next.baseOffset) return;
+    position = 0;
+    expected = next.baseOffset;
+  }
 }
 /** Why the data disagrees with the point (null: it agrees), and the bytes walked to tell. */
 function checkPoint(
@@ -309,18 +333,23 @@ interface RegionScan {
 /**
  * Walks from the start to the end of the log, adding index entries. After a trusted point,
  * everything was written after the last sync: the first bad record ends the log (Kafka), later
- * segments included. A sealed segment whose records end cleanly short of the next one is a gap
- * no crash leaves (rolls sync): refused. Without a trusted point only the active segment is
- * walked, and only what no good record follows ends the log.
+ * segments included (checkRegion has refused a broken chain). Without a trusted point only the
+ * active segment is walked, and only what no good record follows ends the log.
  */
-function scanRegion(segments: readonly Segment[], start: ScanStart, counts: Counts, findings: ChainFinding[]): RegionScan {
+function scanRegion(
+  segments: readonly Segment[],
+  start: ScanStart,
+  indexRebuilt: boolean,
+  counts: Counts,
+  findings: ChainFinding[],
+): RegionScan {
   const scanned: Segment[] = [];
   let position = start.positionBytes;
   let expected = start.expectedOffset;
   for (let slot = start.segmentSlot; ; slot++) {
     const segment = segments[slot]!;
     const next = segments[slot + 1];
-    if (!(slot === start.segmentSlot && start.rebuildIndexBelow)) {
+    if (!(slot === start.segmentSlot && indexRebuilt)) {
       segment.loadIndexesForRecovery(position, slot === start.segmentSlot && start.afterSync ? expected : Number.MAX_SAFE_INTEGER);
     }
     const scan = scanSegment(segment, position, expected, start.afterSync, counts, findings);
@@ -328,8 +357,7 @@ function scanRegion(segments: readonly Segment[], start: ScanStart, counts: Coun
     if (next === undefined || (scan.problem !== null && scan.nextOffset < next.baseOffset)) {
       return { last: segment, scan, scanned };
     }
-    if (scan.nextOffset > next.baseOffset) throw overlap(segment, next);
-    if (scan.nextOffset < next.baseOffset) throw gap(segment, next, scan.nextOffset);
+    assert(scan.nextOffset === next.baseOffset, 'checkRegion refused a broken chain before the scan');
     if (scan.problem !== null) {
       const found = trailing(segment, new ReadWindow(segment.io, CHECK_WINDOW_BYTES), scan.endPositionBytes, next);
       if (found !== null) findings.push(found);
