@@ -8,16 +8,37 @@
  * id and CRC); the walk goes on from there. Only when no good record follows does it end. Zeros
  * from there to the end of the file — the preallocated space of an active segment that was not
  * closed — are reported as one `zeros` entry, not as damage: recovery cuts them.
+ *
+ * Dumping a directory also checks the chain its segments form (dump-chain.ts), from the same
+ * walk: what follows a sealed segment's last record is judged against the next segment, as the
+ * log judges it when it opens, so only the last segment can have a `zeros` entry.
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parseSegmentFileName, segmentFileName, SCAN_WINDOW_BYTES } from './segment.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt, readU64, DEFAULT_MAX_RECORD_BYTES } from './record.js';
+import {
+  RECORD_HEADER_BYTES,
+  checkRecord,
+  frameSizeAt,
+  recordIdAt,
+  storedCrcAt,
+  readU64,
+  DEFAULT_MAX_RECORD_BYTES,
+} from './record.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
+import {
+  type DumpedChainProblem,
+  type NextSegment,
+  type SegmentEnd,
+  chainProblemsAtEnd,
+  nameMismatch,
+} from './dump-chain.js';
+
+export type { DumpedChainProblem } from './dump-chain.js';
 
 export interface DumpedRecord {
   readonly type: 'record';
@@ -46,7 +67,7 @@ export interface DumpedTimeIndexEntry {
   readonly offset: number;
 }
 
-/** The zero tail of a preallocated segment: no record starts in it. */
+/** The zero tail of a preallocated (last) segment: no record starts in it. */
 export interface DumpedZeros {
   readonly type: 'zeros';
   readonly segment: string;
@@ -54,7 +75,12 @@ export interface DumpedZeros {
   readonly sizeBytes: number;
 }
 
-export type DumpEntry = DumpedRecord | DumpedIndexEntry | DumpedTimeIndexEntry | DumpedZeros;
+export type DumpEntry =
+  | DumpedRecord
+  | DumpedIndexEntry
+  | DumpedTimeIndexEntry
+  | DumpedZeros
+  | DumpedChainProblem;
 
 export interface DumpOptions {
   readonly records: boolean;
@@ -67,12 +93,20 @@ export interface DumpOptions {
   readonly onChecked?: (type: 'records' | 'index') => void;
 }
 
+/** What to dump: segments of one directory, and whether they are all of its log's. */
+export interface DumpTarget {
+  readonly dir: string;
+  readonly baseOffsets: readonly number[];
+  /** A directory was named, so the chain between its segments is checked as well. */
+  readonly wholeLog: boolean;
+}
+
 /** The segment base offsets to dump: every segment of a directory, or the one a file belongs to. */
-export function segmentsToDump(io: FileIO, target: string): { dir: string; baseOffsets: number[] } {
+export function segmentsToDump(io: FileIO, target: string): DumpTarget {
   const single = parseSegmentFileName(path.dirname(target), path.basename(target));
   if (single !== null) {
     if (!io.exists(target)) throw notFound(target);
-    return { dir: path.dirname(target), baseOffsets: [single.baseOffset] };
+    return { dir: path.dirname(target), baseOffsets: [single.baseOffset], wholeLog: false };
   }
   if (!io.exists(target)) throw notFound(target);
   const bases = new Set<number>();
@@ -80,7 +114,7 @@ export function segmentsToDump(io: FileIO, target: string): { dir: string; baseO
     const parsed = parseSegmentFileName(target, name);
     if (parsed !== null) bases.add(parsed.baseOffset);
   }
-  return { dir: target, baseOffsets: [...bases].sort((a, b) => a - b) };
+  return { dir: target, baseOffsets: [...bases].sort((a, b) => a - b), wholeLog: true };
 }
 
 function notFound(target: string): StorageError {
@@ -89,46 +123,184 @@ function notFound(target: string): StorageError {
   });
 }
 
-export function* dumpSegment(io: FileIO, dir: string, baseOffset: number, options: DumpOptions): Generator<DumpEntry> {
-  const logPath = path.join(dir, segmentFileName(baseOffset, LOG_SUFFIX));
+/** A segment to dump and where it really starts. */
+interface SegmentStart {
+  readonly baseOffset: number;
+  readonly logName: string;
+  readonly hasLog: boolean;
+  /** Its first record's id when that record is sound; else its base offset. */
+  readonly startOffset: number;
+  readonly firstOffset: number | null;
+}
+
+/**
+ * Every entry of the target's segments, in the order of the offsets they start at, with the
+ * chain between neighbours (dump-chain.ts) when the target is a whole log and records are walked.
+ */
+export function* dumpLog(
+  io: FileIO,
+  target: DumpTarget,
+  options: DumpOptions,
+): Generator<DumpEntry> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const segments = target.baseOffsets
+    .map((baseOffset) => segmentStart(io, target.dir, baseOffset, maxRecordBytes))
+    .sort((a, b) => a.startOffset - b.startOffset || a.baseOffset - b.baseOffset);
+  // A segment with only index files has no records to chain; the log's neighbours skip it too.
+  const chained = segments.filter((segment) => segment.hasLog);
+  const nextOf = new Map(chained.slice(1).map((after, slot) => [chained[slot]!, after]));
+  for (const segment of segments) {
+    const after = nextOf.get(segment);
+    const next = target.wholeLog && after !== undefined
+      ? { segment: after.logName, startOffset: after.startOffset }
+      : null;
+    yield* dumpSegment(io, target.dir, segment, next, { ...options, maxRecordBytes });
+  }
+}
+
+function segmentStart(
+  io: FileIO,
+  dir: string,
+  baseOffset: number,
+  maxRecordBytes: number,
+): SegmentStart {
+  const logName = segmentFileName(baseOffset, LOG_SUFFIX);
+  const logPath = path.join(dir, logName);
+  const hasLog = io.exists(logPath);
+  const firstOffset = hasLog ? firstSoundRecordId(io, logPath, maxRecordBytes) : null;
+  return { baseOffset, logName, hasLog, startOffset: firstOffset ?? baseOffset, firstOffset };
+}
+
+/** As Segment.soundRecordIdAt(0): the first record's id when it is sound, whatever id it holds. */
+function firstSoundRecordId(io: FileIO, logPath: string, maxRecordBytes: number): number | null {
+  const handle = io.openReadOnly(logPath);
+  try {
+    const sizeBytes = io.sizeBytes(handle);
+    const window = new ReadWindow(io, RECORD_HEADER_BYTES);
+    window.bind(handle);
+    const at = window.ensure(0, RECORD_HEADER_BYTES, sizeBytes);
+    if (at < 0) return null;
+    const size = frameSizeAt(window.buffer, at, maxRecordBytes);
+    if (typeof size === 'string') return null;
+    const whole = window.ensure(0, size, sizeBytes);
+    if (whole < 0 || checkRecord(window.buffer, whole, size) !== null) return null;
+    return recordIdAt(window.buffer, whole);
+  } finally {
+    io.close(handle);
+  }
+}
+
+function* dumpSegment(
+  io: FileIO,
+  dir: string,
+  segment: SegmentStart,
+  next: NextSegment | null,
+  options: DumpOptions & { readonly maxRecordBytes: number },
+): Generator<DumpEntry> {
   const recordPositions = new Map<number, number>();
-  if (io.exists(logPath) && (options.records || options.verify)) {
-    for (const record of dumpRecords(io, logPath, baseOffset, maxRecordBytes)) {
-      if (record.type === 'zeros') {
-        if (options.records) yield record;
+  if (segment.hasLog && (options.records || options.verify)) {
+    const mismatch = nameMismatch(segment.logName, segment.baseOffset, segment.firstOffset);
+    if (mismatch !== null) yield mismatch;
+    const logPath = path.join(dir, segment.logName);
+    const { startOffset } = segment;
+    for (const entry of dumpRecordsAndEnd(io, logPath, startOffset, next, options.maxRecordBytes)) {
+      if (entry.type === 'chain') {
+        yield entry;
+        continue;
+      }
+      if (entry.type === 'zeros') {
+        if (options.records) yield entry;
         continue;
       }
       options.onChecked?.('records');
-      if (record.valid) recordPositions.set(record.offset, record.position);
-      if (options.records || !record.valid) yield record;
+      if (entry.valid) recordPositions.set(entry.offset, entry.position);
+      if (options.records || !entry.valid) yield entry;
     }
   }
   if (options.index || options.verify) {
-    for (const entry of dumpIndex(io, dir, baseOffset)) {
-      options.onChecked?.('index');
-      if (!options.verify) yield entry;
-      else {
-        const landed = recordPositions.get(entry.offset) === entry.position;
-        if (options.index || !landed) {
-          yield landed ? { ...entry, valid: true } : { ...entry, valid: false, problem: 'does not land on its record' };
-        }
+    yield* checkedIndex(io, dir, segment, recordPositions, options);
+  }
+  if (options.timeIndex) yield* dumpTimeIndex(io, dir, segment.baseOffset, segment.startOffset);
+}
+
+/** Index entries, each checked against the record positions the walk found under `verify`. */
+function* checkedIndex(
+  io: FileIO,
+  dir: string,
+  segment: { readonly baseOffset: number; readonly startOffset: number },
+  recordPositions: ReadonlyMap<number, number>,
+  options: DumpOptions,
+): Generator<DumpedIndexEntry> {
+  for (const entry of dumpIndex(io, dir, segment.baseOffset, segment.startOffset)) {
+    options.onChecked?.('index');
+    if (!options.verify) yield entry;
+    else {
+      const landed = recordPositions.get(entry.offset) === entry.position;
+      if (options.index || !landed) {
+        yield landed
+          ? { ...entry, valid: true }
+          : { ...entry, valid: false, problem: 'does not land on its record' };
       }
     }
   }
-  if (options.timeIndex) yield* dumpTimeIndex(io, dir, baseOffset);
 }
 
-function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecordBytes: number): Generator<DumpedRecord | DumpedZeros> {
+/**
+ * The segment's records, then what follows its last good record. For the last segment (or one
+ * dumped alone) that is the damaged bytes and the zero tail, as found. For a sealed segment it is
+ * judged against the next segment (dump-chain.ts): bytes after records that reached the next
+ * segment are no record of this log, so they are reported as trailing bytes, not as a damaged
+ * record holding an offset the next segment has.
+ */
+function* dumpRecordsAndEnd(
+  io: FileIO,
+  logPath: string,
+  startOffset: number,
+  next: NextSegment | null,
+  maxRecordBytes: number,
+): Generator<DumpedRecord | DumpedZeros | DumpedChainProblem> {
+  const walk = dumpRecords(io, logPath, startOffset, maxRecordBytes);
+  let step = walk.next();
+  for (; step.done !== true; step = walk.next()) yield step.value;
+  const end = step.value;
+  if (next === null) {
+    if (end.damaged !== null) yield end.damaged;
+    if (end.zeros !== null) yield end.zeros;
+    return;
+  }
+  // Damage inside the offsets the segment should hold stays a damaged record, as elsewhere.
+  if (end.damaged !== null && end.nextOffset < next.startOffset) yield end.damaged;
+  yield* chainProblemsAtEnd(end, next);
+}
+
+/** Where a segment's walk ended: the chain's view (SegmentEnd) and the entries for the tail. */
+interface RecordsEnd extends SegmentEnd {
+  /** Bytes after the last good record that are not zeros and that no good record follows. */
+  readonly damaged: DumpedRecord | null;
+  readonly zeros: DumpedZeros | null;
+}
+
+/**
+ * Every good record, and every damaged one a good record follows; returns the rest. The walk
+ * follows Segment.scan with skipDamaged, as the log's chain check does: where it ends and the
+ * offset after its last good record are the ones the log finds.
+ */
+function* dumpRecords(
+  io: FileIO,
+  logPath: string,
+  startOffset: number,
+  maxRecordBytes: number,
+): Generator<DumpedRecord, RecordsEnd> {
   const handle = io.openReadOnly(logPath);
   const segment = path.basename(logPath);
   try {
     const sizeBytes = io.sizeBytes(handle);
     const window = new ReadWindow(io, SCAN_WINDOW_BYTES);
     window.bind(handle);
-    let expected = baseOffset;
+    let expected = startOffset;
     let dataEnd: number | null = null;
-    for (let position = 0; position < sizeBytes; ) {
+    let position = 0;
+    while (position < sizeBytes) {
       const frame = checkFrame(window, sizeBytes, position, expected, maxRecordBytes);
       if (frame.problem === null) {
         yield { type: 'record', segment, offset: expected, position, sizeBytes: frame.sizeBytes, crc: frame.crc, valid: true };
@@ -137,26 +309,49 @@ function* dumpRecords(io: FileIO, logPath: string, baseOffset: number, maxRecord
         continue;
       }
       dataEnd ??= endOfNonZeroBytes(window, position, sizeBytes);
-      const zeros: DumpedZeros = { type: 'zeros', segment, position: dataEnd, sizeBytes: sizeBytes - dataEnd };
-      if (position >= dataEnd) {
-        yield zeros;
-        return;
-      }
-      const resume = findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
-      const spanBytes = (resume?.positionBytes ?? dataEnd) - position;
-      const records = resume === null ? 1 : resume.offset - expected;
-      const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
-      yield { type: 'record', segment, offset: expected, position, sizeBytes: spanBytes, crc: frame.crc, valid: false, problem };
+      const resume = position >= dataEnd
+        ? null
+        : findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
       if (resume === null) {
-        if (zeros.sizeBytes > 0) yield zeros;
-        return;
+        const damage = { crc: frame.crc, problem: frame.problem };
+        return tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
       }
+      const records = resume.offset - expected;
+      const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
+      const spanBytes = resume.positionBytes - position;
+      yield { type: 'record', segment, offset: expected, position, sizeBytes: spanBytes, crc: frame.crc, valid: false, problem };
       position = resume.positionBytes;
       expected = resume.offset;
     }
+    return tailOf(segment, sizeBytes, position, expected, sizeBytes, null);
   } finally {
     io.close(handle);
   }
+}
+
+/**
+ * The bytes from `position` (after the last good record) to the end of the file: damaged bytes
+ * up to `dataEnd`, the end of the non-zero bytes, then zeros.
+ */
+function tailOf(
+  segment: string,
+  sizeBytes: number,
+  position: number,
+  nextOffset: number,
+  dataEnd: number,
+  frame: { readonly crc: string; readonly problem: string } | null,
+): RecordsEnd {
+  // A good record may end in zeros, so the zero tail starts after it, not inside it.
+  const zerosFrom = Math.max(dataEnd, position);
+  const zeros: DumpedZeros | null = zerosFrom < sizeBytes
+    ? { type: 'zeros', segment, position: zerosFrom, sizeBytes: sizeBytes - zerosFrom }
+    : null;
+  const damaged: DumpedRecord | null = frame === null || dataEnd <= position ? null : {
+    type: 'record', segment, offset: nextOffset, position, sizeBytes: dataEnd - position,
+    crc: frame.crc, valid: false, problem: frame.problem,
+  };
+  const end = { segment, nextOffset, endPositionBytes: position, sizeBytes };
+  return { ...end, zerosAfter: damaged === null, damaged, zeros };
 }
 
 /** The record at `position` checked whole: its size, stored CRC and problem (null when good). */
@@ -176,20 +371,33 @@ function checkFrame(
   return { sizeBytes: size, crc, problem: checkRecord(window.buffer, whole, size, expectedOffset) };
 }
 
-function* dumpIndex(io: FileIO, dir: string, baseOffset: number): Generator<DumpedIndexEntry> {
+/** `startOffset`: what the entries' relative offsets count from (a renamed file's first offset). */
+function* dumpIndex(
+  io: FileIO,
+  dir: string,
+  baseOffset: number,
+  startOffset: number,
+): Generator<DumpedIndexEntry> {
   const name = segmentFileName(baseOffset, INDEX_SUFFIX);
   const bytes = io.readWholeFile(path.join(dir, name));
   if (bytes === null) return;
   for (let at = 0; at + OFFSET_INDEX_ENTRY_BYTES <= bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
-    yield { type: 'index', segment: name, offset: baseOffset + bytes.readUInt32BE(at), position: bytes.readUInt32BE(at + 4) };
+    const offset = startOffset + bytes.readUInt32BE(at);
+    yield { type: 'index', segment: name, offset, position: bytes.readUInt32BE(at + 4) };
   }
 }
 
-function* dumpTimeIndex(io: FileIO, dir: string, baseOffset: number): Generator<DumpedTimeIndexEntry> {
+function* dumpTimeIndex(
+  io: FileIO,
+  dir: string,
+  baseOffset: number,
+  startOffset: number,
+): Generator<DumpedTimeIndexEntry> {
   const name = segmentFileName(baseOffset, TIME_INDEX_SUFFIX);
   const bytes = io.readWholeFile(path.join(dir, name));
   if (bytes === null) return;
   for (let at = 0; at + TIME_INDEX_ENTRY_BYTES <= bytes.length; at += TIME_INDEX_ENTRY_BYTES) {
-    yield { type: 'timeindex', segment: name, timestampMs: readU64(bytes, at), offset: baseOffset + bytes.readUInt32BE(at + 8) };
+    const offset = startOffset + bytes.readUInt32BE(at + 8);
+    yield { type: 'timeindex', segment: name, timestampMs: readU64(bytes, at), offset };
   }
 }

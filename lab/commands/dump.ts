@@ -4,7 +4,19 @@
  */
 import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/file-io.js';
-import { dumpSegment, segmentsToDump, type DumpEntry, type DumpedIndexEntry, type DumpedRecord } from '../../storage/dump.js';
+import {
+  dumpLog,
+  segmentsToDump,
+  type DumpEntry,
+  type DumpTarget,
+  type DumpedIndexEntry,
+  type DumpedRecord,
+} from '../../storage/dump.js';
+import {
+  type DumpedChainProblem,
+  chainProblemAdvice,
+  describeChainProblem,
+} from '../../storage/dump-chain.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record.js';
 import { readRecordLimit } from '../../storage/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
@@ -36,6 +48,8 @@ function formatText(entry: DumpEntry): string {
     case 'zeros':
       return `${entry.segment} zeros: ${entry.sizeBytes} bytes from position ${entry.position} ` +
         '(preallocated space after the last record; opening the log cuts it)';
+    case 'chain':
+      return `${entry.segment} chain: ${entry.problem}: ${describeChainProblem(entry)}`;
   }
 }
 
@@ -43,7 +57,7 @@ const NOT_A_SEGMENT = "it is a file whose name is not a segment's " +
   '(<20-digit base offset>.log, .index or .timeindex)';
 
 /** The segments `target` names; a path with none is refused (exit 2), never dumped as empty. */
-function segmentsOf(io: NodeFileIO, target: string): { dir: string; baseOffsets: number[] } {
+function segmentsOf(io: NodeFileIO, target: string): DumpTarget {
   let found;
   try {
     found = segmentsToDump(io, target);
@@ -64,16 +78,59 @@ interface Checked {
   index: number;
 }
 
+/** What `--verify` found: counts, and the first problem, which the final error names. */
+interface Verdict {
+  invalid: number;
+  chainProblems: number;
+  first: Problem | null;
+}
+
+type Problem = DumpedRecord | DumpedIndexEntry | DumpedChainProblem;
+
+/** An invalid record or index entry, or any chain entry: the chain is only reported when broken. */
+function isProblem(entry: DumpEntry): entry is Problem {
+  if (entry.type === 'chain') return true;
+  return (entry.type === 'record' || entry.type === 'index') && entry.valid === false;
+}
+
+function judge(verdict: Verdict, entry: DumpEntry): void {
+  if (!isProblem(entry)) return;
+  if (entry.type === 'chain') verdict.chainProblems++;
+  else verdict.invalid++;
+  verdict.first ??= entry;
+}
+
 /** `--verify`'s tally: one JSON line on stdout with `--json`, else a line of text on stderr. */
-function printSummary(segments: number, checked: Checked, invalid: number, json: boolean): void {
+function printSummary(segments: number, checked: Checked, verdict: Verdict, json: boolean): void {
   const { records, index: indexEntries } = checked;
+  const { invalid, chainProblems } = verdict;
   if (json) {
-    const summary = { type: 'summary', segments, records, indexEntries, invalid };
+    const summary = { type: 'summary', segments, records, indexEntries, invalid, chainProblems };
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
   process.stderr.write(`verified ${segments} segment(s): ${records} records, ` +
-    `${indexEntries} index entries, ${invalid} invalid\n`);
+    `${indexEntries} index entries, ${invalid} invalid, ${chainProblems} chain problem(s)\n`);
+}
+
+/** CHECK_FAILED naming the first problem and what to do about it. */
+function verifyFailed(verdict: Verdict, dir: string, maxRecordBytes: number): LabError | null {
+  const { first, invalid, chainProblems } = verdict;
+  if (first === null) return null;
+  const found = [
+    invalid > 0 ? `${invalid} invalid entr${invalid === 1 ? 'y' : 'ies'}` : null,
+    chainProblems > 0 ? `${chainProblems} chain problem${chainProblems === 1 ? '' : 's'}` : null,
+  ].filter((part) => part !== null).join(' and ');
+  if (first.type === 'chain') {
+    return new LabError('CHECK_FAILED', `verify found ${found}; the first in ${first.segment}: ` +
+      `${first.problem}: ${describeChainProblem(first)}. ${chainProblemAdvice(first, dir)}`);
+  }
+  const hint = first.problem === 'length above maximum'
+    ? `; if the log takes records over ${maxRecordBytes} bytes, ` +
+      'pass its limit with --max-record-bytes'
+    : '';
+  return new LabError('CHECK_FAILED', `verify found ${found}; the first in ${first.segment} at ` +
+    `position ${first.position} (${first.problem})${hint}`);
 }
 
 export function registerDumpCommand(program: Command): void {
@@ -84,7 +141,8 @@ export function registerDumpCommand(program: Command): void {
     .option('--records', 'print every record (the default when nothing else is asked for)')
     .option('--index', 'print offset index entries')
     .option('--timeindex', 'print time index entries')
-    .option('--verify', 'check every record and index entry; exit 1 when anything is invalid')
+    .option('--verify', 'check every record, index entry and the chain of segments; ' +
+      'exit 1 when anything is invalid')
     .option('--json', 'one JSON object per line')
     .option('--max-record-bytes <size>', 'the record size limit to check against (default: the one stored with the log, else 1MiB)')
     .action((target: string, flags: DumpFlags) => {
@@ -96,31 +154,22 @@ export function registerDumpCommand(program: Command): void {
         timeIndex: Boolean(flags.timeindex),
         verify: Boolean(flags.verify),
       };
-      const { dir, baseOffsets } = segmentsOf(io, target);
+      const found = segmentsOf(io, target);
       const maxRecordBytes = flags.maxRecordBytes === undefined
-        ? readRecordLimit(io, dir) ?? DEFAULT_MAX_RECORD_BYTES
+        ? readRecordLimit(io, found.dir) ?? DEFAULT_MAX_RECORD_BYTES
         : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES);
-      let invalid: DumpedRecord | DumpedIndexEntry | null = null;
-      let invalidCount = 0;
+      const verdict: Verdict = { invalid: 0, chainProblems: 0, first: null };
       const checked: Checked = { records: 0, index: 0 };
-      for (const base of baseOffsets) {
-        for (const entry of dumpSegment(io, dir, base, { ...options, maxRecordBytes, onChecked: (type) => checked[type]++ })) {
-          if ((entry.type === 'record' || entry.type === 'index') && entry.valid === false) {
-            invalid ??= entry;
-            invalidCount++;
-          }
-          process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatText(entry)}\n`);
-        }
+      const onChecked = (type: keyof Checked): void => {
+        checked[type]++;
+      };
+      for (const entry of dumpLog(io, found, { ...options, maxRecordBytes, onChecked })) {
+        judge(verdict, entry);
+        process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatText(entry)}\n`);
       }
-      if (options.verify) printSummary(baseOffsets.length, checked, invalidCount, Boolean(flags.json));
-      if (options.verify && invalid !== null) {
-        throw new LabError(
-          'CHECK_FAILED',
-          `verify found ${invalidCount} invalid entr${invalidCount === 1 ? 'y' : 'ies'}; the first in ${invalid.segment} at position ${invalid.position} (${invalid.problem})` +
-            (invalid.problem === 'length above maximum'
-              ? `; if the log takes records over ${maxRecordBytes} bytes, pass its limit with --max-record-bytes`
-              : ''),
-        );
-      }
+      if (!options.verify) return;
+      printSummary(found.baseOffsets.length, checked, verdict, Boolean(flags.json));
+      const failed = verifyFailed(verdict, found.dir, maxRecordBytes);
+      if (failed !== null) throw failed;
     });
 }

@@ -3,6 +3,7 @@ import {
   appendFileSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -249,11 +250,116 @@ describe('read and dump never create or change files', () => {
     expect(json).toMatchObject({ code: 0, stderr: '' });
     const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      { type: 'summary', segments: 1, records: 3, indexEntries: 3, invalid: 0 },
+      { type: 'summary', segments: 1, records: 3, indexEntries: 3, invalid: 0, chainProblems: 0 },
     ]);
     const text = await runMain(['dump', dir, '--verify']);
     expect(text).toMatchObject({ code: 0, stdout: '' });
-    expect(text.stderr).toBe('verified 1 segment(s): 3 records, 3 index entries, 0 invalid\n');
+    expect(text.stderr)
+      .toBe('verified 1 segment(s): 3 records, 3 index entries, 0 invalid, 0 chain problem(s)\n');
+  });
+});
+
+describe('dump --verify checks the chain the segments form, as opening the log does', () => {
+  const LINES = `${Array.from({ length: 120 }, (_, i) => `message number ${i}`).join('\n')}\n`;
+  const name = (baseOffset: number): string => `${String(baseOffset).padStart(20, '0')}.log`;
+
+  /** A log of 120 records in 1 KiB segments: 0-30, 31-61, 62-92 and 93-119. */
+  async function fourSegments(): Promise<string> {
+    const dir = newDir();
+    expect((await runWithInput(['append', dir, '--segment-bytes', '1024'], LINES)).code).toBe(0);
+    const segments = readdirSync(dir).filter((file) => file.endsWith('.log'));
+    expect(segments).toEqual([0, 31, 62, 93].map(name));
+    return dir;
+  }
+
+  interface Verified {
+    readonly run: MainRun;
+    readonly chain: unknown[];
+    readonly summary: unknown;
+  }
+
+  async function verify(dir: string): Promise<Verified> {
+    const run = await runMain(['dump', dir, '--verify', '--json']);
+    const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    return { run, chain: lines.filter((line) => line.type === 'chain'), summary: lines.at(-1) };
+  }
+
+  it('passes a log as the log wrote it, and zeros after the active segment', async () => {
+    const dir = await fourSegments();
+    appendFileSync(join(dir, name(93)), Buffer.alloc(64));
+    const { run, chain, summary } = await verify(dir);
+    expect(run.code).toBe(0);
+    expect(chain).toEqual([]);
+    expect(summary).toEqual({
+      type: 'summary', segments: 4, records: 120, indexEntries: 0, invalid: 0, chainProblems: 0,
+    });
+    const text = await runMain(['dump', dir]);
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toMatch(/^0+93\.log zeros: 64 bytes from/);
+  });
+
+  it('fails on a missing middle segment, naming the offsets and the file to put back', async () => {
+    const dir = await fourSegments();
+    for (const suffix of ['.log', '.index', '.timeindex']) {
+      rmSync(join(dir, name(31).replace('.log', suffix)));
+    }
+    const { run, chain, summary } = await verify(dir);
+    expect(run.code).toBe(1);
+    expect(chain).toEqual([
+      {
+        type: 'chain', segment: name(0), problem: 'gap', fromOffset: 31, toOffset: 61,
+        next: name(62),
+      },
+    ]);
+    expect(summary).toMatchObject({ invalid: 0, chainProblems: 1 });
+    expect(oneLine(run.stderr)).toBe(
+      `loglab: CHECK_FAILED: verify found 1 chain problem; the first in ${name(0)}: gap: no ` +
+        'records for offsets 31 to 61: it ends whole at offset 30 and the next segment, ' +
+        `${name(62)}, starts at 62. A segment file (probably ${name(31)}) was removed or moved, ` +
+        'or a file was cut. Put it back; if those records are lost for good, move every segment ' +
+        'before the gap out of the directory so the log starts at 62; the log refuses to open ' +
+        'until then (LOG_GAP)');
+  });
+
+  it('fails on a renamed segment with one problem, saying what to rename it to', async () => {
+    const dir = await fourSegments();
+    for (const suffix of ['.log', '.index', '.timeindex']) {
+      const [from, to] = [31, 33].map((base) => join(dir, name(base).replace('.log', suffix)));
+      renameSync(from!, to!);
+    }
+    const { run, chain, summary } = await verify(dir);
+    expect(run.code).toBe(1);
+    expect(chain).toEqual([
+      {
+        type: 'chain', segment: name(33), problem: 'name-mismatch', nameOffset: 33,
+        firstOffset: 31,
+      },
+    ]);
+    expect(summary).toMatchObject({ records: 120, invalid: 0, chainProblems: 1 });
+    expect(oneLine(run.stderr)).toMatch(new RegExp(
+      `the first in ${name(33)}: name-mismatch: named for offset 33 but its first record is ` +
+        `offset 31: .*Rename it \\(with its \\.index and \\.timeindex\\) to ${name(31)} if`));
+  });
+
+  it.each([
+    ['zero bytes', 'trailing-zeros', Buffer.alloc(64)],
+    ['garbage', 'trailing-bytes', Buffer.alloc(64, 0xa7)],
+  ])('fails on 64 bytes of %s after a sealed segment, as %s, not as a record', async (...test) => {
+    const [, problem, bytes] = test;
+    const dir = await fourSegments();
+    const recordsEndBytes = statSync(join(dir, name(31))).size;
+    appendFileSync(join(dir, name(31)), bytes);
+    const { run, chain, summary } = await verify(dir);
+    expect(run.code).toBe(1);
+    expect(chain).toEqual([
+      {
+        type: 'chain', segment: name(31), problem, position: recordsEndBytes, sizeBytes: 64,
+        next: name(62),
+      },
+    ]);
+    expect(summary).toMatchObject({ records: 120, invalid: 0, chainProblems: 1 });
+    expect(oneLine(run.stderr)).toMatch(new RegExp(
+      `the first in ${name(31)}: ${problem}: 64 .* after its last record \\(ending at position ` +
+        `${recordsEndBytes}\\).*cutting .*${name(31)} to ${recordsEndBytes} bytes removes them$`));
   });
 });
 
