@@ -2,12 +2,17 @@
  * The deterministic crash loop (storage/testing/crash-loop.ts) against the raw Log and both
  * queue designs, under each durability policy: random operations, a power cut at a random
  * moment (sometimes after an injected fsync, write, open or read failure, sometimes again during
- * recovery), a reopen on what survived, and a check against the model.
+ * recovery), a reopen on what survived, and a check against the model. Outside events come on
+ * top (storage/testing/crash-outside-events.ts): a second writer while the target is open must be
+ * refused; between a crash and the reopen, a removed or renamed segment must make the reopen
+ * refuse (and the log be whole once it is put back), bytes appended to a sealed segment must be
+ * reported and never served, a recovery point moved to another record boundary must cost nothing.
  *
  * LOGLAB_CRASH_ITERATIONS sets the total number of iterations (default 27,000), spread evenly
  * over the nine cases. A failing iteration names its seed, target and policy; replay it alone
  * with `runCrashIteration({ seed, target, durability })`. The last line of the run is the
- * summary: iterations, crashes, faults injected, acknowledged messages checked, lost.
+ * summary: iterations, crashes, faults injected, acknowledged messages checked, lost, and the
+ * outside events by kind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from './durability.js';
@@ -73,6 +78,15 @@ describe('crash loop', () => {
         // The disk really drops what was not synced: `none` loses acknowledged messages.
         const enough = iterationsPerCase >= 50;
         if (durability === 'none' && enough) expect(counts.lost).toBeGreaterThan(0);
+        // The outside events really happen: a few percent of reopens each, some only where the
+        // log has several segments, so this needs a run of the default size.
+        const { outside } = counts;
+        const manyEvents = iterationsPerCase >= 1000;
+        if (manyEvents) expect(outside.secondWriter).toBeGreaterThan(0);
+        if (manyEvents && target !== 'slot-file') {
+          expect(Math.min(outside.appendedBytes, outside.movedPoint, outside.renamed,
+            outside.removedMiddle + outside.removedLast)).toBeGreaterThan(0);
+        }
       });
     }
   }

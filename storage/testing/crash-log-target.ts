@@ -48,6 +48,10 @@ class LogTarget implements OpenTarget {
     return this.#log.syncedEndOffset;
   }
 
+  get log(): Log {
+    return this.#log;
+  }
+
   async step(context: StepContext): Promise<void> {
     const { rng } = context;
     switch (pickWeighted(rng, LOG_OPS)) {
@@ -160,6 +164,7 @@ export const logDriver: TargetDriver = {
   name: 'log',
   // Retention fsyncs the directory before it returns, whatever the policy.
   deletesAreDurable: () => true,
+  logDir: LOG_DIR,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report): OpenTarget {
     const log = Log.open(LOG_DIR, {
       io: disk,

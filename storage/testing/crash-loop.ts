@@ -7,15 +7,27 @@
  * (crash-model.ts). Everything, the target's choices and the disk's, follows from the seed:
  * `runCrashIteration({ seed, target, durability })` replays a failing iteration exactly.
  *
+ * Outside events (crash-outside-events.ts, issue 14) come on top, from their own stream seeded
+ * from the same seed: a second writer while the target is open, and, between a crash and the
+ * reopen, a removed or renamed segment (refused, then put back), bytes appended to a sealed
+ * segment, a recovery point moved to another record boundary.
+ *
  * Group commit runs on setImmediate (groupMaxDelayMs 0) and every acknowledgement is awaited
  * before the next operation, so the order of FileIO calls depends on the seed only.
  */
 import type { DurabilityPolicy } from '../durability.js';
 import { isStorageError } from '../errors.js';
-import { SimDisk, SimPowerCutError, type SimFault } from '../sim-disk.js';
+import { SimDisk, type SimFault } from '../sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { CrashModel } from './crash-model.js';
 import { logDriver } from './crash-log-target.js';
+import {
+  OutsideEvents,
+  type OutsideCounts,
+  addOutsideCounts,
+  emptyOutsideCounts,
+  formatOutsideCounts,
+} from './crash-outside-events.js';
 import { CRASH_DATA_DIR, logQueueDriver, slotFileDriver } from './crash-queue-target.js';
 import {
   CRASH_TARGETS,
@@ -26,6 +38,8 @@ import {
   type TargetConfig,
   type TargetDriver,
   bodyMaxBytes,
+  describeError as describe,
+  isPowerCut,
 } from './crash-target.js';
 
 export { CRASH_TARGETS, type CrashTargetName } from './crash-target.js';
@@ -47,6 +61,8 @@ export interface CrashCounts {
   lost: number;
   /** The most acknowledged sends one crash lost. */
   lossWindowMsgs: number;
+  /** Outside events injected, by kind. */
+  outside: OutsideCounts;
 }
 
 export interface CrashIterationResult {
@@ -66,7 +82,7 @@ const MAX_ROUNDS = 3;
 
 export function emptyCounts(): CrashCounts {
   return { iterations: 0, crashes: 0, faultsInjected: 0, ackedChecked: 0, lost: 0,
-    lossWindowMsgs: 0 };
+    lossWindowMsgs: 0, outside: emptyOutsideCounts() };
 }
 
 export function addCounts(total: CrashCounts, more: CrashCounts): void {
@@ -76,11 +92,13 @@ export function addCounts(total: CrashCounts, more: CrashCounts): void {
   total.ackedChecked += more.ackedChecked;
   total.lost += more.lost;
   total.lossWindowMsgs = Math.max(total.lossWindowMsgs, more.lossWindowMsgs);
+  addOutsideCounts(total.outside, more.outside);
 }
 
 /**
  * The one-line summary: iterations, crashes, faults injected, acknowledged messages checked,
- * and what was lost per policy (0 under `always` and `group`; `none` with its loss window).
+ * what was lost per policy (0 under `always` and `group`; `none` with its loss window), and the
+ * outside events injected.
  */
 export function formatCrashSummary(
   countsByPolicy: ReadonlyMap<DurabilityPolicy, CrashCounts>,
@@ -93,7 +111,7 @@ export function formatCrashSummary(
   });
   return `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
     `${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged messages ` +
-    `checked, lost: ${lost.join(', ')}`;
+    `checked, lost: ${lost.join(', ')}; ${formatOutsideCounts(total.outside)}`;
 }
 
 function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConfig {
@@ -127,6 +145,7 @@ class CrashIteration {
   readonly #clock = new ManualClock();
   readonly #counts = emptyCounts();
   readonly #violations: string[] = [];
+  readonly #outside: OutsideEvents;
   #disk: SimDisk;
   #round = 0;
 
@@ -141,6 +160,8 @@ class CrashIteration {
       bodyMaxBytes: bodyMaxBytes(this.#config),
     });
     this.#disk = new SimDisk({ seed: this.#rng.nextU32() });
+    this.#outside = new OutsideEvents(options.seed, `${options.target}/${options.durability}`,
+      (text) => void this.#violations.push(text));
     // The directory the target lives in is the caller's, made durable before the test starts.
     this.#disk.mkdirp(CRASH_DATA_DIR);
     this.#disk.fsyncDir('/');
@@ -150,6 +171,8 @@ class CrashIteration {
     const rounds = 1 + this.#rng.nextInt(MAX_ROUNDS);
     for (this.#round = 0; this.#round <= rounds; this.#round++) {
       const last = this.#round === rounds;
+      if (this.#round > 0) await this.#outsideEventsBetweenRounds();
+      if (this.#outside.failed) return;
       // Sometimes the power fails again while the target recovers.
       if (!last && this.#rng.chance(0.15)) {
         this.#arm({ kind: 'power-cut', nth: 1 + this.#rng.nextInt(40) });
@@ -158,6 +181,7 @@ class CrashIteration {
       if (target === 'stop') return;
       if (last) return this.#close(target);
       if (target !== null && !this.#powerIsOff()) await this.#operate(target);
+      if (this.#outside.failed) return;
       this.#crash();
     }
   }
@@ -173,10 +197,15 @@ class CrashIteration {
   result(): CrashIterationResult {
     const { seed, target, durability } = this.#options;
     const prefix = `seed ${seed} (${target}, ${durability})`;
+    const done = this.#outside.done;
+    // What the outside events did, to read a failure by; a passing iteration needs no story.
+    const story = this.#violations.length > 0 && done.length > 0
+      ? [`outside events: ${done.join('; ')}`]
+      : [];
     return {
       options: this.#options,
-      counts: { ...this.#counts, iterations: 1 },
-      violations: this.#violations.map((text) => `${prefix}: ${text}`),
+      counts: { ...this.#counts, iterations: 1, outside: { ...this.#outside.counts } },
+      violations: [...this.#violations, ...story].map((text) => `${prefix}: ${text}`),
     };
   }
 
@@ -185,14 +214,31 @@ class CrashIteration {
     const where = `round ${this.#round}`;
     const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
     try {
-      const target = this.#driver.open(this.#disk, this.#config, this.#clock, report);
+      const target = this.#openTarget(report);
+      this.#outside.checkReopen(target.log, where);
       if (this.#round > 0) this.#verify(target, where);
       return target;
     } catch (error) {
-      if (this.#powerIsOff() && isPowerCut(error)) return null;
+      if (this.#powerIsOff() && isPowerCut(error)) {
+        this.#outside.reopenCut();
+        return null;
+      }
       report(`reopening failed: ${describe(error)}`);
       return 'stop';
     }
+  }
+
+  #openTarget(report: (text: string) => void): OpenTarget {
+    return this.#driver.open(this.#disk, this.#config, this.#clock, report);
+  }
+
+  /** After a crash, before the reopen: an operator's changes to the log's directory. */
+  async #outsideEventsBetweenRounds(): Promise<void> {
+    const dir = this.#driver.logDir;
+    if (dir === null) return;
+    const where = `round ${this.#round}`;
+    const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
+    await this.#outside.betweenRounds(this.#disk, dir, () => this.#openTarget(report), where);
   }
 
   #verify(target: OpenTarget, where: string): void {
@@ -217,13 +263,21 @@ class CrashIteration {
     if (rng.chance(0.5)) this.#arm({ kind: 'power-cut', nth: 1 + rng.nextInt(steps * 4) });
     if (rng.chance(0.35)) this.#arm(drawFault(rng));
     const context = this.#context();
+    const secondWriterAt = this.#outside.secondWriterStep(steps);
+    const where = `round ${this.#round}`;
     for (let i = 0; i < steps && !this.#powerIsOff(); i++) {
+      if (i === secondWriterAt) await this.#secondWriter(where);
       await target.step(context);
       this.#model.markAckedDurable();
       if (!this.#powerIsOff()) this.#model.markSyncedBelow(target.syncedKeyBound);
     }
-    const where = `round ${this.#round}`;
     this.#violations.push(...this.#model.violations.splice(0).map((text) => `${where}: ${text}`));
+  }
+
+  /** Another writer opens the target while it is open: refused, and nothing changes. */
+  async #secondWriter(where: string): Promise<void> {
+    const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
+    await this.#outside.secondWriter(this.#disk, () => this.#openTarget(report), where);
   }
 
   #context(): StepContext {
@@ -278,21 +332,9 @@ function drawFault(rng: SeededRandom): SimFault {
   }
 }
 
-function isPowerCut(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof SimPowerCutError) return true;
-  }
-  return false;
-}
-
 function isAllowedError(error: unknown): boolean {
   if (isPowerCut(error)) return true;
   return isStorageError(error) && ALLOWED_ERROR_CODES.has(error.code);
-}
-
-function describe(error: unknown): string {
-  if (isStorageError(error)) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 export interface CrashLoopOptions {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { DurabilityPolicy } from '../durability.js';
 import { readHeadCheckpoint } from '../head-checkpoint.js';
 import { LogQueue } from '../log-queue.js';
+import type { Log } from '../log.js';
 import type { Queue } from '../queue.js';
 import type { SimDisk } from '../sim-disk.js';
 import { SlotFileQueue } from '../slot-file.js';
@@ -36,12 +37,14 @@ const QUEUE_OPS: ReadonlyArray<readonly [QueueOp, number]> = [
 
 class QueueTarget implements OpenTarget {
   readonly #queue: Queue;
+  readonly log: Log | null;
   readonly #syncedKeyBound: () => number;
   /** Received and not yet deleted: id → sequence number. */
   readonly #received = new Map<number, number>();
 
-  constructor(queue: Queue, syncedKeyBound: () => number) {
+  constructor(queue: Queue, log: Log | null, syncedKeyBound: () => number) {
     this.#queue = queue;
+    this.log = log;
     this.#syncedKeyBound = syncedKeyBound;
   }
 
@@ -147,6 +150,7 @@ class QueueTarget implements OpenTarget {
 export const logQueueDriver: TargetDriver = {
   name: 'log-queue',
   deletesAreDurable: () => false,
+  logDir: QUEUE_DIR,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report): OpenTarget {
     const savedHead = readHeadCheckpoint(disk, QUEUE_DIR);
     const queue = LogQueue.open(QUEUE_DIR, {
@@ -164,13 +168,14 @@ export const logQueueDriver: TargetDriver = {
     if (savedHead !== null && savedHead > log.endOffset) {
       report(`the head checkpoint ${savedHead} points past the log's end ${log.endOffset}`);
     }
-    return new QueueTarget(queue, () => log.syncedEndOffset);
+    return new QueueTarget(queue, log, () => log.syncedEndOffset);
   },
 };
 
 export const slotFileDriver: TargetDriver = {
   name: 'slot-file',
   deletesAreDurable: (durability: DurabilityPolicy) => durability !== 'none',
+  logDir: null,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock): OpenTarget {
     const queue = SlotFileQueue.open(SLOT_FILE, {
       io: disk,
@@ -181,6 +186,6 @@ export const slotFileDriver: TargetDriver = {
       slotBytes: config.slotBytes,
       chunkSlots: config.chunkSlots,
     });
-    return new QueueTarget(queue, () => 0);
+    return new QueueTarget(queue, null, () => 0);
   },
 };

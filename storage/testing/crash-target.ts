@@ -4,7 +4,9 @@
  * against the model and, after a reopen, hands back every message it still holds.
  */
 import type { DurabilityPolicy } from '../durability.js';
-import type { SimDisk } from '../sim-disk.js';
+import { isStorageError } from '../errors.js';
+import type { Log } from '../log.js';
+import { type SimDisk, SimPowerCutError } from '../sim-disk.js';
 import type { SeededRandom } from '../sim/prng.js';
 import type { CrashModel, Found } from './crash-model.js';
 
@@ -50,6 +52,8 @@ export interface OpenTarget {
   readonly endKey: number;
   /** Keys below this are known to be synced (the log's synced end); 0 when none are. */
   readonly syncedKeyBound: number;
+  /** The log underneath (the raw Log, LogQueue's); null for the slot file. */
+  readonly log: Log | null;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export interface TargetDriver {
   readonly name: CrashTargetName;
   /** Whether an acknowledged delete survives a crash under `durability`. */
   deletesAreDurable(durability: DurabilityPolicy): boolean;
+  /** The directory of the log underneath, for the outside events; null for the slot file. */
+  readonly logDir: string | null;
   /** Opens on `disk`; `report` records a violation found while opening. */
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report: (text: string) => void)
     : OpenTarget;
@@ -78,4 +84,16 @@ export function pickWeighted<T extends string>(
     draw -= weight;
   }
   throw new Error('pickWeighted: weights must be positive integers');
+}
+
+export function isPowerCut(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof SimPowerCutError) return true;
+  }
+  return false;
+}
+
+export function describeError(error: unknown): string {
+  if (isStorageError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
