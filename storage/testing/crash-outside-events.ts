@@ -237,21 +237,27 @@ export class OutsideEvents {
   }
 
   /**
-   * The recovery point at a record boundary of the furthest segment it may name (half the time;
-   * usually the last) or of any before it. A point vouches for every segment before its own, so
-   * it may name none past a sealed segment whose records do not reach the next one: under `none`
-   * the segment sealed last is synced in the background and a crash can tear it, and a point
-   * past it would not be one the data agrees with.
+   * The recovery point at a record boundary of the last segment (half the time) or of any. A
+   * point must be one the data agrees with: it vouches for every segment before its own, and
+   * only the segment it names may end short of the next one (under `none` a roll may seal a
+   * segment before its sync, and a crash can cut it short). So while a sealed segment ends
+   * short, the point moves within that segment only, keeping what the saved point said of it.
    */
   #movePoint(disk: SimDisk, dir: string, bases: readonly number[], where: string): void {
     if (bases.length === 0) return;
     let furthest = 0;
     while (furthest + 1 < bases.length && isWhole(disk, dir, bases, furthest)) furthest++;
-    const base = this.#rng.chance(0.5) ? bases[furthest]! : bases[this.#rng.nextInt(furthest + 1)]!;
-    const boundaries = recordBoundaries(disk, dir, base);
-    const point = this.#rng.pick(boundaries);
-    const before = describePoint(readRecoveryPoint(disk, dir));
-    this.done.push(`${where}: recovery point moved from ${before} to ${describePoint(point)}`);
+    const short = furthest + 1 < bases.length;
+    const anySlot = short ? furthest : this.#rng.nextInt(bases.length);
+    const base = bases[this.#rng.chance(0.5) ? furthest : anySlot]!;
+    const boundary = this.#rng.pick(recordBoundaries(disk, dir, base));
+    const saved = readRecoveryPoint(disk, dir);
+    const kept = saved !== null && !('unreadable' in saved) && saved.segmentBaseOffset === base
+      ? saved
+      : {};
+    const point: RecoveryPoint = { ...kept, ...boundary };
+    this.done.push(`${where}: recovery point moved from ${describePoint(saved)} to ` +
+      describePoint(point));
     writeRecoveryPoint(disk, dir, point);
     this.counts.movedPoint++;
     this.#pointMoved = true;
@@ -346,8 +352,10 @@ function fnv1a32(text: string): number {
 function describePoint(point: RecoveryPoint | { unreadable: string } | null): string {
   if (point === null) return 'none';
   if ('unreadable' in point) return `an unreadable point (${point.unreadable})`;
-  return `(segment ${point.segmentBaseOffset}, position ${point.positionBytes}, ` +
-    `next offset ${point.nextOffset})`;
+  const { segmentBaseOffset, positionBytes, nextOffset, ...more } = point;
+  const flags = Object.keys(more).length === 0 ? '' : `, ${JSON.stringify(more)}`;
+  return `(segment ${segmentBaseOffset}, position ${positionBytes}, next offset ${nextOffset}` +
+    `${flags})`;
 }
 
 export function segmentBases(disk: SimDisk, dir: string): number[] {
