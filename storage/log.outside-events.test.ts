@@ -75,11 +75,27 @@ function expectWhole(disk: SimDisk): void {
   }
 }
 
+/** Bytes no record starts with: a length field far above any record limit. */
+function randomBytes(lengthBytes: number): Buffer {
+  return Buffer.from(Array.from({ length: lengthBytes }, (_, i) => (i * 151 + 0xc7) & 0xff));
+}
+
 function appendBytes(disk: SimDisk, base: number, bytes: Buffer): void {
   const handle = disk.open(`${DIR}/${segmentFileName(base, LOG_SUFFIX)}`, { create: false });
   disk.write(handle, bytes, 0, bytes.length, disk.sizeBytes(handle));
   disk.fdatasync(handle);
   disk.close(handle);
+}
+
+/** Bytes after segment 0's last record, segment 1 removed: refused, and whole once put back. */
+function expectGapWithBytesAfterFirstSegment(bytes: Buffer): void {
+  const disk = diskWithLog();
+  const bases = segmentBases(disk, DIR);
+  appendBytes(disk, bases[0]!, bytes);
+  const saved = removeFiles(disk, DIR, bases[1]!);
+  expect(openOutcome(disk)).toBe('LOG_GAP');
+  restoreFiles(disk, DIR, saved);
+  expectWhole(disk);
 }
 
 describe('a log changed from outside while it was closed', () => {
@@ -142,9 +158,8 @@ describe('a log changed from outside while it was closed', () => {
     () => {
       const disk = diskWithLog();
       const bases = segmentBases(disk, DIR);
-      const random = Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 151 + 7) & 0xff));
       appendBytes(disk, bases[0]!, Buffer.alloc(64));
-      appendBytes(disk, bases[2]!, random);
+      appendBytes(disk, bases[2]!, randomBytes(64));
       const log = openLog(disk);
       const kinds = log.recovery.findings.map((finding) => [finding.segment, finding.kind]);
       log.close();
@@ -171,18 +186,20 @@ describe('a log changed from outside while it was closed', () => {
       expectWhole(disk);
     });
 
-  // Found by the crash loop (seed 651, log, none): the bytes after segment 0's last record made
-  // the walk end on a problem, which the chain check reads as damaged records of segment 0
-  // rather than a gap, so the log opened without the removed segment's records.
-  it('refuses to open with a middle segment removed after a sealed segment that bytes follow ' +
-    '(LOG_GAP)', () => {
-    const disk = diskWithLog();
-    const bases = segmentBases(disk, DIR);
-    appendBytes(disk, bases[0]!, Buffer.alloc(64));
-    const saved = removeFiles(disk, DIR, bases[1]!);
-    expect(openOutcome(disk)).toBe('LOG_GAP');
-    restoreFiles(disk, DIR, saved);
-    expectWhole(disk);
+  // Found by the crash loop (seed 651, log, none, at 6d7c055): the bytes after segment 0's last
+  // record made the chain check's walk end on a problem, which it read as damaged records of
+  // segment 0 rather than a gap, so the log opened without the removed segment's records.
+  it('refuses to open with a middle segment removed after a sealed segment that zero bytes ' +
+    'follow (LOG_GAP)', () => {
+    expectGapWithBytesAfterFirstSegment(Buffer.alloc(64));
+  });
+
+  // Random bytes: 64 of them could be four damaged records of the smallest size (16 bytes), and
+  // the removed segment held four; but not one frame in them has a plausible length, let alone
+  // an id among the missing offsets (seed 2269, log, none, at 6d7c055, is the zero-byte case).
+  it('refuses to open with a middle segment removed after a sealed segment that 64 bytes follow ' +
+    'in which no record header is plausible (LOG_GAP)', () => {
+    expectGapWithBytesAfterFirstSegment(randomBytes(64));
   });
 
   // The same with the recovery point in that segment (a point the data agrees with): the walk
