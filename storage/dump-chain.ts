@@ -9,6 +9,7 @@
  * a renamed segment that is not its file name's offset; comparing by the name would add a gap
  * or an overlap that renaming the file back removes, so only the name mismatch is reported.
  */
+import { RECORD_HEADER_BYTES } from './record.js';
 import * as path from 'node:path';
 import { LOG_SUFFIX, segmentFileName } from './segment.js';
 
@@ -72,6 +73,10 @@ export interface SegmentEnd {
   readonly sizeBytes: number;
   /** Every byte from `endPositionBytes` on is zero. */
   readonly zerosAfter: boolean;
+  /** Bytes from `endPositionBytes` to the last non-zero byte. */
+  readonly damagedBytes: number;
+  /** Those bytes open like a record (segment-chain.ts, startsLikeRecord). */
+  readonly startsLikeRecord: boolean;
 }
 
 /** The segment after a sealed one: its file name and the offset it really starts at. */
@@ -99,9 +104,10 @@ export function chainProblemsAtEnd(end: SegmentEnd, following: NextSegment): Dum
   if (end.nextOffset < following.startOffset) {
     const fromOffset = end.nextOffset;
     const toOffset = following.startOffset - 1;
-    // Records that end cleanly short of the next segment are a removed file or a cut (LOG_GAP);
-    // with bytes after them, the log takes the missing offsets for damaged records and opens.
-    if (sizeBytes === 0) {
+    // Records that end short of the next segment are a removed file or a cut (LOG_GAP), unless
+    // the non-zero bytes after them could be the missing records, damaged: the log then opens
+    // and reports them (segment-chain.ts, couldHold).
+    if (!end.startsLikeRecord || end.damagedBytes < (toOffset - fromOffset + 1) * RECORD_HEADER_BYTES) {
       return [{ type: 'chain', segment, problem: 'gap', fromOffset, toOffset, next }];
     }
     const problem = 'damaged-end';
@@ -159,7 +165,7 @@ export function chainProblemAdvice(entry: DumpedChainProblem, dir: string): stri
         `it out of ${dir}; the log refuses to open until then (SEGMENT_NAME_MISMATCH)`;
     case 'gap':
       return `A segment file (probably ${segmentFileName(entry.fromOffset, LOG_SUFFIX)}) was ` +
-        'removed or moved, or a file was cut. Put it back; if those records are lost for good, ' +
+        'removed or moved, or a file was cut or its end zeroed. Put it back; if those records are lost for good, ' +
         'move every segment before the gap out of the directory so the log starts at ' +
         `${entry.toOffset + 1}; the log refuses to open until then (LOG_GAP)`;
     case 'overlap':

@@ -153,7 +153,7 @@ describe('dump reports the segment chain', () => {
     }]);
   });
 
-  it('reports a sealed segment whose last record was zeroed as a damaged end', () => {
+  it('reports a sealed segment whose last record was zeroed as a gap: zeros are never a record', () => {
     const disk = writtenLog();
     const [, sealed, next] = segmentBases(disk) as [number, number, number];
     const isLast = (entry: DumpEntry): boolean =>
@@ -164,10 +164,10 @@ describe('dump reports the segment chain', () => {
     const handle = disk.open(logPath(sealed), { create: false });
     disk.write(handle, Buffer.alloc(sizeBytes), 0, sizeBytes, position);
     disk.close(handle);
-    expect(openRefusal(disk)).toBeNull();
+    expect(openRefusal(disk)).toBe('LOG_GAP');
     expect(chainOf(dumpAll(disk))).toEqual([{
-      type: 'chain', segment: segmentFileName(sealed, LOG_SUFFIX), problem: 'damaged-end',
-      fromOffset: next - 1, toOffset: next - 1, position, sizeBytes,
+      type: 'chain', segment: segmentFileName(sealed, LOG_SUFFIX), problem: 'gap',
+      fromOffset: next - 1, toOffset: next - 1,
       next: segmentFileName(next, LOG_SUFFIX),
     }]);
   });

@@ -30,6 +30,7 @@ import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
+import { startsLikeRecord } from './segment-chain.js';
 import {
   type DumpedChainProblem,
   type NextSegment,
@@ -313,7 +314,9 @@ function* dumpRecords(
         ? null
         : findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
       if (resume === null) {
-        const damage = { crc: frame.crc, problem: frame.problem };
+        const at = window.ensure(position, RECORD_HEADER_BYTES, sizeBytes);
+        const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, maxRecordBytes, expected);
+        const damage = { crc: frame.crc, problem: frame.problem, likeRecord };
         return tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
       }
       const records = resume.offset - expected;
@@ -339,7 +342,7 @@ function tailOf(
   position: number,
   nextOffset: number,
   dataEnd: number,
-  frame: { readonly crc: string; readonly problem: string } | null,
+  frame: { readonly crc: string; readonly problem: string; readonly likeRecord: boolean } | null,
 ): RecordsEnd {
   // A good record may end in zeros, so the zero tail starts after it, not inside it.
   const zerosFrom = Math.max(dataEnd, position);
@@ -351,7 +354,9 @@ function tailOf(
     crc: frame.crc, valid: false, problem: frame.problem,
   };
   const end = { segment, nextOffset, endPositionBytes: position, sizeBytes };
-  return { ...end, zerosAfter: damaged === null, damaged, zeros };
+  const damagedBytes = Math.max(0, dataEnd - position);
+  const startsLikeRecord = frame?.likeRecord ?? false;
+  return { ...end, zerosAfter: damaged === null, damagedBytes, startsLikeRecord, damaged, zeros };
 }
 
 /** The record at `position` checked whole: its size, stored CRC and problem (null when good). */

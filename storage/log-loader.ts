@@ -20,14 +20,14 @@
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
-import { StorageError, assert } from './errors.js';
+import { StorageError } from './errors.js';
 import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
-import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
+import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
 import { endOfNonZeroBytes } from './resync.js';
-import { type ChainFinding, checkSealedEnd, checkSegmentName, gap, overlap, trailing } from './segment-chain.js';
+import { type ChainFinding, checkSealedEnd, checkSegmentName, overlap, trailing } from './segment-chain.js';
 import { MAX_END_OFFSET_WRITABLE } from './units.js';
 
 export interface TruncationReport {
@@ -85,6 +85,11 @@ interface ScanStart {
   readonly problem: string | null;
   /** The index entry below a trusted point did not land on its record. */
   readonly indexEntryMissed: boolean;
+  /**
+   * The sealed segment whose background sync a crash may have cut short (the point says so):
+   * the one segment whose records may end cleanly before the next segment begins.
+   */
+  readonly unsyncedBaseOffset: number | null;
 }
 
 interface Counts {
@@ -104,7 +109,10 @@ export function loadLog(dir: string, configured: LogConfig): LoadedLog {
   const config = withStoredRecordLimit(dir, configured);
   const baseOffsets = listSegmentBaseOffsets(dir, config);
   if (baseOffsets.length === 0 && config.readOnly) throw logNotFound(dir);
-  if (baseOffsets.length === 0) return { ...newLog(dir, config), segmentConfig: config };
+  if (baseOffsets.length === 0) {
+    refuseIfPointVouches(dir, config);
+    return { ...newLog(dir, config), segmentConfig: config };
+  }
   const segments: Segment[] = [];
   try {
     for (const base of baseOffsets) segments.push(Segment.existing(config.io, dir, base, config));
@@ -133,6 +141,24 @@ function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
     if (parsed !== null && parsed.suffix === LOG_SUFFIX) bases.push(parsed.baseOffset);
   }
   return bases.sort((a, b) => a - b);
+}
+
+/**
+ * A directory without segments is a new log — unless its recovery point says records were
+ * synced there: then every segment was removed, and starting again would hand their offsets out
+ * again. (A point at its segment's start vouches for nothing: a crash can keep a new log's point
+ * and lose its first segment's name.)
+ */
+function refuseIfPointVouches(dir: string, config: LogConfig): void {
+  const point = readRecoveryPoint(config.io, dir);
+  if (point === null || 'unreadable' in point || point.nextOffset === point.segmentBaseOffset) return;
+  throw new StorageError(
+    'LOG_GAP',
+    `the log in ${dir} has no segment files, but its recovery point says offsets up to ${point.nextOffset - 1} ` +
+      'were synced there: its segments were removed or moved. Put them back; to start a new log ' +
+      `instead, remove ${path.join(dir, RECOVERY_POINT_FILE)} too`,
+    { file: dir, fromOffset: point.segmentBaseOffset, toOffset: point.nextOffset - 1 },
+  );
 }
 
 function logNotFound(dir: string): StorageError {
@@ -177,24 +203,25 @@ function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<Load
   const findings: ChainFinding[] = [];
   for (const segment of segments) checkSegmentName(segment, window);
   const start = chooseScanStart(segments, readRecoveryPoint(config.io, dir), window, counts);
-  for (let slot = 0; slot < start.segmentSlot; slot++) {
-    counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
+  const lastSlot = segments.length - 1;
+  // The one sealed segment a crash may have left short: the point's own, when it says so.
+  const sealing = start.unsyncedBaseOffset !== null && start.segmentSlot < lastSlot ? start.segmentSlot : -1;
+  for (let slot = 0; slot < lastSlot; slot++) {
+    if (slot !== sealing) counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
   }
-  // Every refusal comes before anything is written: the scan below loads indexes for appends.
-  checkRegion(segments, start, new ReadWindow(config.io, SCAN_WINDOW_BYTES));
-  const rebuild = start.afterSync && (start.indexEntryMissed || !indexCoversBelow(segments[start.segmentSlot]!, start, window));
-  if (rebuild) rebuildIndexBelow(segments[start.segmentSlot]!, start, counts);
-  const region = scanRegion(segments, start, rebuild, counts, findings);
-  checkOffsetLimit(dir, config, region.scan.nextOffset);
-  const truncation = region.scan.problem === null ? null : truncateAt(region.last, region.scan, config.maxRecordBytes);
-  const removed = removeAfter(segments, region.last);
-  region.last.activate(region.scan.endPositionBytes, region.scan.nextOffset);
+  // Every refusal comes before anything is written: the scans below load indexes for appends.
+  if (sealing >= 0) checkSealingEnd(segments[sealing]!, segments[sealing + 1]!, start, window);
+  const tail = recoverTail(segments, start, sealing >= 0 ? sealing : lastSlot, window, counts, findings);
+  checkOffsetLimit(dir, config, tail.scan.nextOffset);
+  const truncation = tail.scan.problem === null ? null : truncateAt(tail.last, tail.scan, config.maxRecordBytes);
+  const removed = removeAfter(segments, tail.last);
+  tail.last.activate(tail.scan.endPositionBytes, tail.scan.nextOffset);
   const active = segments[segments.length - 1]!;
-  for (const segment of region.scanned) if (segment !== active) segment.seal();
-  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || rebuild;
+  for (const segment of tail.scanned) if (segment !== active) segment.seal();
+  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || tail.indexRebuilt;
   // Without a point that vouches for the data, nothing says the files reached the device (a
   // process may have died before syncing them): they are synced, and a point saved, now.
-  if (changed && !config.readOnly) persistRecovery(dir, config, start.afterSync ? region.scanned : segments, active);
+  if (changed && !config.readOnly) persistRecovery(dir, config, start.afterSync ? tail.scanned : segments, active);
   return {
     segments,
     report: {
@@ -230,16 +257,11 @@ function chooseScanStart(
     startedFrom: 'segment-start',
     problem,
     indexEntryMissed: false,
+    unsyncedBaseOffset: null,
   });
   if (point === null) return whole('no recovery point was saved');
   if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
-  if (point.segmentBaseOffset > active.baseOffset) {
-    // A roll's point names its new, still empty segment; a power cut can keep the point's rename
-    // and lose the segment's creation (separate directory entries). It vouched for nothing there.
-    const emptyRoll = point.positionBytes === 0 && point.nextOffset === point.segmentBaseOffset;
-    if (!emptyRoll) throw activeSegmentMissing(active, point);
-    return whole(`the recovery point names segment ${point.segmentBaseOffset}, which a crash lost before anything was written to it`);
-  }
+  if (point.segmentBaseOffset > active.baseOffset) throw activeSegmentMissing(active, point);
   const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
   if (slot < 0) return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
   const home = segments[slot]!;
@@ -254,6 +276,7 @@ function chooseScanStart(
     startedFrom: 'recovery-point',
     problem: null,
     indexEntryMissed: !check.entryLanded,
+    unsyncedBaseOffset: point.sealing === true ? home.baseOffset : null,
   };
 }
 
@@ -263,25 +286,15 @@ function indexCoversBelow(home: Segment, start: ScanStart, window: ReadWindow): 
 }
 
 /**
- * Walks the region the scan will cover without writing anything, and refuses a broken chain in
- * it: a sealed segment whose records end cleanly before the next one begins (a gap no crash
- * leaves: rolls sync), or run past its start. A bad record ends the walk: what follows it is
- * the unsynced tail the scan cuts.
+ * The segment a roll under `none` sealed without waiting for its sync may end short of the next
+ * one (a crash before the sync finished), and is then cut there; records at or past the next
+ * segment's start are no crash's doing: refused, before anything is written.
  */
-function checkRegion(segments: readonly Segment[], start: ScanStart, window: ReadWindow): void {
-  let position = start.positionBytes;
-  let expected = start.expectedOffset;
-  for (let slot = start.segmentSlot; slot + 1 < segments.length; slot++) {
-    const segment = segments[slot]!;
-    const next = segments[slot + 1]!;
-    const walk = segment.scan(window, position, expected, { reindex: false });
-    if (walk.nextOffset > next.baseOffset) throw overlap(segment, next);
-    if (walk.nextOffset < next.baseOffset && walk.problem === null) throw gap(segment, next, walk.nextOffset);
-    if (walk.nextOffset < next.baseOffset) return;
-    position = 0;
-    expected = next.baseOffset;
-  }
+function checkSealingEnd(segment: Segment, next: Segment, start: ScanStart, window: ReadWindow): void {
+  const walk = segment.scan(window, start.positionBytes, start.expectedOffset, { reindex: false });
+  if (walk.nextOffset > next.baseOffset) throw overlap(segment, next);
 }
+
 /** Why the data disagrees with the point (null: it agrees), and the bytes walked to tell. */
 function checkPoint(
   segment: Segment,
@@ -323,49 +336,49 @@ function rebuildIndexBelow(home: Segment, start: ScanStart, counts: Counts): voi
   counts.timeIndexEntriesAdded += home.timeIndex().entries - timeEntriesBefore;
 }
 
-interface RegionScan {
+interface TailScan {
   /** The segment the log now ends in. */
   readonly last: Segment;
   readonly scan: ScanResult;
   readonly scanned: readonly Segment[];
+  readonly indexRebuilt: boolean;
 }
 
 /**
- * Walks from the start to the end of the log, adding index entries. After a trusted point,
- * everything was written after the last sync: the first bad record ends the log (Kafka), later
- * segments included (checkRegion has refused a broken chain). Without a trusted point only the
- * active segment is walked, and only what no good record follows ends the log.
+ * Walks from `firstSlot` (the sealing segment, else the last) to the end of the log, adding
+ * index entries; from the point where it lies in a walked segment. After a trusted point
+ * everything walked was written after the last sync: the first bad record ends the log, and a
+ * sealing segment that ends short ends it too (Kafka). Without a trusted point only what no good
+ * record follows ends the log.
  */
-function scanRegion(
+function recoverTail(
   segments: readonly Segment[],
   start: ScanStart,
-  indexRebuilt: boolean,
+  firstSlot: number,
+  window: ReadWindow,
   counts: Counts,
   findings: ChainFinding[],
-): RegionScan {
+): TailScan {
   const scanned: Segment[] = [];
-  let position = start.positionBytes;
-  let expected = start.expectedOffset;
-  for (let slot = start.segmentSlot; ; slot++) {
+  let indexRebuilt = false;
+  for (let slot = firstSlot; ; slot++) {
     const segment = segments[slot]!;
     const next = segments[slot + 1];
-    if (!(slot === start.segmentSlot && indexRebuilt)) {
-      segment.loadIndexesForRecovery(position, slot === start.segmentSlot && start.afterSync ? expected : Number.MAX_SAFE_INTEGER);
-    }
-    const scan = scanSegment(segment, position, expected, start.afterSync, counts, findings);
+    const fromPoint = slot === start.segmentSlot;
+    const from = fromPoint ? start : { positionBytes: 0, expectedOffset: segment.baseOffset };
+    const rebuild = fromPoint && start.afterSync && (start.indexEntryMissed || !indexCoversBelow(segment, start, window));
+    if (rebuild) rebuildIndexBelow(segment, start, counts);
+    else segment.loadIndexesForRecovery(from.positionBytes, fromPoint && start.afterSync ? from.expectedOffset : Number.MAX_SAFE_INTEGER);
+    indexRebuilt ||= rebuild;
+    const scan = scanSegment(segment, from.positionBytes, from.expectedOffset, start.afterSync, counts, findings);
     scanned.push(segment);
-    if (next === undefined || (scan.problem !== null && scan.nextOffset < next.baseOffset)) {
-      return { last: segment, scan, scanned };
-    }
-    assert(scan.nextOffset === next.baseOffset, 'checkRegion refused a broken chain before the scan');
+    if (next === undefined || scan.nextOffset < next.baseOffset) return { last: segment, scan, scanned, indexRebuilt };
     if (scan.problem !== null) {
       const found = trailing(segment, new ReadWindow(segment.io, CHECK_WINDOW_BYTES), scan.endPositionBytes, next);
       if (found !== null) findings.push(found);
       segment.endDataAt(scan.endPositionBytes);
     }
     segment.activate(segment.sizeBytes, scan.nextOffset);
-    position = 0;
-    expected = next.baseOffset;
   }
 }
 

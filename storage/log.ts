@@ -51,6 +51,17 @@ interface SyncedPoint {
   readonly nextOffset: number;
 }
 
+/**
+ * Under `none`, the fdatasync of the segment a roll sealed, running on the thread pool (see
+ * #rollIfFull). `done` once it, or a blocking sync that stood in for it, made the segment durable.
+ */
+interface RollSync {
+  readonly sealed: Segment;
+  readonly next: Segment;
+  promise: Promise<void>;
+  done: boolean;
+}
+
 /** Which kind of call failed: what the fence cuts away depends on it. */
 type FailedCall = 'write' | 'sync';
 
@@ -86,6 +97,7 @@ export class Log {
   #closed = false;
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
+  #rollSync: RollSync | null = null;
 
   private constructor(
     dir: string,
@@ -291,7 +303,11 @@ export class Log {
       const segment = this.#segments.shift()!;
       this.#baseOffsets.shift();
       bytes += segment.sizeBytes;
-      segment.delete();
+      // A background sync still using the file keeps it open until it settles; what it was
+      // to make durable is gone, so nothing waits for it any more.
+      const sync = this.#rollSync?.sealed === segment ? this.#rollSync : null;
+      if (sync !== null) sync.done = true;
+      segment.delete(sync?.promise ?? null);
       this.config.io.fsyncDir(this.dir);
       segments++;
     }
@@ -323,14 +339,14 @@ export class Log {
       throw error;
     }
     this.#closed = true;
-    const inFlight = this.#group?.inFlight ?? null;
-    if (inFlight !== null) {
+    const syncs = [this.#group?.inFlight, this.#rollSync?.promise].filter((sync) => sync != null);
+    if (syncs.length > 0) {
       // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
-      // the files close when it settles, and its waiters learn the outcome. The lock goes last.
-      void inFlight.then(() => {
-        closeSegments(this.#segments, 'close');
-        if (this.#lock !== null) releaseAfterFailure(this.#lock);
-      });
+      // the files close when it settles, and its waiters learn the outcome. Nothing is written
+      // after this point (the close synced everything; a closed log's fence cuts nothing), so
+      // the next writer may come in now.
+      void Promise.allSettled(syncs).then(() => closeSegments(this.#segments, 'close'));
+      this.#lock?.release();
       return;
     }
     const failures = closeSegments(this.#segments, 'close');
@@ -461,33 +477,91 @@ export class Log {
   }
 
   /**
-   * The finished segment is synced before the next one is created, and a recovery point saved in
-   * the new one, under every policy (NSQ syncs at each new file; Kafka flushes up to the new
-   * segment in the background). So a sealed segment is always whole on the device: only the
-   * active one can end in a torn tail, and opening can tell a removed or cut segment (a broken
-   * chain it refuses) from a crash (a tail it cuts). Under `none` this is one fdatasync per
-   * segment, the only wait for the disk that policy has.
+   * Every finished segment is synced, and a recovery point saved at the start of the next one
+   * (NSQ syncs at each new file; Kafka flushes up to the new segment). Under `always` and `group`
+   * before the next segment is created. Under `none`, where nothing waits for the disk, on the
+   * thread pool (as Kafka does): a roll waits only when the previous roll's sync has not finished
+   * (a disk slower than the appends), so at most the last sealed segment is not yet durable. A
+   * crash can then tear only what follows the recovery point — the active segment, and under
+   * `none` the one sealed just before it — and opening tells a removed or cut segment anywhere
+   * else (a broken chain it refuses) from a crash (a tail it cuts).
    */
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
+    const background = this.config.durability === 'none';
     this.#guard('sync', () => {
+      this.#finishRollSync(true);
       active.trim();
-      active.sync();
-      this.#synced = this.#syncedPointOf(active);
+      if (background) {
+        // Said before the next segment exists: a crash may now leave this one short of it.
+        this.#writeRecoveryPointAt(this.#synced, true);
+      } else {
+        active.sync();
+        this.#synced = this.#syncedPointOf(active);
+      }
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
-      this.#synced = this.#syncedPointOf(next);
-      // Also makes the new segment's names durable (it fsyncs the directory).
-      this.#writeRecoveryPoint(next);
+      // The new names are durable before a point names them: a point naming a missing segment
+      // then always means a segment removed from outside, which opening refuses.
+      this.config.io.fsyncDir(this.dir);
+      const start: SyncedPoint = { segment: next, positionBytes: 0, nextOffset: next.baseOffset };
+      if (background) {
+        this.#rollSync = this.#startRollSync(active, next);
+        return;
+      }
+      this.#synced = start;
+      this.#writeRecoveryPointAt(start);
     });
-    this.#group?.markDurable(active.nextOffset);
+    if (!background) this.#group?.markDurable(active.nextOffset);
+  }
+
+  #startRollSync(sealed: Segment, next: Segment): RollSync {
+    const sync: RollSync = { sealed, next, promise: Promise.resolve(), done: false };
+    sync.promise = this.config.io.fdatasyncAsync(sealed.handle).then(
+      () => this.#afterRollSync(sync, null),
+      (error: unknown) => this.#afterRollSync(sync, error),
+    );
+    return sync;
+  }
+
+  /** The background sync settled; a roll, flush or close may have stood in for it already. */
+  #afterRollSync(sync: RollSync, error: unknown): void {
+    if (this.#rollSync === sync) this.#rollSync = null;
+    if (sync.done || this.#fenced !== null || this.#closed) return;
+    try {
+      if (error !== null) throw error;
+      this.#rollSynced(sync);
+    } catch (failure) {
+      this.#fenceOnIoError(failure, 'sync');
+    }
+  }
+
+  /**
+   * Makes the last roll's sealed segment durable now, on this thread, if it is not yet; without
+   * a point when the caller saves one of its own next (a flush, a close).
+   */
+  #finishRollSync(savePoint: boolean): void {
+    const sync = this.#rollSync;
+    if (sync !== null && !sync.done) this.#rollSynced(sync, savePoint);
+  }
+
+  /** The sealed segment's data is synced: its indexes follow, then a point at the next one. */
+  #rollSynced(sync: RollSync, savePoint = true): void {
+    sync.done = true;
+    sync.sealed.sync();
+    if (!savePoint) return;
+    const next: SyncedPoint = { segment: sync.next, positionBytes: 0, nextOffset: sync.next.baseOffset };
+    if (!this.#segments.includes(sync.next) || this.#synced.segment.baseOffset >= next.segment.baseOffset) return;
+    this.#synced = next;
+    this.#writeRecoveryPointAt(next);
   }
 
   /** Syncs the active segment, then records that everything up to here is on the device. */
   #saveRecoveryPoint(trim = false): void {
+    this.#finishRollSync(false);
     const active = this.#active;
     if (trim) active.trim();
     active.sync();
@@ -504,11 +578,13 @@ export class Log {
     this.#writeRecoveryPointAt(this.#syncedPointOf(active));
   }
 
-  #writeRecoveryPointAt(point: SyncedPoint): void {
+  /** `sealing`: the point's segment is sealed without waiting for its sync (#rollIfFull). */
+  #writeRecoveryPointAt(point: SyncedPoint, sealing = false): void {
     writeRecoveryPoint(this.config.io, this.dir, {
       segmentBaseOffset: point.segment.baseOffset,
       positionBytes: point.positionBytes,
       nextOffset: point.nextOffset,
+      sealing,
     });
     this.#bytesSinceRecoveryPoint = 0;
   }
@@ -576,7 +652,9 @@ export class Log {
     // Best effort throughout: the log is fenced either way, and reopening recovers from the files.
     try {
       // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
-      if (call === 'sync') this.#writeRecoveryPointAt(keep);
+      // Files of later segments may outlive this fence (being removed below, or left by a roll
+      // that failed part-way): `keep`'s segment may end before the next one begins.
+      if (call === 'sync') this.#writeRecoveryPointAt(keep, true);
     } catch {
       // Without a point moved back, removing segments could leave one naming a missing segment.
       closeSegments(removed, 'close');

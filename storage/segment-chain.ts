@@ -14,6 +14,7 @@
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
 import type { ReadWindow } from './read-window.js';
+import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from './record.js';
 import { endOfNonZeroBytes } from './resync.js';
 import { LOG_SUFFIX, segmentFileName, type Segment } from './segment.js';
 
@@ -62,13 +63,37 @@ export function checkSealedEnd(
   const walk = segment.scan(window, start.positionBytes, start.offset, { reindex: false, skipDamaged: true, stopAt });
   const walkedBytes = walk.endPositionBytes - start.positionBytes;
   if (overlapAt !== null || walk.nextOffset > next.baseOffset) throw overlap(segment, next);
-  if (walk.nextOffset < next.baseOffset && walk.problem === null) throw gap(segment, next, walk.nextOffset);
+  const missing = next.baseOffset - walk.nextOffset;
+  if (missing > 0 && !couldHold(segment, window, walk.endPositionBytes, walk.nextOffset, missing)) {
+    throw gap(segment, next, walk.nextOffset);
+  }
   const finding = walk.nextOffset < next.baseOffset
     ? damagedEnd(segment, next, walk.endPositionBytes, walk.nextOffset)
     : trailing(segment, window, walk.endPositionBytes, next);
   if (finding !== null) findings.push(finding);
   if (finding !== null && finding.kind !== 'damaged-end') segment.endDataAt(walk.endPositionBytes);
   return walkedBytes;
+}
+
+/**
+ * Whether the bytes after a sealed segment's last good record could be its `missing` records,
+ * damaged: they start like the next record (a plausible length, or the id expected there — one
+ * of the two survives most damage; random bytes pass with odds of about 1 in 4,000), and hold
+ * enough non-zero bytes for the records (zeros never are one: a record opens with its non-zero
+ * length; each takes at least RECORD_HEADER_BYTES). If not, the records are simply not there:
+ * a gap, which bytes written after the segment must not hide.
+ */
+function couldHold(segment: Segment, window: ReadWindow, fromBytes: number, nextOffset: number, missing: number): boolean {
+  window.bind(segment.handle);
+  const dataEnd = endOfNonZeroBytes(window, fromBytes, segment.sizeBytes);
+  if (dataEnd - fromBytes < missing * RECORD_HEADER_BYTES) return false;
+  const at = window.ensure(fromBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
+  return at >= 0 && startsLikeRecord(window.buffer, at, segment.maxRecordBytes, nextOffset);
+}
+
+/** A plausible length, or the id expected there: what is left of a damaged record's header. */
+export function startsLikeRecord(buffer: Buffer, at: number, maxRecordBytes: number, expectedOffset: number): boolean {
+  return typeof frameSizeAt(buffer, at, maxRecordBytes) === 'number' || recordIdAt(buffer, at) === expectedOffset;
 }
 
 /** The index's last entry when it lands on its record; else the segment's start. */
@@ -120,7 +145,7 @@ export function gap(segment: Segment, next: Segment, fromOffset: number): Storag
     `the log in ${segment.dir} has no records for offsets ${fromOffset} to ${toOffset}: ` +
       `${path.basename(segment.logPath)} ends whole at offset ${fromOffset - 1} and the next segment, ` +
       `${path.basename(next.logPath)}, starts at ${next.baseOffset}. A segment file (probably ` +
-      `${segmentFileName(fromOffset, LOG_SUFFIX)}) was removed or moved, or a file was cut. Put it back; ` +
+      `${segmentFileName(fromOffset, LOG_SUFFIX)}) was removed or moved, or a file was cut or its end zeroed. Put it back; ` +
       'if those records are lost for good, move every segment before the gap out of the directory ' +
       `so the log starts at ${next.baseOffset}. The log never deletes data to close a gap`,
     { file: segment.logPath, fromOffset, toOffset },

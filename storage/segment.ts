@@ -530,6 +530,11 @@ export class Segment {
     return null;
   }
 
+  /** The longest record its readers accept (the log's stored limit). */
+  get maxRecordBytes(): number {
+    return this.#config.maxRecordBytes;
+  }
+
   /** The file system calls this segment's files go through. */
   get io(): FileIO {
     return this.#io;
@@ -690,10 +695,17 @@ export class Segment {
     return this.#removed;
   }
 
-  /** Closes and removes the three files (retention). */
-  delete(): void {
+  /**
+   * Closes and removes the three files (retention). With `inUse`, an fdatasync on the thread
+   * pool still holds the log file: the names go now, the file closes when it settles.
+   */
+  delete(inUse: Promise<unknown> | null = null): void {
     this.#removed = true;
-    this.close();
+    if (inUse === null) this.close();
+    else {
+      this.seal();
+      void inUse.finally(() => this.close());
+    }
     for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
       if (this.#io.exists(file)) this.#io.unlink(file);
     }

@@ -62,7 +62,7 @@ export function acquireWriterLock(io: FileIO, lockPath: string, what: string): W
   assert(lockPath.length > 0, 'lockPath must not be empty');
   assert(what.length > 0, 'what must not be empty');
   const lock = io.lockExclusive(lockPath);
-  if (lock === null) throw lockedError(lockPath, what, readHolder(io, lockPath));
+  if (lock === null) throw lockedError(lockPath, what, awaitHolder(io, lockPath));
   try {
     lock.writeHolder(describeThisProcess());
   } catch (error) {
@@ -89,6 +89,23 @@ export function describeThisProcess(): string {
 }
 
 /** The holder's text, cleaned for an error message; null when missing, empty or unreadable. */
+/**
+ * The holder's text, waiting a little when there is none yet: a holder writes it just after
+ * taking the lock, so a refused opener that came in between would otherwise name nobody.
+ */
+function awaitHolder(io: FileIO, lockPath: string): string | null {
+  for (let attempt = 0; ; attempt++) {
+    const holder = readHolder(io, lockPath);
+    if (holder !== null || attempt === HOLDER_WAIT_ATTEMPTS) return holder;
+    Atomics.wait(HOLDER_WAIT_CELL, 0, 0, HOLDER_WAIT_STEP_MS);
+  }
+}
+
+const HOLDER_WAIT_ATTEMPTS = 10;
+const HOLDER_WAIT_STEP_MS = 5;
+/** Atomics.wait needs a shared cell to wait on; nothing ever wakes it, so each wait times out. */
+const HOLDER_WAIT_CELL = new Int32Array(new SharedArrayBuffer(4));
+
 function readHolder(io: FileIO, lockPath: string): string | null {
   let content: Buffer | null;
   try {

@@ -315,7 +315,7 @@ describe('dump --verify checks the chain the segments form, as opening the log d
       `loglab: CHECK_FAILED: verify found 1 chain problem; the first in ${name(0)}: gap: no ` +
         'records for offsets 31 to 61: it ends whole at offset 30 and the next segment, ' +
         `${name(62)}, starts at 62. A segment file (probably ${name(31)}) was removed or moved, ` +
-        'or a file was cut. Put it back; if those records are lost for good, move every segment ' +
+        'or a file was cut or its end zeroed. Put it back; if those records are lost for good, move every segment ' +
         'before the gap out of the directory so the log starts at 62; the log refuses to open ' +
         'until then (LOG_GAP)');
   });
