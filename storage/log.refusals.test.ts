@@ -11,12 +11,12 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import type { WriterOutcome } from '../test/fixtures/log-writer-child.js';
-import { isStorageError, type StorageError } from './errors.js';
 import { NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
 import { RECOVERY_POINT_FILE, writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes } from './record.js';
 import { segmentFileName } from './segment.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 
 const newDir = tempDirs('refusals');
 const CHILD = new URL('../test/fixtures/log-writer-child.ts', import.meta.url).pathname;
@@ -33,15 +33,6 @@ function writtenLog(count: number, options: Parameters<typeof Log.open>[1] = SMA
   return dir;
 }
 
-function errorOf(action: () => unknown): StorageError {
-  try {
-    action();
-  } catch (error) {
-    if (isStorageError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StorageError');
-}
 
 /**
  * Every file of `dir` with its bytes and mtime: what "changes nothing" is checked against. The

@@ -8,7 +8,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
-import { isStorageError, type StorageError } from './errors.js';
 import { DelegatingFileIO, ioError } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
@@ -17,6 +16,7 @@ import { writeRecoveryPoint } from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
 import { PoolIO, SlowPoolIO } from './testing/pool-io.js';
 import { asOffset } from './units.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 
 const DIR = '/data/log';
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
@@ -36,15 +36,6 @@ function body(i: number): Buffer {
   return Buffer.from(`message ${i} `.repeat(1 + (i % 3)));
 }
 
-function errorOf(action: () => unknown): StorageError {
-  try {
-    action();
-  } catch (error) {
-    if (isStorageError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StorageError');
-}
 
 async function appendAll(log: Log, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) await log.appendAcknowledged(body(i));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hex, patternBytes } from '../test/fixtures/sim-disk-tree.js';
-import { isStorageError, type StorageError } from './errors.js';
 import type { FileHandle } from './file-io.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 
 const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);
 
@@ -15,15 +15,6 @@ function diskWithFile(seed: number, content: Uint8Array): { disk: SimDisk; handl
   return { disk, handle };
 }
 
-function storageErrorOf(action: () => unknown): StorageError {
-  try {
-    action();
-  } catch (error) {
-    if (isStorageError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StorageError');
-}
 
 function writeByte(disk: SimDisk, handle: FileHandle, positionBytes: number): void {
   disk.write(handle, Uint8Array.of(7), 0, 1, positionBytes);
@@ -34,7 +25,7 @@ describe('SimDisk fault injection: errors', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'error', call: 'write', nth: 2, errno: 'EIO' });
     writeByte(disk, handle, 0);
-    const error = storageErrorOf(() => writeByte(disk, handle, 1));
+    const error = errorOf(() => writeByte(disk, handle, 1));
     expect(error.code).toBe('IO_ERROR');
     expect(error.context).toMatchObject({ file: '/d/f', reason: 'EIO' });
     expect(error.message).toBe(
@@ -52,7 +43,7 @@ describe('SimDisk fault injection: errors', () => {
     const other = disk.open('/d/other', { create: true });
     disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'ENOSPC', sticky: true });
     for (let i = 0; i < 3; i++) {
-      expect(storageErrorOf(() => writeByte(disk, handle, i)).context.reason).toBe('ENOSPC');
+      expect(errorOf(() => writeByte(disk, handle, i)).context.reason).toBe('ENOSPC');
     }
     writeByte(disk, other, 0);
     expect(disk.sizeBytes(handle)).toBe(0);
@@ -66,15 +57,15 @@ describe('SimDisk fault injection: errors', () => {
     writeByte(disk, segment, 0);
     writeByte(disk, handle, 0);
     writeByte(disk, handle, 1);
-    expect(storageErrorOf(() => writeByte(disk, segment, 1)).context.file).toBe('/d/00000.log');
+    expect(errorOf(() => writeByte(disk, segment, 1)).context.file).toBe('/d/00000.log');
   });
 
   it('fails the Nth read with EIO, for handles and whole-file reads alike', () => {
     const { disk, handle } = diskWithFile(1, patternBytes(100, 1));
     disk.injectFault({ kind: 'error', call: 'read', nth: 1, errno: 'EIO', sticky: true });
     const buffer = new Uint8Array(100);
-    expect(storageErrorOf(() => disk.read(handle, buffer, 0, 100, 0)).context.reason).toBe('EIO');
-    const whole = storageErrorOf(() => disk.readWholeFile('/d/f'));
+    expect(errorOf(() => disk.read(handle, buffer, 0, 100, 0)).context.reason).toBe('EIO');
+    const whole = errorOf(() => disk.readWholeFile('/d/f'));
     expect(whole.context).toMatchObject({ file: '/d/f', reason: 'EIO' });
     expect(disk.counters.readCalls).toBe(0);
   });
@@ -82,10 +73,10 @@ describe('SimDisk fault injection: errors', () => {
   it('fails opening with EMFILE, creating nothing, and keeps failing that path when sticky', () => {
     const { disk } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', sticky: true });
-    const error = storageErrorOf(() => disk.open('/d/segment', { create: true }));
+    const error = errorOf(() => disk.open('/d/segment', { create: true }));
     expect(error.context).toMatchObject({ file: '/d/segment', reason: 'EMFILE' });
     expect(disk.exists('/d/segment')).toBe(false);
-    expect(storageErrorOf(() => disk.openReadOnly('/d/segment')).context.reason).toBe('EMFILE');
+    expect(errorOf(() => disk.openReadOnly('/d/segment')).context.reason).toBe('EMFILE');
     expect(disk.openReadOnly('/d/f')).toBeGreaterThan(0);
   });
 
@@ -101,18 +92,18 @@ describe('SimDisk fault injection: namespace calls', () => {
     const { disk, handle } = diskWithFile(1, patternBytes(100, 1));
     disk.syncAll();
     disk.injectFault({ kind: 'error', call: 'truncate', nth: 1, errno: 'EIO' });
-    expect(storageErrorOf(() => disk.truncate(handle, 10)).code).toBe('IO_ERROR');
+    expect(errorOf(() => disk.truncate(handle, 10)).code).toBe('IO_ERROR');
     expect(disk.sizeBytes(handle)).toBe(100);
     disk.close(handle);
     disk.injectFault({ kind: 'error', call: 'rename', nth: 1, errno: 'EIO' });
-    expect(storageErrorOf(() => disk.rename('/d/f', '/d/g')).code).toBe('IO_ERROR');
+    expect(errorOf(() => disk.rename('/d/f', '/d/g')).code).toBe('IO_ERROR');
     expect([disk.exists('/d/f'), disk.exists('/d/g')]).toEqual([true, false]);
     disk.injectFault({ kind: 'error', call: 'unlink', nth: 1, errno: 'EIO' });
-    expect(storageErrorOf(() => disk.unlink('/d/f')).code).toBe('IO_ERROR');
+    expect(errorOf(() => disk.unlink('/d/f')).code).toBe('IO_ERROR');
     expect(disk.exists('/d/f')).toBe(true);
     disk.rename('/d/f', '/d/g');
     disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' });
-    expect(storageErrorOf(() => disk.fsyncDir('/d')).code).toBe('IO_ERROR');
+    expect(errorOf(() => disk.fsyncDir('/d')).code).toBe('IO_ERROR');
     expect(disk.pendingDirOps().length).toBeGreaterThan(0);
     disk.fsyncDir('/d');
     expect(disk.pendingDirOps()).toEqual([]);
@@ -124,7 +115,7 @@ describe('SimDisk fault injection: short and misdirected writes', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 30, then: 'ENOSPC' });
     const data = patternBytes(100, 1);
-    const error = storageErrorOf(() => disk.write(handle, data, 0, 100, 0));
+    const error = errorOf(() => disk.write(handle, data, 0, 100, 0));
     expect(error.context).toMatchObject({ file: '/d/f', reason: 'ENOSPC' });
     expect(hex(disk.readWholeFile('/d/f'))).toBe(hex(data.subarray(0, 30)));
     expect(disk.counters.writeCalls).toBe(0);
@@ -133,7 +124,7 @@ describe('SimDisk fault injection: short and misdirected writes', () => {
   it('reports SHORT_IO like NodeFileIO when the retries of a short write make no progress', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'short-write', nth: 1, landedBytes: 64, then: 'no-progress' });
-    const error = storageErrorOf(() => disk.write(handle, patternBytes(100, 1), 0, 100, 50));
+    const error = errorOf(() => disk.write(handle, patternBytes(100, 1), 0, 100, 50));
     expect(error.code).toBe('SHORT_IO');
     expect(error.context).toEqual({ file: '/d/f', positionBytes: 50, sizeBytes: 100 });
     expect(error.message).toBe(
@@ -205,7 +196,7 @@ describe('SimDisk fault injection: failed fdatasync (fsyncgate)', () => {
     const { disk, handle } = diskWithFile(1, new Uint8Array(0));
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 2, errno: 'ENOSPC' });
-    expect(storageErrorOf(() => disk.fdatasync(handle)).context.reason).toBe('EIO');
+    expect(errorOf(() => disk.fdatasync(handle)).context.reason).toBe('EIO');
     await expect(disk.fdatasyncAsync(handle)).rejects.toMatchObject({
       code: 'IO_ERROR',
       context: { file: '/d/f', reason: 'ENOSPC' },
@@ -280,7 +271,7 @@ describe('SimDisk fault injection: failed fdatasync (fsyncgate)', () => {
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', sticky: true });
     for (let i = 0; i < 3; i++) {
       writeByte(disk, handle, i);
-      expect(storageErrorOf(() => disk.fdatasync(handle)).context.reason).toBe('EIO');
+      expect(errorOf(() => disk.fdatasync(handle)).context.reason).toBe('EIO');
     }
     expect(disk.injectedFaults.map((fault) => fault.call)).toEqual([
       'fdatasync',

@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { StorageError } from './errors.js';
 import { SimDisk } from './sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 import { acquireWriterLock } from './writer-lock.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 
 const SLOT_FILE = '/data/slots';
 const LOCK_FILE = '/data/slots.lock';
@@ -25,22 +25,13 @@ function openSlots(disk: SimDisk, options: SlotFileOptions = {}): SlotFileQueue 
   return SlotFileQueue.open(SLOT_FILE, { io: disk, durability: 'always', ...options });
 }
 
-function caught(action: () => unknown): StorageError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof StorageError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 describe('design A: one writer per slot file', () => {
   it('refuses a second open of the same file in this process, leaking nothing', async () => {
     const disk = diskWithDataDir();
     const first = openSlots(disk);
     expect(disk.openHandles).toBe(2); // the slot file and its lock
-    const error = caught(() => openSlots(disk));
+    const error = errorOf(() => openSlots(disk));
     expect(error).toMatchObject({ code: 'LOG_LOCKED', context: { file: LOCK_FILE } });
     expect(error.message).toContain(`cannot open the slot file ${SLOT_FILE} for writing`);
     expect(error.context.holder).toContain(`pid ${process.pid} `);
@@ -58,7 +49,7 @@ describe('design A: one writer per slot file', () => {
   it('takes the lock before creating the file, so a refused creator creates nothing', () => {
     const disk = diskWithDataDir();
     const other = acquireWriterLock(disk, LOCK_FILE, 'another writer');
-    expect(caught(() => openSlots(disk)).code).toBe('LOG_LOCKED');
+    expect(errorOf(() => openSlots(disk)).code).toBe('LOG_LOCKED');
     expect(disk.exists(SLOT_FILE)).toBe(false);
     expect(disk.exists(`${SLOT_FILE}.tmp`)).toBe(false);
     other.release();
@@ -66,7 +57,7 @@ describe('design A: one writer per slot file', () => {
 
   it('refuses bad options before taking the lock', () => {
     const disk = diskWithDataDir();
-    expect(caught(() => openSlots(disk, { slotBytes: 3 })).code).toBe('INVALID_CONFIG');
+    expect(errorOf(() => openSlots(disk, { slotBytes: 3 })).code).toBe('INVALID_CONFIG');
     expect(disk.exists(LOCK_FILE)).toBe(false);
     expect(disk.openHandles).toBe(0);
   });
@@ -74,13 +65,13 @@ describe('design A: one writer per slot file', () => {
   it('gives the lock back when the file does not open: other slot size, bad header', async () => {
     const disk = diskWithDataDir();
     await openSlots(disk, { slotBytes: 256 }).close();
-    expect(caught(() => openSlots(disk, { slotBytes: 512 })).code).toBe('INVALID_CONFIG');
+    expect(errorOf(() => openSlots(disk, { slotBytes: 512 })).code).toBe('INVALID_CONFIG');
     expect(disk.openHandles).toBe(0);
     expect(disk.heldLocks).toBe(0);
     const handle = disk.open(SLOT_FILE, { create: false });
     disk.write(handle, Buffer.from('XXXX'), 0, 4, 0);
     disk.close(handle);
-    expect(caught(() => openSlots(disk, { slotBytes: 256 })).code).toBe('INVALID_SEGMENT_FILE');
+    expect(errorOf(() => openSlots(disk, { slotBytes: 256 })).code).toBe('INVALID_SEGMENT_FILE');
     expect(disk.openHandles).toBe(0);
     expect(disk.heldLocks).toBe(0);
   });
@@ -88,11 +79,11 @@ describe('design A: one writer per slot file', () => {
   it('gives the lock back when creating or opening the file fails', () => {
     const disk = diskWithDataDir();
     disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' });
-    expect(caught(() => openSlots(disk)).code).toBe('IO_ERROR');
+    expect(errorOf(() => openSlots(disk)).code).toBe('IO_ERROR');
     expect(disk.openHandles).toBe(0);
     expect(disk.heldLocks).toBe(0);
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: SLOT_FILE });
-    expect(caught(() => openSlots(disk))).toMatchObject({
+    expect(errorOf(() => openSlots(disk))).toMatchObject({
       code: 'IO_ERROR',
       context: { reason: 'EMFILE' },
     });
@@ -114,7 +105,7 @@ describe('design A: one writer per slot file', () => {
   it('refuses a second open on the real disk until the first is closed', async () => {
     const file = join(newDir(), 'slots');
     const first = SlotFileQueue.open(file);
-    expect(caught(() => SlotFileQueue.open(file))).toMatchObject({
+    expect(errorOf(() => SlotFileQueue.open(file))).toMatchObject({
       code: 'LOG_LOCKED',
       context: { file: `${file}.lock` },
     });

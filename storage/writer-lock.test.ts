@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import type { LockAttempt } from '../test/fixtures/writer-lock-child.js';
-import { isStorageError, StorageError } from './errors.js';
+import { isStorageError } from './errors.js';
 import { NodeFileIO } from './file-io.js';
 import { loadNativeLocks } from './native-locks.js';
 import { SimDisk } from './sim-disk.js';
@@ -23,6 +23,7 @@ import {
   lockPathForLog,
   lockPathForSlotFile,
 } from './writer-lock.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 
 const CHILD = fileURLToPath(new URL('../test/fixtures/writer-lock-child.ts', import.meta.url));
 const newDir = tempDirs('writer-lock');
@@ -40,15 +41,6 @@ function diskWithDataDir(seed = 1): SimDisk {
   return disk;
 }
 
-function caught(action: () => unknown): StorageError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof StorageError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 describe('lockExclusive on SimDisk', () => {
   it('refuses a second lock on the same file until the first is released', () => {
@@ -87,7 +79,7 @@ describe('lockExclusive on SimDisk', () => {
   it('fails like open when the open fails, leaving nothing locked or open', () => {
     const disk = diskWithDataDir();
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE' });
-    expect(caught(() => disk.lockExclusive(LOCK))).toMatchObject({
+    expect(errorOf(() => disk.lockExclusive(LOCK))).toMatchObject({
       code: 'IO_ERROR',
       context: { reason: 'EMFILE' },
     });
@@ -100,7 +92,7 @@ describe('acquireWriterLock', () => {
   it('names the locked thing, its holder and what to do when refused', () => {
     const disk = diskWithDataDir();
     const lock = acquireWriterLock(disk, LOCK, 'the log in /data/q');
-    const error = caught(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
+    const error = errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
     expect(error.code).toBe('LOG_LOCKED');
     expect(error.context.file).toBe(LOCK);
     expect(error.context.holder).toMatch(THIS_PROCESS);
@@ -136,12 +128,12 @@ describe('acquireWriterLock', () => {
   it('says the holder is unknown when the lock file names nobody; cleans what it quotes', () => {
     const disk = diskWithDataDir();
     const silent = disk.lockExclusive(LOCK)!;
-    const unknown = caught(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
+    const unknown = errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
     expect(unknown.code).toBe('LOG_LOCKED');
     expect(unknown.context.holder).toBeUndefined();
     expect(unknown.message).toContain('the holder did not say who it is');
     silent.writeHolder(`  someone\n\u0007else ${'x'.repeat(500)}`);
-    const named = caught(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
+    const named = errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q'));
     expect(named.context.holder).toBe(`someone else ${'x'.repeat(200 - 'someone else '.length)}`);
     silent.release();
   });
@@ -149,7 +141,7 @@ describe('acquireWriterLock', () => {
   it('releases the lock when recording the holder fails', () => {
     const disk = diskWithDataDir();
     disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'ENOSPC', file: LOCK });
-    expect(caught(() => acquireWriterLock(disk, LOCK, 'the log in /data/q')).code).toBe('IO_ERROR');
+    expect(errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q')).code).toBe('IO_ERROR');
     expect(disk.heldLocks).toBe(0);
     expect(disk.openHandles).toBe(0);
   });
@@ -181,14 +173,14 @@ describe('lockExclusive on NodeFileIO', () => {
     const io = new NodeFileIO();
     const lock = acquireWriterLock(io, lockPathForLog(dir), `the log in ${dir}`);
     expect(readFileSync(lockPathForLog(dir), 'utf8')).toMatch(THIS_PROCESS);
-    const error = caught(() => acquireWriterLock(io, lockPathForLog(dir), `the log in ${dir}`));
+    const error = errorOf(() => acquireWriterLock(io, lockPathForLog(dir), `the log in ${dir}`));
     expect(error).toMatchObject({ code: 'LOG_LOCKED', context: { file: lockPathForLog(dir) } });
     expect(error.context.holder).toContain(`pid ${process.pid} on host ${hostname()}`);
     lock.release();
   });
 
   it('fails with LOCK_UNAVAILABLE, saying why, when the native addon cannot load', () => {
-    const error = caught(() => loadNativeLocks(() => {
+    const error = errorOf(() => loadNativeLocks(() => {
       throw new Error('No native build was found for platform=plan9');
     }));
     expect(error.code).toBe('LOCK_UNAVAILABLE');
@@ -270,7 +262,7 @@ describe('the writer lock between processes', () => {
     expect(losers[0]!.code).toBe('LOG_LOCKED');
     expect(losers[0]!.holder).toMatch(new RegExp(`^pid ${winners[0]!.pid} on host `));
     // The parent is refused too while the winner holds it.
-    const refused = caught(() => acquireWriterLock(new NodeFileIO(), lockPathForLog(dir), 'x'));
+    const refused = errorOf(() => acquireWriterLock(new NodeFileIO(), lockPathForLog(dir), 'x'));
     expect(refused.context.holder).toContain(`pid ${winners[0]!.pid} `);
     expect(await Promise.all(racers.map((child) => child.finish()))).toEqual([0, 0]);
     acquireWriterLock(new NodeFileIO(), lockPathForLog(dir), `the log in ${dir}`).release();
@@ -283,7 +275,7 @@ describe('the writer lock between processes', () => {
     holder.go();
     expect(await holder.outcome()).toEqual({ locked: true, pid: holder.pid });
     const io = new NodeFileIO();
-    const refused = caught(() => acquireWriterLock(io, lockPathForLog(dir), `the log in ${dir}`));
+    const refused = errorOf(() => acquireWriterLock(io, lockPathForLog(dir), `the log in ${dir}`));
     expect(isStorageError(refused, 'LOG_LOCKED')).toBe(true);
     expect(refused.context.holder).toContain(`pid ${holder.pid} `);
     await holder.kill();
