@@ -21,11 +21,11 @@ import {
   estimateTrace,
   flushDirtyPages,
   formatFigure,
-  halfTurnMs,
   hddSeedFigures,
   interleave,
   metricFromSamples,
   perMessage,
+  spinningVerdict,
 } from '../lab/index.js';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
@@ -39,11 +39,6 @@ import {
   bodyBytesFor,
   phaseSeconds,
 } from './queue-cycle.js';
-
-/** A synced random write on a spinning disk waits half a turn on average, at least. */
-const HALF_TURN_MS = halfTurnMs(EXOS_X20);
-/** Below a millisecond per synced random write, nothing is spinning under the writes. */
-const SPINNING_LATENCY_MS = 1;
 
 interface Config {
   readonly design: Design;
@@ -212,18 +207,15 @@ function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Pred
     `${seed('puzzle.A.always.msgsPerSec')}).`;
 }
 
-function rotationalNote(ctx: LabContext, metrics: readonly Metric[]): string | null {
-  if (ctx.environment.device.rotational !== true) return null;
+/** Whether the disk spins, from A's synced random slot writes (lab/spinning-verdict.ts). */
+function spinningNote(ctx: LabContext, metrics: readonly Metric[]): string | null {
   const latency = metrics.find((metric) => metric.name === 'puzzle.A.always.sendLatencyNs');
   if (latency === undefined) return null;
-  const ms = latency.median / 1e6;
-  const spins = ms >= SPINNING_LATENCY_MS;
-  return `The disk says it spins (/sys/block/*/queue/rotational = 1). Design A's synced random ` +
-    `slot writes took a median ${formatFigure(ms)} ms per send; on a spinning disk they take ` +
-    `milliseconds (half a turn at 7,200 rpm alone is ${formatFigure(HALF_TURN_MS)} ms), so ` +
-    'these figures ' +
-    (spins ? 'look like a spinning disk.' : 'do not look like a spinning disk: virtual and ' +
-      'cached disks often report rotational = 1 whatever is behind them.');
+  return spinningVerdict({
+    rotational: ctx.environment.device.rotational,
+    medianMs: latency.median / 1e6,
+    roundMediansMs: (latency.samples ?? []).map((ns) => ns / 1e6),
+  }).sentence;
 }
 
 function notes(ctx: LabContext): string[] {
@@ -267,10 +259,10 @@ export async function run(ctx: LabContext): Promise<Results> {
       ...ratioMetrics(ctx, rates),
     ];
     const predictions = [...modelPredictions(configs), ...seedPredictions()];
-    const rotational = rotationalNote(ctx, metrics);
+    const spinning = spinningNote(ctx, metrics);
     return ctx.results({
       metrics, predictions, headline: headline(ctx, metrics, predictions),
-      notes: rotational === null ? notes(ctx) : [...notes(ctx), rotational],
+      notes: spinning === null ? notes(ctx) : [...notes(ctx), spinning],
     });
   } finally {
     for (const config of configs) await config.cycle.close();

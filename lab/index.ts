@@ -33,6 +33,7 @@ export {
 export { SeededRandom } from './random.js';
 export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
 export { flushDirtyPages } from './page-cache.js';
+export { type SpinningVerdict, spinningVerdict } from './spinning-verdict.js';
 export { TracingFileIO, WriteTrace } from './trace-io.js';
 export {
   DISK_PRESETS,
