@@ -12,6 +12,7 @@ import { LabError } from './errors.js';
 import { formatBytes } from './format.js';
 import { findMount } from './mounts.js';
 import { canDropPageCache } from './page-cache.js';
+import { classifyStorage } from './storage-kind.js';
 import type { Environment } from './results.js';
 
 export interface CaptureOptions {
@@ -115,6 +116,7 @@ export function captureEnvironment(dir: string, options: CaptureOptions = {}): E
     },
     device: describeDevice(absolute, options.sysRoot ?? '/sys'),
     freeBytes: freeBytesAt(absolute),
+    storage: classifyStorage(absolute, options).kind,
     canDropCaches: canDropPageCache(),
   };
 }

@@ -5,6 +5,7 @@
 export type LabErrorCode =
   | 'BAD_ARGUMENT'
   | 'NOT_ENOUGH_SPACE'
+  | 'NOT_A_DISK'
   | 'UNKNOWN_EXPERIMENT'
   | 'INVALID_RESULTS'
   | 'CHECK_FAILED';

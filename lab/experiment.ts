@@ -23,6 +23,7 @@ import { captureEnvironment, ensureFreeSpace } from './env.js';
 import { IoPhase } from './io.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
+import { classifyStorage, notADiskNote } from './storage-kind.js';
 import { timerOverheadNs } from './timer-overhead.js';
 import {
   type Environment,
@@ -120,6 +121,21 @@ export interface ContextOptions {
   readonly progress?: ProgressReporter;
   /** How cold reads are made (`--cold-reads`), and overrides for tests (uid, /proc file). */
   readonly cacheControl?: ColdReadOptions;
+  /** Sentences the caller adds to the notes (why the run measured where it did). */
+  readonly notes?: readonly string[];
+}
+
+/**
+ * A headline with the marks that qualify every figure under it (not a disk, a shared disk)
+ * appended; the marks alone when the experiment wrote no headline, so no report shows its
+ * figures unmarked.
+ */
+export function markedHeadline(
+  headline: string | undefined,
+  marks: readonly string[],
+): string | undefined {
+  if (marks.length === 0) return headline;
+  return headline === undefined ? marks.join(' ') : `${headline} ${marks.join(' ')}`;
 }
 
 class ExperimentContext implements LabContext {
@@ -133,6 +149,8 @@ class ExperimentContext implements LabContext {
   readonly environment: Environment;
   readonly device: BlockDevice | null;
   readonly #notes: string[] = [];
+  /** Sentences every headline of this run must carry (markedHeadline). */
+  readonly #marks: string[] = [];
   readonly #cacheControl: ColdReadOptions;
   /** How this run's cold reads were made, once it made any: a parameter of its results. */
   #coldReads: string | null = null;
@@ -152,6 +170,14 @@ class ExperimentContext implements LabContext {
     if (this.device === null) {
       this.note(`${options.dir} is not on a block device: no device counters`);
     }
+    for (const note of options.notes ?? []) this.note(note);
+    const notADisk = notADiskNote(classifyStorage(options.dir));
+    if (notADisk !== null) this.#mark(notADisk);
+  }
+
+  #mark(text: string): void {
+    this.#marks.push(text);
+    this.note(text);
   }
 
   numberParam(name: string): number {
@@ -189,10 +215,11 @@ class ExperimentContext implements LabContext {
   }
 
   results(parts: ResultsParts): Results {
+    const headline = markedHeadline(parts.headline, this.#marks);
     return parseResults({
       schema: RESULTS_SCHEMA,
       experiment: { id: this.experiment.id, question: this.experiment.question },
-      ...(parts.headline === undefined ? {} : { headline: parts.headline }),
+      ...(headline === undefined ? {} : { headline }),
       quick: this.quick,
       seed: this.experiment.seed,
       parameters: {

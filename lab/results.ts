@@ -92,6 +92,11 @@ export const environmentSchema = z.object({
     physicalBlockBytes: z.number().nullable(),
   }),
   freeBytes: z.number().nonnegative().nullable(),
+  /**
+   * What holds `dir` (lab/storage-kind.ts): a block device, memory (tmpfs, zram), or nothing
+   * loglab can see as a disk (overlay). Missing in files written before it was recorded.
+   */
+  storage: z.enum(['block', 'memory', 'no-device']).optional(),
   /** Whether the page cache can be dropped here (root) — cold figures depend on it. */
   canDropCaches: z.boolean(),
 });

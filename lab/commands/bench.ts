@@ -8,7 +8,13 @@ import { benchSuites } from '../../experiments/bench/index.js';
 import { checkTargets } from '../../experiments/bench/targets.js';
 import { parseChoice } from '../arguments.js';
 import { formatFigure } from '../format.js';
-import { describe, runSelected, type RunCommandOptions } from './run.js';
+import {
+  ALLOW_MEMORY_HELP,
+  ALLOW_MEMORY_OPTION,
+  type RunCommandOptions,
+  describe,
+  runSelected,
+} from './run.js';
 
 function targetLines(suite: (typeof benchSuites)[number], results: Parameters<typeof checkTargets>[0]): string[] {
   return checkTargets(results, suite.targets).map(({ target, value, met }) => {
@@ -29,6 +35,7 @@ export function registerBenchCommand(program: Command): void {
     .option('--quick', 'small parameters that finish in about a minute')
     .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
     .option('--json', 'print the results documents as JSON instead of a summary')
+    .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     .action(async (requested: string[], options: RunCommandOptions) => {
       const suites = requested.map((name) => benchSuites.find((suite) => suite.name === parseChoice('<suites>', name, names))!);
       const written = await runSelected(suites.map((suite) => suite.experiment), options);

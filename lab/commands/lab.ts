@@ -2,13 +2,18 @@
  * `loglab lab` — what `npm run lab` runs with no arguments: the quick suite of every experiment in
  * a fresh directory on this disk (or `--dir`), then the report. It ends with the headline
  * sentences and the paths of report.html and report.md, and leaves nothing behind but the report
- * folder.
+ * folder. It does not fail where the temp dir is a tmpfs: it measures under the current directory
+ * instead (mainJobPlace).
  */
 import type { Command } from 'commander';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
 import { LabError } from '../errors.js';
+import { classifyStorage, describeStorage } from '../storage-kind.js';
 import {
+  ALLOW_MEMORY_HELP,
+  ALLOW_MEMORY_OPTION,
   COLD_READS_HELP,
   COLD_READS_OPTION,
   type RunCommandOptions,
@@ -22,6 +27,45 @@ interface MainJobOptions {
   readonly out?: string;
   readonly full?: boolean;
   readonly coldReads?: string;
+  readonly allowMemory?: boolean;
+}
+
+/** Where the main job measures without `--dir`, and the sentence that says why, if any. */
+export interface MainJobPlace {
+  readonly tempParent: string;
+  readonly allowMemory: boolean;
+  readonly note: string | null;
+}
+
+/**
+ * The OS temp dir when it is on a disk; else a fresh directory under the current directory when
+ * that is; else the temp dir anyway, every figure marked as not a disk's: the main job never
+ * fails for where it was started.
+ */
+export function mainJobPlace(tempDir: string, cwd: string): MainJobPlace {
+  const temp = classifyStorage(tempDir);
+  if (temp.kind === 'block') return { tempParent: tempDir, allowMemory: false, note: null };
+  const here = classifyStorage(cwd);
+  const tempIs = `the temp dir ${tempDir} is on ${describeStorage(temp)}, not a disk`;
+  if (here.kind === 'block') {
+    return { tempParent: cwd, allowMemory: false, note: `Measured under ${cwd} (on ` +
+      `${describeStorage(here)}) because ${tempIs}.` };
+  }
+  return { tempParent: tempDir, allowMemory: true, note: `Measured in the temp dir although ` +
+    `${tempIs}, and ${cwd} is on ${describeStorage(here)}: pass --dir on a disk.` };
+}
+
+function placeOptions(options: MainJobOptions): Partial<RunCommandOptions> {
+  const allowMemory = options.allowMemory === true;
+  if (options.dir !== undefined) return { dir: options.dir, allowMemory };
+  const place = mainJobPlace(os.tmpdir(), process.cwd());
+  if (place.note === null) return { tempParent: place.tempParent, allowMemory };
+  process.stderr.write(`lab: ${place.note}\n`);
+  return {
+    tempParent: place.tempParent,
+    allowMemory: allowMemory || place.allowMemory,
+    notes: [place.note],
+  };
 }
 
 export async function runMainJob(options: MainJobOptions): Promise<void> {
@@ -29,7 +73,7 @@ export async function runMainJob(options: MainJobOptions): Promise<void> {
   const runOptions: RunCommandOptions = {
     quick: options.full !== true,
     out,
-    ...(options.dir === undefined ? {} : { dir: options.dir }),
+    ...placeOptions(options),
     ...coldReadsOption(options.coldReads),
   };
   const written = await runSelected(selectExperiments([]), runOptions);
@@ -54,6 +98,7 @@ export function registerLabCommand(program: Command): void {
     .option('--out <dir>', 'where results and the report go (default: loglab-report/<timestamp>)')
     .option('--full', 'full-size parameters instead of the quick ones (minutes, not seconds)')
     .option(COLD_READS_OPTION, COLD_READS_HELP)
+    .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     // As the default command it receives any word that is not a command: name it as unknown
     // rather than 'too many arguments for lab'.
     .allowExcessArguments(true)

@@ -6,6 +6,9 @@
  *
  * loglab deletes only directories it created and marked (owned-dir.ts): each experiment's data
  * directory when it ends, and the temp directory when it made one — never `--dir` itself.
+ *
+ * It refuses (NOT_A_DISK, exit 2) to measure a directory that is not on a disk (tmpfs, zram,
+ * overlay; storage-kind.ts) unless `--allow-memory` says to; the results then say so.
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
@@ -18,6 +21,7 @@ import { type Experiment, runExperiment } from '../experiment.js';
 import { formatFigure } from '../format.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
 import { type ProgressReporter, progressFor } from '../progress.js';
+import { classifyStorage, describeStorage } from '../storage-kind.js';
 import { type Metric, type Results, writeResultsFile } from '../results.js';
 import { writeReport } from '../../reports/report.js';
 
@@ -33,6 +37,27 @@ export interface RunCommandOptions {
   readonly json?: boolean;
   /** How cold phases empty the page cache (cold-reads.ts); `auto` by default. */
   readonly coldReads?: ColdReadMode;
+  /** Measure a directory that is not on a disk (tmpfs, overlay) rather than refuse. */
+  readonly allowMemory?: boolean;
+  /** Where the fresh directory goes without `--dir`; the OS temp dir by default. */
+  readonly tempParent?: string;
+  /** Sentences for every experiment's notes (why it measured where it did). */
+  readonly notes?: readonly string[];
+}
+
+export const ALLOW_MEMORY_OPTION = '--allow-memory';
+export const ALLOW_MEMORY_HELP = 'measure a directory that is not on a disk (tmpfs, overlay); ' +
+  'the results say so';
+
+/** Throws NOT_A_DISK when `dir` is not on a block device and memory was not allowed. */
+export function checkOnDisk(command: string, dir: string, allowMemory: boolean): void {
+  const storage = classifyStorage(dir);
+  if (storage.kind === 'block' || allowMemory) return;
+  throw new LabError(
+    'NOT_A_DISK',
+    `${command}: ${dir} is on ${describeStorage(storage)}, not a disk, so its figures would not ` +
+      `be a disk's; pass --dir on a disk, or ${ALLOW_MEMORY_OPTION} to measure it anyway`,
+  );
 }
 
 export const COLD_READS_OPTION = '--cold-reads <mode>';
@@ -116,6 +141,7 @@ async function runOne(
       progress,
       ...(options.seconds === undefined ? {} : { seconds: options.seconds }),
       ...(options.coldReads === undefined ? {} : { cacheControl: { mode: options.coldReads } }),
+      ...(options.notes === undefined ? {} : { notes: options.notes }),
     });
   } finally {
     removeOwnedDir(dir);
@@ -148,8 +174,10 @@ export async function runSelected(
   if (options.dir !== undefined) checkDirectoryArgument('--dir', options.dir, true);
   const out = options.out ?? defaultOutDir();
   checkDirectoryArgument('--out', out, false);
+  const parent = options.dir ?? options.tempParent ?? os.tmpdir();
+  checkOnDisk('run', parent, options.allowMemory === true);
   const owned = new Set<string>();
-  const base = options.dir ?? createOwnedDir(os.tmpdir(), 'loglab-');
+  const base = options.dir ?? createOwnedDir(parent, 'loglab-');
   if (options.dir === undefined) owned.add(base);
   const stopCleanup = cleanUpOnSignal(owned);
   const progress = progressFor(process.stderr, { json: options.json === true });
@@ -180,6 +208,7 @@ export function registerRunCommand(program: Command): void {
     .option('--out <dir>', 'where results files go (default: loglab-report/<timestamp>)')
     .option('--json', 'print the results documents as JSON instead of a summary')
     .option(COLD_READS_OPTION, COLD_READS_HELP)
+    .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     .action((ids: string[], raw: RunCommandOptions & { seconds?: string; coldReads?: string }) => {
       const { seconds, coldReads, ...rest } = raw;
       const checked = { ...rest, ...coldReadsOption(coldReads) };
