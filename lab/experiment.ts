@@ -20,7 +20,8 @@ import type { FileIOCounters } from '../storage/file-io.js';
 import { type BlockDevice, resolveBlockDevice } from './block-device.js';
 import { type ColdReadFileIO, type ColdReadOptions, type ColdReads, startColdReads } from './cold-reads.js';
 import { captureEnvironment, ensureFreeSpace } from './env.js';
-import { IoPhase } from './io.js';
+import { DeviceSharingLog } from './device-share.js';
+import { IoPhase, type PhaseIo } from './io.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
 import { classifyStorage, notADiskNote } from './storage-kind.js';
@@ -151,6 +152,8 @@ class ExperimentContext implements LabContext {
   readonly #notes: string[] = [];
   /** Sentences every headline of this run must carry (markedHeadline). */
   readonly #marks: string[] = [];
+  /** Every measured phase's device writes against our own. */
+  readonly #sharing = new DeviceSharingLog();
   readonly #cacheControl: ColdReadOptions;
   /** How this run's cold reads were made, once it made any: a parameter of its results. */
   #coldReads: string | null = null;
@@ -198,7 +201,8 @@ class ExperimentContext implements LabContext {
 
   ioPhase(fileIo?: { readonly counters: FileIOCounters }): IoPhase {
     const device = this.device;
-    return IoPhase.start(fileIo === undefined ? { device } : { device, fileIo });
+    const onEnd = (phase: PhaseIo) => this.#sharing.add(phase);
+    return IoPhase.start(fileIo === undefined ? { device, onEnd } : { device, fileIo, onEnd });
   }
 
   startColdReads(ios: readonly ColdReadFileIO[]): ColdReads {
@@ -215,7 +219,10 @@ class ExperimentContext implements LabContext {
   }
 
   results(parts: ResultsParts): Results {
-    const headline = markedHeadline(parts.headline, this.#marks);
+    const shared = this.#sharing.mark();
+    const marks = shared === null ? this.#marks : [...this.#marks, shared];
+    const headline = markedHeadline(parts.headline, marks);
+    const deviceShared = this.#sharing.summary();
     return parseResults({
       schema: RESULTS_SCHEMA,
       experiment: { id: this.experiment.id, question: this.experiment.question },
@@ -235,7 +242,8 @@ class ExperimentContext implements LabContext {
       metrics: [...parts.metrics],
       counters: { ...parts.counters },
       predictions: [...(parts.predictions ?? [])],
-      notes: [...this.#notes, ...(parts.notes ?? [])],
+      notes: [...this.#notes, ...(parts.notes ?? []), ...(shared === null ? [] : [shared])],
+      ...(deviceShared === null ? {} : { deviceShared }),
     }, `${this.experiment.id} results`);
   }
 }

@@ -151,6 +151,8 @@ export interface IoPhaseOptions {
   readonly fileIo?: { readonly counters: FileIOCounters };
   readonly sysRoot?: string;
   readonly procIoFile?: string;
+  /** Told every phase's deltas as it ends (the context checks whether the disk was shared). */
+  readonly onEnd?: (phase: PhaseIo) => void;
 }
 
 /** Counters at the start of a phase; `end()` returns the deltas. */
@@ -185,7 +187,7 @@ export class IoPhase {
     const disksAfter = device === null ? null : readDisks(device.disks, sysRoot);
     const disksBefore = this.#disks;
     const fileIo = this.#options.fileIo;
-    return {
+    const phase: PhaseIo = {
       elapsedNs,
       proc: this.#proc === null || procAfter === null ? null : diffProcIo(this.#proc, procAfter),
       device: device === null || disksBefore === null || disksAfter === null
@@ -198,6 +200,8 @@ export class IoPhase {
         ? null
         : diffCounters(this.#fileIo, fileIo.counters),
     };
+    this.#options.onEnd?.(phase);
+    return phase;
   }
 }
 

@@ -119,6 +119,18 @@ export const resultsSchema = z.object({
   counters: z.record(z.string(), z.number()),
   predictions: z.array(predictionSchema),
   notes: z.array(z.string()),
+  /**
+   * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
+   * (lab/device-share.ts): those phases summed, and how many phases there were.
+   */
+  deviceShared: z.object({
+    phases: z.number().int().nonnegative(),
+    sharedPhases: z.number().int().positive(),
+    otherBytes: z.number().nonnegative(),
+    ownBytes: z.number().nonnegative(),
+    deviceBytes: z.number().nonnegative(),
+    fraction: z.number().min(0).max(1),
+  }).optional(),
 });
 
 export type Metric = z.infer<typeof metricSchema>;
