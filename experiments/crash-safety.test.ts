@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runExperiment } from '../lab/experiment.js';
 import { findMetric } from '../lab/results.js';
 import { DURABILITY_POLICIES } from '../storage/durability.js';
+import { expectMetricContract } from '../test/fixtures/metric-contract.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { experiment } from './crash-safety.js';
 
@@ -11,11 +12,12 @@ const QUANTITIES = [
 ];
 
 describe('the crash-safety experiment', () => {
-  it('reports the crash loop per policy as valid counters, each with a unit', async () => {
+  it('reports the crash loop per policy as measurements (iterations fit the budget)', async () => {
     const results = await runExperiment(experiment, { dir: newDir(), quick: true, seconds: 0.3 });
+    expectMetricContract(results);
     for (const metric of results.metrics) {
       expect(metric.unit.length, metric.name).toBeGreaterThan(0);
-      expect(metric.kind).toBe('counter');
+      expect(metric.class, metric.name).toBe('measurement');
     }
     for (const policy of DURABILITY_POLICIES) {
       for (const quantity of QUANTITIES) {

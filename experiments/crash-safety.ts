@@ -18,7 +18,8 @@ import {
   type LabContext,
   type Metric,
   type Results,
-  counterMetric,
+  type Direction,
+  measuredMetric,
 } from '../lab/index.js';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
 import {
@@ -70,21 +71,26 @@ function policyMetrics(policy: DurabilityPolicy, result: CrashLoopResult): Metri
   const labels = { policy };
   const { counts } = result;
   const name = (quantity: string): string => `crash.${policy}.${quantity}`;
+  // How many seeded iterations fit in the time budget is the machine's speed: every count here
+  // is a measurement, though each iteration replays exactly.
+  const count = (quantity: string, unit: string, value: number, direction: Direction,
+    what?: string): Metric =>
+    measuredMetric(name(quantity), unit, value, { class: 'measurement', direction }, labels, what);
   const metrics = [
-    counterMetric(name('iterations'), 'count', counts.iterations, labels,
+    count('iterations', 'count', counts.iterations, 'informational',
       'seeded crash-loop iterations: one target, up to three power cuts each'),
-    counterMetric(name('crashes'), 'count', counts.crashes, labels),
-    counterMetric(name('faultsInjected'), 'count', counts.faultsInjected, labels,
+    count('crashes', 'count', counts.crashes, 'informational'),
+    count('faultsInjected', 'count', counts.faultsInjected, 'informational',
       'power cuts and injected fsync, write, open and read failures'),
-    counterMetric(name('ackedChecked'), 'msgs', counts.ackedChecked, labels,
+    count('ackedChecked', 'msgs', counts.ackedChecked, 'informational',
       'acknowledged, undeleted messages looked for after each reopen'),
-    counterMetric(name('lost'), 'msgs', counts.lost, labels,
+    count('lost', 'msgs', counts.lost, 'lower',
       'acknowledged, undeleted messages not found after a reopen'),
-    counterMetric(name('violations'), 'count', result.violations.length, labels,
+    count('violations', 'count', result.violations.length, 'lower',
       'broken promises other than loss too: wrong or damaged bodies, keys going back'),
   ];
   if (policy === 'none') {
-    metrics.push(counterMetric(name('lossWindowMsgs'), 'msgs', counts.lossWindowMsgs, labels,
+    metrics.push(count('lossWindowMsgs', 'msgs', counts.lossWindowMsgs, 'lower',
       'the most acknowledged messages one crash lost under none'));
   }
   return metrics;

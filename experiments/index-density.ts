@@ -247,19 +247,19 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
   const { labels } = setting;
   const perGiB = (indexFileBytes(setting) * GiB) / setting.log.sizeBytes;
   const metrics: Metric[] = [
-    counterMetric(`${prefix}.indexBytesPerGiB`, 'B', perGiB, labels,
+    counterMetric(`${prefix}.indexBytesPerGiB`, 'B', perGiB, 'lower', labels,
       'offset index file bytes per GiB of log, from the file sizes after the fill'),
     renamed(setting.append.summarize(ctx.random).ratePerSec, `${prefix}.appendMsgsPerSec`,
       'msgs/s'),
     renamed(setting.warm.summarize(ctx.random).latencyNs, `${prefix}.warm.lookupLatencyNs`),
-    counterMetric(`${prefix}.comparisons`, 'count', walks.comparisons, labels,
+    counterMetric(`${prefix}.comparisons`, 'count', walks.comparisons, 'lower', labels,
       'index entries the binary search compared, mean over sampled lookups (explainLookup)'),
-    counterMetric(`${prefix}.stepForwardBytes`, 'B', walks.stepForwardBytes, labels,
+    counterMetric(`${prefix}.stepForwardBytes`, 'B', walks.stepForwardBytes, 'lower', labels,
       'bytes from the index entry to the end of the target record, mean'),
-    counterMetric(`${prefix}.pagesPerLookup`, 'pages', walks.pages, labels,
+    counterMetric(`${prefix}.pagesPerLookup`, 'pages', walks.pages, 'lower', labels,
       '4 KiB pages the step forward spans, mean: what a cold lookup must fetch at least'),
     counterMetric(`${prefix}.readBytesPerLookup`, 'B',
-      setting.warmIo.readBytes / setting.warmIo.lookups, labels,
+      setting.warmIo.readBytes / setting.warmIo.lookups, 'lower', labels,
       'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
   ];
   if (!coldMeasured) return metrics;
@@ -267,7 +267,8 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
   metrics.push(renamed(cold, `${prefix}.cold.lookupLatencyNs`));
   if (setting.coldDeviceBytesPerLookup.length > 0) {
     metrics.push(metricFromSamples(`${prefix}.cold.deviceReadBytesPerLookup`, 'B',
-      setting.coldDeviceBytesPerLookup, { random: ctx.random, labels: { ...labels, cache: 'cold' },
+      setting.coldDeviceBytesPerLookup, { random: ctx.random, class: 'measurement',
+        direction: 'lower', labels: { ...labels, cache: 'cold' },
         description: 'bytes the block layer read per cold lookup (/proc/self/io read_bytes, ' +
           'readahead included), one sample per round' }));
   }

@@ -156,9 +156,9 @@ function countMetrics(search: FileSearch, counts: Counts): Metric[] {
       const labels = { ...search.source.labels, search: kind, targets: targetKind };
       const { probes, pages } = counts[kind][targetKind];
       metrics.push(
-        counterMetric(`${prefix}.indexPagesPerSearch`, 'pages', pages, labels,
+        counterMetric(`${prefix}.indexPagesPerSearch`, 'pages', pages, 'lower', labels,
           'distinct 4 KiB pages of the .index file one search touched, mean (searchIndexFile)'),
-        counterMetric(`${prefix}.probesPerSearch`, 'count', probes, labels,
+        counterMetric(`${prefix}.probesPerSearch`, 'count', probes, 'lower', labels,
           'index entries read from the file per search, one pread each, mean'),
       );
     }

@@ -62,7 +62,7 @@ describe('the page-cache experiment', () => {
   it("sets the append's share of the seed's 300 ms checkout beside the seed's own", () => {
     const share = metricNamed(results, 'page-cache.checkout.appendSharePct');
     const append = metricNamed(results, 'page-cache.append.latencyNs');
-    expect(share).toMatchObject({ unit: '%', kind: 'ratio' });
+    expect(share).toMatchObject({ unit: '%', class: 'timing', direction: 'lower' });
     share.samples?.forEach((value, i) =>
       expect(value).toBeCloseTo((100 * (append.samples?.[i] ?? 0)) / 300e6, 10));
     const seed = results.predictions.find((prediction) =>

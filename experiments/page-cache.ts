@@ -24,7 +24,7 @@ import {
   type Prediction,
   type Results,
   type SyncOperation,
-  counterMetric,
+  measuredMetric,
   formatFigure,
   interleave,
   measureSync,
@@ -177,14 +177,17 @@ function proofMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Metric['l
   const proof = total === null ? null : pageCacheProof(total);
   if (proof === null || kind === 'append') return [];
   const prefix = `page-cache.${kind}`;
+  // The whole process's /proc/self/io, and what the cache held: the proof of where reads were
+  // served, not a quality of the code, so no direction.
+  const proofOf = { class: 'measurement', direction: 'informational' } as const;
   return [
-    counterMetric(`${prefix}.logicalReadBytesPerRead`, 'B/read', proof.logicalReadBytes / ops,
-      labels, '/proc/self/io rchar per read: bytes the read syscalls returned'),
-    counterMetric(`${prefix}.deviceReadBytesPerRead`, 'B/read', proof.deviceReadBytes / ops,
-      labels, '/proc/self/io read_bytes per read: bytes the disk had to supply'),
-    { ...counterMetric(`${prefix}.servedFromMemory`, 'ratio', proof.servedFromMemoryFraction,
-      labels, '1 - read_bytes / rchar: the share of what was read that came from memory'),
-    kind: 'ratio' as const },
+    measuredMetric(`${prefix}.logicalReadBytesPerRead`, 'B/read', proof.logicalReadBytes / ops,
+      proofOf, labels, '/proc/self/io rchar per read: bytes the read syscalls returned'),
+    measuredMetric(`${prefix}.deviceReadBytesPerRead`, 'B/read', proof.deviceReadBytes / ops,
+      proofOf, labels, '/proc/self/io read_bytes per read: bytes the disk had to supply'),
+    measuredMetric(`${prefix}.servedFromMemory`, 'ratio', proof.servedFromMemoryFraction,
+      { ...proofOf, ratio: true }, labels,
+      '1 - read_bytes / rchar: the share of what was read that came from memory'),
   ];
 }
 
@@ -201,7 +204,9 @@ function checkoutMetric(ctx: LabContext, plan: Plan): Metric {
   const medians = measurementOf(plan, 'append').repetitions.map((rep) => rep.latencyNsP50);
   const shares = medians.map((ns) => (100 * ns) / (SEED_CHECKOUT_MS * 1e6));
   return metricFromSamples('page-cache.checkout.appendSharePct', '%', shares, {
-    random: ctx.random, kind: 'ratio', labels: { readKind: 'append', cache: 'warm' },
+    // A raw latency over a constant, not two figures of one run: a timing, reported only.
+    random: ctx.random, class: 'timing', direction: 'lower',
+    labels: { readKind: 'append', cache: 'warm' },
     description: `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, ` +
       'per round',
   });

@@ -23,6 +23,7 @@ import {
   formatFigure,
   hddSeedFigures,
   interleave,
+  measuredMetric,
   metricFromSamples,
   perMessage,
   spinningVerdict,
@@ -98,9 +99,11 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   const figures = perMessage(total, messages);
   const labels = { design: config.design, policy: config.policy };
   const metrics: Metric[] = [];
+  // The disk's counters are the whole disk's, after the kernel and the device had their say.
   const put = (quantity: string, unit: string, value: number | undefined, what: string) => {
     if (value === undefined) return;
-    metrics.push(counterMetric(`${config.prefix}.${quantity}`, unit, value, labels, what));
+    metrics.push(measuredMetric(`${config.prefix}.${quantity}`, unit, value,
+      { class: 'measurement', direction: 'lower' }, labels, what));
   };
   put('deviceBytesPerMsg', 'B/msg', figures.deviceWriteBytesPerMsg,
     'bytes the disk wrote per message (its stat, after a sync ending each round)');
@@ -111,8 +114,14 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   const fsyncs = total.fileIo === null
     ? undefined
     : (total.fileIo.fdatasyncCalls + total.fileIo.dirFsyncCalls) / messages;
-  put('fsyncsPerMsg', 'fsyncs/msg', fsyncs,
-    'fdatasyncs and directory fsyncs the queue made per message (its FileIO counters)');
+  if (fsyncs === undefined) return metrics;
+  const what = 'fdatasyncs and directory fsyncs the queue made per message (its FileIO counters)';
+  // Design A syncs each write and delete itself; group commit's batches and design B's head
+  // saves (every 1,000 deletes or 1 s) are decided by timing.
+  metrics.push(config.design === 'A' && config.policy !== 'group'
+    ? counterMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs, 'lower', labels, what)
+    : measuredMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs,
+      { class: 'measurement', direction: 'lower' }, labels, what));
   return metrics;
 }
 
@@ -121,7 +130,7 @@ function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRo
   const producers = ctx.numberParam('producers');
   const throughput = metricFromSamples(`${config.prefix}.msgsPerSec`, 'msgs/s',
     rounds.map(ratePerSec), {
-      random: ctx.random, labels,
+      random: ctx.random, class: 'timing', direction: 'higher', labels,
       description: `messages sent, received and deleted per second, one sample per round ` +
         `(${producers} producers, then as many consumers, async closed loop)`,
     });
@@ -141,7 +150,7 @@ function ratioMetrics(ctx: LabContext, rates: ReadonlyMap<string, number[]>): Me
     const b = rates.get(`B.${policy}`) ?? [];
     const samples = b.map((rateB, i) => rateB / (a[i] ?? Number.NaN));
     return metricFromSamples(`puzzle.${policy}.ratioBA`, 'ratio', samples, {
-      random: ctx.random, kind: 'ratio', labels: { policy },
+      random: ctx.random, class: 'timing', direction: 'higher', ratio: true, labels: { policy },
       description: 'design B messages per second over design A, round by round',
     });
   });

@@ -16,7 +16,7 @@ import {
   LabError,
   type Metric,
   type Results,
-  counterMetric,
+  measuredMetric,
   fioVersion,
   formatFigure,
   ioUringAllowed,
@@ -140,12 +140,12 @@ function methodMetrics(
   if (method !== 'slot-send' && report.ratePerSec.samples !== undefined) {
     const mbPerSec = report.ratePerSec.samples.map((rate) => (rate * BLOCK_BYTES) / 1e6);
     metrics.push(metricFromSamples(`${prefix}.mbPerSec`, 'MB/s', mbPerSec, {
-      random: ctx.random, labels, description: 'decimal megabytes written per second' }));
+      random: ctx.random, class: 'timing', direction: 'higher', labels, description: 'decimal megabytes written per second' }));
   }
   if (report.reachedDepthPerRepetition.length > 0) {
     const reached = metricFromSamples(`${prefix}.reachedDepth`, 'count',
       report.reachedDepthPerRepetition, {
-        random: ctx.random, labels,
+        random: ctx.random, class: 'measurement', direction: 'higher', labels,
         description: 'write requests in flight at the device (/sys/block/*/inflight), mean of ' +
           'samples every millisecond, one value per repetition; max is the largest sample',
       });
@@ -154,7 +154,7 @@ function methodMetrics(
   if (report.averageQueuePerRepetition.length > 0) {
     metrics.push(metricFromSamples(`${prefix}.deviceQueueDepth`, 'count',
       report.averageQueuePerRepetition, {
-        random: ctx.random, labels,
+        random: ctx.random, class: 'measurement', direction: 'informational', labels,
         description: 'time requests spent at the device over elapsed time (time_in_queue of ' +
           '/sys/block/*/stat, iostat\'s aqu-sz): the average in flight, by Little\'s law',
       }));
@@ -223,16 +223,20 @@ function fioJob(
   const prefix = `queue-depth.${method}.fio.${depth}`;
   const metrics: Metric[] = [
     { ...metricFromSamples(`${prefix}.fioIops`, 'ops/s', [write.iops], { random: ctx.random,
-      labels, description: `fio's ${method} job (libaio), one run` }) },
-    { name: `${prefix}.fioLatencyNs`, unit: 'ns', kind: 'timing', median: write.latencyNsP50,
+      class: 'timing', direction: 'higher', labels, description: `fio's ${method} job (libaio), one run` }) },
+    { name: `${prefix}.fioLatencyNs`, unit: 'ns', kind: 'timing', class: 'timing',
+      direction: 'lower', median: write.latencyNsP50,
       p50: write.latencyNsP50, p99: write.latencyNsP99, count: write.ios, labels,
       description: "fio's latency percentiles, submission and completion" },
   ];
   const mine = ours.find((metric) => metric.name === `queue-depth.${method}.libuv.${depth}.iops`);
   if (mine !== undefined && write.iops > 0) {
-    metrics.push({ ...counterMetric(`queue-depth.${method}.libuv.${depth}.fractionOfFio`,
-      'ratio', mine.median / write.iops, { method, engine: 'libuv', depth },
-      "our median IOPS through libuv over fio's, same job, same file"), kind: 'ratio' });
+    // Ours and fio's are measured at different moments, so the machine does not divide out:
+    // a timing, reported only (not a within-run ratio).
+    metrics.push(measuredMetric(`queue-depth.${method}.libuv.${depth}.fractionOfFio`,
+      'ratio', mine.median / write.iops, { class: 'timing', direction: 'higher' },
+      { method, engine: 'libuv', depth },
+      "our median IOPS through libuv over fio's, same job, same file"));
   }
   return metrics;
 }

@@ -324,7 +324,7 @@ function coldMetrics(ctx: LabContext, log: TailedLog): Metric[] {
   const metrics = [renamed(log.coldOpen.summarize(ctx.random).latencyNs, `${prefix}.openNs`)];
   if (log.coldDeviceReadBytes.length > 0) {
     metrics.push(metricFromSamples(`${prefix}.deviceReadBytes`, 'B', log.coldDeviceReadBytes, {
-      random: ctx.random,
+      random: ctx.random, class: 'measurement', direction: 'lower',
       labels: { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
       description: 'bytes the block layer read for one cold open (/proc/self/io read_bytes)',
     }));
@@ -338,7 +338,8 @@ function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
     const labels = { segments: log.segments, tailBytes: log.tailBytes, state };
     return [
       renamed(log.opens[state].summarize(ctx.random).latencyNs, `${prefix}.openNs`),
-      counterMetric(`${prefix}.scannedBytes`, 'B', reportOf(log, state).scannedBytes, labels,
+      counterMetric(`${prefix}.scannedBytes`, 'B', reportOf(log, state).scannedBytes, 'lower',
+        labels,
         'bytes the open checked record by record (its recovery report)'),
     ];
   });
@@ -349,7 +350,7 @@ function rebuildMetrics(ctx: LabContext, rebuild: Rebuild): Metric[] {
   const perMiB = rebuild.missing.repetitions.map((repetition) => repetition.latencyNsP50 / mib);
   return [
     metricFromSamples('recovery.rebuildNsPerMiB', 'ns/MiB', perMiB, {
-      random: ctx.random,
+      random: ctx.random, class: 'timing', direction: 'lower',
       labels: { segmentBytes: rebuild.segmentBytes },
       description: 'first lookup in a sealed segment whose .index was deleted (the index ' +
         'rebuilt from the log: a scan of the segment and two fdatasyncs), per MiB of segment',

@@ -211,13 +211,13 @@ function targetMetrics(ctx: LabContext, target: Target, coldMeasured: boolean): 
       const summary = target.measurements[`${method}.${cache}`].summarize(ctx.random);
       metrics.push(renamed(summary.latencyNs, `${prefix}.${cache}.timeNs`));
     }
-    metrics.push(counterMetric(`${prefix}.bytesRead`, 'B', target.bytesRead[method] ?? 0, labels,
-      'bytes the method asked the file system for (FileIO counters; scans read 256 KiB windows, ' +
+    metrics.push(counterMetric(`${prefix}.bytesRead`, 'B', target.bytesRead[method] ?? 0,
+      'lower', labels, 'bytes the method asked the file system for (FileIO counters; scans read 256 KiB windows, ' +
         'lookups one 8 KiB window)'));
     const device = target.deviceBytes[method];
     if (coldMeasured && device.length > 0) {
       metrics.push(metricFromSamples(`${prefix}.cold.deviceReadBytes`, 'B', device, {
-        random: ctx.random, labels: { ...labels, cache: 'cold' },
+        random: ctx.random, class: 'measurement', direction: 'lower', labels: { ...labels, cache: 'cold' },
         description: 'bytes the block layer read for one cold operation (/proc/self/io ' +
           'read_bytes, readahead included), one sample per round',
       }));

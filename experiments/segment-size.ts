@@ -316,15 +316,16 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
     renamed(latency(setting.open), `${prefix}.openNs`),
     renamed(latency(setting.recovery), `${prefix}.recoveryNs`),
     renamed(latency(setting.lookup), `${prefix}.lookupLatencyNs`),
-    counterMetric(`${prefix}.retentionLagBytes`, 'B', lag.meanBytes, labels,
+    counterMetric(`${prefix}.retentionLagBytes`, 'B', lag.meanBytes, 'lower', labels,
       'log bytes left on disk below the consumer, mean of the lag just before and just after ' +
         'each retention check'),
-    counterMetric(`${prefix}.retentionLagBytesMax`, 'B', lag.maxBytes, labels,
+    counterMetric(`${prefix}.retentionLagBytesMax`, 'B', lag.maxBytes, 'lower', labels,
       'the same, largest (just before a check)'),
-    counterMetric(`${prefix}.filesPerGiB`, 'files', (shape.files * GiB) / shape.sizeBytes, labels,
-      'segment files (.log, .index, .timeindex) per GiB of log'),
-    counterMetric(`${prefix}.segments`, 'count', shape.segments, labels),
-    counterMetric(`${prefix}.lifetimeSeconds`, 's', lifetime, labels,
+    counterMetric(`${prefix}.filesPerGiB`, 'files', (shape.files * GiB) / shape.sizeBytes,
+      'lower', labels, 'segment files (.log, .index, .timeindex) per GiB of log'),
+    counterMetric(`${prefix}.segments`, 'count', shape.segments, 'informational', labels),
+    // Arithmetic on the segment's size, not a duration anyone waited.
+    counterMetric(`${prefix}.lifetimeSeconds`, 's', lifetime, 'informational', labels,
       'how long one segment lasts at 5 messages a second: the 1 KiB messages a full segment ' +
         'held here (16-byte headers included) over the rate'),
   ];

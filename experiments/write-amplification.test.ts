@@ -75,7 +75,7 @@ describe('the write-amplification experiment', () => {
       return;
     }
     for (const metric of perMessage) {
-      expect(metric).toMatchObject({ unit: 'B/msg', kind: 'counter' });
+      expect(metric).toMatchObject({ unit: 'B/msg', class: 'measurement' });
       expect(Object.keys(metric.labels ?? {}).sort()).toEqual(['design', 'policy', 'share']);
     }
     for (const design of ['A', 'B']) {

@@ -25,7 +25,7 @@ import {
   type Prediction,
   type Results,
   SAMSUNG_990_PRO,
-  counterMetric,
+  measuredMetric,
   describeJournal,
   flushDirtyPages,
   flushedBlocks,
@@ -130,9 +130,10 @@ function configMetrics(config: Config, rounds: readonly CycleRound[], journal: J
   const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
   if (total === null || messages === 0) return [];
   const prefix = `write-amplification.${config.design}.${config.policy}`;
+  // The whole disk's counters, and a trace whose syncs timing decides: measurements.
   return Object.entries(shareBytes(total, config.dataBytes, journal)).map(([share, bytes]) =>
-    counterMetric(`${prefix}.${share}.deviceBytesPerMsg`, 'B/msg', bytes / messages,
-      { design: config.design, policy: config.policy, share },
+    measuredMetric(`${prefix}.${share}.deviceBytesPerMsg`, 'B/msg', bytes / messages,
+      { class: 'measurement', direction: 'lower' }, { design: config.design, policy: config.policy, share },
       SHARE_DESCRIPTIONS[share as Share]));
 }
 
@@ -143,8 +144,10 @@ function ratioMetrics(metrics: readonly Metric[]): Metric[] {
     const a = bytes('A');
     const b = bytes('B');
     if (a === undefined || b === undefined || b === 0) return [];
-    return [{ ...counterMetric(`write-amplification.${policy}.ratioAB`, 'ratio', a / b,
-      { policy }, 'device bytes per message, design A over design B'), kind: 'ratio' as const }];
+    // Describes the two designs, not either's quality: each design's bytes carry the direction.
+    return [measuredMetric(`write-amplification.${policy}.ratioAB`, 'ratio', a / b,
+      { class: 'measurement', direction: 'informational', ratio: true }, { policy },
+      'device bytes per message, design A over design B')];
   });
 }
 
@@ -152,7 +155,8 @@ function throughputMetrics(ctx: LabContext, config: Config, rounds: readonly Cyc
   const rates = rounds.map((round) => round.messages / (round.elapsedNs / 1e9));
   return metricFromSamples(`write-amplification.${config.design}.${config.policy}.msgsPerSec`,
     'msgs/s', rates, {
-      random: ctx.random, labels: { design: config.design, policy: config.policy },
+      random: ctx.random, class: 'timing', direction: 'higher',
+      labels: { design: config.design, policy: config.policy },
       description: 'messages sent, received and deleted per second (one producer), per round',
     });
 }

@@ -10,7 +10,7 @@ export type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 const HEADER = [
   'metric',
-  'kind',
+  'class',
   'baseline',
   'current',
   'change',
@@ -29,7 +29,7 @@ function change(metric: MetricComparison): string {
       ? '0'
       : `${sign(metric.difference)}${value(metric.difference, metric.unit)}`;
   }
-  if (metric.kind === 'counter' && metric.difference !== 0) {
+  if (metric.class === 'counter' && metric.difference !== 0) {
     // A counter moves by whole bytes or calls: the absolute change says more than a percentage.
     const difference = `${sign(metric.difference)}${formatFigure(metric.difference)}`;
     return `${percent(metric.change)} (${difference})`;
@@ -39,22 +39,25 @@ function change(metric: MetricComparison): string {
 
 function interval(metric: MetricComparison): string {
   if (metric.ci95 !== null) return `[${percent(metric.ci95[0])}, ${percent(metric.ci95[1])}]`;
-  return metric.kind === 'counter' ? 'exact' : (metric.intervalNote ?? 'unavailable');
+  return metric.class === 'counter' ? 'exact' : (metric.intervalNote ?? 'unavailable');
 }
 
 function verdict(metric: MetricComparison): string {
   const quiet = metric.verdict === 'within noise' || metric.verdict === 'unchanged';
-  const gate = metric.gated || quiet ? '' : ' (timing, not gated)';
-  const unknown = metric.verdict === 'changed'
-    ? ' (direction unknown: lab/metric-direction.ts)'
-    : '';
-  return `${metric.verdict}${gate}${unknown}`;
+  if (quiet) return metric.verdict;
+  if (metric.direction === 'informational') return `${metric.verdict} (informational)`;
+  return metric.gated ? metric.verdict : `${metric.verdict} (${metric.class}, not gated)`;
+}
+
+/** `counter`, `measurement`, `timing`, and `ratio` after a within-run ratio's class. */
+function classCell(metric: MetricComparison): string {
+  return metric.kind === 'ratio' ? `${metric.class} ratio` : metric.class;
 }
 
 function rows(comparison: Comparison): string[][] {
   return comparison.metrics.map((metric) => [
     metric.name,
-    metric.kind,
+    classCell(metric),
     value(metric.baseline, metric.unit),
     value(metric.current, metric.unit),
     change(metric),
@@ -67,10 +70,12 @@ export function summaryLine(comparison: Comparison): string {
   const count = (verdict: string) =>
     comparison.metrics.filter((metric) => metric.verdict === verdict).length;
   const failed = comparison.failures.length;
-  const rule = `threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% for ratios` +
-    `${comparison.gateTimings ? ' and timings' : ', timings reported only'}; counters exact`;
+  const rule = `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
+    `for ratios${comparison.gateTimings
+      ? ', timings and measurements'
+      : ', timings and measurements reported only'}; informational never fail`;
   const names = comparison.failures.map((metric) => metric.name).join(', ');
-  const outcome = failed === 0 ? 'no regression' : `${failed} failing: ${names}`;
+  const outcome = failed === 0 ? 'no gated regression' : `${failed} failing: ${names}`;
   return `${comparison.experimentId}: ${outcome} — ${count('regressed')} regressed, ` +
     `${count('improved')} improved, ${count('changed')} changed, ` +
     `${count('unchanged')} unchanged, ` +

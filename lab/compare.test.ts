@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../test/fixtures/main-in-process.js';
 import { sampleResults } from '../test/fixtures/sample-results.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { type CompareOptions, compareDocuments } from './compare.js';
-import { betterDirection } from './metric-direction.js';
+import { inferredClass, inferredDirection } from './metric-legacy.js';
 import { SeededRandom } from './random.js';
 import type { Metric, Results } from './results.js';
 
@@ -18,20 +18,29 @@ function samples(centre: number, seed: number): number[] {
   return Array.from({ length: 20 }, () => centre * (1 + (random.int(2001) - 1000) / 100_000));
 }
 
+type Contract = Pick<Metric, 'kind' | 'class' | 'direction'>;
+const RATIO: Contract = { kind: 'ratio', class: 'timing', direction: 'higher' };
+const RATE: Contract = { kind: 'timing', class: 'timing', direction: 'higher' };
+
 function sampled(
   name: string,
   unit: string,
-  kind: Metric['kind'],
+  contract: Contract,
   centre: number,
   seed: number,
 ): Metric {
   const values = samples(centre, seed);
   const sorted = [...values].sort((a, b) => a - b);
-  return { name, unit, kind, median: (sorted[9]! + sorted[10]!) / 2, samples: values };
+  return { name, unit, ...contract, median: (sorted[9]! + sorted[10]!) / 2, samples: values };
 }
 
-const counter = (name: string, unit: string, median: number): Metric =>
-  ({ name, unit, kind: 'counter', median });
+const counter = (name: string, unit: string, median: number,
+  direction: Metric['direction'] = 'lower'): Metric =>
+  ({ name, unit, kind: 'counter', class: 'counter', direction, median });
+
+/** One value the machine decided (whole-disk bytes per message): no samples. */
+const measured = (name: string, unit: string, median: number): Metric =>
+  ({ name, unit, kind: 'timing', class: 'measurement', direction: 'lower', median });
 
 /** A puzzle-like document: a ratio, a raw timing, a latency and two counters. */
 interface Scale {
@@ -45,11 +54,11 @@ function puzzle(scale: Scale = {}, seed = 1): Results {
   return sampleResults({
     experiment: { id: 'puzzle', question: 'why does the log win?' },
     metrics: [
-      sampled('puzzle.always.ratioBA', 'ratio', 'ratio', 5000 * (scale.ratio ?? 1), seed),
-      sampled('puzzle.B.always.msgsPerSec', 'msgs/s', 'timing', 40_000 * (scale.timing ?? 1),
+      sampled('puzzle.always.ratioBA', 'ratio', RATIO, 5000 * (scale.ratio ?? 1), seed),
+      sampled('puzzle.B.always.msgsPerSec', 'msgs/s', RATE, 40_000 * (scale.timing ?? 1),
         seed + 1),
-      sampled('puzzle.B.always.sendLatencyNs', 'ns', 'ratio', 25_000 * (scale.latency ?? 1),
-        seed + 2),
+      sampled('puzzle.B.always.sendLatencyNs', 'ns', { ...RATIO, direction: 'lower' },
+        25_000 * (scale.latency ?? 1), seed + 2),
       counter('puzzle.B.none.writeBytesPerMsg', 'B/msg', 1016 + (scale.bytes ?? 0)),
       counter('puzzle.B.always.fsyncsPerMsg', 'fsyncs/msg', 1),
     ],
@@ -58,8 +67,8 @@ function puzzle(scale: Scale = {}, seed = 1): Results {
 
 const compare = (baseline: Results, current: Results, options = GATE) =>
   compareDocuments(
-    { file: 'base.json', results: baseline },
-    { file: 'now.json', results: current },
+    { file: 'base.json', results: baseline, contractInferred: false },
+    { file: 'now.json', results: current, contractInferred: false },
     options,
   );
 const verdicts = (baseline: Results, current: Results, options = GATE) =>
@@ -114,13 +123,45 @@ describe('comparing results documents', () => {
     expect(ratio.intervalNote).toBe('unavailable: the baseline has 0 samples');
   });
 
-  it('fails a change of a metric whose better direction nobody declared', () => {
-    const widgets = (median: number) =>
-      sampleResults({ metrics: [counter('x.widgets', 'widgets', median)] });
-    expect(betterDirection({ name: 'x.widgets', unit: 'widgets' })).toBeNull();
-    const comparison = compare(widgets(3), widgets(4));
-    expect(comparison.metrics[0]?.verdict).toBe('changed');
-    expect(comparison.failures).toHaveLength(1);
+  it('passes a measurement that differs by 3% and fails a counter one byte worse', () => {
+    const doc = (deviceBytes: number, writeBytes: number) => sampleResults({ metrics: [
+      measured('x.deviceBytesPerMsg', 'B/msg', deviceBytes),
+      counter('x.writeBytesPerMsg', 'B/msg', writeBytes),
+    ] });
+    const rerun = compare(doc(8952, 1016), doc(8952 * 1.03, 1016));
+    expect(rerun.metrics.map((metric) => metric.verdict)).toEqual(['within noise', 'unchanged']);
+    expect(rerun.metrics[0]?.intervalNote).toBe('none: one value each, threshold only');
+    expect(rerun.failures).toEqual([]);
+    const oneByte = compare(doc(8952, 1016), doc(8952, 1017));
+    expect(oneByte.failures.map((metric) => metric.name)).toEqual(['x.writeBytesPerMsg']);
+  });
+
+  it('reports a measurement 50% worse without failing, unless timings are gated', () => {
+    const doc = (median: number) =>
+      sampleResults({ metrics: [measured('x.deviceBytesPerMsg', 'B/msg', median)] });
+    const worse = compare(doc(1000), doc(1500));
+    expect(worse.metrics[0]).toMatchObject({ verdict: 'regressed', gated: false });
+    expect(worse.failures).toEqual([]);
+    expect(compare(doc(1000), doc(1500), { ...GATE, gateTimings: true }).failures).toHaveLength(1);
+  });
+
+  it('never fails an informational metric, counter or not, however far it moves', () => {
+    const doc = (median: number) => sampleResults({ metrics: [
+      counter('x.segments', 'count', median, 'informational'),
+      { ...sampled('x.appendSharePct', '%', RATIO, median, 3), direction: 'informational' },
+    ] });
+    const comparison = compare(doc(3), doc(30));
+    expect(comparison.metrics.map((metric) => metric.verdict)).toEqual(['changed', 'changed']);
+    expect(comparison.metrics.map((metric) => metric.gated)).toEqual([false, false]);
+    expect(compare(doc(3), doc(30), { ...GATE, gateTimings: true }).failures).toEqual([]);
+  });
+
+  it('refuses a metric whose class changed between two documents that declare it', () => {
+    const doc = (metric: Metric) => sampleResults({ metrics: [metric] });
+    const asCounter = counter('x.fsyncsPerMsg', 'fsyncs/msg', 1);
+    const asMeasured = measured('x.fsyncsPerMsg', 'fsyncs/msg', 1);
+    expect(() => compare(doc(asCounter), doc({ ...asMeasured, kind: 'counter' }))).toThrow(
+      /x.fsyncsPerMsg changed class: counter → measurement/);
   });
 
   it.each([
@@ -134,8 +175,23 @@ describe('comparing results documents', () => {
     [{ name: 'a.msgsPerFsync', unit: 'msgs' }, 'higher'],
     [{ name: 'a.lostAckedMsgs', unit: 'msgs' }, 'lower'],
     [{ name: 'a.always.ratioBA', unit: 'ratio' }, 'higher'],
-  ])('knows which way is better for %j', (metric, direction) => {
-    expect(betterDirection(metric)).toBe(direction);
+    [{ name: 'a.deviceIosPerMsg', unit: 'I/Os/msg' }, 'lower'],
+    [{ name: 'a.deviceReadBytesPerRead', unit: 'B/read' }, 'lower'],
+    [{ name: 'x.widgets', unit: 'widgets' }, 'informational'],
+  ])('infers which way is better for %j in a file without directions', (metric, direction) => {
+    expect(inferredDirection(metric)).toBe(direction);
+  });
+
+  it.each([
+    [{ name: 'a.B.none.writeBytesPerMsg', kind: 'counter' }, 'counter'],
+    [{ name: 'a.B.group.deviceBytesPerMsg', kind: 'counter' }, 'measurement'],
+    [{ name: 'a.B.group.fsyncsPerMsg', kind: 'counter' }, 'measurement'],
+    [{ name: 'a.none.lossWindowMsgs', kind: 'counter' }, 'measurement'],
+    [{ name: 'a.cold.deviceReadBytes', kind: 'timing' }, 'measurement'],
+    [{ name: 'a.always.ratioBA', kind: 'ratio' }, 'timing'],
+    [{ name: 'a.B.msgsPerSec', kind: 'timing' }, 'timing'],
+  ] as const)('infers the class of %j in a file without classes', (metric, metricClass) => {
+    expect(inferredClass(metric)).toBe(metricClass);
   });
 
   it('refuses documents of different experiments or with different metrics, listing them', () => {
@@ -166,7 +222,7 @@ describe('loglab compare', () => {
   it('exits 0 when nothing regressed and 1 when something did, naming it', async () => {
     const same = await runMain(['compare', ...files(puzzle(), puzzle({ ratio: 1.01 }, 3))]);
     expect(same).toMatchObject({ code: 0, stderr: '' });
-    expect(same.stdout).toMatch(/puzzle: no regression — 0 regressed/);
+    expect(same.stdout).toMatch(/puzzle: no gated regression — 0 regressed/);
     const worse = await runMain(['compare', ...files(puzzle(), puzzle({ bytes: 1 }))]);
     expect(worse.code).toBe(1);
     expect(worse.stdout).toMatch(
@@ -184,8 +240,9 @@ describe('loglab compare', () => {
   it('prints a Markdown table for a pull request and JSON for machines', async () => {
     const [baseline, current] = files(puzzle(), puzzle({ ratio: 0.8 }, 7));
     const md = await runMain(['compare', baseline, current, '--format', 'md']);
-    expect(md.stdout).toMatch(/^### loglab compare: `puzzle`\n\n\| metric \| kind \| baseline \|/);
-    expect(md.stdout).toMatch(/\| `puzzle.always.ratioBA` \| ratio \| .* \| ❌ regressed \|/);
+    expect(md.stdout).toMatch(/^### loglab compare: `puzzle`\n\n\| metric \| class \| baseline \|/);
+    expect(md.stdout).toMatch(
+      /\| `puzzle.always.ratioBA` \| timing ratio \| .* \| ❌ regressed \|/);
     const json = await runMain(['compare', baseline, current, '--format', 'json']);
     const parsed = JSON.parse(json.stdout);
     const failing = parsed.failures.map((metric: { name: string }) => metric.name);
@@ -216,6 +273,41 @@ describe('loglab compare', () => {
     expect(run.stderr).toMatch(/^loglab: INVALID_RESULTS: compare: /);
     expect(run.stderr).toMatch(message);
     expect(run.stdout).toBe('');
+  });
+
+  it('says when a file was written before metrics carried a class, and uses the other side\'s',
+    async () => {
+      const { class: _class, direction: _direction, ...old } = counter('x.bytesPerMsg', 'B/msg', 1);
+      const legacy = { ...sampleResults(), metrics: [old] };
+      const run = await runMain(['compare',
+        ...files(legacy, sampleResults({ metrics: [measured('x.bytesPerMsg', 'B/msg', 1.03)] }))]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(
+        /warning: .*baseline.json was written before metrics carried a class/);
+      expect(run.stdout).toMatch(/x.bytesPerMsg +measurement .* within noise/);
+    });
+
+  it('compares two directories experiment by experiment, skipping other JSON', async () => {
+    const suite = (bytes: number) => {
+      const dir = newDir();
+      writeFileSync(join(dir, 'puzzle.json'), JSON.stringify(puzzle({ bytes })));
+      writeFileSync(join(dir, 'sample.json'), JSON.stringify(sampleResults()));
+      mkdirSync(join(dir, 'charts'));
+      writeFileSync(join(dir, 'chart.vl.json'), '{"mark":"bar"}');
+      return dir;
+    };
+    const [before, same, worse] = [suite(0), suite(0), suite(1)];
+    const pass = await runMain(['compare', before, same]);
+    expect(pass.code).toBe(0);
+    expect(pass.stdout).toMatch(/suite: 2 experiment\(s\) compared, 0 failing/);
+    const fail = await runMain(['compare', before, worse]);
+    expect(fail.code).toBe(1);
+    expect(fail.stderr).toMatch(/1 metric\(s\) regressed: puzzle.B.none.writeBytesPerMsg/);
+    const lone = newDir();
+    writeFileSync(join(lone, 'puzzle.json'), JSON.stringify(puzzle()));
+    const missing = await runMain(['compare', before, lone]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/missing from .*: 1 \(sample\)/);
   });
 
   it('refuses a bad threshold or format with exit 2', async () => {

@@ -1,27 +1,36 @@
 /**
  * Comparing two results documents of one experiment, metric by metric, into a verdict a CI job
- * can act on. The metric's `kind` decides the rule:
+ * can act on. The metric's contract (lab/metric.ts: class, direction, kind) decides the rule:
  *
- * - `counter` (bytes, writes, fsyncs per message; index bytes): deterministic for the same code,
- *   so any change beyond floating-point rounding counts, however small: a byte per message more
- *   is a regression.
- * - `ratio` (a timing ratio measured within one run, e.g. B over A): criterion's rule — a change
- *   counts only when the bootstrap 95% interval of the relative change excludes zero and the
- *   change exceeds the threshold. Without samples on both sides there is no interval, and the
- *   threshold alone decides (the output says so).
- * - `timing` (a raw time or rate): judged like a ratio but reported only, unless `gateTimings`:
- *   a busy shared CI machine moves raw timings by more than any sane threshold.
+ * - class `counter` (bytes, writes, fsyncs per message the code issues; index bytes): decided by
+ *   the code alone, so any change beyond floating-point rounding counts, however small: a byte
+ *   per message more is a regression. Gated.
+ * - class `measurement` or `timing`: criterion's rule — a change counts only when the bootstrap
+ *   95% interval of the relative change excludes zero and the change exceeds the threshold.
+ *   Without samples on both sides there is no interval, and the threshold alone decides (the
+ *   output says so). Gated when kind is `ratio` (two figures of one run divided, so the machine's
+ *   speed divides out); raw timings and measurements are reported only unless `gateTimings`: a
+ *   busy shared machine moves them by more than any sane threshold.
+ * - direction `informational`: reported, never gated.
  *
- * Which way is better comes from metric-direction.ts. Documents that cannot be compared (another
- * schema version, another experiment, metrics missing on either side, a metric whose unit or
- * kind changed) are refused with INVALID_RESULTS, listing every problem.
+ * A file written before metrics carried a contract gets one inferred (metric-legacy.ts) and a
+ * warning says so. Documents that cannot be compared (another schema version, another
+ * experiment, metrics missing on either side, a metric whose unit, class or kind changed) are
+ * refused with INVALID_RESULTS, listing every problem.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { LabError } from './errors.js';
-import { type Direction, betterDirection } from './metric-direction.js';
 import { SeededRandom } from './random.js';
-import { type Metric, type Results, ResultsFormatError, parseResults } from './results.js';
+import {
+  type Direction,
+  type Metric,
+  type MetricClass,
+  type Results,
+  ResultsFormatError,
+  parseResultsWithOrigin,
+} from './results.js';
 import { bootstrapRelativeChangeCi } from './stats.js';
 
 export const DEFAULT_THRESHOLD = 0.05;
@@ -31,13 +40,17 @@ export const COUNTER_RELATIVE_TOLERANCE = 1e-9;
 const BOOTSTRAP_SEED = 1;
 const MIN_SAMPLES = 2;
 
-/** `unchanged` is a counter's; `within noise` a sampled figure's that moved less than the rule. */
+/**
+ * `unchanged` is a counter's; `within noise` a varying figure's that moved less than the rule;
+ * `changed` an informational metric's that moved.
+ */
 export type Verdict = 'improved' | 'regressed' | 'within noise' | 'unchanged' | 'changed';
 
 export interface MetricComparison {
   readonly name: string;
   readonly unit: string;
   readonly kind: Metric['kind'];
+  readonly class: MetricClass;
   readonly baseline: number;
   readonly current: number;
   /** current / baseline - 1; null when the baseline is 0. */
@@ -47,7 +60,7 @@ export interface MetricComparison {
   readonly ci95: readonly [number, number] | null;
   /** Why there is no interval (or that a counter needs none). */
   readonly intervalNote: string | null;
-  readonly direction: Direction | null;
+  readonly direction: Direction;
   readonly verdict: Verdict;
   /** Whether this verdict can fail the comparison. */
   readonly gated: boolean;
@@ -62,7 +75,7 @@ export interface Comparison {
   readonly metrics: readonly MetricComparison[];
   /** Differences worth knowing that do not make the documents incomparable. */
   readonly warnings: readonly string[];
-  /** Gated metrics that regressed, or changed in a direction nobody declared. */
+  /** Gated metrics that regressed. */
   readonly failures: readonly MetricComparison[];
 }
 
@@ -74,6 +87,8 @@ export interface CompareOptions {
 export interface NamedResults {
   readonly file: string;
   readonly results: Results;
+  /** Written before metrics carried a class: the contract was inferred (metric-legacy.ts). */
+  readonly contractInferred: boolean;
 }
 
 function unusable(message: string): LabError {
@@ -98,7 +113,7 @@ const schemaOf = (value: unknown): unknown => (value as { schema?: unknown } | n
 
 function parseComparable(value: unknown, file: string): NamedResults {
   try {
-    return { file, results: parseResults(value, file) };
+    return { file, ...parseResultsWithOrigin(value, file) };
   } catch (error) {
     if (error instanceof ResultsFormatError) throw unusable(error.message);
     throw error;
@@ -169,9 +184,23 @@ function structuralProblems(
     const now = after.get(name);
     if (now === undefined) continue;
     if (now.unit !== old.unit) problems.push(`${name} changed unit: ${old.unit} → ${now.unit}`);
+    // An inferred contract is a guess: the declared one on the other side is used instead.
+    if (baseline.contractInferred || current.contractInferred) continue;
     if (now.kind !== old.kind) problems.push(`${name} changed kind: ${old.kind} → ${now.kind}`);
+    if (now.class !== old.class) {
+      problems.push(`${name} changed class: ${old.class} → ${now.class}`);
+    }
   }
   return problems;
+}
+
+function inferenceWarnings(baseline: NamedResults, current: NamedResults): string[] {
+  return [baseline, current].filter((doc) => doc.contractInferred).map((doc) =>
+    `${doc.file} was written before metrics carried a class and a direction: they were ` +
+    `inferred from kind, name and unit (lab/metric-legacy.ts)` +
+    (baseline.contractInferred && current.contractInferred
+      ? ''
+      : '; the other file\'s declared ones are used'));
 }
 
 function warningsFor(baseline: Results, current: Results): string[] {
@@ -189,33 +218,32 @@ function warningsFor(baseline: Results, current: Results): string[] {
     a.filesystem.type === b.filesystem.type;
   if (!sameMachine && current.metrics.some((metric) => metric.kind === 'timing')) {
     warnings.push(`measured on different machines (${a.hostname}, ${b.hostname}): raw timings ` +
-      'are not comparable; ratios and counters are');
+      'and measurements are not comparable; ratios and counters are');
   }
   return warnings;
 }
 
-function judge(direction: Direction | null, better: boolean): Verdict {
-  if (direction === null) return 'changed';
+function judge(direction: Direction, better: boolean): Verdict {
+  if (direction === 'informational') return 'changed';
   return better ? 'improved' : 'regressed';
 }
 
 type Judged = Pick<MetricComparison, 'verdict' | 'ci95' | 'intervalNote'>;
 
-function compareCounter(old: Metric, now: Metric): Judged {
+function compareCounter(old: Metric, now: Metric, direction: Direction): Judged {
   const difference = now.median - old.median;
   const scale = Math.max(Math.abs(old.median), Math.abs(now.median));
   const changed = Math.abs(difference) > COUNTER_RELATIVE_TOLERANCE * scale;
-  const direction = betterDirection(now);
-  const higher = difference > 0;
   return {
-    verdict: changed ? judge(direction, (direction === 'higher') === higher) : 'unchanged',
+    verdict: changed ? judge(direction, (direction === 'higher') === difference > 0) : 'unchanged',
     ci95: null,
-    intervalNote: 'deterministic counter: compared exactly',
+    intervalNote: 'counter: compared exactly',
   };
 }
 
 function samplesNote(old: Metric, now: Metric): string | null {
   const [before, after] = [old.samples?.length ?? 0, now.samples?.length ?? 0];
+  if (before < MIN_SAMPLES && after < MIN_SAMPLES) return 'none: one value each, threshold only';
   if (before < MIN_SAMPLES) return `unavailable: the baseline has ${before} samples`;
   if (after < MIN_SAMPLES) return `unavailable: the current document has ${after} samples`;
   if (!old.samples!.every((value) => value > 0)) {
@@ -224,12 +252,13 @@ function samplesNote(old: Metric, now: Metric): string | null {
   return null;
 }
 
-function compareSampled(
+/** A varying figure: the interval must exclude zero and the change pass the threshold. */
+function compareVarying(
   old: Metric,
   now: Metric,
+  direction: Direction,
   thresholdRatio: number,
 ): Judged {
-  const direction = betterDirection(now);
   if (old.median === 0) {
     const verdict = now.median === 0
       ? 'within noise'
@@ -250,20 +279,41 @@ function compareSampled(
   };
 }
 
-function compareMetric(old: Metric, now: Metric, options: CompareOptions): MetricComparison {
-  const judged = now.kind === 'counter'
-    ? compareCounter(old, now)
-    : compareSampled(old, now, options.thresholdRatio);
+/** The contract to judge by: the declared one where only one side declares it. */
+function contractOf(old: Metric, now: Metric, baselineInferred: boolean, currentInferred: boolean) {
+  const declared = currentInferred && !baselineInferred ? old : now;
+  return { kind: declared.kind, class: declared.class, direction: declared.direction };
+}
+
+/** Whether the contract lets this metric fail the comparison (docs/results-format.md). */
+export function isGated(
+  contract: Pick<Metric, 'kind' | 'class' | 'direction'>,
+  gateTimings: boolean,
+): boolean {
+  if (contract.direction === 'informational') return false;
+  return contract.class === 'counter' || contract.kind === 'ratio' || gateTimings;
+}
+
+function compareMetric(
+  old: Metric,
+  now: Metric,
+  contract: Pick<Metric, 'kind' | 'class' | 'direction'>,
+  options: CompareOptions,
+): MetricComparison {
+  const judged = contract.class === 'counter'
+    ? compareCounter(old, now, contract.direction)
+    : compareVarying(old, now, contract.direction, options.thresholdRatio);
   return {
     name: now.name,
     unit: now.unit,
-    kind: now.kind,
+    kind: contract.kind,
+    class: contract.class,
     baseline: old.median,
     current: now.median,
     change: old.median === 0 ? null : now.median / old.median - 1,
     difference: now.median - old.median,
-    direction: betterDirection(now),
-    gated: now.kind !== 'timing' || options.gateTimings,
+    direction: contract.direction,
+    gated: isGated(contract, options.gateTimings),
     ...judged,
   };
 }
@@ -282,7 +332,11 @@ export function compareDocuments(
     throw unusable(`${baseline.file} and ${current.file} cannot be compared: ` +
       problems.join('; '));
   }
-  const metrics = [...before].map(([name, old]) => compareMetric(old, after.get(name)!, options));
+  const metrics = [...before].map(([name, old]) => {
+    const now = after.get(name)!;
+    const contract = contractOf(old, now, baseline.contractInferred, current.contractInferred);
+    return compareMetric(old, now, contract, options);
+  });
   return {
     experimentId: current.results.experiment.id,
     baselineFile: baseline.file,
@@ -290,8 +344,55 @@ export function compareDocuments(
     thresholdRatio: options.thresholdRatio,
     gateTimings: options.gateTimings,
     metrics,
-    warnings: warningsFor(baseline.results, current.results),
-    failures: metrics.filter((metric) =>
-      metric.gated && (metric.verdict === 'regressed' || metric.verdict === 'changed')),
+    warnings: [
+      ...inferenceWarnings(baseline, current),
+      ...warningsFor(baseline.results, current.results),
+    ],
+    failures: metrics.filter((metric) => metric.gated && metric.verdict === 'regressed'),
   };
+}
+
+/** Every results file directly in `dir`, by experiment id; other JSON (charts) is skipped. */
+function readSuite(dir: string, problems: string[]): Map<string, NamedResults> {
+  const suite = new Map<string, NamedResults>();
+  const names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const value = readJson(file);
+    const schema = schemaOf(value);
+    if (typeof schema !== 'string' || !schema.startsWith('loglab/results@')) continue;
+    const doc = parseComparable(value, file);
+    const id = doc.results.experiment.id;
+    const other = suite.get(id);
+    if (other !== undefined) problems.push(`${dir} holds ${id} twice: ${other.file}, ${file}`);
+    suite.set(id, doc);
+  }
+  if (suite.size === 0) problems.push(`${dir} holds no results file`);
+  return suite;
+}
+
+/**
+ * Two directories of results files (two `loglab run --out` folders), matched by experiment id:
+ * the pairs to compare, in the baseline's order. An experiment on one side only is refused, as a
+ * metric on one side only is.
+ */
+export function readComparableSuites(
+  baselineDir: string,
+  currentDir: string,
+): [NamedResults, NamedResults][] {
+  const problems: string[] = [];
+  const before = readSuite(baselineDir, problems);
+  const after = readSuite(currentDir, problems);
+  const missing = [...before.keys()].filter((id) => !after.has(id));
+  const added = [...after.keys()].filter((id) => !before.has(id));
+  if (missing.length > 0) problems.push(`missing from ${currentDir}: ${list(missing)}`);
+  if (added.length > 0) problems.push(`not in ${baselineDir}: ${list(added)}`);
+  if (problems.length > 0) {
+    throw unusable(`${baselineDir} and ${currentDir} cannot be compared: ${problems.join('; ')}`);
+  }
+  return [...before].map(([id, baseline]) => {
+    const current = after.get(id)!;
+    checkSameSchema(baseline.file, baseline.results.schema, current.file, current.results.schema);
+    return [baseline, current];
+  });
 }

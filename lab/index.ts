@@ -21,7 +21,14 @@ export {
   warmUpSync,
 } from './runner.js';
 export { Measurement, type Repetition, type RunMode, type RunSummary } from './measurement.js';
-export { counterMetric, type Labels, metricFromSamples } from './metric.js';
+export {
+  counterMetric,
+  type Direction,
+  type Labels,
+  measuredMetric,
+  metricFromSamples,
+  type MetricClass,
+} from './metric.js';
 export {
   bootstrapMedianCi,
   bootstrapRelativeChangeCi,

@@ -147,6 +147,8 @@ export class Measurement {
       this.repetitions.map((repetition) => repetition.ratePerSec),
       {
         random,
+        class: 'timing',
+        direction: 'higher',
         labels,
         description: `operations per second, one sample per repetition (${this.mode})`,
       },
@@ -186,6 +188,8 @@ export class Measurement {
     );
     const metric = metricFromSamples(`${this.name}.${field}`, 'ns', samples, {
       random,
+      class: 'timing',
+      direction: 'lower',
       labels,
       description: `${what} (${this.mode}); p50 to max over all ${histogram.totalCount} ` +
         'operations, ' +

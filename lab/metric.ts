@@ -1,18 +1,43 @@
 /**
- * Builders for results metrics: a timing metric from repeated samples (summary, outliers and a
- * bootstrap interval of the median) and a deterministic counter metric.
+ * Builders for results metrics, and the one place a metric's contract is declared: its class
+ * (who decides the figure) and its direction (which way is better). Both are required
+ * parameters, so a metric without them does not compile. docs/results-format.md gives the rules
+ * `compare` applies to each class.
+ *
+ * - `counter`: decided by the code alone (write calls, bytes the code wrote, fdatasyncs it issues
+ *   one per message, index bytes): one value, compared exactly.
+ * - `measurement`: decided by the machine (whole-disk device bytes, I/Os and flushes, syncs under
+ *   group commit, loss windows, anything read from /proc or /sys): varies run to run.
+ * - `timing`: durations, rates, and ratios of them.
  */
-import type { Metric } from './results.js';
+import type { Direction, Metric, MetricClass } from './results.js';
 import type { SeededRandom } from './random.js';
 import { bootstrapMedianCi, summarize } from './stats.js';
 
+export type { Direction, MetricClass } from './results.js';
 export type Labels = Record<string, string | number | boolean>;
 
-export interface SampleMetricOptions {
+/** What varies from run to run: everything but a counter. */
+export type VaryingClass = Exclude<MetricClass, 'counter'>;
+
+export interface VaryingContract {
+  readonly class: VaryingClass;
+  readonly direction: Direction;
+  /**
+   * A ratio of two figures measured within one run (B over A): the machine's speed divides out,
+   * so compare gates it by default (kind `ratio`).
+   */
+  readonly ratio?: boolean;
+}
+
+export interface SampleMetricOptions extends VaryingContract {
   readonly random: SeededRandom;
-  readonly kind?: 'timing' | 'ratio';
   readonly labels?: Labels;
   readonly description?: string;
+}
+
+function kindOf(contract: VaryingContract): Metric['kind'] {
+  return contract.ratio === true ? 'ratio' : 'timing';
 }
 
 /**
@@ -29,7 +54,9 @@ export function metricFromSamples(
   const metric: Metric = {
     name,
     unit,
-    kind: options.kind ?? 'timing',
+    kind: kindOf(options),
+    class: options.class,
+    direction: options.direction,
     median: summary.median,
     p50: summary.p50,
     p90: summary.p90,
@@ -56,15 +83,39 @@ export function metricFromSamples(
   return metric;
 }
 
-/** A deterministic figure (bytes per message, fsyncs per message): one value, no interval. */
+/** A figure the code alone decides (bytes per message, fsyncs per message): exact, no interval. */
 export function counterMetric(
   name: string,
   unit: string,
   value: number,
+  direction: Direction,
   labels?: Labels,
   description?: string,
 ): Metric {
-  const metric: Metric = { name, unit, kind: 'counter', median: value };
+  const metric: Metric = {
+    name, unit, kind: 'counter', class: 'counter', direction, median: value,
+  };
+  if (labels !== undefined) metric.labels = { ...labels };
+  if (description !== undefined) metric.description = description;
+  return metric;
+}
+
+/**
+ * One value the machine or the clock decided (whole-disk bytes per message over a phase, syncs
+ * under group commit): no samples, so compare judges it by the threshold alone.
+ */
+export function measuredMetric(
+  name: string,
+  unit: string,
+  value: number,
+  contract: VaryingContract,
+  labels?: Labels,
+  description?: string,
+): Metric {
+  const metric: Metric = {
+    name, unit, kind: kindOf(contract), class: contract.class, direction: contract.direction,
+    median: value,
+  };
   if (labels !== undefined) metric.labels = { ...labels };
   if (description !== undefined) metric.description = description;
   return metric;

@@ -25,7 +25,7 @@ const INPUT: PlanInput = {
 
 type Labels = NonNullable<Metric['labels']>;
 const metric = (name: string, unit: string, median: number, labels: Labels): Metric =>
-  ({ name, unit, kind: 'timing', median, labels });
+  ({ name, unit, kind: 'timing', class: 'timing', direction: 'lower', median, labels });
 const doc = (id: string, metrics: Metric[]): Results =>
   sampleResults({ experiment: { id, question: `what does ${id} show?` }, metrics });
 

@@ -8,11 +8,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { withInferredContract } from './metric-legacy.js';
 
 export const RESULTS_SCHEMA = 'loglab/results@1';
 const SCHEMA_PREFIX = 'loglab/results@';
 
 const labelValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/** Who decides a metric's figure; lab/metric.ts says which is which, compare applies the rules. */
+export const METRIC_CLASSES = ['counter', 'measurement', 'timing'] as const;
+/** Which way is better; `informational` metrics are reported and never fail a comparison. */
+export const DIRECTIONS = ['higher', 'lower', 'informational'] as const;
+export type MetricClass = (typeof METRIC_CLASSES)[number];
+export type Direction = (typeof DIRECTIONS)[number];
 
 export const metricSchema = z.object({
   /** Dotted name, e.g. `queue.B.always.cyclesPerSec`. */
@@ -24,6 +32,12 @@ export const metricSchema = z.object({
    * (bytes per message, fsyncs per message); `ratio` is a timing ratio measured within one run.
    */
   kind: z.enum(['timing', 'counter', 'ratio']),
+  /**
+   * `counter`: decided by the code alone; `measurement`: decided by the machine (device figures,
+   * syncs under group commit, loss windows); `timing`: durations, rates and their ratios.
+   */
+  class: z.enum(METRIC_CLASSES),
+  direction: z.enum(DIRECTIONS),
   median: z.number(),
   p50: z.number().optional(),
   p90: z.number().optional(),
@@ -133,6 +147,17 @@ export const resultsSchema = z.object({
   }).optional(),
 });
 
+/**
+ * Files written before metrics carried a class and a direction: both may be missing (from every
+ * metric, never from some), and are then inferred (metric-legacy.ts).
+ */
+const storedResultsSchema = resultsSchema.extend({
+  metrics: z.array(metricSchema.extend({
+    class: metricSchema.shape.class.optional(),
+    direction: metricSchema.shape.direction.optional(),
+  })),
+});
+
 export type Metric = z.infer<typeof metricSchema>;
 export type Prediction = z.infer<typeof predictionSchema>;
 export type Environment = z.infer<typeof environmentSchema>;
@@ -151,17 +176,57 @@ export class ResultsFormatError extends Error {
   }
 }
 
-/** Validates a parsed document; throws ResultsFormatError naming the first bad field. */
-export function parseResults(value: unknown, file = '<results>'): Results {
+function formatError(file: string, error: z.ZodError): ResultsFormatError {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(document)';
+  return new ResultsFormatError(file, field, issue?.message ?? 'invalid');
+}
+
+function checkSchemaVersion(value: unknown, file: string): void {
   const schema = (value as { schema?: unknown } | null)?.schema;
   if (typeof schema === 'string' && schema.startsWith(SCHEMA_PREFIX) && schema !== RESULTS_SCHEMA) {
     throw new ResultsFormatError(file, 'schema', `is ${schema}, this loglab reads ${RESULTS_SCHEMA}; upgrade loglab to read it`);
   }
+}
+
+export interface ParsedResults {
+  readonly results: Results;
+  /** True for a file written before metrics carried a class: classes and directions inferred. */
+  readonly contractInferred: boolean;
+}
+
+/**
+ * Validates a parsed document, inferring the metric contract of a file written before metrics
+ * carried one; throws ResultsFormatError naming the first bad field.
+ */
+export function parseResultsWithOrigin(value: unknown, file = '<results>'): ParsedResults {
+  checkSchemaVersion(value, file);
   const parsed = resultsSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(document)';
-  throw new ResultsFormatError(file, field, issue?.message ?? 'invalid');
+  if (parsed.success) return { results: parsed.data, contractInferred: false };
+  const stored = storedResultsSchema.safeParse(value);
+  if (!stored.success) throw formatError(file, stored.error);
+  const metrics = stored.data.metrics;
+  // A file with a contract on some metrics and not others was written wrongly: name the field.
+  if (metrics.some((metric) => metric.class !== undefined || metric.direction !== undefined)) {
+    throw formatError(file, parsed.error);
+  }
+  return {
+    results: { ...stored.data, metrics: metrics.map(withInferredContract) },
+    contractInferred: true,
+  };
+}
+
+/** Validates a parsed document; throws ResultsFormatError naming the first bad field. */
+export function parseResults(value: unknown, file = '<results>'): Results {
+  return parseResultsWithOrigin(value, file).results;
+}
+
+/** Writing checks the full contract: every metric carries its class and direction. */
+function checkedForWriting(results: Results, file: string): Results {
+  checkSchemaVersion(results, file);
+  const parsed = resultsSchema.safeParse(results);
+  if (!parsed.success) throw formatError(file, parsed.error);
+  return parsed.data;
 }
 
 export function readResultsFile(file: string): Results {
@@ -182,7 +247,7 @@ export function readResultsFile(file: string): Results {
 
 /** Writes a validated document atomically: temp file, fsync, rename, fsync of the directory. */
 export function writeResultsFile(file: string, results: Results): void {
-  const checked = parseResults(results, file);
+  const checked = checkedForWriting(results, file);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;

@@ -52,6 +52,8 @@ export const codecBench: Experiment = {
         name: `codec.${task.name}.latencyNs`,
         unit: 'ns',
         kind: 'timing',
+        class: 'timing',
+        direction: 'lower',
         median: latency.p50 * 1e6,
         p50: latency.p50 * 1e6,
         p99: latency.p99 * 1e6,

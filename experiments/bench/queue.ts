@@ -10,7 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { Measurement } from '../../lab/measurement.js';
-import { counterMetric, metricFromSamples } from '../../lab/metric.js';
+import { counterMetric, measuredMetric, metricFromSamples } from '../../lab/metric.js';
+
+const RATE = { class: 'timing', direction: 'higher' } as const;
+const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
 import { interleave, measureAsync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import { NodeFileIO } from '../../storage/file-io.js';
@@ -65,9 +68,9 @@ async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: num
   const b = results.get('B')!;
   const labels = (design: Design) => ({ design, policy, producers });
   return [
-    metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, { random: ctx.random, labels: labels('A') }),
-    metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, { random: ctx.random, labels: labels('B') }),
-    metricFromSamples(`queue.${policy}.ratioBA`, 'ratio', b.map((rate, i) => rate / a[i]!), { random: ctx.random, kind: 'ratio', labels: { policy, producers } }),
+    metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, { random: ctx.random, ...RATE, labels: labels('A') }),
+    metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, { random: ctx.random, ...RATE, labels: labels('B') }),
+    metricFromSamples(`queue.${policy}.ratioBA`, 'ratio', b.map((rate, i) => rate / a[i]!), { random: ctx.random, ...RATE, ratio: true, labels: { policy, producers } }),
   ];
 }
 
@@ -91,16 +94,21 @@ async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'n
   const io2 = phase.end();
   fs.rmSync(dir, { recursive: true });
   const labels = { design, policy: policy === 'none' ? 'none+final sync' : policy };
+  // Design A's calls are its own, one per write and delete; design B saves its head every
+  // 1,000 deletes or 1 s: a measurement.
+  const calls = (quantity: string, value: number) => design === 'A'
+    ? counterMetric(`queue.${design}.${policy}.${quantity}`, 'calls/msg', value / messages, 'lower', labels)
+    : measuredMetric(`queue.${design}.${policy}.${quantity}`, 'calls/msg', value / messages, MEASURED_COST, labels);
   const metrics = [
-    counterMetric(`queue.${design}.${policy}.writeCallsPerMsg`, 'calls/msg', (io2.fileIo?.writeCalls ?? 0) / messages, labels),
-    counterMetric(`queue.${design}.${policy}.fdatasyncsPerMsg`, 'calls/msg', (io2.fileIo?.fdatasyncCalls ?? 0) / messages, labels),
+    calls('writeCallsPerMsg', io2.fileIo?.writeCalls ?? 0),
+    calls('fdatasyncsPerMsg', io2.fileIo?.fdatasyncCalls ?? 0),
   ];
   if (io2.device !== null) {
-    metrics.push(counterMetric(`queue.${design}.${policy}.deviceBytesPerMsg`, 'B/msg', io2.device.writeBytes / messages, labels, 'device sectors written during the phase (close syncs) over messages'));
-    metrics.push(counterMetric(`queue.${design}.${policy}.deviceWritesPerMsg`, 'ios/msg', io2.device.writeIos / messages, labels));
+    metrics.push(measuredMetric(`queue.${design}.${policy}.deviceBytesPerMsg`, 'B/msg', io2.device.writeBytes / messages, MEASURED_COST, labels, 'device sectors written during the phase (close syncs) over messages'));
+    metrics.push(measuredMetric(`queue.${design}.${policy}.deviceWritesPerMsg`, 'ios/msg', io2.device.writeIos / messages, MEASURED_COST, labels));
   }
   if (design === 'B' && policy === 'always') {
-    metrics.push(counterMetric('queue.B.always.preallocationBytesPerMsg', 'B/msg', BODY_BYTES + 16, labels, 'zeros written when a segment is preallocated, spread over the messages it then holds (derived, not measured)'));
+    metrics.push(counterMetric('queue.B.always.preallocationBytesPerMsg', 'B/msg', BODY_BYTES + 16, 'lower', labels, 'zeros written when a segment is preallocated, spread over the messages it then holds (derived, not measured)'));
   }
   return metrics;
 }
@@ -123,8 +131,8 @@ async function inFlightMemory(ctx: LabContext, messages: number): Promise<Metric
   fs.rmSync(dir, { recursive: true });
   const labels = { design: 'B', inFlight };
   return [
-    counterMetric('queue.B.inFlightTrackingBytesPerMsg', 'B/msg', tracking / inFlight, labels, 'typed arrays of the in-flight table (deadline heap, per-offset state) per message in flight'),
-    counterMetric('queue.B.inFlightHeapBytesPerMsg', 'B/msg', Math.max(0, heapAfter - heapBefore) / inFlight, labels, 'growth of the JS heap per message in flight (typed arrays live outside it); more precise with node --expose-gc'),
+    counterMetric('queue.B.inFlightTrackingBytesPerMsg', 'B/msg', tracking / inFlight, 'lower', labels, 'typed arrays of the in-flight table (deadline heap, per-offset state) per message in flight'),
+    measuredMetric('queue.B.inFlightHeapBytesPerMsg', 'B/msg', Math.max(0, heapAfter - heapBefore) / inFlight, MEASURED_COST, labels, 'growth of the JS heap per message in flight (typed arrays live outside it); more precise with node --expose-gc'),
   ];
 }
 

@@ -11,7 +11,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { Measurement } from '../../lab/measurement.js';
-import { counterMetric, metricFromSamples } from '../../lab/metric.js';
+import { type Direction, measuredMetric, metricFromSamples } from '../../lab/metric.js';
+
+const RATE = { class: 'timing', direction: 'higher' } as const;
 import { interleave, measureAsync, measureSync, warmUpAsync, warmUpSync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import { Log } from '../../storage/log.js';
@@ -129,11 +131,12 @@ function zeroFill(fd: number, sizeBytes: number): void {
 function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: string, policy: string): Metric[] {
   const labels = { policy, cache: 'page cache' };
   return [
-    metricFromSamples(`${prefix}.ratePerSec`, 'ops/s', pairs.map((p) => p.log), { random: ctx.random, labels }),
-    metricFromSamples(`${prefix}.${rawName}RatePerSec`, 'ops/s', pairs.map((p) => p.raw), { random: ctx.random, labels }),
+    metricFromSamples(`${prefix}.ratePerSec`, 'ops/s', pairs.map((p) => p.log), { random: ctx.random, ...RATE, labels }),
+    metricFromSamples(`${prefix}.${rawName}RatePerSec`, 'ops/s', pairs.map((p) => p.raw), { random: ctx.random, ...RATE, labels }),
     metricFromSamples(`${prefix}.vs${rawName[0]!.toUpperCase()}${rawName.slice(1)}`, 'ratio', pairs.map((p) => p.log / p.raw), {
       random: ctx.random,
-      kind: 'ratio',
+      ...RATE,
+      ratio: true,
       labels,
       description: `loglab's rate over the plain node:fs loop writing the same 1,040-byte records, per paired round`,
     }),
@@ -147,14 +150,16 @@ function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: st
 function checksumMetrics(ctx: LabContext, pairs: Pair[]): Metric[] {
   const labels = { policy: 'none', cache: 'page cache' };
   const checksummed = pairs.map((pair) => pair.checksummed ?? Number.NaN);
-  const ratio = (name: string, values: number[], description: string) =>
-    metricFromSamples(name, 'ratio', values, { random: ctx.random, kind: 'ratio', labels, description });
+  const ratio = (name: string, values: number[], description: string, direction: Direction = 'higher') =>
+    metricFromSamples(name, 'ratio', values, { random: ctx.random, class: 'timing', direction, ratio: true, labels, description });
   return [
     metricFromSamples('append.none.checksummedFsRatePerSec', 'ops/s', checksummed,
-      { random: ctx.random, labels }),
+      { random: ctx.random, ...RATE, labels }),
+    // Two reference loops, neither of them loglab: where the ceiling lies, not a quality.
     ratio('append.none.checksummedFsVsRawFs', pairs.map((pair, i) => checksummed[i]! / pair.raw),
       'the raw loop computing each record\'s CRC-32C (@node-rs/crc32) over the plain one: the ' +
-        'most a log that checksums every record can reach against fs.writeSync, per paired round'),
+        'most a log that checksums every record can reach against fs.writeSync, per paired round',
+      'informational'),
     ratio('append.none.vsChecksummedFs', pairs.map((pair, i) => pair.log / checksummed[i]!),
       'loglab\'s rate over the checksumming raw loop: what encoding and bookkeeping cost, per ' +
         'paired round'),
@@ -174,7 +179,7 @@ function batchedBytesPerSec(ctx: LabContext, rounds: number, roundSeconds: numbe
     log.close();
     fs.rmSync(dir, { recursive: true });
   }
-  return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, { random: ctx.random, labels: { policy: 'none', cache: 'page cache' } });
+  return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, { random: ctx.random, ...RATE, labels: { policy: 'none', cache: 'page cache' } });
 }
 
 const GROUP_DESIGNS = {
@@ -214,7 +219,8 @@ async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: numb
   const overAlways = (name: string, rates: readonly number[], groupSync: string) =>
     metricFromSamples(name, 'ratio', rates.map((rate, i) => rate / always[i]!), {
       random: ctx.random,
-      kind: 'ratio',
+      ...RATE,
+      ratio: true,
       labels: { ...labels, groupSync },
       description: `group commit (fdatasync ${groupSync}) with 16 concurrent producers over always ` +
         'with one producer, both async, per paired round',
@@ -222,10 +228,10 @@ async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: numb
   const group = results.get('group')!;
   const threadPool = results.get('group-thread-pool')!;
   return [
-    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, labels: { ...labels, policy: 'group', groupSync: 'inline' } }),
-    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, labels: { policy: 'always', producers: 1 } }),
+    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, ...RATE, labels: { ...labels, policy: 'group', groupSync: 'inline' } }),
+    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, ...RATE, labels: { policy: 'always', producers: 1 } }),
     overAlways('append.group.vsAlways', group, 'inline'),
-    metricFromSamples('append.group.threadPool.ratePerSec', 'ops/s', threadPool, { random: ctx.random, labels: { ...labels, policy: 'group', groupSync: 'thread-pool' } }),
+    metricFromSamples('append.group.threadPool.ratePerSec', 'ops/s', threadPool, { random: ctx.random, ...RATE, labels: { ...labels, policy: 'group', groupSync: 'thread-pool' } }),
     overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
   ];
 }
@@ -255,7 +261,7 @@ function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Me
   const { latencyNs, ops } = measurement.summarize(ctx.random);
   const labels = { cache: 'warm', logBytes };
   const percentile = (name: string, value: number, description: string): Metric =>
-    ({ name, unit: 'ns', kind: 'timing', median: value, count: ops, labels, description });
+    ({ name, unit: 'ns', kind: 'timing', class: 'timing', direction: 'lower', median: value, count: ops, labels, description });
   return [
     percentile('lookup.warm.p50Ns', latencyNs.p50 ?? latencyNs.median, 'median of every random-offset lookup: index search, step forward, CRC check, copy of the body'),
     percentile('lookup.warm.p99Ns', latencyNs.p99 ?? latencyNs.median, '99th percentile of the same lookups'),
@@ -279,6 +285,7 @@ function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number
   fs.rmSync(dir, { recursive: true });
   return metricFromSamples('recovery.scan.bytesPerSec', 'B/s', rates, {
     random: ctx.random,
+    ...RATE,
     labels: { cache: 'warm', segmentBytes },
     description: 'Log.open of one segment with no recovery point: every record checked (length, CRC, id) and the index rebuilt',
   });
@@ -304,7 +311,7 @@ function rssGrowth(ctx: LabContext, totalBytes: number): Metric {
   maxRss = Math.max(maxRss, process.memoryUsage.rss());
   log.close();
   fs.rmSync(dir, { recursive: true });
-  return counterMetric('append.rssGrowthBytes', 'B', maxRss - startRss, { appendedBytes: totalBytes }, 'largest resident-set growth seen while appending, over the resident set after a warm-up');
+  return measuredMetric('append.rssGrowthBytes', 'B', maxRss - startRss, { class: 'measurement', direction: 'lower' }, { appendedBytes: totalBytes }, 'largest resident-set growth seen while appending, over the resident set after a warm-up');
 }
 
 export const storageBench: Experiment = {

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../../test/fixtures/main-in-process.js';
+import { expectMetricContract } from '../../test/fixtures/metric-contract.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import type { Results } from '../results.js';
 
@@ -22,7 +23,8 @@ describe('loglab ci', () => {
     expect(update).toMatchObject({ code: 0, stderr: '' });
     const results = JSON.parse(readFileSync(baseline, 'utf8')) as Results;
     expect(results.experiment.id).toBe('ci-counters');
-    expect(new Set(results.metrics.map((metric) => metric.kind))).toEqual(new Set(['counter']));
+    expectMetricContract(results);
+    expect(new Set(results.metrics.map((metric) => metric.class))).toEqual(new Set(['counter']));
     const byName = new Map(results.metrics.map((metric) => [metric.name, metric.median]));
     expect(byName.get('ci.log.sparse.recoveryScannedBytes')).toBe(0);
     expect(byName.get('ci.B.none.send.fdatasyncsPerMsg')).toBe(0);
@@ -33,7 +35,7 @@ describe('loglab ci', () => {
     expect(byName.get('ci.log.group.fdatasyncsPerMsg')).toBe(1 / 16);
     const again = await runMain(['ci', '--baseline', baseline]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/ci-counters: no regression — 0 regressed, 0 improved, /);
+    expect(again.stdout).toMatch(/ci-counters: no gated regression — 0 regressed, 0 improved, /);
     expect(again.stdout).toMatch(new RegExp(` ${results.metrics.length} unchanged`));
   });
 

@@ -54,7 +54,7 @@ async function ciCommand(options: CiOptions): Promise<void> {
       'commit it with the change that moved them\n');
     return;
   }
-  const current = { file: '(this run)', results };
+  const current = { file: '(this run)', results, contractInferred: false };
   const comparison = compareDocuments(readBaselineFor(baselineFile, current), current, gate);
   reportComparison(comparison, gate.format, 'ci');
   const improved = comparison.metrics.some((metric) => metric.verdict === 'improved');

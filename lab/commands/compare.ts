@@ -1,17 +1,25 @@
 /**
- * `loglab compare BASELINE.json CURRENT.json`: metric by metric, what changed and whether it is a
- * regression (lab/compare.ts). Exit 0 when nothing gated regressed, 1 when something did, 2 when
- * the documents cannot be compared.
+ * `loglab compare BASELINE.json CURRENT.json` (or two directories of results files, matched by
+ * experiment id): metric by metric, what changed and whether it is a regression
+ * (lab/compare.ts). Exit 0 when nothing gated regressed, 1 when something did, 2 when the
+ * documents cannot be compared.
  */
 import type { Command } from 'commander';
+import * as fs from 'node:fs';
 import { parseChoice, parsePercentArgument } from '../arguments.js';
 import {
   type Comparison,
   DEFAULT_THRESHOLD,
   compareDocuments,
   readComparablePair,
+  readComparableSuites,
 } from '../compare.js';
-import { COMPARE_FORMATS, type CompareFormat, formatComparison } from '../compare-format.js';
+import {
+  COMPARE_FORMATS,
+  type CompareFormat,
+  formatComparison,
+  summaryLine,
+} from '../compare-format.js';
 import { LabError } from '../errors.js';
 
 export interface GateOptions {
@@ -37,24 +45,55 @@ export function reportComparison(
   command: string,
 ): void {
   process.stdout.write(`${formatComparison(comparison, format)}\n`);
-  const { failures } = comparison;
+  failIfRegressed([comparison], command);
+}
+
+function failIfRegressed(comparisons: readonly Comparison[], command: string): void {
+  const failures = comparisons.flatMap((comparison) => comparison.failures);
   if (failures.length > 0) {
     throw new LabError('CHECK_FAILED', `${command}: ${failures.length} metric(s) regressed: ` +
       `${failures.map((metric) => metric.name).join(', ')}`);
   }
 }
 
+/** Every experiment's table, then one line per experiment; JSON: the list of comparisons. */
+function reportSuite(comparisons: readonly Comparison[], format: CompareFormat): void {
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify(comparisons, null, 2)}\n`);
+  } else {
+    const tables = comparisons.map((comparison) => formatComparison(comparison, format));
+    const failed = comparisons.filter((comparison) => comparison.failures.length > 0).length;
+    const lines = comparisons.map((comparison) => summaryLine(comparison));
+    const verdict = `suite: ${comparisons.length} experiment(s) compared, ${failed} failing`;
+    const summary = format === 'md'
+      ? [`**${verdict}**`, '', ...lines.map((line) => `- ${line}`)]
+      : [verdict, ...lines];
+    process.stdout.write(`${[...tables, ...summary].join('\n\n')}\n`);
+  }
+  failIfRegressed(comparisons, 'compare');
+}
+
+const isDirectory = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory();
+
 export function registerCompareCommand(program: Command): void {
   program
     .command('compare')
-    .description('compare two results files of one experiment; exit 1 when something regressed')
-    .argument('<baseline>', 'the results file to compare against')
-    .argument('<current>', 'the results file to judge')
+    .description('compare two results files of one experiment, or two directories of them ' +
+      '(matched by experiment id); exit 1 when something gated regressed')
+    .argument('<baseline>', 'the results file (or directory) to compare against')
+    .argument('<current>', 'the results file (or directory) to judge')
     .option('--threshold <percent>', `smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
     .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
-    .option('--timings', 'let raw timings fail the comparison too (they are reported either way)')
+    .option('--timings', 'let raw timings and measurements fail the comparison too (they are ' +
+      'reported either way)')
     .action((baselineFile: string, currentFile: string, options: GateOptions) => {
       const gate = parseGateOptions(options);
+      if (isDirectory(baselineFile) && isDirectory(currentFile)) {
+        const pairs = readComparableSuites(baselineFile, currentFile);
+        reportSuite(pairs.map(([baseline, current]) =>
+          compareDocuments(baseline, current, gate)), gate.format);
+        return;
+      }
       const [baseline, current] = readComparablePair(baselineFile, currentFile);
       const comparison = compareDocuments(baseline, current, gate);
       reportComparison(comparison, gate.format, 'compare');
