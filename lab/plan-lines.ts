@@ -3,18 +3,21 @@
  * from the same numbers the result was computed from, so a reader can redo each line by hand.
  */
 import {
+  type DurationUnit,
   formatAboutDuration,
   formatBytes,
   formatDurationNs,
+  formatFigure,
   formatNumber,
   roundSignificant,
 } from './format.js';
 import type { PlanCosts } from './plan-costs.js';
 import { streamNs } from './plan-costs.js';
 import type { MeasuredFigures } from './plan-measured.js';
-import type { Recommendation } from './plan-recommend.js';
+import type { Recommendation, SegmentChoice } from './plan-recommend.js';
+import { segmentForCount, tooManySegments } from './plan-recommend.js';
 import type { PlanFigures, SegmentLife } from './plan.js';
-import { FILES_PER_SEGMENT } from './plan.js';
+import { FILES_PER_SEGMENT, MAX_SEGMENTS, segmentsKept } from './plan.js';
 
 /** `label = formula = result`; a bound reads `label <= formula`, its reason in the formula. */
 type Step =
@@ -38,7 +41,19 @@ const approx = (value: number) => {
 };
 const about = (value: number) =>
   (Number.isInteger(value) ? count(value) : `about ${approx(value)}`);
-const megabytesPerSec = (value: number) => `${formatNumber(value / 1e6)} MB/s`;
+/** Three significant digits below 100 MB/s, so a slow rate never prints as `0 MB/s`. */
+const megabytesPerSec = (value: number) => `${formatFigure(value / 1e6)} MB/s`;
+/** A quotient in seconds: whole from 100 s up, else three significant digits (1.64 s). */
+const seconds = (value: number) => (value >= 100 || Number.isInteger(value)
+  ? `${count(value)} s`
+  : `${formatNumber(roundSignificant(value, 3), 6)} s`);
+/**
+ * `1.64 s`, or `13,107 s = about 3.6 hours` from a minute up: a time under a minute is not
+ * restated in seconds at another rounding (`2 s = about 1.6 seconds` contradicted itself).
+ */
+const duration = (value: number, largestUnit?: DurationUnit) => (value < 60
+  ? seconds(value)
+  : `${seconds(value)} = ${formatAboutDuration(value, largestUnit)}`);
 
 function render(steps: readonly Step[]): string[] {
   return steps.map((step) => step.length === 2
@@ -54,7 +69,7 @@ function lifeStep(
   return [
     label,
     `${count(life.segmentBytes)} / ${exact(bytesPerSec)}`,
-    `${count(life.seconds)} s = ${formatAboutDuration(life.seconds, 'hour')}`,
+    duration(life.seconds, 'hour'),
   ];
 }
 
@@ -210,7 +225,7 @@ function pageCacheLines(f: PlanFigures): string[] {
   const steps: Step[] = [[
     'holds',
     `${count(pageCache.memoryBytes)} B / ${exact(f.bytesPerSec)} B/s`,
-    `${count(pageCache.seconds)} s = ${formatAboutDuration(pageCache.seconds)} of traffic`,
+    `${duration(pageCache.seconds)} of traffic`,
   ]];
   const { lag } = pageCache;
   if (lag !== null) {
@@ -231,7 +246,9 @@ function retentionLines(f: PlanFigures): string[] {
   if (retention === null) return [];
   const kept = count(retention.segments);
   return [
-    `Retention of ${count(retention.seconds)} s (${formatAboutDuration(retention.seconds)})`,
+    `Retention of ${retention.seconds < 60
+      ? seconds(retention.seconds)
+      : `${seconds(retention.seconds)} (${formatAboutDuration(retention.seconds)})`}`,
     ...render([
       [
         'log bytes',
@@ -251,7 +268,20 @@ function retentionLines(f: PlanFigures): string[] {
         sized(retention.indexBytes),
       ],
     ]),
+    ...retentionWarning(f),
   ];
+}
+
+/** Above MAX_SEGMENTS for the retention: say so, and which size would keep fewer. */
+function retentionWarning(f: PlanFigures): string[] {
+  const { retention } = f;
+  if (retention === null || retention.segments <= MAX_SEGMENTS) return [];
+  const larger = segmentForCount(retention.bytes);
+  const fix = larger === null
+    ? '; even 2 GiB segments keep too many: shorten the retention or split the log'
+    : `: --segment ${formatBytes(larger).replace(' ', '')} keeps ` +
+      count(segmentsKept(retention.bytes, larger));
+  return wrap(`${tooManySegments(retention.segments, retention.files)}${fix}`, '  ');
 }
 
 /** Breaks a long reason into lines of at most WRAP_COLUMNS, each indented. */
@@ -269,15 +299,61 @@ function wrap(text: string, indent: string): string[] {
   return [...lines, `${indent}${line}`];
 }
 
-function measuredLines(measured: MeasuredFigures, recommendation: Recommendation): string[] {
+/** The recommended segment's consequences, each figure redone from the one before. */
+function recommendedSegmentLines(f: PlanFigures, choice: SegmentChoice): string[] {
+  const size = count(choice.bytes);
+  const steps: Step[] = [];
+  const { retention } = f;
+  if (retention !== null && choice.segments !== null && choice.files !== null) {
+    const kept = count(choice.segments);
+    steps.push(
+      ['segments kept', `ceil(${count(retention.bytes)} / ${size}) + 1`, kept],
+      ['files', `${kept} x ${FILES_PER_SEGMENT} (.log .index .timeindex)`, count(choice.files)],
+    );
+    if (choice.openNs !== null && choice.openNsPerSegment !== null) {
+      steps.push([
+        'open, clean',
+        `${kept} segments x ${formatDurationNs(choice.openNsPerSegment)} checked`,
+        formatDurationNs(choice.openNs),
+      ]);
+    }
+  }
+  steps.push([
+    'recovery walk',
+    `${size} B / ${megabytesPerSec(choice.recoveryBytesPerSec)}`,
+    `${formatDurationNs(choice.recoveryNs)} (one whole segment)`,
+  ]);
+  const heading = retention === null
+    ? `  at ${formatBytes(choice.bytes)} (no --retention: segment and file counts not computed):`
+    : `  at ${formatBytes(choice.bytes)}, for the retention of ` +
+      `${formatAboutDuration(retention.seconds)}:`;
+  const open = choice.openNs === null && retention !== null
+    ? ['  open time not measured: add recovery results (`loglab run recovery`)']
+    : [];
+  return [
+    heading,
+    ...render(steps).map((line) => `  ${line}`),
+    ...open,
+    ...(choice.warning === null ? [] : wrap(choice.warning, '    ')),
+  ];
+}
+
+function measuredLines(
+  f: PlanFigures,
+  measured: MeasuredFigures,
+  recommendation: Recommendation,
+): string[] {
   const interval = recommendation.indexIntervalBytes;
+  const segment = recommendation.segmentBytes;
   return [
     'Measured on this machine:',
     ...measured.files.map((file) => `  ${file}`),
     ...measured.ignored.map((entry) => `  not used (not a sizing experiment): ${entry}`),
     'Recommendation',
-    `  segment ${formatBytes(recommendation.segmentBytes.bytes)}:`,
-    ...wrap(recommendation.segmentBytes.reason, '    '),
+    `  segment ${formatBytes(segment.bytes)}:`,
+    ...wrap(segment.reason, '    '),
+    ...wrap(segment.basis, '    '),
+    ...recommendedSegmentLines(f, segment),
     interval === null
       ? '  index interval: no index-density results, so no recommendation'
       : `  index interval ${interval.bytes === 0 ? 'dense' : formatBytes(interval.bytes)}:`,
@@ -298,7 +374,7 @@ export function planLines(
     recoveryLines(f, costs),
     pageCacheLines(f),
     retentionLines(f),
-    measured === null ? [] : measuredLines(measured.figures, measured.recommendation),
+    measured === null ? [] : measuredLines(f, measured.figures, measured.recommendation),
   ];
   return blocks
     .filter((block) => block.length > 0)

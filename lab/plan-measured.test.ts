@@ -101,13 +101,15 @@ describe('measured figures for the plan', () => {
     expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MIB) / 0.4, 0);
   });
 
-  it('recommends the sparsest interval within 10% of the fastest lookup, and why', () => {
+  it('keeps the default interval when no figure carries an interval or samples', () => {
     const measured = measuredFigures(documents(), 1024, 4096);
     const costs = { ...modelCosts(EXOS_X20, 5120), ...measured.costs };
     const { indexIntervalBytes } = recommend(INPUT, costs, measured);
     expect(indexIntervalBytes?.bytes).toBe(4096);
-    expect(indexIntervalBytes?.reason).toMatch(/within 10% of the fastest \(dense: 2 ms/);
-    expect(indexIntervalBytes?.reason).toMatch(/16 KiB is slower: 2.6 ms/);
+    expect(indexIntervalBytes?.reason)
+      .toMatch(/The default, 4 KiB: 2.1 ms \(no interval, 0 samples/);
+    expect(indexIntervalBytes?.reason)
+      .toMatch(/dense: 2 ms .*: fewer than 5 samples, no interval recorded/);
   });
 
   it('recommends the largest segment within the retention and recovery bounds', () => {
@@ -115,8 +117,10 @@ describe('measured figures for the plan', () => {
     const costs = { ...modelCosts(EXOS_X20, 5120), ...slowRecovery.costs };
     const chosen = recommend(INPUT, costs, slowRecovery).segmentBytes;
     expect(chosen.bytes).toBe(64 * MIB);
-    expect(chosen.reason).toMatch(/lasts about 3.6 hours \(5.1% of the retention\)/);
-    expect(chosen.reason).toMatch(/256 MiB lasts about 15 hours \(20.2% of the retention\)/);
+    expect(chosen.reason).toMatch(/lasts about 3.6 hours \(5.06% of the retention\)/);
+    expect(chosen.reason).toMatch(/128 MiB lasts about 7.3 hours \(10.1% of the retention\)/);
+    expect(chosen.basis)
+      .toMatch(/^measured at this size(, a --quick run.*)?: open 1 ms, roll 200 µs/);
     // Without a retention, only recovery bounds the size: a fast walk allows 256 MiB.
     const fast = measuredFigures(documents(0.05e9), 1024, 4096);
     const unbounded = { ...INPUT, retentionSeconds: null };
@@ -137,8 +141,9 @@ describe('measured figures for the plan', () => {
     expect(run.stdout).toMatch(/scan instead += 67,108,864 B \/ 134 MB\/s += 500 ms/);
     expect(run.stdout).toMatch(/open, clean += 21 segments x 500 µs += 10.5 ms/);
     expect(run.stdout).toMatch(/not used \(not a sizing experiment\): .*puzzle.json \(puzzle\)/);
-    expect(run.stdout).toMatch(/segment 64 MiB:\n +the largest candidate within the bounds/);
-    expect(run.stdout).toMatch(/index interval 4 KiB:\n +lookup 2.1 ms/);
+    expect(run.stdout)
+      .toMatch(/segment 64 MiB:\n +the largest candidate of 1 MiB … 2 GiB within/);
+    expect(run.stdout).toMatch(/index interval 4 KiB:\n +Lookups measured with cold cache/);
   });
 
   it('refuses a measured file that is not a results document, with exit code 2', async () => {

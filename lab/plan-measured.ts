@@ -38,6 +38,13 @@ export interface IntervalFigure {
   readonly intervalBytes: number;
   readonly lookupNs: number;
   readonly indexBytesPerGiB: number | null;
+  /**
+   * How far the figure may move from run to run: the metric's ci95, else the range of its
+   * samples; null when the document gives neither (then no difference counts as real).
+   */
+  readonly noiseNs: readonly [number, number] | null;
+  /** Samples behind the interval: the metric's `samples`, else its `count`; 0 when unknown. */
+  readonly sampleCount: number;
 }
 
 /** The segment-size experiment's figures at one segment size. */
@@ -58,6 +65,8 @@ export interface MeasuredFigures {
   readonly intervalBasis: string | null;
   readonly intervals: readonly IntervalFigure[];
   readonly segmentSizes: readonly SegmentSizeFigure[];
+  /** True when the segment-size figures come from a --quick run (sizes divided by 64). */
+  readonly segmentSizesQuick: boolean;
 }
 
 /** Results files named directly, or every `*.json` in a directory `loglab run --out` wrote. */
@@ -118,6 +127,13 @@ function describe(found: Found): string {
   return `measured: ${found.metric.name} {${labels}} in ${found.file}`;
 }
 
+/** The metric's ci95; without one, the range of its samples (wider, never narrower). */
+function noiseOf(metric: Metric): readonly [number, number] | null {
+  if (metric.ci95 !== undefined) return metric.ci95;
+  const samples = metric.samples ?? [];
+  return samples.length < 2 ? null : [Math.min(...samples), Math.max(...samples)];
+}
+
 /** index-density figures at the record size nearest the plan's, cold if measured cold. */
 function intervalFigures(docs: readonly MeasuredDocument[], recordBytes: number) {
   const latencies = nearest(preferCold(find(docs, 'index-density', 'lookupLatencyNs')),
@@ -134,6 +150,8 @@ function intervalFigures(docs: readonly MeasuredDocument[], recordBytes: number)
       intervalBytes,
       lookupNs: entry.metric.median,
       indexBytesPerGiB: size?.metric.median ?? null,
+      noiseNs: noiseOf(entry.metric),
+      sampleCount: entry.metric.samples?.length ?? entry.metric.count ?? 0,
       found: entry,
     });
   }
@@ -265,5 +283,7 @@ export function measuredFigures(
         `${String(first.recordSizeBytes)}-byte records`,
     intervals: intervals.map(({ found: _found, ...figure }) => figure),
     segmentSizes: segmentSizeFigures(docs),
+    segmentSizesQuick: docs.some((doc) =>
+      doc.results.experiment.id === 'segment-size' && doc.results.quick),
   };
 }

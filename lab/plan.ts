@@ -26,6 +26,8 @@ export const DEFAULT_MEMORY_BYTES = 1024 ** 3;
 export const RELATIVE_OFFSET_LIMIT = 2 ** 32;
 /** Files per segment: `.log`, `.index`, `.timeindex`. */
 export const FILES_PER_SEGMENT = 3;
+/** More segments than this for the retention is too many files to open, check and keep open. */
+export const MAX_SEGMENTS = 100_000;
 
 export interface PlanInput {
   readonly ratePerSec: number;
@@ -217,6 +219,15 @@ function pageCacheFigures(input: PlanInput, bytesPerSec: number): PageCacheFigur
   };
 }
 
+/**
+ * Segments on disk holding `retainedBytes`: deletion drops whole segments, so the oldest one
+ * waits until all of it has expired — one more than the bytes need.
+ */
+export function segmentsKept(retainedBytes: number, segmentBytes: number): number {
+  assert(segmentBytes > 0, `segment must be positive: ${segmentBytes}`);
+  return Math.ceil(retainedBytes / segmentBytes) + 1;
+}
+
 function retentionFigures(
   input: PlanInput,
   bytesPerSec: number,
@@ -224,8 +235,7 @@ function retentionFigures(
 ): RetentionFigures | null {
   if (input.retentionSeconds === null) return null;
   const bytes = input.retentionSeconds * bytesPerSec;
-  // Deletion drops whole segments: the oldest one waits until all of it has expired.
-  const segments = Math.ceil(bytes / input.segmentBytes) + 1;
+  const segments = segmentsKept(bytes, input.segmentBytes);
   return {
     seconds: input.retentionSeconds,
     bytes,
