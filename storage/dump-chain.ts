@@ -33,6 +33,8 @@ export interface DumpedOffsetsProblem {
   readonly fromOffset: number;
   readonly toOffset: number;
   readonly next: string;
+  /** A crash cut the segment's background sync short (NextSegment.afterSealing). */
+  readonly unsynced?: true;
 }
 
 /** A sealed segment whose records stop short of the next segment, with bytes after them. */
@@ -45,6 +47,7 @@ export interface DumpedDamagedEnd {
   readonly position: number;
   readonly sizeBytes: number;
   readonly next: string;
+  readonly unsynced?: true;
 }
 
 /** Bytes after a sealed segment's last record, once its records reached the next segment. */
@@ -55,6 +58,7 @@ export interface DumpedTrailingBytes {
   readonly position: number;
   readonly sizeBytes: number;
   readonly next: string;
+  readonly unsynced?: true;
 }
 
 export type DumpedChainProblem =
@@ -83,6 +87,11 @@ export interface SegmentEnd {
 export interface NextSegment {
   readonly segment: string;
   readonly startOffset: number;
+  /**
+   * The recovery point says the segment before this one was being sealed under `none`, its sync
+   * still running (log.ts, #rollIfFull): a crash may have left it short, and opening cuts it.
+   */
+  readonly afterSealing: boolean;
 }
 
 /** As checkSegmentName: only a sound first record can say the name is wrong. */
@@ -107,11 +116,12 @@ export function chainProblemsAtEnd(end: SegmentEnd, following: NextSegment): Dum
     // Records that end short of the next segment are a removed file or a cut (LOG_GAP), unless
     // the non-zero bytes after them could be the missing records, damaged: the log then opens
     // and reports them (segment-chain.ts, couldHold).
+    const unsynced = following.afterSealing ? { unsynced: true as const } : {};
     if (!end.startsLikeRecord || end.damagedBytes < (toOffset - fromOffset + 1) * RECORD_HEADER_BYTES) {
-      return [{ type: 'chain', segment, problem: 'gap', fromOffset, toOffset, next }];
+      return [{ type: 'chain', segment, problem: 'gap', fromOffset, toOffset, next, ...unsynced }];
     }
     const problem = 'damaged-end';
-    return [{ type: 'chain', segment, problem, fromOffset, toOffset, position, sizeBytes, next }];
+    return [{ type: 'chain', segment, problem, fromOffset, toOffset, position, sizeBytes, next, ...unsynced }];
   }
   const problems: DumpedChainProblem[] = [];
   if (end.nextOffset > following.startOffset) {
@@ -158,6 +168,10 @@ export function describeChainProblem(entry: DumpedChainProblem): string {
 
 /** What to do about the problem, as sentences: the advice of the log's errors, for `dir`. */
 export function chainProblemAdvice(entry: DumpedChainProblem, dir: string): string {
+  if ('unsynced' in entry && entry.unsynced === true) {
+    return 'The log stopped before this segment\'s background sync finished (a roll under ' +
+      '`none`): this is a crash\'s torn tail, and opening the log cuts it there';
+  }
   switch (entry.problem) {
     case 'name-mismatch':
       return 'Rename it (with its .index and .timeindex) to ' +
@@ -176,8 +190,8 @@ export function chainProblemAdvice(entry: DumpedChainProblem, dir: string): stri
         'every other offset';
     case 'trailing-zeros':
     case 'trailing-bytes':
-      return 'Nothing the log does leaves bytes there (a roll syncs a segment before it makes ' +
-        'the next one): find what wrote to the file. The log opens and never reads them; ' +
+      return 'Nothing the log does leaves bytes after a segment whose records reach the next ' +
+        'one: find what wrote to the file. The log opens and never reads them; ' +
         `cutting ${path.join(dir, entry.segment)} to ${entry.position} bytes removes them`;
   }
 }

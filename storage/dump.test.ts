@@ -11,6 +11,8 @@ import type { FileIO } from './file-io.js';
 import { Log } from './log.js';
 import { LOG_SUFFIX, segmentFileName } from './segment.js';
 import { SimDisk } from './sim-disk.js';
+import { writeRecoveryPoint } from './recovery-point.js';
+import { type DumpedChainProblem, chainProblemAdvice } from './dump-chain.js';
 
 const DIR = '/data/log';
 const SEGMENT_BYTES = 1024;
@@ -170,6 +172,22 @@ describe('dump reports the segment chain', () => {
       fromOffset: next - 1, toOffset: next - 1,
       next: segmentFileName(next, LOG_SUFFIX),
     }]);
+  });
+
+  it('says a short segment the recovery point names as sealing is a crash tail that opening cuts', () => {
+    const disk = writtenLog();
+    const [, sealed, next] = segmentBases(disk) as [number, number, number];
+    const lastRecord = dumpAll(disk).find((entry) => entry.type === 'record' && entry.offset === next - 1);
+    if (lastRecord?.type !== 'record') throw new Error(`no record ${next - 1} in the dump`);
+    // A roll under none whose background sync a crash cut short: its last record never landed.
+    const handle = disk.open(logPath(sealed), { create: false });
+    disk.truncate(handle, lastRecord.position);
+    disk.close(handle);
+    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: sealed, positionBytes: 0, nextOffset: sealed, sealing: true });
+    const [entry] = chainOf(dumpAll(disk));
+    expect(entry).toMatchObject({ problem: 'gap', fromOffset: next - 1, unsynced: true });
+    expect(chainProblemAdvice(entry as DumpedChainProblem, DIR)).toMatch(/background sync finished .* opening the log cuts it/);
+    expect(openRefusal(disk)).toBeNull();
   });
 
   it('reports zeros after the active segment as its preallocated tail, not a problem', () => {

@@ -31,6 +31,7 @@ import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
 import { startsLikeRecord } from './segment-chain.js';
+import { readRecoveryPoint } from './recovery-point.js';
 import {
   type DumpedChainProblem,
   type NextSegment,
@@ -150,13 +151,21 @@ export function* dumpLog(
   // A segment with only index files has no records to chain; the log's neighbours skip it too.
   const chained = segments.filter((segment) => segment.hasLog);
   const nextOf = new Map(chained.slice(1).map((after, slot) => [chained[slot]!, after]));
+  const sealingBase = target.wholeLog ? sealingSegmentOf(io, target.dir) : null;
   for (const segment of segments) {
     const after = nextOf.get(segment);
+    const afterSealing = segment.baseOffset === sealingBase;
     const next = target.wholeLog && after !== undefined
-      ? { segment: after.logName, startOffset: after.startOffset }
+      ? { segment: after.logName, startOffset: after.startOffset, afterSealing }
       : null;
     yield* dumpSegment(io, target.dir, segment, next, { ...options, maxRecordBytes });
   }
+}
+
+/** The segment a sealing recovery point names (recovery-point.ts), read and never written. */
+function sealingSegmentOf(io: FileIO, dir: string): number | null {
+  const point = readRecoveryPoint(io, dir);
+  return point !== null && !('unreadable' in point) && point.sealing === true ? point.segmentBaseOffset : null;
 }
 
 function segmentStart(
