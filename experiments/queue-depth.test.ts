@@ -4,6 +4,7 @@ import type { Results } from '../lab/results.js';
 import {
   expectContractCharts,
   expectWellFormed,
+  expectHonestStatistics,
   metricNamed,
   metricsOf,
 } from '../test/fixtures/experiment-shape.js';
@@ -47,9 +48,11 @@ describe('the queue-depth experiment', () => {
       const libuv = metrics.filter((metric) => metric.labels?.engine === 'libuv');
       expect(libuv).toHaveLength(6);
     }
-    expect(metricNamed(results, 'queue-depth.random-write.libuv.2.latencyNs').p99).toBeDefined();
+    expectHonestStatistics(metricNamed(results, 'queue-depth.random-write.libuv.2.latencyNs'));
     expect(metricNamed(results, 'queue-depth.random-write.libuv.1.iops').unit).toBe('ops/s');
-    expectContractCharts(results);
+    // A tiny run may complete fewer than 100 writes at a depth: no p99 there, so no p99 chart.
+    const tailless = metricsOf(results, 'latencyNs').some((metric) => metric.p99 === undefined);
+    expectContractCharts(results, tailless ? ['p99-latency'] : []);
   });
 
   it('derives MB/s from the IOPS of the same repetitions', () => {

@@ -30,7 +30,8 @@ export {
   type MetricClass,
 } from './metric.js';
 export {
-  bootstrapMedianCi,
+  medianCi,
+  medianCiRanks,
   bootstrapRelativeChangeCi,
   median,
   percentile,

@@ -10,6 +10,7 @@ import { build, type Histogram } from 'hdr-histogram-js';
 import { assert } from '../storage/errors.js';
 import { type Labels, metricFromSamples } from './metric.js';
 import type { SeededRandom } from './random.js';
+import { medianCiRanks, supportedPercentiles } from './stats.js';
 import type { Metric } from './results.js';
 
 /**
@@ -172,9 +173,11 @@ export class Measurement {
   }
 
   /**
-   * Percentiles over every operation come from the histogram; the median, interval and spread
-   * come from the per-repetition medians, so the interval says how much the figure moves between
-   * repetitions.
+   * A per-operation figure: `median` (= `p50`), the tail percentiles and the 95% interval are
+   * over every operation, from the histogram, so the interval has thousands of samples where the
+   * rounds give a handful; tails appear only with enough operations (stats.ts). `samples`, `mad`,
+   * `cv` and the outlier counts are over the per-repetition medians: how far the figure moves
+   * between repetitions, which `compare` judges.
    */
   #histogramMetric(
     field: 'latencyNs' | 'serviceNs',
@@ -186,27 +189,42 @@ export class Measurement {
     const samples = this.repetitions.map((repetition) =>
       field === 'latencyNs' ? repetition.latencyNsP50 : repetition.serviceNsP50 ?? 0,
     );
+    const count = histogram.totalCount;
     const metric = metricFromSamples(`${this.name}.${field}`, 'ns', samples, {
       random,
       class: 'timing',
       direction: 'lower',
       labels,
-      description: `${what} (${this.mode}); p50 to max over all ${histogram.totalCount} ` +
-        'operations, ' +
-        'median and interval over the per-repetition medians',
+      description: `${what} (${this.mode}); median, percentiles and interval over all ${count} ` +
+        'operations, spread and samples over the per-repetition medians',
     });
     // A percentile is reported as its bucket's highest equivalent value, which can pass the
     // largest value actually recorded; no percentile is above the maximum.
     const at = (percentile: number) =>
       Math.min(histogram.getValueAtPercentile(percentile), histogram.maxValue);
+    const centre = at(50);
+    const ranks = medianCiRanks(count);
+    const { ci95: _roundsInterval, p90: _p90, p99: _p99, p999: _p999, ...rest } = metric;
     return {
-      ...metric,
-      p50: at(50),
-      p90: at(90),
-      p99: at(99),
-      p999: at(99.9),
+      ...rest,
+      median: centre,
+      p50: centre,
+      ...supportedPercentiles(count, at),
+      ...(ranks === null ? {} : { ci95: rankInterval(ranks, count, at, centre) }),
       max: histogram.maxValue,
-      count: histogram.totalCount,
+      count,
     };
   }
+}
+
+/** The values at 1-based ranks `ranks` of `count`, widened to hold `centre` (bucket rounding). */
+function rankInterval(
+  ranks: readonly [number, number],
+  count: number,
+  at: (percentile: number) => number,
+  centre: number,
+): [number, number] {
+  const low = Math.min(at((100 * ranks[0]) / count), centre);
+  const high = Math.max(at((100 * ranks[1]) / count), centre);
+  return [low, high];
 }

@@ -12,7 +12,7 @@
  */
 import type { Direction, Metric, MetricClass } from './results.js';
 import type { SeededRandom } from './random.js';
-import { bootstrapMedianCi, summarize } from './stats.js';
+import { medianCi, type Summary, summarize } from './stats.js';
 
 export type { Direction, MetricClass } from './results.js';
 export type Labels = Record<string, string | number | boolean>;
@@ -31,9 +31,18 @@ export interface VaryingContract {
 }
 
 export interface SampleMetricOptions extends VaryingContract {
-  readonly random: SeededRandom;
+  /** Unused since the median's interval is exact (stats.ts medianCi); kept for callers. */
+  readonly random?: SeededRandom;
   readonly labels?: Labels;
   readonly description?: string;
+}
+
+function tails(summary: Summary): Pick<Metric, 'p90' | 'p99' | 'p999'> {
+  const present: { p90?: number; p99?: number; p999?: number } = {};
+  if (summary.p90 !== undefined) present.p90 = summary.p90;
+  if (summary.p99 !== undefined) present.p99 = summary.p99;
+  if (summary.p999 !== undefined) present.p999 = summary.p999;
+  return present;
 }
 
 function kindOf(contract: VaryingContract): Metric['kind'] {
@@ -41,8 +50,10 @@ function kindOf(contract: VaryingContract): Metric['kind'] {
 }
 
 /**
- * Summarises per-repetition samples. The interval needs two samples at least; with one, the
- * metric carries none rather than a zero-width interval that would claim certainty.
+ * Summarises per-repetition samples (one per round). `median` and `p50` are one number, the
+ * rounds' median. The 95% interval is the exact order-statistic one (stats.ts medianCi) and
+ * needs six rounds: with fewer the metric carries none, and `count` states n. Tail percentiles
+ * appear only with enough rounds to support them (stats.ts PERCENTILE_MIN_SAMPLES).
  */
 export function metricFromSamples(
   name: string,
@@ -58,10 +69,8 @@ export function metricFromSamples(
     class: options.class,
     direction: options.direction,
     median: summary.median,
-    p50: summary.p50,
-    p90: summary.p90,
-    p99: summary.p99,
-    p999: summary.p999,
+    p50: summary.median,
+    ...tails(summary),
     max: summary.max,
     count: summary.count,
     mad: summary.mad,
@@ -74,10 +83,8 @@ export function metricFromSamples(
     },
   };
   if (summary.cv !== null) metric.cv = summary.cv;
-  if (samples.length >= 2) {
-    const { ci95 } = bootstrapMedianCi(samples, options.random);
-    metric.ci95 = [ci95[0], ci95[1]];
-  }
+  const interval = medianCi(samples);
+  if (interval !== null) metric.ci95 = [interval.ci95[0], interval.ci95[1]];
   if (options.labels !== undefined) metric.labels = { ...options.labels };
   if (options.description !== undefined) metric.description = options.description;
   return metric;

@@ -13,7 +13,11 @@ import {
 } from './runner.js';
 
 function busyWaitMs(ms: number): void {
-  const until = process.hrtime.bigint() + BigInt(ms * 1e6);
+  busyWaitNs(ms * 1e6);
+}
+
+function busyWaitNs(ns: number): void {
+  const until = process.hrtime.bigint() + BigInt(ns);
   while (process.hrtime.bigint() < until);
 }
 
@@ -35,12 +39,29 @@ describe('closed loops', () => {
       .toEqual(['double.ratePerSec', 'double.latencyNs']);
     expect(summary.ratePerSec).toMatchObject({ unit: 'ops/s', kind: 'timing', count: 3 });
     expect(summary.ratePerSec.samples).toHaveLength(3);
-    expect(summary.ratePerSec.ci95).toHaveLength(2);
+    // Three rounds support no 95% interval of their median; 30 operations do.
+    expect(summary.ratePerSec).not.toHaveProperty('ci95');
     expect(summary.latencyNs)
       .toMatchObject({ unit: 'ns', count: 30, labels: { design: 'A', mode: 'sync' } });
     const latency = summary.latencyNs;
-    expect(latency.p50 ?? Infinity).toBeLessThanOrEqual(latency.p99 ?? -1);
-    expect(latency.p99 ?? Infinity).toBeLessThanOrEqual(latency.max ?? -1);
+    expect(latency.p50).toBe(latency.median);
+    expect(latency.ci95?.[0]).toBeLessThanOrEqual(latency.median);
+    expect(latency.ci95?.[1]).toBeGreaterThanOrEqual(latency.median);
+    expect(latency.p90 ?? Infinity).toBeLessThanOrEqual(latency.max ?? -1);
+    expect(latency).not.toHaveProperty('p99');
+  });
+
+  it('gives one median (= p50) over all operations, p99 from 100 and p999 from 1,000', () => {
+    const options = { measure: { ops: 400 }, repetitions: 3, random: new SeededRandom(1) };
+    const summary = runSync('many', (index) => (busyWaitNs(index % 7 === 0 ? 2000 : 0), 1),
+      options);
+    const latency = summary.latencyNs;
+    expect(latency.count).toBe(1200);
+    expect(latency.p50).toBe(latency.median);
+    expect(latency.median).toBeLessThanOrEqual(latency.p99 ?? -1);
+    expect(latency.p999).toBeLessThanOrEqual(latency.max ?? -1);
+    expect(summary.ratePerSec.p50).toBe(summary.ratePerSec.median);
+    expect(summary.ratePerSec).not.toHaveProperty('p90');
   });
 
   it('gives operations indexes that run on through warm-up and repetitions', () => {

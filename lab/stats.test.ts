@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from './random.js';
 import {
-  bootstrapMedianCi,
   bootstrapRelativeChangeCi,
   median,
+  medianCi,
+  medianCiCoverage,
+  medianCiRanks,
   percentile,
   summarize,
   tukeyOutliers,
@@ -16,16 +18,23 @@ describe('summarize', () => {
     expect(summary.min).toBe(1);
     expect(summary.median).toBe(3);
     expect(summary.p50).toBe(3);
-    // Linear interpolation: rank (5 - 1) * 0.9 = 3.6 lies 0.6 of the way from 4 to 100.
-    expect(summary.p90).toBeCloseTo(61.6, 10);
-    expect(summary.p99).toBeCloseTo(96.16, 10);
-    expect(summary.p999).toBeCloseTo(99.616, 10);
     expect(summary.max).toBe(100);
     // |x - 3| = 2, 1, 0, 1, 97, whose median is 1.
     expect(summary.mad).toBe(1);
     // Mean 22, squared deviations sum to 7,610, sample variance 1,902.5.
     expect(summary.cv).toBeCloseTo(Math.sqrt(1902.5) / 22, 10);
     expect(summary.outliers.highSevere).toBe(1);
+  });
+
+  it('gives p90 from 10 samples, p99 from 100 and p999 from 1,000, and none below', () => {
+    const ramp = (n: number) => Array.from({ length: n }, (_, i) => i);
+    expect(summarize(ramp(9))).not.toHaveProperty('p90');
+    // Linear interpolation: rank (10 - 1) * 0.9 = 8.1.
+    expect(summarize(ramp(10)).p90).toBeCloseTo(8.1, 10);
+    expect(summarize(ramp(99))).not.toHaveProperty('p99');
+    expect(summarize(ramp(100)).p99).toBeCloseTo(98.01, 10);
+    expect(summarize(ramp(999))).not.toHaveProperty('p999');
+    expect(summarize(ramp(1000)).p999).toBeCloseTo(998.001, 10);
   });
 
   it('gives no coefficient of variation for one sample', () => {
@@ -58,29 +67,7 @@ describe('tukeyOutliers', () => {
   });
 });
 
-describe('bootstrap intervals', () => {
-  it('spans both values for two samples, as the resampled medians 1, 2, 3 predict', () => {
-    // Resampled medians of {1, 3}: 1 with p = 1/4, 2 with p = 1/2, 3 with p = 1/4.
-    const interval = bootstrapMedianCi([1, 3], new SeededRandom(1));
-    expect(interval.estimate).toBe(2);
-    expect(interval.ci95).toEqual([1, 3]);
-  });
-
-  it('collapses to a point for constant samples', () => {
-    expect(bootstrapMedianCi([7, 7, 7], new SeededRandom(1)).ci95).toEqual([7, 7]);
-  });
-
-  it('is reproducible from the seed and contains the median', () => {
-    const random = new SeededRandom(11);
-    const values = Array.from({ length: 51 }, () => 100 + random.float() * 20);
-    const first = bootstrapMedianCi(values, new SeededRandom(2), 2000);
-    const second = bootstrapMedianCi(values, new SeededRandom(2), 2000);
-    expect(first).toEqual(second);
-    expect(first.ci95[0]).toBeLessThanOrEqual(first.estimate);
-    expect(first.ci95[1]).toBeGreaterThanOrEqual(first.estimate);
-    expect(first.ci95[1] - first.ci95[0]).toBeLessThan(20);
-  });
-
+describe('the relative-change bootstrap', () => {
   it('estimates a relative change and its interval from hand-countable resamples', () => {
     // Baseline medians 1, 2, 3 (p = 1/4, 1/2, 1/4) against a current median of 2.
     const change = bootstrapRelativeChangeCi([1, 3], [2], new SeededRandom(3));
@@ -94,5 +81,78 @@ describe('bootstrap intervals', () => {
 
   it('refuses a baseline that is not positive', () => {
     expect(() => bootstrapRelativeChangeCi([0, 1], [1], new SeededRandom(1))).toThrow(/positive/);
+  });
+});
+
+describe('the median interval from order statistics', () => {
+  it('gives no interval below six samples, where no pair of them covers 95%', () => {
+    for (const n of [1, 2, 3, 4, 5]) expect(medianCiRanks(n)).toBeNull();
+    expect(medianCi([1, 2, 3, 4, 5])).toBeNull();
+  });
+
+  it('picks the narrowest pair with 95% coverage, as the binomial sums give by hand', () => {
+    // n = 6: [min, max] covers 1 - 2/64 = 96.9%. n = 9: [x(2), x(8)] covers 1 - 20/512 = 96.1%,
+    // while [x(3), x(7)] would cover only 1 - 92/512 = 82.0%.
+    expect(medianCiRanks(6)).toEqual([1, 6]);
+    expect(medianCiCoverage(6, 1)).toBeCloseTo(1 - 2 / 64, 12);
+    expect(medianCiRanks(8)).toEqual([1, 8]);
+    expect(medianCiRanks(9)).toEqual([2, 8]);
+    expect(medianCiRanks(10)).toEqual([2, 9]);
+    for (const n of [6, 7, 10, 20, 50, 100, 500, 1000]) {
+      const [j] = medianCiRanks(n)!;
+      expect(medianCiCoverage(n, j)).toBeGreaterThanOrEqual(0.95);
+      if (2 * (j + 1) <= n + 1) expect(medianCiCoverage(n, j + 1)).toBeLessThan(0.95);
+    }
+  });
+
+  it('reads the interval off the sorted samples', () => {
+    expect(medianCi([6, 1, 5, 2, 4, 3])).toEqual({ estimate: 3.5, ci95: [1, 6] });
+    expect(medianCi([9, 1, 8, 2, 7, 3, 6, 4, 5])?.ci95).toEqual([2, 8]);
+  });
+
+  it('uses the normal approximation past 1,000 samples, still covering 95%', () => {
+    const [j, k] = medianCiRanks(1_000_000)!;
+    expect(k).toBe(1_000_001 - j);
+    // 1.96 * sqrt(n) / 2 = 980 ranks either side of the middle.
+    expect(500_000 - j).toBeGreaterThanOrEqual(979);
+    expect(500_000 - j).toBeLessThanOrEqual(981);
+  });
+});
+
+/** A standard normal draw by Box-Muller. */
+function normal(random: SeededRandom): number {
+  const u = 1 - random.float();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.float());
+}
+
+/** The share of `trials` intervals from `n` draws that contain the true median. */
+function coverage(n: number, trials: number, draw: () => number, trueMedian: number): number {
+  let covered = 0;
+  const values = new Array<number>(n);
+  for (let t = 0; t < trials; t++) {
+    for (let i = 0; i < n; i++) values[i] = draw();
+    const ci95 = medianCi(values)!.ci95;
+    if (ci95[0] <= trueMedian && trueMedian <= ci95[1]) covered++;
+  }
+  return covered / trials;
+}
+
+describe('the median interval by simulation', () => {
+  // The sizes the lab uses: 6 to 12 rounds (full runs take 10), and per-operation counts.
+  const SIZES = [6, 7, 8, 9, 10, 12, 15, 20, 100, 1_001];
+  const TRIALS = 2_000;
+
+  it('covers the true median of a lognormal and a normal at least 93% of the time', () => {
+    const random = new SeededRandom(15);
+    const figures: string[] = [];
+    for (const n of SIZES) {
+      // Lognormal(0, 1) has median e^0 = 1; Normal(100, 15) has median 100.
+      const skewed = coverage(n, TRIALS, () => Math.exp(normal(random)), 1);
+      const symmetric = coverage(n, TRIALS, () => 100 + 15 * normal(random), 100);
+      figures.push(`n=${n}: lognormal ${skewed}, normal ${symmetric}`);
+      expect(skewed, `lognormal at n=${n}`).toBeGreaterThanOrEqual(0.93);
+      expect(symmetric, `normal at n=${n}`).toBeGreaterThanOrEqual(0.93);
+    }
+    if (process.env['LOGLAB_PRINT_COVERAGE'] !== undefined) console.log(figures.join('\n'));
   });
 });

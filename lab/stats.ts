@@ -1,7 +1,14 @@
 /**
  * Summary statistics for repeated measurements: robust centre and spread, outliers counted (never
- * dropped), and percentile-bootstrap confidence intervals for the median and for the relative
- * change between two sets of samples (what `compare` turns into a verdict).
+ * dropped), a distribution-free confidence interval for the median, and a percentile-bootstrap
+ * interval for the relative change between two sets of samples (what `compare` judges with).
+ *
+ * The median's interval is exact at every sample size it is given for: two order statistics
+ * x(j) ≤ m ≤ x(n+1-j), whose coverage is a binomial sum and needs no assumption about the
+ * distribution. Below MEDIAN_CI_MIN_SAMPLES no pair reaches 95% (at n = 5, [min, max] covers
+ * 93.8%), so there is no interval at all: a percentile bootstrap of 2–5 rounds is [min, max] and
+ * covers 50–94%. Percentiles are given only with enough samples to put one beyond them
+ * (PERCENTILE_MIN_SAMPLES): a p99 of five values is their maximum under another name.
  *
  * Quantiles use simple-statistics' linear interpolation (type 7 in R, numpy's default), so a
  * hand computation with that rule reproduces every figure here.
@@ -32,14 +39,36 @@ export interface OutlierReport {
   readonly highSevere: number;
 }
 
+/** Confidence of every interval loglab reports for a median. */
+export const CI_LEVEL = 0.95;
+/** The fewest samples whose [min, max] covers the median with CI_LEVEL: 1 - 2/2^6 = 96.9%. */
+export const MEDIAN_CI_MIN_SAMPLES = 6;
+/** Above this many samples the binomial ranks come from the normal approximation. */
+const EXACT_RANKS_MAX_SAMPLES = 1_000;
+/** The standard normal quantile at 97.5%. */
+const Z_975 = 1.959963984540054;
+/**
+ * Samples a percentile needs before it is reported: p99 needs 100 (one sample beyond it), p999
+ * needs 1,000, p90 needs 10.
+ */
+export const PERCENTILE_MIN_SAMPLES = { p90: 10, p99: 100, p999: 1_000 } as const;
+export type TailPercentile = keyof typeof PERCENTILE_MIN_SAMPLES;
+export const TAIL_PERCENTILES: Readonly<Record<TailPercentile, number>> = {
+  p90: 90, p99: 99, p999: 99.9,
+};
+
 export interface Summary {
   readonly count: number;
   readonly min: number;
+  /** The 50th percentile of the samples; `p50` is the same number, never another one. */
   readonly median: number;
   readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly p999: number;
+  /** Present with PERCENTILE_MIN_SAMPLES.p90 samples or more. */
+  readonly p90?: number;
+  /** Present with PERCENTILE_MIN_SAMPLES.p99 samples or more. */
+  readonly p99?: number;
+  /** Present with PERCENTILE_MIN_SAMPLES.p999 samples or more. */
+  readonly p999?: number;
   readonly max: number;
   /** Median absolute deviation, unscaled (not multiplied by 1.4826). */
   readonly mad: number;
@@ -105,6 +134,19 @@ export function tukeyOutliers(values: readonly number[]): OutlierReport {
   return { fences, lowSevere, lowMild, highMild, highSevere };
 }
 
+/** The tail percentiles `count` samples support, each read by `at(percentile in [0, 100])`. */
+export function supportedPercentiles(
+  count: number,
+  at: (percentile: number) => number,
+): { p90?: number; p99?: number; p999?: number } {
+  assert(Number.isSafeInteger(count), `count must be an integer: ${count}`);
+  const tails: { p90?: number; p99?: number; p999?: number } = {};
+  for (const name of Object.keys(PERCENTILE_MIN_SAMPLES) as TailPercentile[]) {
+    if (count >= PERCENTILE_MIN_SAMPLES[name]) tails[name] = at(TAIL_PERCENTILES[name]);
+  }
+  return tails;
+}
+
 export function summarize(values: readonly number[]): Summary {
   assertSamples(values, 'summarize');
   const sorted = sortedCopy(values);
@@ -115,14 +157,68 @@ export function summarize(values: readonly number[]): Summary {
     min: min(sorted),
     median: centre,
     p50: centre,
-    p90: quantileSorted(sorted, 0.9),
-    p99: quantileSorted(sorted, 0.99),
-    p999: quantileSorted(sorted, 0.999),
+    ...supportedPercentiles(sorted.length, (p) => quantileSorted(sorted, p / 100)),
     max: max(sorted),
     mad: medianAbsoluteDeviation(sorted),
     cv: sorted.length < 2 || meanIsZero ? null : coefficientOfVariation(sorted),
     outliers: tukeyOutliers(sorted),
   };
+}
+
+/**
+ * Ranks (1-based) of the order statistics [x(j), x(n+1-j)] that bound the median with at least
+ * CI_LEVEL coverage, the narrowest such symmetric pair; null below MEDIAN_CI_MIN_SAMPLES.
+ * Coverage is P(j ≤ B ≤ n - j) for B ~ Binomial(n, 1/2), the number of samples below the true
+ * median: exact up to EXACT_RANKS_MAX_SAMPLES, the normal approximation above (where it errs by
+ * well under a rank).
+ */
+export function medianCiRanks(count: number): readonly [number, number] | null {
+  assert(Number.isSafeInteger(count), `count must be an integer: ${count}`);
+  assert(count >= 0, `count must be >= 0: ${count}`);
+  if (count < MEDIAN_CI_MIN_SAMPLES) return null;
+  const tail = (1 - CI_LEVEL) / 2;
+  if (count > EXACT_RANKS_MAX_SAMPLES) {
+    const j = Math.max(1, Math.floor((count - Z_975 * Math.sqrt(count)) / 2));
+    return [j, count + 1 - j];
+  }
+  // The largest j with P(B ≤ j - 1) ≤ tail; pmf in log space so large counts do not underflow.
+  let logChoose = 0;
+  let below = 0;
+  let j = 0;
+  for (let i = 0; i < count; i++) {
+    if (i > 0) logChoose += Math.log(count - i + 1) - Math.log(i);
+    below += Math.exp(logChoose - count * Math.LN2);
+    if (below > tail) break;
+    j = i + 1;
+  }
+  return [j, count + 1 - j];
+}
+
+/** Coverage of [x(j), x(n+1-j)] for the median of `count` samples: 1 - 2 P(B ≤ j - 1). */
+export function medianCiCoverage(count: number, j: number): number {
+  assert(j >= 1 && 2 * j <= count + 1, `ranks ${j}, ${count + 1 - j} are not an interval`);
+  let logChoose = 0;
+  let below = 0;
+  for (let i = 0; i < j; i++) {
+    if (i > 0) logChoose += Math.log(count - i + 1) - Math.log(i);
+    below += Math.exp(logChoose - count * Math.LN2);
+  }
+  return 1 - 2 * below;
+}
+
+/**
+ * Exact distribution-free 95% interval of the median from order statistics; null below
+ * MEDIAN_CI_MIN_SAMPLES, where no interval of the samples reaches 95%.
+ */
+export function medianCi(values: readonly number[]): Interval | null {
+  assertSamples(values, 'medianCi');
+  const ranks = medianCiRanks(values.length);
+  if (ranks === null) return null;
+  const sorted = sortedCopy(values);
+  const low = sorted[ranks[0] - 1];
+  const high = sorted[ranks[1] - 1];
+  assert(low !== undefined && high !== undefined, `ranks ${ranks.join(', ')} out of range`);
+  return { estimate: quantileSorted(sorted, 0.5), ci95: [low, high] };
 }
 
 /** Median of `count` values drawn with replacement from `source`, using `scratch` as space. */
@@ -142,20 +238,6 @@ function percentileInterval(draws: Float64Array): readonly [number, number] {
   draws.sort();
   const sorted = Array.from(draws);
   return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)];
-}
-
-/** Percentile-bootstrap 95% confidence interval of the median. */
-export function bootstrapMedianCi(
-  values: readonly number[],
-  random: SeededRandom,
-  resamples = BOOTSTRAP_RESAMPLES,
-): Interval {
-  assertSamples(values, 'bootstrapMedianCi');
-  assertResamples(resamples);
-  const scratch = new Float64Array(values.length);
-  const draws = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) draws[r] = resampledMedian(values, scratch, random);
-  return { estimate: median(values), ci95: percentileInterval(draws) };
 }
 
 /**
