@@ -8,7 +8,14 @@ import {
   metricsOf,
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { experiment } from './puzzle.js';
+import {
+  COMPARISONS,
+  DELETE_GUARANTEES,
+  PAIRS,
+  VARIANTS,
+  experiment,
+  whyTheGap,
+} from './puzzle.js';
 
 const tempDir = tempDirs('puzzle');
 
@@ -25,6 +32,9 @@ const tiny = {
 
 describe('the puzzle experiment', () => {
   let results: Results;
+  const predictionOf = (name: string, model: string) => results.predictions
+    .find((prediction) => prediction.name === name && prediction.model === model)?.value ??
+    Number.NaN;
 
   it('runs both designs at every policy on a tiny budget into a valid document', async () => {
     results = await runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.5 });
@@ -33,26 +43,57 @@ describe('the puzzle experiment', () => {
     expect(results.headline).toMatch(/7,200 rpm/);
   });
 
-  it('labels throughput and send latency by design and policy, as the report charts them', () => {
+  it('labels each series by design, policy, comparison and how it keeps deletes', () => {
     for (const quantity of ['msgsPerSec', 'sendLatencyNs']) {
-      const labels = metricsOf(results, quantity).map((metric) => metric.labels);
-      expect(labels).toHaveLength(6);
-      for (const policy of ['none', 'always', 'group']) {
-        expect(labels).toContainEqual({ design: 'A', policy });
-        expect(labels).toContainEqual({ design: 'B', policy });
-      }
+      const metrics = metricsOf(results, quantity)
+        .filter((metric) => metric.name !== 'puzzle.A.seed.msgsPerSec');
+      expect(metrics.map((metric) => metric.labels)).toEqual(VARIANTS.map((variant) =>
+        expect.objectContaining({ design: variant.design, policy: variant.policy,
+          comparison: COMPARISONS[variant.comparison].category,
+          deletes: DELETE_GUARANTEES[variant.deletes] })));
     }
+    expect(metricNamed(results, 'puzzle.B.alwaysHeadEach.msgsPerSec').labels?.variant)
+      .toBe('head saved at each delete');
     expect(metricNamed(results, 'puzzle.A.always.msgsPerSec').unit).toBe('msgs/s');
     expect(metricNamed(results, 'puzzle.B.group.sendLatencyNs')).toMatchObject({ unit: 'ns' });
     const points = expectContractCharts(results);
-    expect(points.get('throughput')?.filter((point) => !point.predicted)).toHaveLength(6);
+    expect(points.get('throughput')?.filter((point) => !point.predicted)).toHaveLength(9);
+  });
+
+  it('shows the three comparisons, each with its guarantee, measured and predicted', () => {
+    for (const comparison of ['always', 'group', 'seed'] as const) {
+      const ratio = metricNamed(results, `puzzle.${comparison}.ratioBA`);
+      expect(ratio).toMatchObject({ kind: 'ratio', class: 'timing', direction: 'higher',
+        labels: { comparison: COMPARISONS[comparison].category } });
+      for (const model of ['hdd:exos-x20', 'ssd:990-pro']) {
+        expect(predictionOf(`puzzle.${comparison}.ratioBA`, model)).toBeGreaterThan(0);
+      }
+    }
+    expect(predictionOf('puzzle.seed.ratioBA', 'seed')).toBeCloseTo(5_560, -2);
+    expect(results.headline).toMatch(/Same policy, always \(every send synced before its OK; A /);
+    expect(results.headline).toMatch(/Same policy, group \(each send covered by a shared /);
+    expect(results.headline).toMatch(/The seed's comparison, A synced per message .* B streaming/);
+    expect(results.headline?.match(/Exos X20 model [\d,.]+×/g)).toHaveLength(3);
+    expect(results.headline).toMatch(/Why/);
+  });
+
+  it("measures the seed's B streaming with its one sync a round, and never under always", () => {
+    const streaming = metricNamed(results, 'puzzle.B.seed.msgsPerSec');
+    expect(streaming.labels).toMatchObject({ design: 'B', policy: 'none' });
+    expect(streaming.description).toMatch(/one fdatasync of the log ending the round/);
+    expect(metricNamed(results, 'puzzle.B.seed.fsyncsPerMsg').median).toBeGreaterThan(0);
+    const a = metricNamed(results, 'puzzle.A.always.msgsPerSec');
+    expect(metricNamed(results, 'puzzle.A.seed.msgsPerSec').samples).toEqual(a.samples);
+    const seedNames = results.predictions.filter((p) => p.model === 'seed').map((p) => p.name);
+    expect(seedNames).not.toContain('puzzle.B.always.msgsPerSec');
+    expect(seedNames).toContain('puzzle.B.seed.msgsPerSec');
   });
 
   it('gives each ratio B/A round by round from the two throughputs', () => {
-    for (const policy of ['none', 'always', 'group']) {
-      const ratio = metricNamed(results, `puzzle.${policy}.ratioBA`);
-      const a = metricNamed(results, `puzzle.A.${policy}.msgsPerSec`).samples ?? [];
-      const b = metricNamed(results, `puzzle.B.${policy}.msgsPerSec`).samples ?? [];
+    for (const pair of PAIRS) {
+      const ratio = metricNamed(results, `puzzle.${pair.ratio}.ratioBA`);
+      const a = metricNamed(results, `puzzle.A.${pair.a}.msgsPerSec`).samples ?? [];
+      const b = metricNamed(results, `puzzle.B.${pair.b}.msgsPerSec`).samples ?? [];
       expect(ratio.kind).toBe('ratio');
       expect(ratio.samples).toHaveLength(a.length);
       ratio.samples?.forEach((value, i) => expect(value).toBeCloseTo((b[i] ?? 0) / (a[i] ?? 1)));
@@ -72,15 +113,26 @@ describe('the puzzle experiment', () => {
     expect(models).toEqual(new Set(['hdd:exos-x20', 'ssd:990-pro', 'seed']));
     const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
     expect(seed.map((prediction) => prediction.name)).toEqual([
-      'puzzle.A.always.msgsPerSec', 'puzzle.B.always.msgsPerSec', 'puzzle.always.ratioBA']);
+      'puzzle.A.always.msgsPerSec', 'puzzle.A.seed.msgsPerSec', 'puzzle.B.seed.msgsPerSec',
+      'puzzle.seed.ratioBA']);
     for (const model of ['hdd:exos-x20', 'ssd:990-pro']) {
-      const ofModel = results.predictions.filter((prediction) => prediction.model === model);
-      const byName = (name: string) => ofModel.find((prediction) => prediction.name === name);
-      for (const policy of ['none', 'always', 'group']) {
-        const a = byName(`puzzle.A.${policy}.msgsPerSec`)?.value ?? Number.NaN;
-        const b = byName(`puzzle.B.${policy}.msgsPerSec`)?.value ?? Number.NaN;
-        expect(byName(`puzzle.${policy}.ratioBA`)?.value).toBeCloseTo(b / a);
+      for (const pair of PAIRS) {
+        const a = predictionOf(`puzzle.A.${pair.a}.msgsPerSec`, model);
+        const b = predictionOf(`puzzle.B.${pair.b}.msgsPerSec`, model);
+        expect(predictionOf(`puzzle.${pair.ratio}.ratioBA`, model)).toBeCloseTo(b / a);
       }
     }
+  });
+});
+
+describe('why the gap on this disk is what it is', () => {
+  it('says a synced random write costs about a synced append when the disk does not spin', () => {
+    expect(whyTheGap(false, 0.6, 0.5))
+      .toMatch(/small: this disk does not spin .* costs 1\.2× a synced append/);
+    expect(whyTheGap(false, 0.6, 0.5)).toMatch(/bandwidth against one sync per message/);
+  });
+
+  it('puts even the same-policy gap down to seek and turn on a spinning disk', () => {
+    expect(whyTheGap(true, 12, 4.5)).toMatch(/this disk spins.*even the same-policy gap is large/);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * The puzzle (seed, lesson 2): on one disk, design A (a file of 1 KiB slots updated in place)
  * stores about 50 messages a second and design B (a log) about 278,000. Both designs do the same
- * send, receive and delete work here, at each durability policy, in interleaved rounds; beside
- * what this disk showed stand the disk models' estimates of the same run, priced from its write
- * trace, and the seed's datasheet arithmetic.
+ * send, receive and delete work here, in interleaved rounds, compared three ways, each under the
+ * guarantee it states: the same policy (always, group), and the seed's own comparison — A synced
+ * per message against B streaming at the disk's bandwidth with one sync a round. Each series
+ * says how it keeps deletes (A writes them, B saves a head). Beside what this disk showed stand
+ * the disk models' estimates of the same run, priced from its write trace, and the seed's
+ * datasheet arithmetic.
  */
 import * as path from 'node:path';
 import {
@@ -26,14 +29,14 @@ import {
   measuredMetric,
   metricFromSamples,
   perMessage,
+  type SpinningVerdict,
   spinningVerdict,
 } from '../lab/index.js';
-import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
+import type { DurabilityPolicy } from '../storage/durability.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { SLOT_HEADER_BYTES } from '../storage/slot-file.js';
 import {
   type CycleRound,
-  DESIGNS,
   type Design,
   QUEUE_CYCLE_PARAMS,
   QueueCycle,
@@ -41,40 +44,128 @@ import {
   phaseSeconds,
 } from './queue-cycle.js';
 
-interface Config {
+/**
+ * The three comparisons (and `none`), each with the guarantee it compares under; the category is
+ * the chart's, its parts a line each.
+ */
+export const COMPARISONS = {
+  always: { category: 'always; every send synced; A: each delete synced; ' +
+      'B: head per 1,000 deletes',
+    guarantee: 'every send synced before its OK' },
+  group: { category: 'group; sends share a sync; A: deletes share it; ' +
+      'B: head per 1,000 deletes',
+    guarantee: 'each send covered by a shared fdatasync before its OK' },
+  seed: { category: "the seed's; A: synced per message; B: streamed, one sync a round",
+    guarantee: 'A synced per message (each send and delete) against B streaming at the ' +
+      "disk's bandwidth (appends with no sync per message, one fdatasync ending each round)" },
+  none: { category: 'none; no sync (page cache)', guarantee: 'nothing synced' },
+} as const;
+export type ComparisonId = keyof typeof COMPARISONS;
+
+/** What each series promises about a delete: design A writes it, design B saves a head. */
+export const DELETE_GUARANTEES = {
+  synced: 'each delete synced',
+  shared: 'deletes share a sync',
+  unsynced: 'deletes not synced',
+  headEvery1000: 'head saved every 1,000 deletes or 1 s',
+  headEach: 'head saved at each delete',
+} as const;
+type DeleteGuarantee = keyof typeof DELETE_GUARANTEES;
+
+/** One measured configuration: a design at a policy, and how it keeps its deletes. */
+interface Variant {
   readonly design: Design;
   readonly policy: DurabilityPolicy;
+  /** The middle of its metric names: the policy, or the name of a design-B variant. */
+  readonly key: string;
+  readonly comparison: ComparisonId;
+  readonly deletes: DeleteGuarantee;
+  readonly checkpointEveryDeletes?: number;
+  readonly syncAtRoundEnd?: boolean;
+}
+
+/** In the order the chart shows them: the three comparisons, then `none`. */
+export const VARIANTS: readonly Variant[] = [
+  { design: 'A', policy: 'always', key: 'always', comparison: 'always', deletes: 'synced' },
+  { design: 'B', policy: 'always', key: 'always', comparison: 'always', deletes: 'headEvery1000' },
+  { design: 'B', policy: 'always', key: 'alwaysHeadEach', comparison: 'always',
+    deletes: 'headEach', checkpointEveryDeletes: 1 },
+  { design: 'A', policy: 'group', key: 'group', comparison: 'group', deletes: 'shared' },
+  { design: 'B', policy: 'group', key: 'group', comparison: 'group', deletes: 'headEvery1000' },
+  { design: 'B', policy: 'none', key: 'seed', comparison: 'seed', deletes: 'headEvery1000',
+    syncAtRoundEnd: true },
+  { design: 'A', policy: 'none', key: 'none', comparison: 'none', deletes: 'unsynced' },
+  { design: 'B', policy: 'none', key: 'none', comparison: 'none', deletes: 'headEvery1000' },
+];
+
+/** B over A: `ratio` names `puzzle.<ratio>.ratioBA`; the seed's compares B streaming. */
+export const PAIRS = [
+  { ratio: 'always', a: 'always', b: 'always', comparison: 'always' },
+  { ratio: 'alwaysHeadEach', a: 'always', b: 'alwaysHeadEach', comparison: 'always' },
+  { ratio: 'group', a: 'group', b: 'group', comparison: 'group' },
+  { ratio: 'seed', a: 'always', b: 'seed', comparison: 'seed' },
+  { ratio: 'none', a: 'none', b: 'none', comparison: 'none' },
+] as const;
+
+type Labels = Record<string, string>;
+
+function labelsOf(variant: Variant): Labels {
+  const labels: Labels = { design: variant.design, policy: variant.policy,
+    comparison: COMPARISONS[variant.comparison].category,
+    deletes: DELETE_GUARANTEES[variant.deletes] };
+  // The one series a category holds twice of a design gets its own colour.
+  if (variant.deletes === 'headEach') labels.variant = DELETE_GUARANTEES.headEach;
+  return labels;
+}
+
+/** Design A synced per message, as the seed's comparison shows it: A under `always`. */
+const SEED_A_LABELS: Labels = { ...labelsOf(VARIANTS[0] as Variant),
+  comparison: COMPARISONS.seed.category };
+
+interface Config {
+  readonly variant: Variant;
+  readonly design: Design;
   readonly prefix: string;
+  readonly labels: Labels;
   readonly cycle: QueueCycle;
   readonly send: Measurement;
   readonly consume: Measurement;
   readonly totals: PhaseTotals;
 }
 
-/** Opens every design at every policy into `configs`, so a failure can close what opened. */
+function cycleOptions(ctx: LabContext, variant: Variant) {
+  const every = variant.checkpointEveryDeletes;
+  return {
+    design: variant.design,
+    policy: variant.policy,
+    dir: path.join(ctx.dir, `${variant.design}-${variant.key}`),
+    slotBytes: ctx.numberParam('slotBytes'),
+    backlogMessages: ctx.numberParam('backlogMessages'),
+    inFlightMessages: ctx.numberParam('inFlightMessages'),
+    groupMaxDelayMs: ctx.numberParam('groupMaxDelayMs'),
+    random: ctx.random.fork(),
+    ...(every === undefined ? {} : { checkpointEveryDeletes: every }),
+    ...(variant.syncAtRoundEnd === true ? { syncAtRoundEnd: true } : {}),
+  };
+}
+
+/** Opens every variant into `configs`, so a failure can close what opened. */
 async function openConfigs(ctx: LabContext, configs: Config[]): Promise<void> {
-  for (const policy of DURABILITY_POLICIES) {
-    for (const design of DESIGNS) {
-      const labels = { design, policy };
-      const cycle = await QueueCycle.open({
-        design,
-        policy,
-        dir: path.join(ctx.dir, `${design}-${policy}`),
-        slotBytes: ctx.numberParam('slotBytes'),
-        backlogMessages: ctx.numberParam('backlogMessages'),
-        inFlightMessages: ctx.numberParam('inFlightMessages'),
-        groupMaxDelayMs: ctx.numberParam('groupMaxDelayMs'),
-        random: ctx.random.fork(),
-      });
-      const prefix = `puzzle.${design}.${policy}`;
-      configs.push({
-        design, policy, prefix, cycle,
-        send: new Measurement(`${prefix}.send`, 'async', labels),
-        consume: new Measurement(`${prefix}.consume`, 'async', labels),
-        totals: new PhaseTotals(),
-      });
-    }
+  for (const variant of VARIANTS) {
+    const labels = labelsOf(variant);
+    const cycle = await QueueCycle.open(cycleOptions(ctx, variant));
+    const prefix = `puzzle.${variant.design}.${variant.key}`;
+    configs.push({
+      variant, design: variant.design, prefix, labels, cycle,
+      send: new Measurement(`${prefix}.send`, 'async', labels),
+      consume: new Measurement(`${prefix}.consume`, 'async', labels),
+      totals: new PhaseTotals(),
+    });
   }
+}
+
+function nameOf(config: Config): string {
+  return `${config.design}.${config.variant.key}`;
 }
 
 /** Runs one round of a design, with its I/O counted from a clean page cache to a final sync. */
@@ -97,7 +188,7 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   const total = config.totals.total;
   if (total === null) return [];
   const figures = perMessage(total, messages);
-  const labels = { design: config.design, policy: config.policy };
+  const labels = config.labels;
   const metrics: Metric[] = [];
   // The disk's counters are the whole disk's, after the kernel and the device had their say.
   const put = (quantity: string, unit: string, value: number | undefined, what: string) => {
@@ -118,21 +209,28 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   const what = 'fdatasyncs and directory fsyncs the queue made per message (its FileIO counters)';
   // Design A syncs each write and delete itself; group commit's batches and design B's head
   // saves (every 1,000 deletes or 1 s) are decided by timing.
-  metrics.push(config.design === 'A' && config.policy !== 'group'
+  metrics.push(config.design === 'A' && config.variant.policy !== 'group'
     ? counterMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs, 'lower', labels, what)
     : measuredMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs,
       { class: 'measurement', direction: 'lower' }, labels, what));
   return metrics;
 }
 
-function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]): Metric[] {
-  const labels = { design: config.design, policy: config.policy };
+function throughputDescription(ctx: LabContext, config: Config): string {
   const producers = ctx.numberParam('producers');
+  const ending = config.variant.syncAtRoundEnd === true
+    ? ', and the one fdatasync of the log ending the round, timed with it' : '';
+  return 'messages sent, received and deleted per second, one sample per round ' +
+    `(${producers} producers, then as many consumers, async closed loop${ending}); ` +
+    `deletes: ${config.labels.deletes ?? ''}`;
+}
+
+function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]): Metric[] {
+  const labels = config.labels;
   const throughput = metricFromSamples(`${config.prefix}.msgsPerSec`, 'msgs/s',
     rounds.map(ratePerSec), {
       random: ctx.random, class: 'timing', direction: 'higher', labels,
-      description: `messages sent, received and deleted per second, one sample per round ` +
-        `(${producers} producers, then as many consumers, async closed loop)`,
+      description: throughputDescription(ctx, config),
     });
   const sendLatency = config.send.summarize(ctx.random).latencyNs;
   const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
@@ -145,34 +243,48 @@ function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRo
 }
 
 function ratioMetrics(ctx: LabContext, rates: ReadonlyMap<string, number[]>): Metric[] {
-  return DURABILITY_POLICIES.map((policy) => {
-    const a = rates.get(`A.${policy}`) ?? [];
-    const b = rates.get(`B.${policy}`) ?? [];
+  return PAIRS.map((pair) => {
+    const a = rates.get(`A.${pair.a}`) ?? [];
+    const b = rates.get(`B.${pair.b}`) ?? [];
     const samples = b.map((rateB, i) => rateB / (a[i] ?? Number.NaN));
-    return metricFromSamples(`puzzle.${policy}.ratioBA`, 'ratio', samples, {
-      random: ctx.random, class: 'timing', direction: 'higher', ratio: true, labels: { policy },
-      description: 'design B messages per second over design A, round by round',
+    return metricFromSamples(`puzzle.${pair.ratio}.ratioBA`, 'ratio', samples, {
+      random: ctx.random, class: 'timing', direction: 'higher', ratio: true,
+      labels: { comparison: COMPARISONS[pair.comparison].category },
+      description: `design B (puzzle.B.${pair.b}) messages per second over design A ` +
+        `(puzzle.A.${pair.a}), round by round`,
     });
+  });
+}
+
+/** The seed's comparison sets A synced per message beside B streaming: A's `always` rounds. */
+function seedAMetric(ctx: LabContext, rates: ReadonlyMap<string, number[]>): Metric {
+  return metricFromSamples('puzzle.A.seed.msgsPerSec', 'msgs/s', rates.get('A.always') ?? [], {
+    random: ctx.random, class: 'timing', direction: 'higher', labels: SEED_A_LABELS,
+    description: 'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
+      'set beside design B streaming',
   });
 }
 
 function modelPredictions(configs: readonly Config[]): Prediction[] {
   const predictions: Prediction[] = [];
-  const rates = new Map<string, number>();
   for (const model of [EXOS_X20, SAMSUNG_990_PRO]) {
+    const rates = new Map<string, number>();
     for (const config of configs) {
       const estimate = estimateTrace(config.cycle.measuredTrace(), model);
-      const labels = { design: config.design, policy: config.policy };
-      const prediction = estimatePrediction(
-        `${config.prefix}.msgsPerSec`, estimate, config.cycle.messagesMeasured, labels);
+      const prediction = estimatePrediction(`${config.prefix}.msgsPerSec`, estimate,
+        config.cycle.messagesMeasured, config.labels);
       predictions.push({ ...prediction, unit: 'msgs/s' });
-      rates.set(`${estimate.model}.${config.design}.${config.policy}`, prediction.value);
+      rates.set(nameOf(config), prediction.value);
+      if (nameOf(config) === 'A.always') {
+        predictions.push({ ...prediction, name: 'puzzle.A.seed.msgsPerSec', unit: 'msgs/s',
+          labels: SEED_A_LABELS });
+      }
     }
-    for (const policy of DURABILITY_POLICIES) {
-      const key = (design: Design) => `${model.kind}:${model.id}.${design}.${policy}`;
-      const ratio = (rates.get(key('B')) ?? Number.NaN) / (rates.get(key('A')) ?? Number.NaN);
-      predictions.push({ name: `puzzle.${policy}.ratioBA`, model: `${model.kind}:${model.id}`,
-        unit: 'ratio', value: ratio, labels: { policy },
+    for (const pair of PAIRS) {
+      const ratio = (rates.get(`B.${pair.b}`) ?? Number.NaN) /
+        (rates.get(`A.${pair.a}`) ?? Number.NaN);
+      predictions.push({ name: `puzzle.${pair.ratio}.ratioBA`, model: `${model.kind}:${model.id}`,
+        unit: 'ratio', value: ratio, labels: { comparison: COMPARISONS[pair.comparison].category },
         basis: 'the two estimates above, B over A' });
     }
   }
@@ -182,17 +294,25 @@ function modelPredictions(configs: readonly Config[]): Prediction[] {
 function seedPredictions(): Prediction[] {
   const seed = hddSeedFigures(EXOS_X20);
   const basis = "the seed's datasheet arithmetic for the Exos X20 (loglab model)";
+  const designA = `${basis}: two random writes per message at seek + half a turn each`;
   return [
     { name: 'puzzle.A.always.msgsPerSec', model: 'seed', unit: 'msgs/s',
-      value: seed.designAMsgsPerSec, labels: { design: 'A', policy: 'always' },
-      basis: `${basis}: two random writes per message at seek + half a turn each` },
-    { name: 'puzzle.B.always.msgsPerSec', model: 'seed', unit: 'msgs/s',
-      value: seed.designBMsgsPerSec, labels: { design: 'B', policy: 'always' },
-      basis: `${basis}: sustained transfer rate over 1 KiB, what the drive absorbs; ` +
-        'the seed adds that waiting for a sync per message costs more (lesson 3)' },
-    { name: 'puzzle.always.ratioBA', model: 'seed', unit: 'ratio', value: seed.gap,
-      labels: { policy: 'always' }, basis },
+      value: seed.designAMsgsPerSec, labels: labelsOf(VARIANTS[0] as Variant), basis: designA },
+    { name: 'puzzle.A.seed.msgsPerSec', model: 'seed', unit: 'msgs/s',
+      value: seed.designAMsgsPerSec, labels: SEED_A_LABELS, basis: designA },
+    { name: 'puzzle.B.seed.msgsPerSec', model: 'seed', unit: 'msgs/s',
+      value: seed.designBMsgsPerSec, labels: labelsOf(seedB()),
+      basis: `${basis}: sustained transfer rate over 1 KiB, what the drive absorbs streaming, ` +
+        'not what it can promise with a sync per message (lesson 3)' },
+    { name: 'puzzle.seed.ratioBA', model: 'seed', unit: 'ratio', value: seed.gap,
+      labels: { comparison: COMPARISONS.seed.category }, basis },
   ];
+}
+
+function seedB(): Variant {
+  const found = VARIANTS.find((variant) => variant.key === 'seed');
+  if (found === undefined) throw new Error('puzzle: no design-B streaming variant');
+  return found;
 }
 
 function predicted(predictions: readonly Prediction[], name: string, model: string): number {
@@ -200,31 +320,74 @@ function predicted(predictions: readonly Prediction[], name: string, model: stri
   return found?.value ?? Number.NaN;
 }
 
-function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Prediction[]): string {
-  const measured = (name: string) => metrics.find((metric) => metric.name === name)?.median;
-  const a = formatFigure(measured('puzzle.A.always.msgsPerSec') ?? Number.NaN);
-  const b = formatFigure(measured('puzzle.B.always.msgsPerSec') ?? Number.NaN);
-  const ratio = formatFigure(measured('puzzle.always.ratioBA') ?? Number.NaN);
+type Figures = (name: string) => string;
+
+/** `A 1,773 vs B 2,100 msgs/s (1.2×; Exos X20 model 3.1×)` for one pair. */
+function pairText(measured: Figures, hdd: Figures, pair: (typeof PAIRS)[number]): string {
+  const a = `puzzle.A.${pair.a}.msgsPerSec`;
+  const b = `puzzle.B.${pair.b}.msgsPerSec`;
+  const ratio = `puzzle.${pair.ratio}.ratioBA`;
+  return `A ${measured(a)} vs B ${measured(b)} msgs/s (${measured(ratio)}×; ` +
+    `Exos X20 model ${hdd(ratio)}×: A ${hdd(a)} vs B ${hdd(b)})`;
+}
+
+function pairNamed(ratio: string): (typeof PAIRS)[number] {
+  const found = PAIRS.find((pair) => pair.ratio === ratio);
+  if (found === undefined) throw new Error(`puzzle: no pair ${ratio}`);
+  return found;
+}
+
+function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Prediction[],
+  why: string): string {
+  const measured = (name: string) =>
+    formatFigure(metrics.find((metric) => metric.name === name)?.median ?? Number.NaN);
   const hdd = (name: string) => formatFigure(predicted(predictions, name, 'hdd:exos-x20'));
   const seed = (name: string) => formatFigure(predicted(predictions, name, 'seed'));
+  const text = (ratio: string) => pairText(measured, hdd, pairNamed(ratio));
   const disk = ctx.environment.device.model ?? ctx.environment.device.name ?? 'this disk';
-  return `On ${disk} with an fdatasync per message, the log stored ${ratio}× as many messages ` +
-    `as the slot file (B ${b} vs A ${a} msgs/s); on a 7,200 rpm disk the Exos X20 model ` +
-    `puts this run at ${hdd('puzzle.always.ratioBA')}× (B ${hdd('puzzle.B.always.msgsPerSec')}` +
-    ` vs A ${hdd('puzzle.A.always.msgsPerSec')}) and the seed's datasheet arithmetic at ` +
-    `${seed('puzzle.always.ratioBA')}× (${seed('puzzle.B.always.msgsPerSec')} vs ` +
-    `${seed('puzzle.A.always.msgsPerSec')}).`;
+  const headEach = 'puzzle.B.alwaysHeadEach.msgsPerSec';
+  return `On ${disk}, design A (slot file) against design B (log), three ways (Exos X20 ` +
+    'model: a 7,200 rpm disk replaying this run\'s writes). ' +
+    `Same policy, always (${COMPARISONS.always.guarantee}; A syncs each delete, B saves its ` +
+    `head every 1,000 deletes or 1 s): ${text('always')}; with B saving its head at each ` +
+    `delete, B ${measured(headEach)} (${measured('puzzle.alwaysHeadEach.ratioBA')}×). ` +
+    `Same policy, group (${COMPARISONS.group.guarantee}; A's deletes share it): ` +
+    `${text('group')}. The seed's comparison, ${COMPARISONS.seed.guarantee}: ${text('seed')}; ` +
+    `the seed's datasheet arithmetic: ${seed('puzzle.seed.ratioBA')}× ` +
+    `(A ${seed('puzzle.A.seed.msgsPerSec')} vs B ${seed('puzzle.B.seed.msgsPerSec')}). ${why}`;
 }
 
 /** Whether the disk spins, from A's synced random slot writes (lab/spinning-verdict.ts). */
-function spinningNote(ctx: LabContext, metrics: readonly Metric[]): string | null {
+function spinning(ctx: LabContext, metrics: readonly Metric[]): SpinningVerdict | null {
   const latency = metrics.find((metric) => metric.name === 'puzzle.A.always.sendLatencyNs');
   if (latency === undefined) return null;
   return spinningVerdict({
     rotational: ctx.environment.device.rotational,
     medianMs: latency.median / 1e6,
     roundMediansMs: (latency.samples ?? []).map((ns) => ns / 1e6),
-  }).sentence;
+  });
+}
+
+/** One sentence: why the same-policy gap on this disk is what it is. */
+export function whyTheGap(spins: boolean | null, randomMs: number, appendMs: number): string {
+  const costs = `a synced random write (A's send under always, median ` +
+    `${formatFigure(randomMs)} ms) costs ${formatFigure(randomMs / appendMs)}× a synced ` +
+    `append (B's, ${formatFigure(appendMs)} ms)`;
+  if (spins === true) {
+    return `Why: this disk spins, so ${costs} — a seek and half a turn each — and even the ` +
+      'same-policy gap is large.';
+  }
+  const disk = spins === false ? 'this disk does not spin' : 'this disk may not spin';
+  return `Why the same-policy gap is small: ${disk} (see the notes), so ${costs}; the large ` +
+    "gap is the seed's, the disk's bandwidth against one sync per message.";
+}
+
+function why(metrics: readonly Metric[], verdict: SpinningVerdict | null): string {
+  const median = (name: string) => metrics.find((metric) => metric.name === name)?.median;
+  const random = median('puzzle.A.always.sendLatencyNs');
+  const append = median('puzzle.B.always.sendLatencyNs');
+  if (random === undefined || append === undefined) return '';
+  return whyTheGap(verdict?.spins ?? null, random / 1e6, append / 1e6);
 }
 
 function notes(ctx: LabContext): string[] {
@@ -240,7 +403,16 @@ function notes(ctx: LabContext): string[] {
     `group: one fdatasync covers every send waiting; a sync starts at most ` +
       `${ctx.numberParam('groupMaxDelayMs')} ms after the first unsynced write ` +
       `(${ctx.numberParam('producers')} producers). none: figures are page-cache speed; the ` +
-      'bytes reach the disk at the sync ending each round.',
+      'bytes reach the disk at a sync after each round, not timed.',
+    "The seed's comparison: design B streaming runs under none and ends each round with one " +
+      'fdatasync of the log, timed in the round (puzzle.B.seed); design A synced per message ' +
+      'is its always rounds (puzzle.A.seed repeats puzzle.A.always).',
+    'Deletes are kept differently, and each series says how: design A writes the slot\'s ' +
+      'state byte under the policy (synced under always, in the shared sync under group); ' +
+      'design B saves its head, every 1,000 deletes or 1 s, and a delete past the saved head ' +
+      'comes back after a crash (at-least-once). B cannot make one delete durable alone, so ' +
+      'under always the nearest it comes, a head save at every delete that moves the head ' +
+      '(puzzle.B.alwaysHeadEach), is measured beside it.',
     'Every figure is on a warm page cache (the queues were just written). Device bytes and ' +
       "I/Os are the whole disk's, so other programs' writes during a round count too.",
     'Predictions replay the recorded writes and syncs of this run\'s rounds (not the set-up ' +
@@ -257,21 +429,21 @@ export async function run(ctx: LabContext): Promise<Results> {
     for (const config of configs) await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
     const phases = rounds * configs.length * 2;
     const seconds = phaseSeconds(ctx.secondsBudget, phases);
-    const byDesign = await interleave(rounds, configs.map((config) => ({
-      name: `${config.design}.${config.policy}`,
+    const byName = await interleave(rounds, configs.map((config) => ({
+      name: nameOf(config),
       round: () => measuredRound(ctx, config, seconds),
     })), ctx.progress);
-    const rates = new Map([...byDesign].map(([name, list]) => [name, list.map(ratePerSec)]));
+    const rates = new Map([...byName].map(([name, list]) => [name, list.map(ratePerSec)]));
     const metrics = [
-      ...configs.flatMap((config) =>
-        configMetrics(ctx, config, byDesign.get(`${config.design}.${config.policy}`) ?? [])),
+      ...configs.flatMap((config) => configMetrics(ctx, config, byName.get(nameOf(config)) ?? [])),
+      seedAMetric(ctx, rates),
       ...ratioMetrics(ctx, rates),
     ];
     const predictions = [...modelPredictions(configs), ...seedPredictions()];
-    const spinning = spinningNote(ctx, metrics);
+    const verdict = spinning(ctx, metrics);
     return ctx.results({
-      metrics, predictions, headline: headline(ctx, metrics, predictions),
-      notes: spinning === null ? notes(ctx) : [...notes(ctx), spinning],
+      metrics, predictions, headline: headline(ctx, metrics, predictions, why(metrics, verdict)),
+      notes: verdict === null ? notes(ctx) : [...notes(ctx), verdict.sentence],
     });
   } finally {
     for (const config of configs) await config.cycle.close();

@@ -59,6 +59,16 @@ export interface QueueCycleOptions {
   readonly inFlightMessages: number;
   readonly groupMaxDelayMs: number;
   readonly random: SeededRandom;
+  /**
+   * Design B only: save the head after this many deletes (the log queue's default, 1,000, or
+   * every second, whichever comes first). 1 saves it at every delete that moves it.
+   */
+  readonly checkpointEveryDeletes?: number;
+  /**
+   * Design B only: end each round with one fdatasync of the log, timed as part of the round —
+   * the seed's design B streaming at the disk's bandwidth under `none`, made durable once.
+   */
+  readonly syncAtRoundEnd?: boolean;
 }
 
 /** Long enough that no message comes back during a run: redeliveries are not this work. */
@@ -70,18 +80,26 @@ export function bodyBytesFor(slotBytes: number): number {
 }
 
 function openQueue(options: QueueCycleOptions, policy: DurabilityPolicy, io: FileIO): Queue {
+  assert(options.design === 'B' || options.checkpointEveryDeletes === undefined,
+    'design A has no head to save: checkpointEveryDeletes is for design B');
+  assert(options.design === 'B' || options.syncAtRoundEnd !== true,
+    'design A syncs per write or per group: syncAtRoundEnd is for design B');
   const common = { durability: policy, groupMaxDelayMs: options.groupMaxDelayMs, io };
   if (options.design === 'A') {
     const file = path.join(options.dir, 'slots');
     return SlotFileQueue.open(file, { ...common, slotBytes: options.slotBytes });
   }
-  return LogQueue.open(path.join(options.dir, 'log'), common);
+  const every = options.checkpointEveryDeletes;
+  return LogQueue.open(path.join(options.dir, 'log'),
+    every === undefined ? common : { ...common, checkpointEveryDeletes: every });
 }
 
 export interface CycleRound {
   readonly messages: number;
-  /** Both phases, send and consume. */
+  /** Both phases, send and consume, and the sync ending the round when there is one. */
   readonly elapsedNs: number;
+  /** The sync ending the round (`syncAtRoundEnd`); absent or 0 without one. */
+  readonly syncNs?: number;
 }
 
 export class QueueCycle {
@@ -173,7 +191,17 @@ export class QueueCycle {
     const loop = { concurrency: producers };
     const sent = await measureAsync(send, this.send, { seconds }, loop);
     const consumed = await measureAsync(consume, this.consume, { ops: sent.ops }, loop);
-    return { messages: sent.ops, elapsedNs: sent.elapsedNs + consumed.elapsedNs };
+    const syncNs = this.options.syncAtRoundEnd === true ? this.#syncLog() : 0;
+    return { messages: sent.ops, elapsedNs: sent.elapsedNs + consumed.elapsedNs + syncNs, syncNs };
+  }
+
+  /** One fdatasync of everything design B appended; the nanoseconds it took. */
+  #syncLog(): number {
+    const queue = this.#queue;
+    assert(queue instanceof LogQueue, 'only design B (the log) syncs at the end of a round');
+    const startNs = process.hrtime.bigint();
+    queue.log.flush();
+    return Number(process.hrtime.bigint() - startNs);
   }
 
   async close(): Promise<void> {

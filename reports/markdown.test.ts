@@ -4,6 +4,9 @@ import { HOSTILE, hostileResults } from '../test/fixtures/hostile-results.js';
 import { sampleAllExperiments, samplePuzzle } from '../test/fixtures/sample-experiments.js';
 import type { Results } from '../lab/results.js';
 import { escapeMarkdown, renderMarkdown } from './markdown.js';
+
+/** The puzzle's `always` category, as experiments/puzzle.ts labels it. */
+const ALWAYS = 'always; every send synced; A: each delete synced; B: head per 1,000 deletes';
 import { buildReportModel, type ReportChart } from './report-model.js';
 
 function markdownFor(documents: readonly Results[], warnings: readonly string[] = []): string {
@@ -40,17 +43,21 @@ describe('report.md', () => {
 
   it('writes figures with units, intervals, sample counts and predictions', () => {
     const row = markdown.split('\n').find((line) => line.startsWith('| msgsPerSec | A | always'));
-    expect(row).toBe('| msgsPerSec | A | always | 52 msgs/s | 49.4 – 54.6 msgs/s | 156 msgs/s | ' +
+    expect(row).toBe(`| msgsPerSec | A | always | ${ALWAYS} | each delete synced | — | ` +
+      '52 msgs/s | 49.4 – 54.6 msgs/s | 156 msgs/s | ' +
       '30 | seed: 50 msgs/s; hdd:exos-x20: 61 msgs/s; ssd:990-pro: 1,900 msgs/s |');
-    expect(markdown).toContain('| sendLatencyNs | A | always | 19.2 ms | 18.3 – 20.2 ms |');
+    expect(markdown).toContain(`| sendLatencyNs | A | always | ${ALWAYS} | each delete synced | ` +
+      '— | 19.2 ms | 18.3 – 20.2 ms |');
   });
 
   it('adds a machine column when several machines ran one experiment', () => {
     const other = { ...samplePuzzle(), environment: { ...samplePuzzle().environment,
       hostname: 'other', kernel: '6.8.0' } };
     const text = markdownFor([samplePuzzle(), other]);
-    expect(text).toContain('| figure | design | policy | machine | median |');
-    expect(text).toContain('| msgsPerSec | A | none | vda · ext4 · Linux 6.8.0 | 9,100 msgs/s |');
+    expect(text).toContain(
+      '| figure | design | policy | comparison | deletes | variant | machine | median |');
+    expect(text).toContain('| msgsPerSec | A | none | none; no sync \\(page cache\\) | ' +
+      'deletes not synced | — | vda · ext4 · Linux 6.8.0 | 9,100 msgs/s |');
   });
 
   it('lists the files left out after the headlines', () => {

@@ -61,8 +61,9 @@ describe('writeReport', () => {
     expect(svgWidthPx(throughput[0]?.svgPath ?? '')).toBeLessThanOrEqual(800);
     const markdown = fs.readFileSync(report.markdownPath, 'utf8');
     expect(markdown.match(/^## puzzle$/gm)).toHaveLength(1);
-    expect(markdown).toContain('| msgsPerSec | A | always | ST20000NM007D · xfs · Linux 6.8.0 | ' +
-      '13 msgs/s |');
+    expect(markdown).toContain('| msgsPerSec | A | always | always; every send synced; ' +
+      'A: each delete synced; B: head per 1,000 deletes | each delete synced | — | ' +
+      'ST20000NM007D · xfs · Linux 6.8.0 | 13 msgs/s |');
     expect(markdown).toContain('|  | vda · ext4 · Linux 6.1 | ST20000NM007D · xfs · Linux 6.8.0 |');
     expect(report.headlines).toEqual([
       `puzzle (vda · ext4 · Linux 6.1): ${here.headline}`,

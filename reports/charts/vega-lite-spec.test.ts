@@ -47,19 +47,34 @@ describe('the puzzle throughput chart', () => {
     expect(bars?.encoding.y2).toEqual({ datum: 10 });
   });
 
-  it('groups bars by policy in the order the experiment wrote them, coloured by design', () => {
-    expect(bars?.encoding.x.sort).toEqual(['none', 'always', 'group']);
+  it('sets the three comparisons side by side, each category a line per guarantee', () => {
+    expect(bars?.encoding.x.sort).toEqual([
+      'always; every send synced; A: each delete synced; B: head per 1,000 deletes',
+      'group; sends share a sync; A: deletes share it; B: head per 1,000 deletes',
+      "the seed's; A: synced per message; B: streamed, one sync a round",
+      'none; no sync (page cache)']);
+    expect(bars?.encoding.x.axis.labelExpr).toBe("split(datum.label, '; ')");
+  });
+
+  it('colours bars by design, naming A the slot file and B the log', () => {
     expect(bars?.encoding.color.field).toBe('series');
-    expect(bars?.encoding.color.title).toBe('design');
+    expect(bars?.encoding.color.title).toBe('design (A = slot file, B = log)');
     expect(bars?.encoding.xOffset.field).toBe('series');
+    const always = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('always'));
+    expect(always.map((p) => p.series)).toEqual(['A', 'B', 'B · head saved at each delete']);
+  });
+
+  it("puts the seed's comparison in its own category: A synced beside B streaming", () => {
+    const seed = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('the seed'));
+    expect(seed.map((p) => [p.series, p.y])).toEqual([['B', 180_000], ['A', 52]]);
   });
 
   it('draws error bars from the 95% interval of each measured median', () => {
     const rule = layerWith(spec, 'rule', false);
     expect(rule?.encoding.y.field).toBe('yLow');
     expect(rule?.encoding.y2.field).toBe('yHigh');
-    const measuredA = pointsOf(spec).find((p) => !p.predicted && p.x === 'always' &&
-      p.series === 'A');
+    const measuredA = pointsOf(spec).find((p) => !p.predicted &&
+      p.x.toString().startsWith('always') && p.series === 'A');
     expect(measuredA).toMatchObject({ y: 52, yLow: 52 * 0.95, yHigh: 52 * 1.05 });
   });
 
@@ -73,8 +88,11 @@ describe('the puzzle throughput chart', () => {
     // Vega-Lite would stroke the legend's symbols `transparent` without this.
     expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
       value: '#222222' });
-    const seedB = pointsOf(spec).find((p) => p.model === 'seed' && p.series === 'B');
-    expect(seedB).toMatchObject({ x: 'always', y: 278_000, predicted: true });
+    // The seed's 278,000 a second is B streaming, never B synced per message.
+    const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B');
+    expect(seedB).toHaveLength(1);
+    expect(seedB[0]).toMatchObject({ y: 278_000, predicted: true });
+    expect(seedB[0]?.x).toMatch(/^the seed's; /);
     expect(spec.title.subtitle.join(' ')).toContain('model predictions');
   });
 });
@@ -140,9 +158,10 @@ describe('chart panels', () => {
     const chart = experimentCharts(groupOf(samplePuzzle(), other))
       .find((c) => c.def.id === 'throughput');
     expect(chart?.panels[0]?.seriesSort).toEqual(['vda · ext4 · Linux 6.1 · A',
-      'vda · ext4 · Linux 6.1 · B', 'ST20000NM007D · xfs · Linux 6.8.0 · A',
-      'ST20000NM007D · xfs · Linux 6.8.0 · B']);
-    expect(chart?.panels[0]?.seriesTitle).toBe('machine · design');
+      'vda · ext4 · Linux 6.1 · B', 'vda · ext4 · Linux 6.1 · B · head saved at each delete',
+      'ST20000NM007D · xfs · Linux 6.8.0 · A', 'ST20000NM007D · xfs · Linux 6.8.0 · B',
+      'ST20000NM007D · xfs · Linux 6.8.0 · B · head saved at each delete']);
+    expect(chart?.panels[0]?.seriesTitle).toBe('machine · design (A = slot file, B = log)');
   });
 });
 

@@ -28,6 +28,8 @@ const LEGEND_WIDTH_PX = 620;
 const LEGEND_CHAR_WIDTH_PX = 7.5;
 const LEGEND_SYMBOL_WIDTH_PX = 36;
 const PREDICTION_SIZE = 130;
+/** A category's parts separated by this go on lines of their own under the x axis. */
+export const CATEGORY_LINE_BREAK = '; ';
 const PREDICTION_SHAPES = ['diamond', 'triangle-up', 'square', 'cross', 'triangle-down', 'circle'];
 
 const CONFIG: Json = {
@@ -37,7 +39,8 @@ const CONFIG: Json = {
   title: { fontSize: 16, subtitleFontSize: 12, anchor: 'start', subtitleColor: '#444444' },
   axis: { labelFontSize: 12, titleFontSize: 13, titleFontWeight: 'normal', gridColor: '#e6e6e6' },
   header: { labelFontSize: 12, titleFontSize: 13, titleFontWeight: 'normal' },
-  legend: { orient: 'bottom', labelFontSize: 12, titleFontSize: 12, labelLimit: 340 },
+  legend: { orient: 'bottom', labelFontSize: 12, titleFontSize: 12, labelLimit: 340,
+    titleLimit: 340 },
   view: { stroke: '#cccccc' },
 };
 
@@ -107,8 +110,10 @@ function xEncoding(def: PanelDef, data: PanelData, xScale: AxisScale): Json {
       title: axisTitle(def.x.title, data.xUnit, xScale), axis: axisJson(xScale) };
   }
   const nominal = def.x.kind === 'name' || def.x.type === 'nominal';
+  const lines = data.xSort.some((category) => category.includes(CATEGORY_LINE_BREAK))
+    ? { labelExpr: `split(datum.label, '${CATEGORY_LINE_BREAK}')` } : {};
   return { field: 'x', type: nominal ? 'nominal' : 'ordinal', sort: data.xSort, title: def.x.title,
-    axis: { labelAngle: def.x.kind === 'name' ? -35 : 0, labelLimit: 220 } };
+    axis: { labelAngle: def.x.kind === 'name' ? -35 : 0, labelLimit: 220, ...lines } };
 }
 
 function encodings(data: PanelData): Encodings {
