@@ -32,7 +32,11 @@ export type StorageErrorCode =
   /** A segment holds records at or past the next segment's base offset. */
   | 'SEGMENT_OVERLAP'
   /** The next offset would not fit the offsets this log can store exactly (2^53 - 1). */
-  | 'OFFSET_LIMIT';
+  | 'OFFSET_LIMIT'
+  /** A Kafka record batch failed a check on read (magic, CRC, lengths, varints, codec, size). */
+  | 'CORRUPT_BATCH'
+  /** A compression codec's native library did not load on this platform. */
+  | 'CODEC_UNAVAILABLE';
 
 export interface StorageErrorContext {
   readonly file?: string;
