@@ -126,6 +126,16 @@ describe('kafka record batch v2: encoding', () => {
     });
   });
 
+  it('decodes batch after batch from a buffer holding several, as a segment does', async () => {
+    const first = await encodeBatch({ ...sampleInput('gzip'), baseOffset: 0n });
+    const second = await encodeBatch({ ...sampleInput('lz4'), baseOffset: 3n });
+    const segment = Buffer.concat([first, second, Buffer.alloc(5)]);
+    const one = decodeBatch(segment);
+    const two = decodeBatch(segment.subarray(one.sizeBytes));
+    expect([one.baseOffset, one.sizeBytes, two.baseOffset, two.sizeBytes])
+      .toEqual([0n, first.length, 3n, second.length]);
+  });
+
   it('writes the header fields a producer writes when they are left out', async () => {
     const bytes = await encodeBatch({ baseOffset: 0n, baseTimestampMs: 5, records: [] });
     const batch = decodeBatch(bytes);
