@@ -29,6 +29,9 @@ export const STORAGE_USAGE_CODES: ReadonlySet<StorageErrorCode> = new Set<Storag
   'INVALID_SEGMENT_FILE',
   // A line of `append` longer than the log's record limit: the input, not the log, is wrong.
   'RECORD_TOO_LARGE',
+  // A native addon (the writer lock, a compression codec) that does not load on this machine.
+  'LOCK_UNAVAILABLE',
+  'CODEC_UNAVAILABLE',
 ]);
 
 /** Storage errors that report the data failing a check. */
@@ -38,6 +41,7 @@ export const STORAGE_CHECK_CODES: ReadonlySet<StorageErrorCode> = new Set<Storag
   'SEGMENT_OVERLAP',
   'CORRUPT_RECORD',
   'CORRUPT_CHECKPOINT',
+  'CORRUPT_BATCH',
 ]);
 
 export function buildProgram(): Command {
