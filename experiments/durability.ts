@@ -28,6 +28,8 @@ import {
   measureAsync,
   metricFromSamples,
   readDirtyMemory,
+  WARM_UP_SHARE_OF_ROUND,
+  warmUpAsync,
 } from '../lab/index.js';
 import type { DurabilityPolicy, GroupSyncMode } from '../storage/durability.js';
 import { NodeFileIO } from '../storage/file-io.js';
@@ -114,17 +116,21 @@ function openConfig(ctx: LabContext, shape: Shape) {
   return config;
 }
 
-async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
+function sender(config: Config, body: Buffer): () => Promise<number> {
   const { log, io } = config;
-  const send = async (): Promise<number> => {
+  return async (): Promise<number> => {
     const offset = await log.appendAcknowledged(body);
     config.acknowledged++;
     // Acknowledged but not yet covered by a completed fdatasync: what a power cut could take.
     config.largestWindow = Math.max(config.largestWindow, config.acknowledged - io.recordsDurable);
     return offset;
   };
+}
+
+async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
+  const { log, io } = config;
   const phase = ctx.ioPhase(io);
-  const repetition = await measureAsync(config.measurement, send, { seconds },
+  const repetition = await measureAsync(config.measurement, sender(config, body), { seconds },
     { concurrency: config.producers });
   config.totals.add(phase.end());
   if (config.policy === 'none') {
@@ -133,6 +139,16 @@ async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seco
   }
   log.deleteSegmentsBelow(log.endOffset);
   return repetition;
+}
+
+/** Sends for a share of a round, timed and discarded, so the rounds start on a settled log. */
+async function warmUp(ctx: LabContext, config: Config, body: Buffer, roundSeconds: number) {
+  ctx.progress.phase(`${config.prefix}: warm-up`);
+  const budget = { seconds: roundSeconds * WARM_UP_SHARE_OF_ROUND };
+  const concurrency = config.producers;
+  ctx.recordWarmUp(config.prefix,
+    await warmUpAsync(config.measurement, sender(config, body), budget, { concurrency }));
+  config.log.deleteSegmentsBelow(config.log.endOffset);
 }
 
 function configMetrics(ctx: LabContext, config: Config): Metric[] {
@@ -229,11 +245,14 @@ export async function run(ctx: LabContext): Promise<Results> {
       await config.log.appendAcknowledged(body);
       config.acknowledged++;
     }
-    const seconds = Math.max(SHORTEST_ROUND_SECONDS,
+    const share = Math.max(SHORTEST_ROUND_SECONDS,
       ctx.secondsBudget * MEASURED_SHARE / (rounds * configs.length));
+    const secondsOf = (config: Config) =>
+      config.policy === 'none' ? share : ctx.syncedRoundSeconds(share);
+    for (const config of configs) await warmUp(ctx, config, body, secondsOf(config));
     await interleave(rounds, configs.map((config) => ({
       name: config.prefix,
-      round: () => measuredRound(ctx, config, body, seconds),
+      round: () => measuredRound(ctx, config, body, secondsOf(config)),
     })), ctx.progress);
     const metrics = configs.flatMap((config) => configMetrics(ctx, config));
     const counters = Object.fromEntries(configs.map((config) =>
@@ -249,7 +268,7 @@ export const experiment: Experiment = {
   question: 'what does waiting for the drive cost, and how much can one fsync cover?',
   params: {
     messageBytes: { quick: 1024, full: 1024 },
-    rounds: { quick: 2, full: 5 },
+    rounds: { quick: 2, full: 10 },
   },
   seed: 44,
   run,

@@ -93,7 +93,7 @@ export const indexDensity: Experiment = {
   question: 'what does a sparse index cost and save against a dense one?',
   params: {
     logBytes: { quick: 4 * MiB, full: 64 * MiB },
-    rounds: { quick: 2, full: 5 },
+    rounds: { quick: 2, full: 10 },
     coldLookupsPerRound: { quick: 20, full: 100 },
     walkSamples: { quick: 50, full: 200 },
     recentBytes: { quick: 256 * KiB, full: 4 * MiB },

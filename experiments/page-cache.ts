@@ -280,7 +280,7 @@ export const experiment: Experiment = {
     messageBytes: { quick: 1024, full: 1024 },
     logBytes: { quick: 32 * 1024 * 1024, full: 256 * 1024 * 1024 },
     oldReads: { quick: 16, full: 64 },
-    rounds: { quick: 3, full: 5 },
+    rounds: { quick: 3, full: 10 },
   },
   seed: 45,
   run,

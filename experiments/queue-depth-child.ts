@@ -20,7 +20,9 @@ import {
   ioUringState,
   measureAsync,
   openDeviceWriteFile,
+  warmUpAsync,
 } from '../lab/index.js';
+import type { WarmUp } from '../lab/runner.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
 import { bodyBytesFor } from './queue-cycle.js';
 import type { ChildConfig, ChildReport, Method } from './queue-depth-protocol.js';
@@ -163,7 +165,12 @@ async function measureMethods(config: ChildConfig): Promise<ChildReport['methods
     run: openMethod(method, config, random.fork()), measurement: new Measurement(method, 'async'),
     reached: [], averageQueue: [], max: 0,
   }]));
+  const warmUps = new Map<Method, WarmUp>();
   try {
+    for (const [method, state] of states) {
+      warmUps.set(method, await warmUpAsync(state.measurement, state.run.op,
+        { seconds: config.warmUpSeconds }, { concurrency: config.depth }));
+    }
     await interleave(config.rounds, [...states].map(([method, state]) => ({
       name: method,
       round: () => repetition(config, state, sampler),
@@ -179,6 +186,7 @@ async function measureMethods(config: ChildConfig): Promise<ChildReport['methods
       ratePerSec: summary.ratePerSec, latencyNs: summary.latencyNs,
       reachedDepthPerRepetition: state.reached, reachedDepthMax: state.max,
       averageQueuePerRepetition: state.averageQueue,
+      warmUp: warmUps.get(method) ?? { ops: 0, elapsedNs: 0 },
     };
   }
   return reports;

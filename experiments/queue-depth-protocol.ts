@@ -4,6 +4,7 @@
  * standard output.
  */
 import type { BlockDevice, IoUringState, Metric } from '../lab/index.js';
+import type { WarmUp } from '../lab/runner.js';
 
 export type Method = 'random-write' | 'append' | 'slot-send';
 export const METHODS: readonly Method[] = ['random-write', 'append', 'slot-send'];
@@ -15,6 +16,8 @@ export interface ChildConfig {
   readonly rounds: number;
   /** Length of one repetition of one method. */
   readonly seconds: number;
+  /** Length of each method's warm-up before the rounds: timed, then discarded. */
+  readonly warmUpSeconds: number;
   readonly blockBytes: number;
   /** Preallocated, written through: random writes overwrite its blocks. */
   readonly randomFile: string;
@@ -40,6 +43,8 @@ export interface MethodReport {
   readonly reachedDepthMax: number;
   /** Time requests spent at the device over elapsed time (iostat's aqu-sz), per repetition. */
   readonly averageQueuePerRepetition: number[];
+  /** The warm-up before the rounds, discarded from every figure. */
+  readonly warmUp: WarmUp;
 }
 
 export interface ChildReport {

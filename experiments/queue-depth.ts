@@ -23,6 +23,7 @@ import {
   metricFromSamples,
   runFioJob,
   runTypeScriptChild,
+  WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
@@ -106,8 +107,9 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
     UV_THREADPOOL_SIZE: String(config.depth + 4),
     UV_USE_IO_URING: engine === 'io_uring' ? '1' : '0',
   };
-  const timeoutMs = Math.ceil(config.seconds * config.rounds * config.methods.length * 1000) +
-    CHILD_OVERHEAD_MS;
+  const measuredSeconds = (config.seconds * config.rounds + config.warmUpSeconds) *
+    config.methods.length;
+  const timeoutMs = Math.ceil(measuredSeconds * 1000) + CHILD_OVERHEAD_MS;
   ctx.progress.phase(`queue-depth: ${engine} at depth ${config.depth}`);
   const stdout = await runTypeScriptChild(CHILD_SCRIPT, [JSON.stringify(config)], env, timeoutMs);
   try {
@@ -177,6 +179,7 @@ function childMetrics(ctx: LabContext, report: ChildReport, engine: Engine, dept
   return METHODS.flatMap((method) => {
     const methodReport = report.methods[method];
     if (methodReport === undefined) return [];
+    ctx.recordWarmUp(`${engine}.${depth}.${method}`, methodReport.warmUp);
     return methodMetrics(ctx, method, engine, depth, methodReport);
   });
 }
@@ -335,14 +338,16 @@ export async function run(ctx: LabContext): Promise<Results> {
   }
   const perDepth = engineList.length * METHODS.length + (fio === null ? 0 : 2);
   const units = depths.length * perDepth * rounds;
-  const seconds = Math.max(SHORTEST_REPETITION_SECONDS,
-    ctx.secondsBudget * MEASURED_SHARE / units);
+  // Every method writes through to the disk (O_DIRECT, O_DSYNC or fdatasync): synced rounds.
+  const seconds = ctx.syncedRoundSeconds(Math.max(SHORTEST_REPETITION_SECONDS,
+    ctx.secondsBudget * MEASURED_SHARE / units));
   const runs: ChildRun[] = [];
   const metrics: Metric[] = [];
   for (const depth of depths) {
     for (const engine of engineList) {
       const config: ChildConfig = {
-        depth, methods: METHODS, rounds, seconds, blockBytes: BLOCK_BYTES, ...files,
+        depth, methods: METHODS, rounds, seconds, warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND,
+        blockBytes: BLOCK_BYTES, ...files,
         randomFileBytes: ctx.numberParam('randomFileMiB') * MIB, slotBytes,
         device: ctx.device, seed: ctx.random.uint32(),
       };
@@ -367,7 +372,7 @@ export const experiment: Experiment = {
   question: 'how much does parallelism hide the cost of random writes?',
   params: {
     depths: { quick: '1,4,16,64', full: '1,2,4,8,16,32,64' },
-    rounds: { quick: 2, full: 3 },
+    rounds: { quick: 2, full: 10 },
     randomFileMiB: { quick: 16, full: 128 },
     slotBytes: { quick: 1024, full: 1024 },
     /** 1 runs fio's equivalent jobs beside ours when fio is installed; 0 skips them. */

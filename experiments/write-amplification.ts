@@ -205,15 +205,25 @@ function notes(ctx: LabContext, journal: JournalInfo): string[] {
   ];
 }
 
+/** The queue's set-up cycles, timed and discarded (the measured trace starts after them). */
+async function warmUp(ctx: LabContext, config: Config): Promise<void> {
+  const messages = ctx.numberParam('inFlightMessages');
+  const startNs = process.hrtime.bigint();
+  await config.cycle.warmUp(messages);
+  const elapsedNs = Number(process.hrtime.bigint() - startNs);
+  ctx.recordWarmUp(`${config.design}.${config.policy}`, { ops: messages, elapsedNs });
+}
+
 export async function run(ctx: LabContext): Promise<Results> {
   const rounds = ctx.numberParam('rounds');
   const journal = describeJournal(ctx.environment.filesystem);
   const configs: Config[] = [];
   try {
     await openConfigs(ctx, configs);
-    for (const config of configs) await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
+    for (const config of configs) await warmUp(ctx, config);
     const phases = rounds * configs.length * 2;
-    const seconds = phaseSeconds(ctx.secondsBudget, phases);
+    const share = phaseSeconds(ctx.secondsBudget, phases);
+    const seconds = ctx.syncedRoundSeconds(share);
     const byDesign = await interleave(rounds, configs.map((config) => ({
       name: `${config.design}.${config.policy}`,
       round: () => measuredRound(ctx, config, seconds),

@@ -6,6 +6,7 @@ import {
   type Experiment,
   FULL_SECONDS,
   QUICK_SECONDS,
+  SYNCED_ROUND_MIN_SECONDS,
   createContext,
   runExperiment,
 } from './experiment.js';
@@ -87,6 +88,30 @@ describe('the lab context', () => {
     const coldNotes = results.notes.filter((note) => cold.test(note));
     expect(coldNotes).toHaveLength(1);
     expect(results.notes.at(-1)).toBe('last note');
+  });
+
+  it('raises synced rounds to half a second at the default budget, not at a budget set', () => {
+    const quick = createContext(experiment(), { dir: tempDir(), quick: true });
+    expect(quick.syncedRoundSeconds(0.083)).toBe(SYNCED_ROUND_MIN_SECONDS);
+    expect(quick.syncedRoundSeconds(2)).toBe(2);
+    expect(quick.results({ metrics: [] }).parameters['syncedRoundSeconds'])
+      .toBe(SYNCED_ROUND_MIN_SECONDS);
+    const tiny = createContext(experiment(), { dir: tempDir(), quick: true, seconds: 0.3 });
+    expect(tiny.syncedRoundSeconds(0.05)).toBe(0.05);
+    const results = tiny.results({ metrics: [] });
+    expect(results.parameters['syncedRoundSeconds']).toBe(0.05);
+    expect(results.notes.join('\n')).toMatch(/Synced rounds of 0\.050 s, under the 0\.5 s/);
+  });
+
+  it('records a warm-up, measured and discarded, in the counters and says so', () => {
+    const ctx = createContext(experiment(), { dir: tempDir(), quick: true });
+    ctx.recordWarmUp('A.always', { ops: 40, elapsedNs: 100_000_000 });
+    const results = ctx.results({ metrics: [], counters: { sends: 1 } });
+    expect(results.counters).toEqual({
+      'sends': 1, 'warmUp.A.always.ops': 40, 'warmUp.A.always.elapsedNs': 100_000_000,
+    });
+    expect(results.notes.join('\n')).toMatch(/timed and discarded/);
+    expect(() => ctx.recordWarmUp('A.always', { ops: 1, elapsedNs: 1 })).toThrow(/twice/);
   });
 
   it('accounts I/O on its own directory', () => {

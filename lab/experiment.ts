@@ -24,6 +24,7 @@ import { DeviceSharingLog } from './device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
+import type { WarmUp } from './runner.js';
 import { classifyStorage, notADiskNote } from './storage-kind.js';
 import { timerOverheadNs } from './timer-overhead.js';
 import {
@@ -85,6 +86,19 @@ export interface LabContext {
    * cold-reads.ts). Notes how, or why cold figures are unavailable, once; call `end()` after.
    */
   startColdReads(ios: readonly ColdReadFileIO[]): ColdReads;
+  /**
+   * The length of one measured round of a synced phase, given the experiment's share of its
+   * budget: raised to SYNCED_ROUND_MIN_SECONDS at the default budgets, since a shorter round
+   * measures a disk's first few hundred syncs, not its rate. A budget set by the caller
+   * (`--seconds`, tests) is kept, and a note says the rounds were short. Recorded in the results
+   * parameters as `syncedRoundSeconds`.
+   */
+  syncedRoundSeconds(shareSeconds: number): number;
+  /**
+   * Records a warm-up that ran before the measured rounds and was discarded: its operations and
+   * time go into the results counters (`warmUp.<name>.ops`, `warmUp.<name>.elapsedNs`).
+   */
+  recordWarmUp(name: string, warmUp: WarmUp): void;
   /** Adds a sentence to the results notes. */
   note(text: string): void;
   /** The complete, validated results document. */
@@ -94,6 +108,14 @@ export interface LabContext {
 /** Per-experiment time budgets when `--seconds` is not given. */
 export const QUICK_SECONDS = 5;
 export const FULL_SECONDS = 60;
+/**
+ * The shortest measured round of a synced phase at the default budgets: at 83 ms a round of
+ * synced sends varied 83–86% from run to run (issue 15); half a second holds hundreds of syncs
+ * even on a spinning disk.
+ */
+export const SYNCED_ROUND_MIN_SECONDS = 0.5;
+/** A warm-up before synced rounds lasts this share of a round. */
+export const WARM_UP_SHARE_OF_ROUND = 0.2;
 export const TIMER = 'process.hrtime.bigint';
 const EXPERIMENT_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -139,6 +161,12 @@ export function markedHeadline(
   return headline === undefined ? marks.join(' ') : `${headline} ${marks.join(' ')}`;
 }
 
+function warmUpNote(warmUps: Readonly<Record<string, number>>): string[] {
+  if (Object.keys(warmUps).length === 0) return [];
+  return ['Each design warmed up before its measured rounds; the warm-up was timed and ' +
+    'discarded (counters warmUp.<name>.ops and .elapsedNs), so no figure includes it.'];
+}
+
 class ExperimentContext implements LabContext {
   readonly experiment: Pick<Experiment, 'id' | 'question' | 'seed'>;
   readonly dir: string;
@@ -158,12 +186,17 @@ class ExperimentContext implements LabContext {
   /** How this run's cold reads were made, once it made any: a parameter of its results. */
   #coldReads: string | null = null;
   readonly #startedAt = new Date().toISOString();
+  /** Whether the caller set the budget, which then wins over SYNCED_ROUND_MIN_SECONDS. */
+  readonly #budgetGiven: boolean;
+  #syncedRoundSeconds: number | null = null;
+  readonly #warmUps: Record<string, number> = {};
 
   constructor(experiment: Experiment, options: ContextOptions) {
     this.experiment = { id: experiment.id, question: experiment.question, seed: experiment.seed };
     this.dir = options.dir;
     this.quick = options.quick;
     this.secondsBudget = options.seconds ?? (options.quick ? QUICK_SECONDS : FULL_SECONDS);
+    this.#budgetGiven = options.seconds !== undefined;
     this.params = resolveParams(experiment, options.quick);
     this.random = new SeededRandom(experiment.seed);
     this.progress = options.progress ?? silentProgress;
@@ -213,6 +246,27 @@ class ExperimentContext implements LabContext {
     return reads;
   }
 
+  syncedRoundSeconds(shareSeconds: number): number {
+    assert(Number.isFinite(shareSeconds), `round seconds must be finite: ${shareSeconds}`);
+    assert(shareSeconds > 0, `round seconds must be positive: ${shareSeconds}`);
+    const seconds = this.#budgetGiven
+      ? shareSeconds
+      : Math.max(SYNCED_ROUND_MIN_SECONDS, shareSeconds);
+    this.#syncedRoundSeconds = Math.min(this.#syncedRoundSeconds ?? seconds, seconds);
+    const short = `Synced rounds of ${seconds.toFixed(3)} s, under the ` +
+      `${SYNCED_ROUND_MIN_SECONDS} s a disk's rate needs, because the budget was set to ` +
+      `${this.secondsBudget} s.`;
+    if (seconds < SYNCED_ROUND_MIN_SECONDS && !this.#notes.includes(short)) this.note(short);
+    return seconds;
+  }
+
+  recordWarmUp(name: string, warmUp: WarmUp): void {
+    assert(name.length > 0, 'a warm-up needs a name');
+    assert(!(`warmUp.${name}.ops` in this.#warmUps), `warm-up ${name} recorded twice`);
+    this.#warmUps[`warmUp.${name}.ops`] = warmUp.ops;
+    this.#warmUps[`warmUp.${name}.elapsedNs`] = warmUp.elapsedNs;
+  }
+
   note(text: string): void {
     assert(text.length > 0, 'a note needs text');
     this.#notes.push(text);
@@ -233,6 +287,9 @@ class ExperimentContext implements LabContext {
         ...this.params,
         secondsBudget: this.secondsBudget,
         ...(this.#coldReads === null ? {} : { coldReads: this.#coldReads }),
+        ...(this.#syncedRoundSeconds === null
+          ? {}
+          : { syncedRoundSeconds: this.#syncedRoundSeconds }),
       },
       environment: this.environment,
       startedAt: this.#startedAt,
@@ -240,9 +297,10 @@ class ExperimentContext implements LabContext {
       timer: TIMER,
       timerOverheadNs: timerOverheadNs(),
       metrics: [...parts.metrics],
-      counters: { ...parts.counters },
+      counters: { ...parts.counters, ...this.#warmUps },
       predictions: [...(parts.predictions ?? [])],
-      notes: [...this.#notes, ...(parts.notes ?? []), ...(shared === null ? [] : [shared])],
+      notes: [...this.#notes, ...(parts.notes ?? []), ...warmUpNote(this.#warmUps),
+        ...(shared === null ? [] : [shared])],
       ...(deviceShared === null ? {} : { deviceShared }),
     }, `${this.experiment.id} results`);
   }

@@ -9,6 +9,7 @@ import {
   measureSync,
   runAsync,
   runSync,
+  warmUpAsync,
   warmUpSync,
 } from './runner.js';
 
@@ -68,7 +69,9 @@ describe('closed loops', () => {
     const seen: number[] = [];
     const measurement = new Measurement('indexes', 'sync');
     const op = (index: number) => seen.push(index);
-    warmUpSync(measurement, op, { ops: 2 });
+    const warmUp = warmUpSync(measurement, op, { ops: 2 });
+    expect(warmUp.ops).toBe(2);
+    expect(warmUp.elapsedNs).toBeGreaterThan(0);
     measureSync(measurement, op, { ops: 3 });
     measureSync(measurement, op, { ops: 3 });
     expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -103,6 +106,24 @@ describe('closed loops', () => {
     expect(summary.ops).toBe(10);
     expect(summary.latencyNs.labels).toEqual({ mode: 'async' });
   });
+
+  it('warms up async operations from several workers, timed and left out of the figures',
+    async () => {
+      let inFlight = 0;
+      let most = 0;
+      const measurement = new Measurement('warm', 'async');
+      const warmUp = await warmUpAsync(measurement, async () => {
+        most = Math.max(most, ++inFlight);
+        await sleep(1);
+        inFlight--;
+        return 1;
+      }, { ops: 12 }, { concurrency: 4 });
+      expect(warmUp.ops).toBe(12);
+      expect(warmUp.elapsedNs).toBeGreaterThan(0);
+      expect(most).toBe(4);
+      expect(measurement.ops).toBe(0);
+      expect(measurement.nextIndex).toBe(12);
+    });
 
   it('runs async operations from several workers at once when asked', async () => {
     let inFlight = 0;

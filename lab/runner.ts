@@ -60,20 +60,37 @@ function assertMode(measurement: Measurement, mode: RunMode): void {
   assert(actual === mode, `${name} is a ${actual} measurement, not ${mode}`);
 }
 
+/**
+ * What a warm-up did: measured, so the results can say how long it took and how fast it ran, and
+ * discarded, so no figure includes it (LabContext.recordWarmUp puts it in the results).
+ */
+export interface WarmUp {
+  readonly ops: number;
+  readonly elapsedNs: number;
+}
+
 /** Runs `op` for `budget` without recording latencies, so caches and the JIT settle first. */
-export function warmUpSync(measurement: Measurement, op: SyncOperation, budget: Budget): void {
+export function warmUpSync(
+  measurement: Measurement,
+  op: SyncOperation,
+  budget: Budget,
+): WarmUp {
   assertMode(measurement, 'sync');
   assertBudget(budget);
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
-  const deadline = deadlineNs(budget, process.hrtime.bigint());
+  const startNs = process.hrtime.bigint();
+  const deadline = deadlineNs(budget, startNs);
+  let endNs = startNs;
   let ops = 0;
   while (ops < limit) {
     measurement.consume(op(base + ops));
     ops++;
-    if (process.hrtime.bigint() >= deadline) break;
+    endNs = process.hrtime.bigint();
+    if (endNs >= deadline) break;
   }
   measurement.advanceIndexes(ops);
+  return { ops, elapsedNs: Number(endNs - startNs) };
 }
 
 /** One closed-loop repetition of a synchronous operation. */
@@ -113,24 +130,44 @@ export function measureSync(
   return measurement.endRepetition(ops, Number(endNs - startNs));
 }
 
-/** Runs an async `op` for `budget` without recording latencies. */
+/**
+ * Runs an async `op` for `budget` without recording latencies, from `concurrency` workers
+ * (default 1) as the measured loop will run it.
+ */
 export async function warmUpAsync(
   measurement: Measurement,
   op: AsyncOperation,
   budget: Budget,
-): Promise<void> {
+  options: { readonly concurrency?: number } = {},
+): Promise<WarmUp> {
   assertMode(measurement, 'async');
   assertBudget(budget);
+  const concurrency = options.concurrency ?? 1;
+  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
+  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
-  const deadline = deadlineNs(budget, process.hrtime.bigint());
-  let ops = 0;
-  while (ops < limit) {
-    measurement.consume(await op(base + ops));
-    ops++;
-    if (process.hrtime.bigint() >= deadline) break;
-  }
-  measurement.advanceIndexes(ops);
+  const startNs = process.hrtime.bigint();
+  const deadline = deadlineNs(budget, startNs);
+  let endNs = startNs;
+  let started = 0;
+  let completed = 0;
+  let stop = false;
+  const worker = async () => {
+    while (!stop && started < limit) {
+      const value = await op(base + started++).catch((error: unknown) => {
+        stop = true;
+        throw error;
+      });
+      measurement.consume(value);
+      completed++;
+      endNs = process.hrtime.bigint();
+      if (endNs >= deadline) stop = true;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  measurement.advanceIndexes(started);
+  return { ops: completed, elapsedNs: Number(endNs - startNs) };
 }
 
 export interface AsyncLoopOptions {
