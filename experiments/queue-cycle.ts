@@ -21,6 +21,7 @@ import {
   traceSlice,
   warmUpAsync,
 } from '../lab/index.js';
+import type { WarmUp } from '../lab/runner.js';
 import { assert } from '../storage/errors.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { type FileIO, NodeFileIO } from '../storage/file-io.js';
@@ -35,7 +36,7 @@ export const QUEUE_CYCLE_PARAMS = {
   slotBytes: { quick: 1024, full: 1024 },
   backlogMessages: { quick: 2048, full: 16384 },
   inFlightMessages: { quick: 32, full: 256 },
-  rounds: { quick: 3, full: 5 },
+  rounds: { quick: 3, full: 10 },
 } as const;
 export const DESIGNS: readonly Design[] = ['A', 'B'];
 
@@ -172,13 +173,14 @@ export class QueueCycle {
    * Sends and consumes `messages` without measuring, so the free slots are scattered and the log's
    * segment is preallocated before the rounds; the measured trace starts after it.
    */
-  async warmUp(messages: number): Promise<void> {
+  async warmUp(messages: number): Promise<WarmUp> {
     const send = new Measurement('warm-up.send', 'async');
     const consume = new Measurement('warm-up.consume', 'async');
-    await warmUpAsync(send, this.send, { ops: messages });
-    await warmUpAsync(consume, this.consume, { ops: messages });
+    const sent = await warmUpAsync(send, this.send, { ops: messages });
+    const consumed = await warmUpAsync(consume, this.consume, { ops: messages });
     this.#measuredFromEvent = this.io.trace.length;
     this.#measuredFromMessage = this.#messagesSent;
+    return { ops: sent.ops, elapsedNs: sent.elapsedNs + consumed.elapsedNs };
   }
 
   /** One round: producers send for `seconds`, then consumers take as many. */

@@ -205,22 +205,16 @@ function notes(ctx: LabContext, journal: JournalInfo): string[] {
   ];
 }
 
-/** The queue's set-up cycles, timed and discarded (the measured trace starts after them). */
-async function warmUp(ctx: LabContext, config: Config): Promise<void> {
-  const messages = ctx.numberParam('inFlightMessages');
-  const startNs = process.hrtime.bigint();
-  await config.cycle.warmUp(messages);
-  const elapsedNs = Number(process.hrtime.bigint() - startNs);
-  ctx.recordWarmUp(`${config.design}.${config.policy}`, { ops: messages, elapsedNs });
-}
-
 export async function run(ctx: LabContext): Promise<Results> {
   const rounds = ctx.numberParam('rounds');
   const journal = describeJournal(ctx.environment.filesystem);
   const configs: Config[] = [];
   try {
     await openConfigs(ctx, configs);
-    for (const config of configs) await warmUp(ctx, config);
+    for (const config of configs) {
+      const warmUp = await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
+      ctx.recordWarmUp(`${config.design}.${config.policy}`, warmUp);
+    }
     const phases = rounds * configs.length * 2;
     const share = phaseSeconds(ctx.secondsBudget, phases);
     const seconds = ctx.syncedRoundSeconds(share);
