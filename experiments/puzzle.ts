@@ -426,9 +426,11 @@ export async function run(ctx: LabContext): Promise<Results> {
   const configs: Config[] = [];
   try {
     await openConfigs(ctx, configs);
-    for (const config of configs) await config.cycle.warmUp(ctx.numberParam('inFlightMessages'));
+    for (const config of configs) {
+      ctx.recordWarmUp(nameOf(config), await config.cycle.warmUp(ctx.numberParam('inFlightMessages')));
+    }
     const phases = rounds * configs.length * 2;
-    const seconds = phaseSeconds(ctx.secondsBudget, phases);
+    const seconds = ctx.syncedRoundSeconds(phaseSeconds(ctx.secondsBudget, phases));
     const byName = await interleave(rounds, configs.map((config) => ({
       name: nameOf(config),
       round: () => measuredRound(ctx, config, seconds),

@@ -6,11 +6,11 @@ import {
   type Experiment,
   FULL_SECONDS,
   QUICK_SECONDS,
-  SYNCED_ROUND_MIN_SECONDS,
   createContext,
   runExperiment,
 } from './experiment.js';
 import { createOwnedDir, isOwnedDir, removeOwnedDir } from './owned-dir.js';
+import { SYNCED_ROUND_MIN_SECONDS } from './round-length.js';
 
 const tempDir = tempDirs('experiment');
 

@@ -25,6 +25,7 @@ import { IoPhase, type PhaseIo } from './io.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
 import type { WarmUp } from './runner.js';
+import { SYNCED_ROUND_MIN_SECONDS } from './round-length.js';
 import { classifyStorage, notADiskNote } from './storage-kind.js';
 import { timerOverheadNs } from './timer-overhead.js';
 import {
@@ -108,14 +109,6 @@ export interface LabContext {
 /** Per-experiment time budgets when `--seconds` is not given. */
 export const QUICK_SECONDS = 5;
 export const FULL_SECONDS = 60;
-/**
- * The shortest measured round of a synced phase at the default budgets: at 83 ms a round of
- * synced sends varied 83–86% from run to run (issue 15); half a second holds hundreds of syncs
- * even on a spinning disk.
- */
-export const SYNCED_ROUND_MIN_SECONDS = 0.5;
-/** A warm-up before synced rounds lasts this share of a round. */
-export const WARM_UP_SHARE_OF_ROUND = 0.2;
 export const TIMER = 'process.hrtime.bigint';
 const EXPERIMENT_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 

@@ -6,7 +6,7 @@
  * import from here.
  */
 export type { Experiment, LabContext, ParamSpec, ParamValue, ResultsParts } from './experiment.js';
-export { SYNCED_ROUND_MIN_SECONDS, WARM_UP_SHARE_OF_ROUND } from './experiment.js';
+export { SYNCED_ROUND_MIN_SECONDS, WARM_UP_SHARE_OF_ROUND } from './round-length.js';
 export {
   type Budget,
   type AsyncOperation,

@@ -107,10 +107,11 @@ function cleanUpOnSignal(owned: Set<string>): () => void {
   return () => handlers.forEach((remove) => remove());
 }
 
+/** A figure with its 95% interval, or the sample count when there are too few for one. */
 function metricLine(metric: Metric): string {
-  const interval = metric.ci95 === undefined
-    ? ''
-    : `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`;
+  const interval = metric.ci95 !== undefined
+    ? `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`
+    : metric.class === 'counter' ? '' : `  (n=${metric.count ?? 1}, too few for an interval)`;
   const tail = metric.p99 === undefined ? '' : `  p99 ${formatFigure(metric.p99)}`;
   return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
 }
