@@ -38,6 +38,15 @@ describe('deviceShare', () => {
     expect(isShared(share)).toBe(true);
   });
 
+  it('does not count pages dirty before the phase, which an earlier phase of ours may have left', () => {
+    // A `none` phase left 20 MiB dirty; the next, synced phase wrote 2 MiB of its own while the
+    // kernel wrote those 20 MiB back: nobody else wrote anything.
+    const next = { ...phase(22 * MiB, 2 * MiB, 10), pendingAtStartBytes: 20 * MiB };
+    expect(deviceShare(next)?.otherBytes).toBe(0);
+    const busy = { ...phase(42 * MiB, 2 * MiB, 10), pendingAtStartBytes: 20 * MiB };
+    expect(isShared(deviceShare(busy)!)).toBe(true);
+  });
+
   it('does not flag others at 10% or below, nor a few stray KiB however large a share', () => {
     expect(isShared(deviceShare(phase(10 * MiB, 9 * MiB - 16 * KiB, null))!)).toBe(false);
     expect(isShared(deviceShare(phase(60 * KiB, 0, null))!)).toBe(false);
@@ -61,13 +70,15 @@ describe('deviceShare', () => {
     io(4096);
     const ended: PhaseIo[] = [];
     const device = { majorMinor: '253:0', node: 'vda', disks: ['vda'] };
-    const started = IoPhase.start({ device, sysRoot, procIoFile, onEnd: (p) => ended.push(p) });
+    const meminfoFile = join(tempDir(), 'meminfo');
+    fs.writeFileSync(meminfoFile, 'Dirty:              64 kB\nWriteback:           0 kB\n');
+    const started = IoPhase.start({ device, sysRoot, procIoFile, meminfoFile, onEnd: (p) => ended.push(p) });
     stat(1000 + (8 * MiB) / 512);
     io(4096 + MiB);
     const result = started.end();
     expect(ended).toEqual([result]);
     expect(deviceShare(result)).toMatchObject({
-      deviceBytes: 8 * MiB, ownBytes: MiB, otherBytes: 7 * MiB - 16 * KiB,
+      deviceBytes: 8 * MiB, ownBytes: MiB, otherBytes: 7 * MiB - 16 * KiB - 64 * KiB,
     });
   });
 });

@@ -9,7 +9,9 @@
  * transaction (ext4: a descriptor, the inode's block, a commit block; 4–8 KiB measured per
  * synced 1 KiB append), so JOURNAL_ALLOWANCE_BYTES_PER_SYNC is granted per sync the storage core
  * counted, plus one for the `sync` that closes a phase. A phase's dirty pages can reach the disk
- * in the next phase; the floor keeps a stray commit from flagging a short phase.
+ * in the next phase, so whatever was dirty or under writeback machine-wide when a phase began
+ * (/proc/meminfo) is not counted as others' either; the floor keeps a stray commit from flagging
+ * a short phase.
  */
 import { assert } from '../storage/errors.js';
 import { formatBytes } from './format.js';
@@ -44,7 +46,10 @@ export function deviceShare(phase: PhaseIo): DeviceShare | null {
   const deviceBytes = phase.device.writeBytes;
   const ownBytes = phase.proc.writeBytes;
   const journalAllowanceBytes = syncs * JOURNAL_ALLOWANCE_BYTES_PER_SYNC;
-  const otherBytes = Math.max(0, deviceBytes - ownBytes - journalAllowanceBytes);
+  // Pages dirtied before the phase (an earlier phase's writes under `none`, say) may reach the
+  // disk during it: they are nobody's new writes, so they are not counted as others'.
+  const pendingBytes = phase.pendingAtStartBytes ?? 0;
+  const otherBytes = Math.max(0, deviceBytes - ownBytes - journalAllowanceBytes - pendingBytes);
   const fraction = deviceBytes === 0 ? 0 : otherBytes / deviceBytes;
   return { deviceBytes, ownBytes, journalAllowanceBytes, otherBytes, fraction };
 }

@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import type { FileIOCounters } from '../storage/file-io.js';
 import { assert } from '../storage/errors.js';
+import { readDirtyMemory } from './meminfo.js';
 import {
   type BlockDevice,
   type BlockStat,
@@ -105,6 +106,11 @@ export interface PhaseIo {
   readonly device: DeviceIo | null;
   /** Null when no FileIO was handed in. */
   readonly fileIo: FileIOCounters | null;
+  /**
+   * Dirty and under-writeback page-cache bytes, machine-wide, when the phase began: what the
+   * kernel may write during the phase whoever dirtied it (our earlier phases among them).
+   */
+  readonly pendingAtStartBytes?: number | null;
 }
 
 function sumDeviceIo(disks: readonly string[], deltas: readonly BlockStat[]): DeviceIo {
@@ -151,6 +157,7 @@ export interface IoPhaseOptions {
   readonly fileIo?: { readonly counters: FileIOCounters };
   readonly sysRoot?: string;
   readonly procIoFile?: string;
+  readonly meminfoFile?: string;
   /** Told every phase's deltas as it ends (the context checks whether the disk was shared). */
   readonly onEnd?: (phase: PhaseIo) => void;
 }
@@ -162,10 +169,13 @@ export class IoPhase {
   readonly #proc: ProcIo | null;
   readonly #disks: BlockStat[] | null;
   readonly #fileIo: FileIOCounters | null;
+  readonly #pendingAtStartBytes: number | null;
   #ended = false;
 
   private constructor(options: IoPhaseOptions) {
     this.#options = options;
+    const dirty = readDirtyMemory(options.meminfoFile);
+    this.#pendingAtStartBytes = dirty === null ? null : dirty.dirtyBytes + dirty.writebackBytes;
     this.#fileIo = options.fileIo === undefined ? null : { ...options.fileIo.counters };
     this.#proc = readProcIo(options.procIoFile);
     const sysRoot = options.sysRoot ?? '/sys';
@@ -199,6 +209,7 @@ export class IoPhase {
       fileIo: fileIo === undefined || this.#fileIo === null
         ? null
         : diffCounters(this.#fileIo, fileIo.counters),
+      pendingAtStartBytes: this.#pendingAtStartBytes,
     };
     this.#options.onEnd?.(phase);
     return phase;
