@@ -36,7 +36,9 @@ export const QUEUE_CYCLE_PARAMS = {
   slotBytes: { quick: 1024, full: 1024 },
   backlogMessages: { quick: 2048, full: 16384 },
   inFlightMessages: { quick: 32, full: 256 },
-  rounds: { quick: 3, full: 10 },
+  // Six rounds at least: fewer give no exact 95% interval of a median (lab/stats.ts), and
+  // compare could not tell a rerun's noise from a change.
+  rounds: { quick: 6, full: 10 },
 } as const;
 export const DESIGNS: readonly Design[] = ['A', 'B'];
 

@@ -120,7 +120,20 @@ describe('comparing results documents', () => {
     const comparison = compare(withoutSamples(puzzle()), puzzle({ ratio: 0.8 }, 7));
     const ratio = comparison.metrics.find((metric) => metric.name === 'puzzle.always.ratioBA')!;
     expect(ratio).toMatchObject({ verdict: 'regressed', ci95: null });
-    expect(ratio.intervalNote).toBe('unavailable: the baseline has 0 samples');
+    expect(ratio.intervalNote).toBe('unavailable: the baseline has 0 samples (an interval needs 6)');
+  });
+
+  it('passes a rerun whose six rounds overlap, though the medians differ by 8%, and fails a ratio 50% worse', () => {
+    const ratioOf = (values: number[]): Results => sampleResults({ metrics: [
+      { name: 'x.ratioBA', unit: 'ratio', ...RATIO, median: [...values].sort((a, b) => a - b)[3]!, samples: values },
+    ] });
+    const run1 = [1.70, 1.95, 1.80, 2.05, 1.75, 1.90];
+    const run2 = [1.62, 1.88, 1.70, 1.98, 1.66, 1.74];
+    const rerun = compare(ratioOf(run1), ratioOf(run2));
+    expect(rerun.metrics[0]).toMatchObject({ verdict: 'within noise' });
+    expect(rerun.failures).toEqual([]);
+    const worse = compare(ratioOf(run1), ratioOf(run1.map((value) => value / 1.5)));
+    expect(worse.failures.map((metric) => metric.name)).toEqual(['x.ratioBA']);
   });
 
   it('passes a measurement that differs by 3% and fails a counter one byte worse', () => {

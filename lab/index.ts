@@ -33,7 +33,6 @@ export {
 export {
   medianCi,
   medianCiRanks,
-  bootstrapRelativeChangeCi,
   median,
   percentile,
   summarize,

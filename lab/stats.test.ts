@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from './random.js';
 import {
-  bootstrapRelativeChangeCi,
   median,
   medianCi,
   medianCiCoverage,
@@ -64,23 +63,6 @@ describe('tukeyOutliers', () => {
     expect(tukeyOutliers([-3, 1, 2, 3, 4])).toMatchObject({ lowMild: 1, lowSevere: 0 });
     expect(tukeyOutliers([-100, 1, 2, 3, 4])).toMatchObject({ lowMild: 0, lowSevere: 1 });
     expect(tukeyOutliers([1, 2, 3, 4, 8]).fences).toEqual([-4, -1, 7, 10]);
-  });
-});
-
-describe('the relative-change bootstrap', () => {
-  it('estimates a relative change and its interval from hand-countable resamples', () => {
-    // Baseline medians 1, 2, 3 (p = 1/4, 1/2, 1/4) against a current median of 2.
-    const change = bootstrapRelativeChangeCi([1, 3], [2], new SeededRandom(3));
-    expect(change.estimate).toBe(0);
-    expect(change.ci95[0]).toBeCloseTo(-1 / 3, 10);
-    expect(change.ci95[1]).toBe(1);
-    const exact = bootstrapRelativeChangeCi([10, 10], [12, 12], new SeededRandom(3));
-    expect(exact.estimate).toBeCloseTo(0.2, 10);
-    expect(exact.ci95[0]).toBeCloseTo(0.2, 10);
-  });
-
-  it('refuses a baseline that is not positive', () => {
-    expect(() => bootstrapRelativeChangeCi([0, 1], [1], new SeededRandom(1))).toThrow(/positive/);
   });
 });
 

@@ -22,10 +22,7 @@ import {
   quantileSorted,
 } from 'simple-statistics';
 import { assert } from '../storage/errors.js';
-import type { SeededRandom } from './random.js';
 
-/** Resamples per bootstrap; 10,000 keeps the 2.5% and 97.5% tails stable to about 1%. */
-export const BOOTSTRAP_RESAMPLES = 10_000;
 /** Tukey's fences: beyond 1.5 IQR is a mild outlier, beyond 3 IQR a severe one. */
 const MILD_FENCE_IQR = 1.5;
 const SEVERE_FENCE_IQR = 3;
@@ -85,11 +82,6 @@ export interface Interval {
 function assertSamples(values: readonly number[], what: string): void {
   assert(values.length > 0, `${what} needs at least one sample`);
   assert(values.every(Number.isFinite), `${what} needs finite samples`);
-}
-
-function assertResamples(resamples: number): void {
-  assert(Number.isInteger(resamples), `resamples must be an integer: ${resamples}`);
-  assert(resamples > 0, `resamples must be positive: ${resamples}`);
 }
 
 function sortedCopy(values: readonly number[]): number[] {
@@ -221,45 +213,3 @@ export function medianCi(values: readonly number[]): Interval | null {
   return { estimate: quantileSorted(sorted, 0.5), ci95: [low, high] };
 }
 
-/** Median of `count` values drawn with replacement from `source`, using `scratch` as space. */
-function resampledMedian(
-  source: readonly number[],
-  scratch: Float64Array,
-  random: SeededRandom,
-): number {
-  for (let i = 0; i < scratch.length; i++) scratch[i] = source[random.int(source.length)] ?? 0;
-  scratch.sort();
-  const middle = scratch.length >>> 1;
-  if (scratch.length % 2 === 1) return scratch[middle] ?? 0;
-  return ((scratch[middle - 1] ?? 0) + (scratch[middle] ?? 0)) / 2;
-}
-
-function percentileInterval(draws: Float64Array): readonly [number, number] {
-  draws.sort();
-  const sorted = Array.from(draws);
-  return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)];
-}
-
-/**
- * Relative change of the median from `baseline` to `current` (0.2 = 20% higher), with a
- * percentile-bootstrap 95% interval from resampling both sets independently.
- */
-export function bootstrapRelativeChangeCi(
-  baseline: readonly number[],
-  current: readonly number[],
-  random: SeededRandom,
-  resamples = BOOTSTRAP_RESAMPLES,
-): Interval {
-  assertSamples(baseline, 'bootstrapRelativeChangeCi baseline');
-  assertSamples(current, 'bootstrapRelativeChangeCi current');
-  assert(baseline.every((value) => value > 0), 'relative change needs a positive baseline');
-  assertResamples(resamples);
-  const baselineScratch = new Float64Array(baseline.length);
-  const currentScratch = new Float64Array(current.length);
-  const draws = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    const before = resampledMedian(baseline, baselineScratch, random);
-    draws[r] = resampledMedian(current, currentScratch, random) / before - 1;
-  }
-  return { estimate: median(current) / median(baseline) - 1, ci95: percentileInterval(draws) };
-}
