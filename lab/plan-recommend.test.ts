@@ -167,8 +167,9 @@ describe('loglab plan --measured with the sample report', () => {
       expect(block).not.toMatch(/segment 16 MiB:/);
       expect(block).toMatch(/extrapolated from the 16 MiB measurement/);
       expect(block).toMatch(/files += [\d,]+ x 3 \(.log .index .timeindex\) += [\d,]+/);
-      expect(block).toMatch(/open, clean += [\d,]+ segments x 9.2 µs checked += /);
-      expect(block).toMatch(/recovery walk += [\d,]+ B \/ 425 MB\/s += [\d.]+ ms/);
+      // The figures are the sample report's own, whatever this machine measured when it was made.
+      expect(block).toMatch(/open, clean += [\d,]+ segments x [\d.]+ µs checked += /);
+      expect(block).toMatch(/recovery walk += [\d,]+ B \/ [\d.]+ MB\/s += [\d.]+ (ms|s)/);
       expect(block).toMatch(/index interval 4 KiB:/);
       expect(block).toMatch(/within the noise/);
     });
