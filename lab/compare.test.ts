@@ -123,6 +123,15 @@ describe('comparing results documents', () => {
     expect(ratio.intervalNote).toBe('unavailable: the baseline has 0 samples (an interval needs 6)');
   });
 
+  it('reports a ratio of three rounds a side without gating it: too few rounds to tell noise', () => {
+    const ratioOf = (values: number[]): Results => sampleResults({ metrics: [
+      { name: 'x.ratioBA', unit: 'ratio', ...RATIO, median: [...values].sort((a, b) => a - b)[1]!, samples: values },
+    ] });
+    const worse = compare(ratioOf([1.8, 1.9, 2.0]), ratioOf([1.2, 1.25, 1.3]));
+    expect(worse.metrics[0]).toMatchObject({ verdict: 'regressed', gated: false });
+    expect(worse.failures).toEqual([]);
+  });
+
   it('passes a rerun whose six rounds overlap, though the medians differ by 8%, and fails a ratio 50% worse', () => {
     const ratioOf = (values: number[]): Results => sampleResults({ metrics: [
       { name: 'x.ratioBA', unit: 'ratio', ...RATIO, median: [...values].sort((a, b) => a - b)[3]!, samples: values },

@@ -9,8 +9,9 @@
  *   intervals of the median (order statistics, stats.ts medianCi: 6 samples at least) do not
  *   overlap and the change exceeds the threshold. Two runs of one distribution give disjoint
  *   intervals rarely (at 6 samples each, 2 in 924 orderings), so a plain rerun passes; a
- *   bootstrap of 2-3 rounds, used before, failed one in a few. With fewer samples on a side there
- *   is no interval, and the threshold alone decides (the output says so). Gated when kind is `ratio` (two figures of one run divided, so the machine's
+ *   bootstrap of 2-3 rounds, used before, failed one in a few. With no samples (one value a side)
+ *   the threshold alone decides (the output says so); with 2-5 rounds on a side the figure is
+ *   reported but never gated: it cannot tell its noise from a change. Gated when kind is `ratio` (two figures of one run divided, so the machine's
  *   speed divides out); raw timings and measurements are reported only unless `gateTimings`: a
  *   busy shared machine moves them by more than any sane threshold.
  * - direction `informational`: reported, never gated.
@@ -321,9 +322,20 @@ function compareMetric(
     change: old.median === 0 ? null : now.median / old.median - 1,
     difference: now.median - old.median,
     direction: contract.direction,
-    gated: isGated(contract, options.gateTimings),
+    gated: isGated(contract, options.gateTimings) && !tooFewRoundsToGate(old, now, contract),
     ...judged,
   };
+}
+
+/**
+ * A per-round figure measured over fewer rounds than an interval needs (on either side) cannot
+ * tell its own noise from a change: it is reported, never gated. A figure with no samples at all
+ * (one value a side) keeps the threshold rule.
+ */
+function tooFewRoundsToGate(old: Metric, now: Metric, contract: Pick<Metric, 'class'>): boolean {
+  if (contract.class === 'counter') return false;
+  const counts = [old.samples?.length ?? 0, now.samples?.length ?? 0];
+  return counts.some((count) => count >= MIN_SAMPLES) && counts.some((count) => count < MEDIAN_CI_MIN_SAMPLES);
 }
 
 export function compareDocuments(
