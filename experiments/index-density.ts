@@ -29,6 +29,7 @@ import {
   formatBytes,
   interleave,
   measureSync,
+  measuredMetric,
   metricFromSamples,
 } from '../lab/index.js';
 import { Log } from '../storage/log.js';
@@ -258,9 +259,10 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
       'bytes from the index entry to the end of the target record, mean'),
     counterMetric(`${prefix}.pagesPerLookup`, 'pages', walks.pages, 'lower', labels,
       '4 KiB pages the step forward spans, mean: what a cold lookup must fetch at least'),
-    counterMetric(`${prefix}.readBytesPerLookup`, 'B',
-      setting.warmIo.readBytes / setting.warmIo.lookups, 'lower', labels,
-      'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
+    // A mean over however many lookups the timed warm phase reached: a measurement.
+    measuredMetric(`${prefix}.readBytesPerLookup`, 'B',
+      setting.warmIo.readBytes / setting.warmIo.lookups, { class: 'measurement', direction: 'lower' },
+      labels, 'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
   ];
   if (!coldMeasured) return metrics;
   const cold = setting.cold.summarize(ctx.random).latencyNs;
