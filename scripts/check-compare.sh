@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that `loglab compare` passes a plain rerun and catches a real change (issue 15):
-#   1. runs `loglab run puzzle --quick` twice on this code, into two temp dirs;
+#   1. runs `loglab run puzzle --quick` twice on this code, into two temp dirs (with --suite:
+#      the whole quick suite, `loglab lab`, about 3 minutes a run);
 #   2. compares the two runs (directories, matched by experiment id): expects exit 0;
 #   3. a copy of the second results file with a counter 50% worse
 #      (puzzle.A.always.fsyncsPerMsg × 1.5): expects exit 1;
@@ -15,9 +16,11 @@ trap 'rm -rf "$work"' EXIT
 loglab() { npx tsx lab/main.ts "$@"; }
 failed=0
 
+what=(run puzzle --quick)
+if [ "${1:-}" = "--suite" ]; then what=(lab); fi
 for run in run1 run2; do
-  echo "== loglab run puzzle --quick --out $work/$run"
-  if ! loglab run puzzle --quick --out "$work/$run" > "$work/$run.log" 2>&1; then
+  echo "== loglab ${what[*]} --out $work/$run"
+  if ! loglab "${what[@]}" --out "$work/$run" > "$work/$run.log" 2>&1; then
     cat "$work/$run.log"
     echo "check-compare: the $run run failed; see above" >&2
     exit 2
@@ -51,7 +54,7 @@ check() {
   echo "== $title: loglab compare $*"
   loglab compare "$@" > "$work/compare.out" 2> "$work/compare.err"
   local code=$?
-  grep -E '^(puzzle|suite):' "$work/compare.out"
+  grep -E '^[a-z-]+:.*(failing|no gated)|^suite:' "$work/compare.out"
   sed -n '1,3p' "$work/compare.err"
   if [ "$code" -eq "$expected" ]; then
     echo "-> exit $code (expected $expected): ok"
