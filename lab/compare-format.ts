@@ -122,3 +122,21 @@ export function formatComparison(comparison: Comparison, format: CompareFormat):
   if (format === 'json') return JSON.stringify(comparison, null, 2);
   return format === 'md' ? markdownTable(comparison) : textTable(comparison);
 }
+
+/**
+ * The comparison as a side-by-side view of two machines or runs (`compare --side-by-side`): a
+ * difference beyond the noise is `changed`, neither better nor worse, since a faster disk is no
+ * regression of the code; nothing is gated and nothing fails.
+ */
+export function sideBySide(comparison: Comparison): Comparison {
+  return {
+    ...comparison,
+    metrics: comparison.metrics.map((metric) => ({
+      ...metric,
+      gated: false,
+      verdict: metric.verdict === 'regressed' || metric.verdict === 'improved' ? 'changed' : metric.verdict,
+    })),
+    failures: [],
+  };
+}
+

@@ -253,6 +253,15 @@ describe('loglab compare', () => {
       'loglab: CHECK_FAILED: compare: 1 metric(s) regressed: puzzle.B.none.writeBytesPerMsg\n');
   });
 
+  it('sets two runs side by side with --side-by-side: machines named, changed not regressed, exit 0', async () => {
+    const [baseline, current] = files(puzzle(), puzzle({ bytes: 1 }));
+    const run = await runMain(['compare', baseline, current, '--side-by-side']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^side by side, no verdict:\n  .*baseline\.json: /);
+    expect(run.stdout).toMatch(/BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +changed/);
+    expect(run.stdout).not.toMatch(/regressed\s*$/m);
+  });
+
   it('lets --threshold widen what counts as noise', async () => {
     const [baseline, current] = files(puzzle(), puzzle({ ratio: 0.8 }, 7));
     expect((await runMain(['compare', baseline, current])).code).toBe(1);

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { parseChoice, parsePercentArgument } from '../arguments.js';
 import {
   type Comparison,
+  type NamedResults,
   DEFAULT_THRESHOLD,
   compareDocuments,
   readComparablePair,
@@ -18,6 +19,7 @@ import {
   COMPARE_FORMATS,
   type CompareFormat,
   formatComparison,
+  sideBySide,
   summaryLine,
 } from '../compare-format.js';
 import { LabError } from '../errors.js';
@@ -26,6 +28,7 @@ export interface GateOptions {
   readonly threshold?: string;
   readonly format: string;
   readonly timings?: boolean;
+  readonly sideBySide?: boolean;
 }
 
 export function parseGateOptions(options: GateOptions) {
@@ -86,16 +89,32 @@ export function registerCompareCommand(program: Command): void {
     .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
     .option('--timings', 'let raw timings and measurements fail the comparison too (they are ' +
       'reported either way)')
+    .option('--side-by-side', 'set two machines or runs next to each other: the same table, ' +
+      'differences beyond the noise marked changed, no verdict, exit 0')
     .action((baselineFile: string, currentFile: string, options: GateOptions) => {
       const gate = parseGateOptions(options);
+      const view = options.sideBySide === true ? sideBySide : (comparison: Comparison) => comparison;
       if (isDirectory(baselineFile) && isDirectory(currentFile)) {
         const pairs = readComparableSuites(baselineFile, currentFile);
+        if (options.sideBySide === true && pairs[0] !== undefined) printMachines(pairs[0], gate.format);
         reportSuite(pairs.map(([baseline, current]) =>
-          compareDocuments(baseline, current, gate)), gate.format);
+          view(compareDocuments(baseline, current, gate))), gate.format);
         return;
       }
-      const [baseline, current] = readComparablePair(baselineFile, currentFile);
-      const comparison = compareDocuments(baseline, current, gate);
-      reportComparison(comparison, gate.format, 'compare');
+      const pair = readComparablePair(baselineFile, currentFile);
+      if (options.sideBySide === true) printMachines(pair, gate.format);
+      reportComparison(view(compareDocuments(pair[0], pair[1], gate)), gate.format, 'compare');
     });
+}
+
+/** Which machine each side was measured on, before a side-by-side table. */
+function printMachines(pair: readonly [NamedResults, NamedResults], format: CompareFormat): void {
+  if (format === 'json') return;
+  const describe = ({ file, results }: NamedResults): string => {
+    const env = results.environment;
+    const device = env.device?.name ?? 'no block device';
+    return `${file}: ${env.hostname}, ${device} (${env.filesystem.type ?? 'unknown filesystem'}), ` +
+      `${env.cpuCores} cores, ${env.os}`;
+  };
+  process.stdout.write(`side by side, no verdict:\n  ${describe(pair[0])}\n  ${describe(pair[1])}\n\n`);
 }
