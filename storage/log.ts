@@ -700,7 +700,8 @@ export class Log {
 
   /** Refuses appends whose offsets this log could not store exactly (units.ts). */
   #checkOffsetLimit(records: number): void {
-    const last = this.endOffset + records - 1;
+    // On every append: plain arithmetic, not the endOffset getter's checked constructor.
+    const last = this.#active.nextOffset + this.#pendingRecords + records - 1;
     if (last <= MAX_APPEND_OFFSET) return;
     throw new StorageError(
       'OFFSET_LIMIT',
