@@ -9,7 +9,7 @@
  * a renamed segment that is not its file name's offset; comparing by the name would add a gap
  * or an overlap that renaming the file back removes, so only the name mismatch is reported.
  */
-import { RECORD_HEADER_BYTES } from './record.js';
+import { couldBeDamagedRecords } from './segment-chain.js';
 import * as path from 'node:path';
 import { LOG_SUFFIX, segmentFileName } from './segment.js';
 
@@ -117,7 +117,7 @@ export function chainProblemsAtEnd(end: SegmentEnd, following: NextSegment): Dum
     // the non-zero bytes after them could be the missing records, damaged: the log then opens
     // and reports them (segment-chain.ts, couldHold).
     const unsynced = following.afterSealing ? { unsynced: true as const } : {};
-    if (!end.startsLikeRecord || end.damagedBytes < (toOffset - fromOffset + 1) * RECORD_HEADER_BYTES) {
+    if (!couldBeDamagedRecords(end.startsLikeRecord, end.damagedBytes, toOffset - fromOffset + 1)) {
       return [{ type: 'chain', segment, problem: 'gap', fromOffset, toOffset, next, ...unsynced }];
     }
     const problem = 'damaged-end';

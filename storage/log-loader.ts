@@ -366,10 +366,15 @@ function recoverTail(
     const next = segments[slot + 1];
     const fromPoint = slot === start.segmentSlot;
     const from = fromPoint ? start : { positionBytes: 0, expectedOffset: segment.baseOffset };
-    const rebuild = fromPoint && start.afterSync && (start.indexEntryMissed || !indexCoversBelow(segment, start, window));
-    if (rebuild) rebuildIndexBelow(segment, start, counts);
-    else segment.loadIndexesForRecovery(from.positionBytes, fromPoint && start.afterSync ? from.expectedOffset : Number.MAX_SAFE_INTEGER);
-    indexRebuilt ||= rebuild;
+    if (fromPoint && start.afterSync) {
+      // indexCoversBelow loads the indexes as the scan needs them: no second load of the files.
+      const rebuild = start.indexEntryMissed || !indexCoversBelow(segment, start, window);
+      if (rebuild) rebuildIndexBelow(segment, start, counts);
+      indexRebuilt ||= rebuild;
+    } else {
+      // Time entries cannot be re-derived: those the scan finds records for are kept.
+      segment.loadIndexesForRecovery(from.positionBytes, Number.MAX_SAFE_INTEGER);
+    }
     const scan = scanSegment(segment, from.positionBytes, from.expectedOffset, start.afterSync, counts, findings);
     scanned.push(segment);
     if (next === undefined || scan.nextOffset < next.baseOffset) return { last: segment, scan, scanned, indexRebuilt };

@@ -86,9 +86,14 @@ export function checkSealedEnd(
 function couldHold(segment: Segment, window: ReadWindow, fromBytes: number, nextOffset: number, missing: number): boolean {
   window.bind(segment.handle);
   const dataEnd = endOfNonZeroBytes(window, fromBytes, segment.sizeBytes);
-  if (dataEnd - fromBytes < missing * RECORD_HEADER_BYTES) return false;
   const at = window.ensure(fromBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
-  return at >= 0 && startsLikeRecord(window.buffer, at, segment.maxRecordBytes, nextOffset);
+  const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, segment.maxRecordBytes, nextOffset);
+  return couldBeDamagedRecords(likeRecord, dataEnd - fromBytes, missing);
+}
+
+/** The rule of couldHold on what a walk found: `dump` applies it to its own walk of the files. */
+export function couldBeDamagedRecords(startsLikeARecord: boolean, nonZeroBytes: number, missing: number): boolean {
+  return startsLikeARecord && nonZeroBytes >= missing * RECORD_HEADER_BYTES;
 }
 
 /** A plausible length, or the id expected there: what is left of a damaged record's header. */
