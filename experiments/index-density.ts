@@ -25,16 +25,14 @@ import {
   type Metric,
   type Prediction,
   type Results,
-  counterMetric,
   formatBytes,
   interleave,
   measureSync,
-  measuredMetric,
-  metricFromSamples,
 } from '../lab/index.js';
 import { Log } from '../storage/log.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
-import { formatNs, mean, pagesSpanned, renamed } from './figures.js';
+import { formatNs, mean, pagesSpanned } from './figures.js';
+import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
 import { randomOffsets } from './targets.js';
 import {
   type FileSearch,
@@ -100,6 +98,7 @@ export const indexDensity: Experiment = {
     recentBytes: { quick: 256 * KiB, full: 4 * MiB },
   },
   seed: 53,
+  metrics: INDEX_DENSITY_METRICS,
   run,
 };
 
@@ -247,32 +246,33 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
   const prefix = `index-density.${setting.key}`;
   const { labels } = setting;
   const perGiB = (indexFileBytes(setting) * GiB) / setting.log.sizeBytes;
+  const M = INDEX_DENSITY_METRICS;
   const metrics: Metric[] = [
-    counterMetric(`${prefix}.indexBytesPerGiB`, 'B', perGiB, 'lower', labels,
+    M.indexBytesPerGiB.counter(`${prefix}.indexBytesPerGiB`, perGiB, labels,
       'offset index file bytes per GiB of log, from the file sizes after the fill'),
-    renamed(setting.append.summarize(ctx.random).ratePerSec, `${prefix}.appendMsgsPerSec`,
-      'msgs/s'),
-    renamed(setting.warm.summarize(ctx.random).latencyNs, `${prefix}.warm.lookupLatencyNs`),
-    counterMetric(`${prefix}.comparisons`, 'count', walks.comparisons, 'lower', labels,
+    M.appendMsgsPerSec.adopt(`${prefix}.appendMsgsPerSec`,
+      setting.append.summarize(ctx.random).ratePerSec),
+    M.lookupLatencyNs.adopt(`${prefix}.warm.lookupLatencyNs`,
+      setting.warm.summarize(ctx.random).latencyNs),
+    M.comparisons.counter(`${prefix}.comparisons`, walks.comparisons, labels,
       'index entries the binary search compared, mean over sampled lookups (explainLookup)'),
-    counterMetric(`${prefix}.stepForwardBytes`, 'B', walks.stepForwardBytes, 'lower', labels,
+    M.stepForwardBytes.counter(`${prefix}.stepForwardBytes`, walks.stepForwardBytes, labels,
       'bytes from the index entry to the end of the target record, mean'),
-    counterMetric(`${prefix}.pagesPerLookup`, 'pages', walks.pages, 'lower', labels,
+    M.pagesPerLookup.counter(`${prefix}.pagesPerLookup`, walks.pages, labels,
       '4 KiB pages the step forward spans, mean: what a cold lookup must fetch at least'),
     // A mean over however many lookups the timed warm phase reached: a measurement.
-    measuredMetric(`${prefix}.readBytesPerLookup`, 'B',
-      setting.warmIo.readBytes / setting.warmIo.lookups, { class: 'measurement', direction: 'lower' },
-      labels, 'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
+    M.readBytesPerLookup.measured(`${prefix}.readBytesPerLookup`,
+      setting.warmIo.readBytes / setting.warmIo.lookups, labels,
+      'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
   ];
   if (!coldMeasured) return metrics;
   const cold = setting.cold.summarize(ctx.random).latencyNs;
-  metrics.push(renamed(cold, `${prefix}.cold.lookupLatencyNs`));
+  metrics.push(M.lookupLatencyNs.adopt(`${prefix}.cold.lookupLatencyNs`, cold));
   if (setting.coldDeviceBytesPerLookup.length > 0) {
-    metrics.push(metricFromSamples(`${prefix}.cold.deviceReadBytesPerLookup`, 'B',
-      setting.coldDeviceBytesPerLookup, { random: ctx.random, class: 'measurement',
-        direction: 'lower', labels: { ...labels, cache: 'cold' },
-        description: 'bytes the block layer read per cold lookup (/proc/self/io read_bytes, ' +
-          'readahead included), one sample per round' }));
+    metrics.push(M.deviceReadBytesPerLookup.fromSamples(`${prefix}.cold.deviceReadBytesPerLookup`,
+      setting.coldDeviceBytesPerLookup, { ...labels, cache: 'cold' },
+      'bytes the block layer read per cold lookup (/proc/self/io read_bytes, readahead ' +
+        'included), one sample per round'));
   }
   return metrics;
 }

@@ -17,7 +17,6 @@ import {
   Measurement,
   type Metric,
   type SeededRandom,
-  counterMetric,
   formatBytes,
   measureSync,
 } from '../lab/index.js';
@@ -26,7 +25,8 @@ import type { FileHandle } from '../storage/file-io.js';
 import type { Log } from '../storage/log.js';
 import { searchIndexFile } from '../storage/offset-index.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
-import { formatNs, mean, renamed } from './figures.js';
+import { formatNs, mean } from './figures.js';
+import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
 
 /** Kafka's warm section: the last 8 KiB of the index (AbstractIndex, `warmEntries`). */
 const WARM_SECTION_BYTES = 8 * 1024;
@@ -156,9 +156,9 @@ function countMetrics(search: FileSearch, counts: Counts): Metric[] {
       const labels = { ...search.source.labels, search: kind, targets: targetKind };
       const { probes, pages } = counts[kind][targetKind];
       metrics.push(
-        counterMetric(`${prefix}.indexPagesPerSearch`, 'pages', pages, 'lower', labels,
+        INDEX_DENSITY_METRICS.indexPagesPerSearch.counter(`${prefix}.indexPagesPerSearch`, pages, labels,
           'distinct 4 KiB pages of the .index file one search touched, mean (searchIndexFile)'),
-        counterMetric(`${prefix}.probesPerSearch`, 'count', probes, 'lower', labels,
+        INDEX_DENSITY_METRICS.probesPerSearch.counter(`${prefix}.probesPerSearch`, probes, labels,
           'index entries read from the file per search, one pread each, mean'),
       );
     }
@@ -182,7 +182,8 @@ export function fileSearchResults(
     for (const search of searches) {
       for (const kind of SEARCHES) {
         const name = `index-density.${search.source.key}.${kind}.recent.indexSearchNs`;
-        metrics.push(renamed(search.timed[kind].summarize(ctx.random).latencyNs, name));
+        metrics.push(INDEX_DENSITY_METRICS.indexSearchNs.adopt(name,
+          search.timed[kind].summarize(ctx.random).latencyNs));
       }
     }
   }

@@ -22,6 +22,7 @@ import { type ColdReadFileIO, type ColdReadOptions, type ColdReads, startColdRea
 import { captureEnvironment, ensureFreeSpace } from './env.js';
 import { DeviceSharingLog } from './device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
+import { type MetricCatalog, assertDeclared } from './metric-catalog.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
 import type { WarmUp } from './runner.js';
@@ -49,6 +50,11 @@ export interface Experiment {
   readonly question: string;
   readonly params: Readonly<Record<string, ParamSpec>>;
   readonly seed: number;
+  /**
+   * Every quantity it emits, declared once (lab/metric-catalog.ts); the context refuses a results
+   * document with a metric the catalog does not declare.
+   */
+  readonly metrics?: MetricCatalog;
   run(ctx: LabContext): Promise<Results>;
 }
 
@@ -183,9 +189,11 @@ class ExperimentContext implements LabContext {
   readonly #budgetGiven: boolean;
   #syncedRoundSeconds: number | null = null;
   readonly #warmUps: Record<string, number> = {};
+  readonly #catalog: MetricCatalog | undefined;
 
   constructor(experiment: Experiment, options: ContextOptions) {
     this.experiment = { id: experiment.id, question: experiment.question, seed: experiment.seed };
+    this.#catalog = experiment.metrics;
     this.dir = options.dir;
     this.quick = options.quick;
     this.secondsBudget = options.seconds ?? (options.quick ? QUICK_SECONDS : FULL_SECONDS);
@@ -266,6 +274,7 @@ class ExperimentContext implements LabContext {
   }
 
   results(parts: ResultsParts): Results {
+    if (this.#catalog !== undefined) assertDeclared(this.experiment.id, this.#catalog, parts.metrics);
     const shared = this.#sharing.mark();
     const marks = shared === null ? this.#marks : [...this.#marks, shared];
     const headline = markedHeadline(parts.headline, marks);

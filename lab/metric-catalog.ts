@@ -1,0 +1,171 @@
+/**
+ * An experiment's metrics, declared once in code (issue 15's results contract): each quantity
+ * with its unit, class, direction and the label keys it carries. The experiment emits every
+ * figure through its declaration, so a metric cannot leave with another unit or contract than
+ * declared; charts, `plan --measured` and the contract test select figures through the same
+ * declarations instead of repeating name strings.
+ *
+ *   export const PUZZLE_METRICS = declareMetrics('puzzle', {
+ *     msgsPerSec: { unit: 'msgs/s', class: 'timing', direction: 'higher',
+ *       labels: ['design', 'policy'] },
+ *   });
+ *   PUZZLE_METRICS.msgsPerSec.fromSamples('puzzle.A.always.msgsPerSec', samples, labels);
+ *
+ * A metric's name stays `<prefix>.<dims…>.<quantity>` (docs/report-contract.md): the declaration
+ * checks the last segment, so names and baselines written before it keep their meaning. Two
+ * declarations may share a quantity when its class differs by series (fsyncs per message are a
+ * counter under `always`, a measurement under group commit): the key names the declaration,
+ * `quantity` the last name segment.
+ */
+import { assert } from '../storage/errors.js';
+import {
+  type Labels,
+  type SampleMetricOptions,
+  counterMetric,
+  measuredMetric,
+  metricFromSamples,
+} from './metric.js';
+import type { Direction, Metric, MetricClass, Results } from './results.js';
+
+export interface MetricDeclaration {
+  readonly unit: string;
+  readonly class: MetricClass;
+  readonly direction: Direction;
+  /** A ratio of two figures of one run (kind `ratio`): compare gates it. Not for counters. */
+  readonly ratio?: boolean;
+  /** The label keys a metric of this quantity may carry. */
+  readonly labels: readonly string[];
+  /** The last segment of the metric's name; the declaration's key when left out. */
+  readonly quantity?: string;
+}
+
+/** One declared quantity of one experiment: emits its metrics and finds them again. */
+export class MetricSpec {
+  readonly experimentId: string;
+  readonly key: string;
+  readonly quantity: string;
+  readonly unit: string;
+  readonly class: MetricClass;
+  readonly direction: Direction;
+  readonly ratio: boolean;
+  readonly labelKeys: readonly string[];
+
+  constructor(experimentId: string, key: string, declaration: MetricDeclaration) {
+    assert(!(declaration.ratio === true && declaration.class === 'counter'),
+      `${experimentId}.${key}: a counter is exact, not a ratio of timings`);
+    this.experimentId = experimentId;
+    this.key = key;
+    this.quantity = declaration.quantity ?? key;
+    this.unit = declaration.unit;
+    this.class = declaration.class;
+    this.direction = declaration.direction;
+    this.ratio = declaration.ratio === true;
+    this.labelKeys = [...declaration.labels];
+  }
+
+  /** A counter's one exact value. */
+  counter(name: string, value: number, labels: Labels, description?: string): Metric {
+    assert(this.class === 'counter', `${this.#what()} is a ${this.class}, not a counter`);
+    this.#check(name, labels);
+    return counterMetric(name, this.unit, value, this.direction, labels, description);
+  }
+
+  /** One value the machine decided (no samples): compare judges it by the threshold alone. */
+  measured(name: string, value: number, labels: Labels, description?: string): Metric {
+    this.#check(name, labels);
+    return measuredMetric(name, this.unit, value, this.#varying(), labels, description);
+  }
+
+  /** Per-round samples, summarised with their interval (lab/metric.ts metricFromSamples). */
+  fromSamples(
+    name: string,
+    samples: readonly number[],
+    labels: Labels,
+    description?: string,
+    options: Pick<SampleMetricOptions, 'random'> = {},
+  ): Metric {
+    this.#check(name, labels);
+    return metricFromSamples(name, this.unit, samples, {
+      ...this.#varying(), ...options, labels, ...(description === undefined ? {} : { description }),
+    });
+  }
+
+  /**
+   * A metric the runner summarised (`<design>.latencyNs`, `<design>.ratePerSec`) under this
+   * declaration's name and unit; its figures are kept, and its direction must agree.
+   */
+  adopt(name: string, metric: Metric, labels?: Labels): Metric {
+    assert(this.class !== 'counter', `${this.#what()} is a counter; the runner measures timings`);
+    assert(metric.direction === this.direction,
+      `${this.#what()} is ${this.direction} is better, the runner's ${metric.name} ` +
+      `${metric.direction}`);
+    const result: Metric = {
+      ...metric, name, unit: this.unit, kind: this.ratio ? 'ratio' : 'timing', class: this.class,
+    };
+    if (labels !== undefined) result.labels = { ...labels };
+    this.#check(name, result.labels ?? {});
+    return result;
+  }
+
+  /** Whether a metric of a results document is one of this declaration's. */
+  matches(metric: Metric): boolean {
+    return metric.name.endsWith(`.${this.quantity}`) && metric.class === this.class;
+  }
+
+  /** This declaration's metrics in a document of its experiment (none for another one). */
+  in(results: Results): Metric[] {
+    if (results.experiment.id !== this.experimentId) return [];
+    return results.metrics.filter((metric) => this.matches(metric));
+  }
+
+  #varying() {
+    assert(this.class !== 'counter', `${this.#what()} is a counter: emit it with counter()`);
+    return { class: this.class, direction: this.direction, ratio: this.ratio };
+  }
+
+  #check(name: string, labels: Labels): void {
+    assert(name.endsWith(`.${this.quantity}`),
+      `${this.#what()}: metric ${name} must end in .${this.quantity}`);
+    const undeclared = Object.keys(labels).filter((key) => !this.labelKeys.includes(key));
+    assert(undeclared.length === 0,
+      `${this.#what()}: label(s) ${undeclared.join(', ')} of ${name} are not declared`);
+  }
+
+  #what(): string {
+    return `${this.experimentId}.${this.key}`;
+  }
+}
+
+export type MetricCatalog<K extends string = string> = { readonly [Key in K]: MetricSpec };
+
+/** Declares an experiment's quantities; the result is what it emits through. */
+export function declareMetrics<const T extends Record<string, MetricDeclaration>>(
+  experimentId: string,
+  declarations: T,
+): MetricCatalog<keyof T & string> {
+  const catalog: Record<string, MetricSpec> = {};
+  for (const [key, declaration] of Object.entries(declarations)) {
+    catalog[key] = new MetricSpec(experimentId, key, declaration);
+  }
+  return catalog as MetricCatalog<keyof T & string>;
+}
+
+/** The declaration a metric was emitted through, or undefined when none of the catalog's fits. */
+export function declarationOf(catalog: MetricCatalog, metric: Metric): MetricSpec | undefined {
+  return Object.values(catalog).find((spec) =>
+    spec.matches(metric) && spec.unit === metric.unit && spec.direction === metric.direction &&
+    (metric.kind === 'ratio') === spec.ratio);
+}
+
+/** Throws when a metric was not emitted through one of the catalog's declarations. */
+export function assertDeclared(
+  experimentId: string,
+  catalog: MetricCatalog,
+  metrics: readonly Metric[],
+): void {
+  const undeclared = metrics.filter((metric) => declarationOf(catalog, metric) === undefined);
+  assert(undeclared.length === 0, `${experimentId} emitted metrics its catalog does not declare ` +
+    `(name's last segment, unit, class, direction, kind): ${undeclared.map((metric) =>
+      `${metric.name} (${metric.unit}, ${metric.class}, ${metric.direction}, ${metric.kind})`)
+      .join('; ')}`);
+}
