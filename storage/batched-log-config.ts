@@ -1,0 +1,86 @@
+/**
+ * Options of the batched log, their defaults (Kafka's, where Kafka has one) and their limits.
+ * Positions and relative offsets are int32 in Kafka's index files, so a segment stays below
+ * 2 GiB (Kafka's segment.bytes limit) and a batch whose last offset would be 2^31 or more past
+ * the segment's base starts a new segment (Kafka's LogSegmentOffsetOverflowException rule).
+ */
+import { checkInteger } from './config-checks.js';
+import {
+  type DurabilityPolicy, parseDurabilityPolicy, resolveGroupCommitOptions,
+} from './durability.js';
+import { type FileIO, NodeFileIO } from './file-io.js';
+import { DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
+import { wallClockMs } from './wall-clock.js';
+
+/** Kafka's segment.bytes default (1 GiB) and limit (Int.MaxValue). */
+export const DEFAULT_BATCHED_SEGMENT_BYTES = 1024 * 1024 * 1024;
+export const MAX_BATCHED_SEGMENT_BYTES = 0x7fff_ffff;
+/** Kafka's index.interval.bytes default. */
+export const DEFAULT_BATCHED_INDEX_INTERVAL_BYTES = 4096;
+/** Relative offsets are int32 in both index files. */
+export const MAX_RELATIVE_OFFSET = 0x7fff_ffff;
+const MIN_SEGMENT_BYTES = 1024;
+const MIN_BATCH_BYTES = 61;
+/** A recovery point every this many synced bytes bounds the scan after a crash. */
+export const DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES = 16 * 1024 * 1024;
+
+export interface BatchedLogOptions {
+  /** Offset of the first batch of a new log (ignored when the log exists). */
+  readonly baseOffset?: number;
+  readonly segmentBytes?: number;
+  /** Kafka's index.interval.bytes: an entry once more than this was written since the last. */
+  readonly indexIntervalBytes?: number;
+  /** Kafka's message.max.bytes: the largest batch appended or read. */
+  readonly maxBatchBytes?: number;
+  readonly durability?: DurabilityPolicy;
+  readonly groupMaxDelayMs?: number;
+  readonly groupMaxBytes?: number;
+  readonly recoveryPointIntervalBytes?: number;
+  readonly io?: FileIO;
+  /** The timestamp of records appended without one, ms since the epoch. */
+  readonly nowMs?: () => number;
+  /**
+   * Read only: no lock, nothing created or changed; a torn tail is left in place, unread;
+   * indexes rebuilt only in memory. For reading a Kafka partition directory.
+   */
+  readonly readOnly?: boolean;
+}
+
+export interface BatchedLogConfig {
+  readonly baseOffset: number;
+  readonly segmentBytes: number;
+  readonly indexIntervalBytes: number;
+  readonly maxBatchBytes: number;
+  readonly durability: DurabilityPolicy;
+  readonly groupMaxDelayMs: number;
+  readonly groupMaxBytes: number;
+  readonly recoveryPointIntervalBytes: number;
+  readonly io: FileIO;
+  readonly nowMs: () => number;
+  readonly readOnly: boolean;
+}
+
+export function resolveBatchedLogConfig(options: BatchedLogOptions): BatchedLogConfig {
+  const segmentBytes = checkInteger('segmentBytes',
+    options.segmentBytes ?? DEFAULT_BATCHED_SEGMENT_BYTES, MIN_SEGMENT_BYTES,
+    MAX_BATCHED_SEGMENT_BYTES);
+  const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
+  return {
+    baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER - 1),
+    segmentBytes,
+    indexIntervalBytes: checkInteger('indexIntervalBytes',
+      options.indexIntervalBytes ?? DEFAULT_BATCHED_INDEX_INTERVAL_BYTES, 0, segmentBytes),
+    maxBatchBytes: checkInteger('maxBatchBytes',
+      options.maxBatchBytes ?? Math.min(DEFAULT_MAX_BATCH_BYTES, segmentBytes), MIN_BATCH_BYTES,
+      segmentBytes),
+    durability: parseDurabilityPolicy(options.durability ?? 'none'),
+    groupMaxDelayMs: group.maxDelayMs,
+    groupMaxBytes: group.maxBytes,
+    recoveryPointIntervalBytes: checkInteger('recoveryPointIntervalBytes',
+      options.recoveryPointIntervalBytes ?? DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES, 1,
+      Number.MAX_SAFE_INTEGER),
+    io: options.io ?? new NodeFileIO(),
+    nowMs: options.nowMs ?? wallClockMs,
+    readOnly: options.readOnly ?? false,
+  };
+}

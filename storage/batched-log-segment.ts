@@ -1,0 +1,530 @@
+/**
+ * One segment of the batched log, byte for byte what a Kafka broker writes for a partition:
+ *
+ *   00000000000000000155.log        v2 batches back to back, nothing between or around them
+ *     +--------------------+--------------------+-----+--------------------+
+ *     | batch 155..232     | batch 233..310     | ... | batch n..m         |
+ *     | 12 + batchLength B | 12 + batchLength B |     | (kafka-batch.ts)   |
+ *     +--------------------+--------------------+-----+--------------------+
+ *     position 0           position p1
+ *
+ *   00000000000000000155.index      8-byte entries, big-endian (offset-index.ts)
+ *     | lastOffset - 155  i32 | position of that batch  i32 |
+ *
+ *   00000000000000000155.timeindex  12-byte entries, big-endian (time-index.ts)
+ *     | max timestamp so far  i64 ms | its batch's lastOffset - 155  i32 |
+ *
+ * loglab's OffsetIndex and TimeIndex store u32 where Kafka stores i32; every value Kafka writes
+ * there is >= 0 and < 2^31, so the bytes are the same and those classes are used as they are.
+ *
+ * The index rule is Kafka's LogSegment.append, per batch: before a batch is appended at
+ * position p, if more than indexIntervalBytes were written since the last entry (p minus the
+ * last entry's position, or p when there is none), an entry (the batch's LAST offset, p) is
+ * added, and the time index gets (max timestamp so far, the last offset of the batch that
+ * set it) when that timestamp is above its last entry's (Kafka's TimeIndex.maybeAppend). A
+ * segment that is rolled, closed or recovered gets that time entry once more (Kafka's
+ * onBecomeInactiveSegment), so its last time entry holds its largest timestamp. Kafka keeps the
+ * bytes since the last entry in memory and restarts the count at 0 when a broker starts; here
+ * it is derived from positions, so a rebuilt index is the one that was written.
+ *
+ * A lookup binary-searches the offset index for the largest entry at or below the target, then
+ * steps batch by batch reading only the 61-byte headers (batched-log-frame.ts) to the batch
+ * whose last offset reaches the target, and reads and decompresses that one batch alone,
+ * checking its CRC. An entry that does not land on a batch at or below its offset is not
+ * trusted: the walk starts again at position 0.
+ */
+import * as path from 'node:path';
+import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
+import { StorageError, assert, isStorageError } from './errors.js';
+import { OffsetIndex, type IndexMode } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+import { largestLowerBoundSlot } from './index-file.js';
+import { ReadWindow } from './read-window.js';
+import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment.js';
+import {
+  BATCH_HEADER_BYTES, decodeBatch, decodeBatchHeader, type KafkaBatch, type KafkaRecord,
+} from './kafka-batch.js';
+import { type BatchFrame, corruptBatchAt, readBatchFrame } from './batched-log-frame.js';
+import { MAX_RELATIVE_OFFSET } from './batched-log-config.js';
+
+export interface BatchedSegmentConfig {
+  readonly indexIntervalBytes: number;
+  readonly maxBatchBytes: number;
+  /** Files opened read-only and never changed; indexes rebuilt in memory only. */
+  readonly readOnly: boolean;
+}
+
+export interface ScanOutcome {
+  /** Position after the last good batch. */
+  readonly endPositionBytes: number;
+  /** Offset after the last good batch's last offset. */
+  readonly nextOffset: number;
+  readonly batches: number;
+  /** Why the walk stopped before the end of the data; null when it reached it. */
+  readonly problem: string | null;
+}
+
+export interface ScanOptions {
+  /** Apply the index rule to each good batch (recovery). */
+  readonly reindex: boolean;
+  /** Each batch must start at the offset after the previous one; else only above it. */
+  readonly contiguous: boolean;
+}
+
+export interface IndexEntry {
+  readonly relativeOffset: number;
+  readonly positionBytes: number;
+}
+
+/** Where a lookup started and what it read to reach its batch. */
+export interface BatchWalk {
+  /** The index entry the walk started from; null: from position 0. */
+  readonly indexEntry: IndexEntry | null;
+  /** Batch headers read (61 bytes each), the target batch's included. */
+  readonly headersRead: number;
+  /** Bytes read: the headers and the whole target batch. */
+  readonly bytesRead: number;
+}
+
+export interface FoundBatch {
+  readonly frame: BatchFrame;
+  readonly positionBytes: number;
+  readonly walk: BatchWalk;
+}
+
+/** Kafka's maxTimestampAndOffsetSoFar: the largest batch max timestamp and its last offset. */
+interface TimestampOffset {
+  readonly timestampMs: number;
+  readonly offset: number;
+}
+
+/** Where a recovery scan starts: a batch an index entry vouches for, or the segment start. */
+export interface TrustedStart {
+  readonly positionBytes: number;
+  readonly expectedOffset: number;
+  readonly indexEntries: number;
+}
+
+const SCAN_WINDOW_BYTES = 1 << 20;
+
+export class BatchedSegment {
+  readonly baseOffset: number;
+  readonly dir: string;
+  readonly #io: FileIO;
+  readonly #config: BatchedSegmentConfig;
+  #handle: FileHandle | null = null;
+  #sizeBytes = 0;
+  #nextOffset: number | null = null;
+  #offsetIndex: OffsetIndex | null = null;
+  #timeIndex: TimeIndex | null = null;
+  /** Null: not known yet (Kafka's UNKNOWN), read from the time index when needed. */
+  #maxTimestamp: TimestampOffset | null = null;
+  readonly #header = Buffer.alloc(BATCH_HEADER_BYTES);
+
+  private constructor(io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig) {
+    this.#io = io;
+    this.dir = dir;
+    this.baseOffset = baseOffset;
+    this.#config = config;
+  }
+
+  /** A new, empty segment: three new files, open for appends. */
+  static create(io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig): BatchedSegment {
+    assert(!config.readOnly, 'a read-only log creates no segment');
+    const segment = new BatchedSegment(io, dir, baseOffset, config);
+    return segment.#orAbandon(() => {
+      segment.#handle = io.open(segment.logPath, { create: true });
+      io.truncate(segment.#handle, 0);
+      segment.#nextOffset = baseOffset;
+      segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
+      segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
+    });
+  }
+
+  /** An existing segment; its indexes load when first needed. */
+  static existing(io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig): BatchedSegment {
+    const segment = new BatchedSegment(io, dir, baseOffset, config);
+    return segment.#orAbandon(() => {
+      segment.#handle = config.readOnly
+        ? io.openReadOnly(segment.logPath)
+        : io.open(segment.logPath, { create: false });
+      segment.#sizeBytes = io.sizeBytes(segment.#handle);
+    });
+  }
+
+  #orAbandon(open: () => void): BatchedSegment {
+    try {
+      open();
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
+    return this;
+  }
+
+  get logPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, LOG_SUFFIX));
+  }
+
+  get indexPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, INDEX_SUFFIX));
+  }
+
+  get timeIndexPath(): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, TIME_INDEX_SUFFIX));
+  }
+
+  /** Where this segment's batches end. */
+  get sizeBytes(): number {
+    return this.#sizeBytes;
+  }
+
+  get nextOffset(): number {
+    assert(this.#nextOffset !== null, `the end of ${this.logPath} is known`);
+    return this.#nextOffset;
+  }
+
+  get #file(): FileHandle {
+    assert(this.#handle !== null, `segment ${this.logPath} is open`);
+    return this.#handle;
+  }
+
+  offsetIndex(): OffsetIndex {
+    this.#ensureIndexes();
+    return this.#offsetIndex!;
+  }
+
+  timeIndex(): TimeIndex {
+    this.#ensureIndexes();
+    return this.#timeIndex!;
+  }
+
+  /** A sealed segment's indexes, read once; both are a cache a lookup checks as it lands. */
+  #ensureIndexes(): void {
+    if (this.#offsetIndex !== null) return;
+    const mode: IndexMode = 'read';
+    this.#offsetIndex = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, mode).index;
+    const anyRelative = MAX_RELATIVE_OFFSET + 1;
+    this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, anyRelative, mode).index;
+  }
+
+  /**
+   * Writes one encoded batch at the end (its base offset already assigned), then applies the
+   * index rule: the log first, so an index entry never names bytes that were not written.
+   */
+  append(batch: Buffer, frame: BatchFrame): void {
+    assert(frame.baseOffset === this.#nextOffset, 'the batch starts at the next offset');
+    assert(frame.sizeBytes === batch.length, 'the frame describes the batch');
+    const positionBytes = this.#sizeBytes;
+    this.#io.write(this.#file, batch, 0, batch.length, positionBytes);
+    this.#indexBatch(frame, positionBytes);
+    this.#sizeBytes = positionBytes + batch.length;
+    this.#nextOffset = frame.lastOffset + 1;
+  }
+
+  #indexBatch(frame: BatchFrame, positionBytes: number): void {
+    const max = this.#maxSoFar();
+    if (frame.maxTimestampMs > max.timestampMs) {
+      this.#maxTimestamp = { timestampMs: frame.maxTimestampMs, offset: frame.lastOffset };
+    }
+    const index = this.#offsetIndex!;
+    const last = index.entries - 1;
+    const sinceLastEntryBytes = positionBytes - (last < 0 ? 0 : index.positionAt(last));
+    if (sinceLastEntryBytes <= this.#config.indexIntervalBytes) return;
+    index.append(frame.lastOffset - this.baseOffset, positionBytes);
+    this.#maybeAppendTimeEntry();
+  }
+
+  #maxSoFar(): TimestampOffset {
+    if (this.#maxTimestamp !== null) return this.#maxTimestamp;
+    const timeIndex = this.#timeIndex!;
+    const last = timeIndex.entries - 1;
+    if (last < 0) return { timestampMs: -1, offset: this.baseOffset };
+    const relative = timeIndex.relativeOffsetAt(last);
+    return { timestampMs: timeIndex.timestampMsAt(last), offset: this.baseOffset + relative };
+  }
+
+  /** Kafka's TimeIndex.maybeAppend: only a timestamp above the last entry's makes an entry. */
+  #maybeAppendTimeEntry(): void {
+    const max = this.#maxSoFar();
+    const timeIndex = this.#timeIndex!;
+    const last = timeIndex.entries - 1;
+    const lastMs = last < 0 ? -1 : timeIndex.timestampMsAt(last);
+    const lastRelative = last < 0 ? -1 : timeIndex.relativeOffsetAt(last);
+    const relative = max.offset - this.baseOffset;
+    if (max.timestampMs > lastMs && relative > lastRelative) {
+      timeIndex.append(max.timestampMs, relative);
+    }
+  }
+
+  /** The time entry a segment gets when it is rolled, closed or recovered (Kafka's). */
+  finishTimeIndex(): void {
+    if (this.#timeIndex === null || !this.#timeIndex.isOpen) return;
+    this.#maybeAppendTimeEntry();
+  }
+
+  /**
+   * Walks whole batches from `fromPosition`, checking each frame, CRC and offset, until the end
+   * of the data or the first bad batch. With `reindex`, applies the index rule to each.
+   */
+  scan(fromPosition: number, expectedOffset: number, options: ScanOptions): ScanOutcome {
+    const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
+    window.bind(this.#file);
+    let position = fromPosition;
+    let next = expectedOffset;
+    let batches = 0;
+    let problem: string | null = null;
+    while (position < this.#sizeBytes && problem === null) {
+      const checked = this.#checkedFrame(window, position, next, options.contiguous);
+      if (typeof checked === 'string') {
+        problem = checked;
+        break;
+      }
+      if (options.reindex) this.#indexBatch(checked, position);
+      position += checked.sizeBytes;
+      next = checked.lastOffset + 1;
+      batches++;
+    }
+    return { endPositionBytes: position, nextOffset: next, batches, problem };
+  }
+
+  /** The batch at `position` when whole, sound (CRC) and at the right offset; else why not. */
+  #checkedFrame(window: ReadWindow, position: number, next: number, contiguous: boolean): BatchFrame | string {
+    const at = window.ensure(position, BATCH_HEADER_BYTES, this.#sizeBytes);
+    if (at < 0) return `${this.#sizeBytes - position} bytes at the end, less than a batch header`;
+    const frame = readBatchFrame(window.buffer, at, this.#config.maxBatchBytes);
+    if (typeof frame === 'string') return frame;
+    const offsetOk = contiguous ? frame.baseOffset === next : frame.baseOffset >= next;
+    if (!offsetOk) return `base offset ${frame.baseOffset} where ${next} was due`;
+    const whole = window.ensure(position, frame.sizeBytes, this.#sizeBytes);
+    if (whole < 0) return `a ${frame.sizeBytes}-byte batch runs past the end of the file`;
+    const crcProblem = crcProblemOf(window.buffer.subarray(whole, whole + frame.sizeBytes));
+    return crcProblem ?? frame;
+  }
+
+  /** The frame at `positionBytes`, from its header alone (one 61-byte read); else why not. */
+  frameAt(positionBytes: number): BatchFrame | string {
+    if (positionBytes + BATCH_HEADER_BYTES > this.#sizeBytes) return 'truncated header';
+    const got = this.#io.read(this.#file, this.#header, 0, BATCH_HEADER_BYTES, positionBytes);
+    if (got !== BATCH_HEADER_BYTES) return 'truncated header';
+    return readBatchFrame(this.#header, 0, this.#config.maxBatchBytes);
+  }
+
+  /**
+   * The batch holding `offset` (the first whose last offset reaches it): from the index entry
+   * at or below it, headers only. Null when the segment ends first. A damaged header on the
+   * way is CORRUPT_BATCH.
+   */
+  findBatch(offset: number): FoundBatch | null {
+    const index = this.offsetIndex();
+    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
+    const entry = slot < 0 ? null : {
+      relativeOffset: index.relativeOffsetAt(slot), positionBytes: index.positionAt(slot),
+    };
+    if (entry !== null && this.#landsOn(entry)) {
+      return this.#stepTo(entry.positionBytes, entry, (frame) => frame.lastOffset >= offset);
+    }
+    return this.#stepTo(0, null, (frame) => frame.lastOffset >= offset);
+  }
+
+  #landsOn(entry: IndexEntry): boolean {
+    const frame = this.frameAt(entry.positionBytes);
+    return typeof frame !== 'string' && frame.baseOffset <= this.baseOffset + entry.relativeOffset;
+  }
+
+  /** Steps header by header from `fromPosition` to the first batch `wanted` says yes to. */
+  #stepTo(fromPosition: number, entry: IndexEntry | null, wanted: (frame: BatchFrame) => boolean): FoundBatch | null {
+    let position = fromPosition;
+    let previousLast = -1;
+    let headersRead = 0;
+    while (position < this.#sizeBytes) {
+      const frame = this.frameAt(position);
+      headersRead++;
+      if (typeof frame === 'string') throw corruptBatchAt(this.logPath, position, frame);
+      if (frame.baseOffset <= previousLast) {
+        const reason = `base offset ${frame.baseOffset} after a batch ending at ${previousLast}`;
+        throw corruptBatchAt(this.logPath, position, reason);
+      }
+      if (wanted(frame)) {
+        const bytesRead = (headersRead - 1) * BATCH_HEADER_BYTES + frame.sizeBytes;
+        return { frame, positionBytes: position, walk: { indexEntry: entry, headersRead, bytesRead } };
+      }
+      previousLast = frame.lastOffset;
+      position += frame.sizeBytes;
+    }
+    return null;
+  }
+
+  /** Reads, checks (CRC, records) and decompresses the batch `found` located. */
+  readBatch(found: { readonly frame: BatchFrame; readonly positionBytes: number }): KafkaBatch {
+    const { frame, positionBytes } = found;
+    const bytes = Buffer.allocUnsafe(frame.sizeBytes);
+    const got = this.#io.read(this.#file, bytes, 0, frame.sizeBytes, positionBytes);
+    if (got !== frame.sizeBytes) {
+      throw corruptBatchAt(this.logPath, positionBytes, `file ends ${got} bytes into the batch`);
+    }
+    try {
+      return decodeBatch(bytes, { maxBatchBytes: this.#config.maxBatchBytes });
+    } catch (error) {
+      if (!isStorageError(error, 'CORRUPT_BATCH')) throw error;
+      throw corruptBatchAt(this.logPath, positionBytes, error.context.reason ?? error.message);
+    }
+  }
+
+  /**
+   * Kafka's findOffsetByTimestamp: the time index's largest entry at or below the time names
+   * an offset; the walk starts at that offset's index entry and decodes the first batch whose
+   * max timestamp reaches the time, returning its first record at or after it.
+   */
+  findByTime(timestampMs: number): { batch: KafkaBatch; record: KafkaRecord; found: FoundBatch } | null {
+    const timeIndex = this.timeIndex();
+    const slot = largestLowerBoundSlot((i) => timeIndex.timestampMsAt(i), timeIndex.entries, timestampMs);
+    const fromOffset = this.baseOffset + (slot < 0 ? 0 : timeIndex.relativeOffsetAt(slot));
+    const index = this.offsetIndex();
+    const entrySlot = index.largestLowerBoundSlotFor(fromOffset - this.baseOffset);
+    const entry = entrySlot < 0 ? null : {
+      relativeOffset: index.relativeOffsetAt(entrySlot), positionBytes: index.positionAt(entrySlot),
+    };
+    const start = entry !== null && this.#landsOn(entry) ? entry : null;
+    let from = start?.positionBytes ?? 0;
+    for (;;) {
+      const found = this.#stepTo(from, start, (frame) => frame.maxTimestampMs >= timestampMs);
+      if (found === null) return null;
+      const batch = this.readBatch(found);
+      const record = batch.records.find((r) => recordTimestampMs(batch, r) >= timestampMs);
+      if (record !== undefined) return { batch, record, found };
+      // The header's max timestamp promised more than the records hold: go on past it.
+      from = found.positionBytes + found.frame.sizeBytes;
+    }
+  }
+
+  /** Decoded batches from `positionBytes` to the end, in order. */
+  *batchesFrom(positionBytes: number): Generator<{ batch: KafkaBatch; positionBytes: number }> {
+    let position = positionBytes;
+    while (position < this.#sizeBytes) {
+      const frame = this.frameAt(position);
+      if (typeof frame === 'string') throw corruptBatchAt(this.logPath, position, frame);
+      yield { batch: this.readBatch({ frame, positionBytes: position }), positionBytes: position };
+      position += frame.sizeBytes;
+    }
+  }
+
+  /**
+   * Loads the indexes of the segment recovery scans, keeping offset entries below
+   * `trustedBelowBytes` (data a sync vouched for) whose batch checks out and time entries up to
+   * that batch; returns where the scan starts. A read-only log keeps them in memory.
+   */
+  loadIndexesForRecovery(trustedBelowBytes: number, contiguous: boolean): TrustedStart {
+    this.#offsetIndex?.close();
+    this.#timeIndex?.close();
+    const mode: IndexMode = this.#config.readOnly ? 'memory' : 'append';
+    const index = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, mode).index;
+    this.#offsetIndex = index;
+    index.truncateFromPosition(Math.min(trustedBelowBytes, this.#sizeBytes));
+    let start: TrustedStart | null = null;
+    let trustedLastOffset = this.baseOffset - 1;
+    while (start === null && index.entries > 0) {
+      const last = index.entries - 1;
+      const positionBytes = index.positionAt(last);
+      const entryOffset = this.baseOffset + index.relativeOffsetAt(last);
+      const frame = this.#soundFrameAt(positionBytes);
+      const lands = frame !== null && (contiguous
+        ? frame.lastOffset === entryOffset
+        : frame.baseOffset <= entryOffset);
+      if (lands) {
+        start = { positionBytes, expectedOffset: frame.baseOffset, indexEntries: index.entries };
+        trustedLastOffset = frame.lastOffset;
+      } else {
+        index.truncateFromPosition(positionBytes);
+      }
+    }
+    const nextRelative = trustedLastOffset - this.baseOffset + 1;
+    this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, mode).index;
+    this.#timeIndex.truncateFromRelativeOffset(nextRelative);
+    this.#maxTimestamp = null;
+    return start ?? { positionBytes: 0, expectedOffset: this.baseOffset, indexEntries: 0 };
+  }
+
+  #soundFrameAt(positionBytes: number): BatchFrame | null {
+    const frame = this.frameAt(positionBytes);
+    if (typeof frame === 'string') return null;
+    if (positionBytes + frame.sizeBytes > this.#sizeBytes) return null;
+    const bytes = Buffer.allocUnsafe(frame.sizeBytes);
+    const got = this.#io.read(this.#file, bytes, 0, frame.sizeBytes, positionBytes);
+    return got === frame.sizeBytes && crcProblemOf(bytes) === null ? frame : null;
+  }
+
+  /**
+   * Ends the data at `endPositionBytes` with `nextOffset` next (recovery found the end): the
+   * file is cut there, index entries at or past it dropped. Read-only: the bytes stay, unread.
+   */
+  endAt(endPositionBytes: number, nextOffset: number): void {
+    assert(endPositionBytes <= this.#sizeBytes, 'the end is inside the file');
+    if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
+      this.#io.truncate(this.#file, endPositionBytes);
+    }
+    this.#sizeBytes = endPositionBytes;
+    this.#nextOffset = nextOffset;
+    if (this.#offsetIndex === null) return;
+    this.#offsetIndex.truncateFromPosition(endPositionBytes);
+    this.#timeIndex!.truncateFromRelativeOffset(nextOffset - this.baseOffset);
+  }
+
+  /** fdatasync of the log file alone: what acknowledges a batch under `always` and `group`. */
+  syncLog(): void {
+    this.#io.fdatasync(this.#file);
+  }
+
+  /** Writes buffered index entries, then makes the log and both indexes durable. */
+  sync(): void {
+    this.#io.fdatasync(this.#file);
+    this.#offsetIndex?.sync();
+    this.#timeIndex?.sync();
+  }
+
+  /** After a roll: index files closed, entries kept in memory. */
+  seal(): void {
+    this.#offsetIndex?.close();
+    this.#timeIndex?.close();
+  }
+
+  close(): void {
+    this.seal();
+    if (this.#handle !== null) this.#io.close(this.#handle);
+    this.#handle = null;
+  }
+
+  /** Closes every file without writing more, after a failure (that one is reported). */
+  abandon(): void {
+    this.#offsetIndex?.abandon();
+    this.#timeIndex?.abandon();
+    const handle = this.#handle;
+    this.#handle = null;
+    if (handle !== null) closeAfterFailure(this.#io, handle);
+  }
+
+  /** Closes and removes the three files (recovery removing what followed a cut). */
+  delete(): void {
+    this.close();
+    for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
+      if (this.#io.exists(file)) this.#io.unlink(file);
+    }
+  }
+}
+
+/** A record's timestamp: the batch's max timestamp when the broker set log-append time. */
+export function recordTimestampMs(batch: KafkaBatch, record: KafkaRecord): number {
+  if (batch.timestampType === 'log-append') return batch.maxTimestampMs;
+  return batch.baseTimestampMs + record.timestampDeltaMs;
+}
+
+/** Null when the whole batch's CRC (and header) check out; else the reason. */
+function crcProblemOf(batch: Buffer): string | null {
+  try {
+    decodeBatchHeader(batch, { maxBatchBytes: batch.length });
+    return null;
+  } catch (error) {
+    if (!(error instanceof StorageError) || error.code !== 'CORRUPT_BATCH') throw error;
+    return error.context.reason ?? error.message;
+  }
+}

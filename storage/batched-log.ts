@@ -1,0 +1,502 @@
+/**
+ * The batched log: Kafka's way of storing records, beside loglab's own log. Records are
+ * appended a batch at a time, each batch encoded once (kafka-batch.ts, compressed as one blob)
+ * and written with one write; offsets are assigned by the log as a broker assigns them, by
+ * writing the batch's baseOffset (outside the CRC). The directory is a Kafka partition
+ * directory, readable by Kafka's tools and by this class (`readOnly`) alike:
+ *
+ *   topic-0/00000000000000000000.log         v2 batches back to back (batched-log-segment.ts)
+ *   topic-0/00000000000000000000.index       (batch last offset - base i32, position i32)
+ *   topic-0/00000000000000000000.timeindex   (max timestamp so far i64, its offset - base i32)
+ *   topic-0/00000000000000000468.log         the next segment, named by its first offset
+ *   topic-0/recovery-point                   loglab's: where the last sync left the log whole
+ *   topic-0/.lock                            the writer lock (writer-lock.ts)
+ *
+ * Durability (durability.ts's policies): `none` acknowledges a batch once written; `always`
+ * after an fdatasync of the log file per batch; `group` after a shared fdatasync
+ * (group-commit.ts; inline on the event loop). Index entries are written behind, as in
+ * loglab's log, and synced at a roll, at a recovery point and on close. A roll syncs the
+ * sealed segment under every policy before the next segment is created.
+ *
+ * After a failed write or sync the log is fenced (LOG_FENCED on every later append, as
+ * log.ts explains): the active segment is cut back to what the failed call began with, or to
+ * the last successful sync, and reopening recovers from the files.
+ */
+import { StorageError, assert } from './errors.js';
+import { GroupCommit } from './group-commit.js';
+import { largestLowerBoundSlot } from './index-file.js';
+import { encodeBatch, type KafkaBatch, type KafkaBatchInput, type KafkaCompression,
+  type KafkaHeader, type KafkaRecord } from './kafka-batch.js';
+import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
+import { mkdirpDurable } from './durable-dir.js';
+import { writeRecoveryPoint } from './recovery-point.js';
+import { type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure } from './writer-lock.js';
+import {
+  type BatchedLogConfig, type BatchedLogOptions, MAX_RELATIVE_OFFSET, resolveBatchedLogConfig,
+} from './batched-log-config.js';
+import { type BatchedRecoveryReport, loadBatchedLog, segmentConfigOf } from './batched-log-loader.js';
+import { BatchedSegment, type BatchWalk, recordTimestampMs } from './batched-log-segment.js';
+import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
+
+export type { BatchedLogOptions } from './batched-log-config.js';
+export type { BatchedRecoveryReport } from './batched-log-loader.js';
+
+export interface BatchedRecordInput {
+  readonly value: Uint8Array | null;
+  readonly key?: Uint8Array | null;
+  readonly headers?: readonly KafkaHeader[];
+  /** Create time, whole ms since the epoch; default: the log's clock at the append. */
+  readonly timestampMs?: number;
+}
+
+export interface AppendBatchOptions {
+  readonly compression?: KafkaCompression;
+}
+
+/** Where a batch lies and what it holds. */
+export interface BatchLocation {
+  readonly segmentBaseOffset: number;
+  readonly positionBytes: number;
+  readonly sizeBytes: number;
+  readonly baseOffset: Offset;
+  readonly lastOffset: Offset;
+}
+
+export interface BatchedLogRecord {
+  readonly offset: Offset;
+  readonly timestampMs: number;
+  readonly key: Uint8Array | null;
+  readonly value: Uint8Array | null;
+  readonly headers: readonly KafkaHeader[];
+  readonly batch: BatchLocation & { readonly compression: KafkaCompression };
+}
+
+export interface BatchedLookup {
+  readonly record: BatchedLogRecord;
+  /** How the lookup reached the batch: index entry, headers stepped, bytes read. */
+  readonly walk: BatchWalk & { readonly segmentBaseOffset: number };
+}
+
+export interface StoredBatch {
+  readonly batch: KafkaBatch;
+  readonly location: BatchLocation;
+}
+
+export interface BatchedSegmentInfo {
+  readonly baseOffset: number;
+  readonly logPath: string;
+  readonly sizeBytes: number;
+  readonly indexEntries: number;
+  readonly timeIndexEntries: number;
+}
+
+/** How far the active segment is known to be on the device. */
+interface SyncedPoint {
+  readonly positionBytes: number;
+  readonly nextOffset: number;
+}
+
+export class BatchedLog {
+  readonly dir: string;
+  readonly config: BatchedLogConfig;
+  readonly recovery: BatchedRecoveryReport;
+  readonly #segments: BatchedSegment[];
+  readonly #baseOffsets: number[];
+  readonly #lock: WriterLock | null;
+  readonly #group: GroupCommit | null = null;
+  /** Appends write in the order they were called: each waits for the one before. */
+  #writeTurn: Promise<unknown> = Promise.resolve();
+  #synced: SyncedPoint;
+  #bytesSincePoint = 0;
+  #fenced: StorageError | null = null;
+  #closed = false;
+
+  private constructor(dir: string, config: BatchedLogConfig, segments: BatchedSegment[],
+    recovery: BatchedRecoveryReport, lock: WriterLock | null) {
+    this.dir = dir;
+    this.config = config;
+    this.recovery = recovery;
+    this.#segments = segments;
+    this.#baseOffsets = segments.map((segment) => segment.baseOffset);
+    this.#lock = lock;
+    this.#synced = { positionBytes: this.#active.sizeBytes, nextOffset: this.#active.nextOffset };
+    if (config.durability === 'group') {
+      this.#group = new GroupCommit(
+        { maxDelayMs: config.groupMaxDelayMs, maxBytes: config.groupMaxBytes },
+        this.endOffset,
+        () => this.#groupSync(),
+        (error) => this.#fence(error, this.#synced),
+      );
+    }
+  }
+
+  /** Opens (creating or recovering) the batched log in `dir`; see BatchedLogOptions.readOnly. */
+  static open(dir: string, options: BatchedLogOptions = {}): BatchedLog {
+    const config = resolveBatchedLogConfig(options);
+    if (config.readOnly) {
+      const loaded = loadBatchedLog(dir, config);
+      return new BatchedLog(dir, config, loaded.segments, loaded.report, null);
+    }
+    mkdirpDurable(config.io, dir);
+    const lock = acquireWriterLock(config.io, lockPathForLog(dir), `the batched log in ${dir}`);
+    try {
+      const loaded = loadBatchedLog(dir, config);
+      return new BatchedLog(dir, config, loaded.segments, loaded.report, lock);
+    } catch (error) {
+      releaseAfterFailure(lock);
+      throw error;
+    }
+  }
+
+  get #active(): BatchedSegment {
+    return this.#segments[this.#segments.length - 1]!;
+  }
+
+  get startOffset(): Offset {
+    return asOffset(this.#segments[0]!.baseOffset);
+  }
+
+  /** The offset the next batch's first record gets. */
+  get endOffset(): Offset {
+    return asOffset(this.#active.nextOffset);
+  }
+
+  /**
+   * Encodes the records as one batch and appends it; resolves with its place once the
+   * durability policy allows acknowledging it. Batches are written in call order.
+   */
+  async appendBatch(records: readonly BatchedRecordInput[], options: AppendBatchOptions = {}): Promise<BatchLocation> {
+    this.#checkWritable();
+    assert(records.length > 0, 'a batch holds records');
+    const encoding = encodeBatch(batchInput(records, options, this.config.nowMs));
+    const turn = this.#writeTurn.then(() => encoding).then((bytes) => this.#write(bytes));
+    this.#writeTurn = turn.catch(() => undefined);
+    const appended = await turn;
+    if (this.#group !== null) await this.#group.waitFor(appended.lastOffset);
+    return appended;
+  }
+
+  #write(batch: Buffer): BatchLocation {
+    this.#checkWritable();
+    if (batch.length > this.config.maxBatchBytes) throw batchTooLarge(batch.length, this.config);
+    const baseOffset = this.endOffset;
+    assignBaseOffset(batch, baseOffset);
+    const frame = readBatchFrame(batch, 0, this.config.maxBatchBytes);
+    assert(typeof frame !== 'string', 'an encoded batch has a frame');
+    if (frame.lastOffset > MAX_APPEND_OFFSET) throw offsetLimit(frame);
+    this.#rollIfFull(frame);
+    const active = this.#active;
+    const positionBytes = active.sizeBytes;
+    try {
+      active.append(batch, frame);
+      if (this.config.durability === 'always') active.syncLog();
+    } catch (error) {
+      this.#fence(error, { positionBytes, nextOffset: baseOffset });
+      throw error;
+    }
+    this.#bytesSincePoint += batch.length;
+    if (this.config.durability === 'always') this.#afterSync();
+    this.#group?.noteWrite(batch.length);
+    return {
+      segmentBaseOffset: active.baseOffset, positionBytes, sizeBytes: batch.length,
+      baseOffset, lastOffset: asOffset(frame.lastOffset),
+    };
+  }
+
+  /** A new segment when this batch would not fit, or its offsets not fit int32 from the base. */
+  #rollIfFull(frame: BatchFrame): void {
+    const active = this.#active;
+    if (active.sizeBytes === 0) return;
+    const full = active.sizeBytes + frame.sizeBytes > this.config.segmentBytes;
+    const overflows = frame.lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
+    if (full || overflows) this.#roll();
+  }
+
+  #roll(): void {
+    const sealed = this.#active;
+    try {
+      sealed.finishTimeIndex();
+      sealed.sync();
+      sealed.seal();
+      const next = BatchedSegment.create(this.config.io, this.dir, sealed.nextOffset,
+        segmentConfigOf(this.config));
+      this.#segments.push(next);
+      this.#baseOffsets.push(next.baseOffset);
+      this.config.io.fsyncDir(this.dir);
+      this.#savePoint();
+    } catch (error) {
+      this.#fence(error, null);
+      throw error;
+    }
+    this.#group?.markDurable(sealed.nextOffset);
+  }
+
+  /** Group commit's sync: the active segment's log file, inline; resolves to the end it covers. */
+  #groupSync(): Promise<number> {
+    const endOffset = this.#active.nextOffset;
+    this.#active.syncLog();
+    this.#afterSync();
+    return Promise.resolve(endOffset);
+  }
+
+  /** After an fdatasync covered the whole active segment: a recovery point now and then. */
+  #afterSync(): void {
+    this.#synced = { positionBytes: this.#active.sizeBytes, nextOffset: this.#active.nextOffset };
+    if (this.#bytesSincePoint < this.config.recoveryPointIntervalBytes) return;
+    this.#active.sync();
+    this.#savePoint();
+  }
+
+  /** The log and its indexes are synced up to the active segment's end: say so on disk. */
+  #savePoint(): void {
+    const active = this.#active;
+    writeRecoveryPoint(this.config.io, this.dir, {
+      segmentBaseOffset: active.baseOffset, positionBytes: active.sizeBytes,
+      nextOffset: active.nextOffset,
+    });
+    this.#synced = { positionBytes: active.sizeBytes, nextOffset: active.nextOffset };
+    this.#bytesSincePoint = 0;
+  }
+
+  /**
+   * Refuses every later append and cuts the active segment back to `cutTo` (what it can vouch
+   * for) so nothing unsynced or half-written is served; reopening recovers from the files.
+   */
+  #fence(error: unknown, cutTo: SyncedPoint | null): void {
+    this.#fenced ??= new StorageError(
+      'LOG_FENCED',
+      `batched log ${this.dir}: a write or sync failed, so later appends are refused; ` +
+        'fix the disk, then reopen the log (recovery checks what reached it)',
+      { cause: error },
+    );
+    if (cutTo === null || cutTo.positionBytes > this.#active.sizeBytes) return;
+    try {
+      this.#active.endAt(cutTo.positionBytes, cutTo.nextOffset);
+    } catch {
+      // The first failure is the one reported; reopening cuts what this could not.
+    }
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.config.readOnly) {
+      throw new StorageError('LOG_READ_ONLY',
+        `batched log ${this.dir} is open read-only; open it without readOnly to append`);
+    }
+    if (this.#fenced !== null) throw this.#fenced;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new StorageError('LOG_CLOSED', `batched log ${this.dir} is closed; open it again`);
+    }
+  }
+
+  /** The record at `offset`; OFFSET_OUT_OF_RANGE outside the log, CORRUPT_BATCH if damaged. */
+  read(offset: number): BatchedLogRecord {
+    return this.lookup(offset).record;
+  }
+
+  /**
+   * Finds `offset` as Kafka does: the segment, the offset index's entry at or below it, batch
+   * headers stepped to its batch, that batch alone read, checked and decompressed.
+   */
+  lookup(offset: number): BatchedLookup {
+    const segment = this.#segmentFor(offset);
+    const found = segment.findBatch(offset);
+    if (found === null) throw this.#noRecord(offset, 'past the data of its segment');
+    const batch = segment.readBatch(found);
+    const record = recordAt(batch, offset);
+    if (record === null) throw this.#noRecord(offset, `not in batch ${batch.baseOffset}`);
+    const location = locationOf(segment, found.positionBytes, batch);
+    return {
+      record: recordOf(batch, record, location),
+      walk: { ...found.walk, segmentBaseOffset: segment.baseOffset },
+    };
+  }
+
+  #segmentFor(offset: number): BatchedSegment {
+    this.#checkOpen();
+    assert(Number.isSafeInteger(offset), `offset is an integer: ${offset}`);
+    if (offset < this.startOffset || offset >= this.endOffset) {
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `batched log: offset ${offset} is outside [${this.startOffset}, ${this.endOffset}); ` +
+          'read an offset in that range',
+        { offset: BigInt(offset), fromOffset: this.startOffset, toOffset: this.endOffset },
+      );
+    }
+    const base = this.#baseOffsets;
+    return this.#segments[largestLowerBoundSlot((i) => base[i]!, base.length, offset)]!;
+  }
+
+  #noRecord(offset: number, why: string): StorageError {
+    return new StorageError(
+      'OFFSET_OUT_OF_RANGE',
+      `batched log: no record with offset ${offset} (${why}; a compacted Kafka log skips ` +
+        'offsets); read the next offset',
+      { offset: BigInt(offset) },
+    );
+  }
+
+  /** Decoded batches from the one holding `fromOffset` to the end, in order. */
+  *readBatches(fromOffset: number = this.startOffset): Generator<StoredBatch> {
+    if (fromOffset === this.endOffset) return;
+    const first = this.#segmentFor(fromOffset);
+    const slot = this.#segments.indexOf(first);
+    for (let i = slot; i < this.#segments.length; i++) {
+      const segment = this.#segments[i]!;
+      const from = i === slot ? segment.findBatch(fromOffset)?.positionBytes : 0;
+      if (from === undefined) continue;
+      for (const { batch, positionBytes } of segment.batchesFrom(from)) {
+        yield { batch, location: locationOf(segment, positionBytes, batch) };
+      }
+    }
+  }
+
+  /** Records from `fromOffset` to the end, in offset order. */
+  *records(fromOffset: number = this.startOffset): Generator<BatchedLogRecord> {
+    for (const { batch, location } of this.readBatches(fromOffset)) {
+      const base = Number(batch.baseOffset);
+      const compressed = { ...location, compression: batch.compression };
+      for (const record of batch.records) {
+        if (base + record.offsetDelta >= fromOffset) yield recordOf(batch, record, compressed);
+      }
+    }
+  }
+
+  /** The first record whose timestamp is at or after `timestampMs` (Kafka's ListOffsets). */
+  lookupByTime(timestampMs: number): BatchedLogRecord | null {
+    this.#checkOpen();
+    for (const segment of this.#segments) {
+      const hit = segment.findByTime(timestampMs);
+      if (hit === null) continue;
+      const location = locationOf(segment, hit.found.positionBytes, hit.batch);
+      return recordOf(hit.batch, hit.record, location);
+    }
+    return null;
+  }
+
+  segments(): BatchedSegmentInfo[] {
+    this.#checkOpen();
+    return this.#segments.map((segment) => ({
+      baseOffset: segment.baseOffset,
+      logPath: segment.logPath,
+      sizeBytes: segment.sizeBytes,
+      indexEntries: segment.offsetIndex().entries,
+      timeIndexEntries: segment.timeIndex().entries,
+    }));
+  }
+
+  /** Waits for appends made so far, then makes them and the indexes durable (any policy). */
+  async flush(): Promise<void> {
+    this.#checkWritable();
+    await this.#writeTurn;
+    await this.#group?.inFlight;
+    this.#checkWritable();
+    try {
+      this.#active.sync();
+      this.#savePoint();
+    } catch (error) {
+      this.#fence(error, this.#synced);
+      throw error;
+    }
+    this.#group?.markDurable(this.#active.nextOffset);
+  }
+
+  /** Waits for appends, syncs everything (unless fenced), closes the files, drops the lock. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#writeTurn;
+    await this.#group?.inFlight;
+    this.#closed = true;
+    try {
+      if (!this.config.readOnly && this.#fenced === null) {
+        this.#active.finishTimeIndex();
+        this.#active.sync();
+        this.#savePoint();
+        this.#group?.close(this.#active.nextOffset);
+      }
+    } finally {
+      this.#closeFiles();
+    }
+  }
+
+  #closeFiles(): void {
+    let failure: unknown = null;
+    for (const segment of this.#segments) {
+      try {
+        segment.close();
+      } catch (error) {
+        failure ??= error;
+        segment.abandon();
+      }
+    }
+    this.#lock?.release();
+    if (failure !== null) throw failure;
+  }
+}
+
+function batchInput(records: readonly BatchedRecordInput[], options: AppendBatchOptions,
+  nowMs: () => number): KafkaBatchInput {
+  const defaultMs = Math.floor(nowMs());
+  const baseTimestampMs = records[0]!.timestampMs ?? defaultMs;
+  const encoded = records.map((record, i): KafkaRecord => {
+    const timestampMs = record.timestampMs ?? defaultMs;
+    assert(Number.isSafeInteger(timestampMs), `timestamps are whole ms: ${timestampMs}`);
+    return {
+      timestampDeltaMs: timestampMs - baseTimestampMs,
+      offsetDelta: i,
+      key: record.key ?? null,
+      value: record.value,
+      headers: record.headers ?? [],
+    };
+  });
+  return {
+    baseOffset: 0n, compression: options.compression ?? 'none', baseTimestampMs, records: encoded,
+  };
+}
+
+function recordAt(batch: KafkaBatch, offset: number): KafkaRecord | null {
+  const delta = offset - Number(batch.baseOffset);
+  const guess = batch.records[delta];
+  if (guess?.offsetDelta === delta) return guess;
+  return batch.records.find((record) => record.offsetDelta === delta) ?? null;
+}
+
+function locationOf(segment: BatchedSegment, positionBytes: number, batch: KafkaBatch): BatchLocation {
+  const baseOffset = Number(batch.baseOffset);
+  return {
+    segmentBaseOffset: segment.baseOffset, positionBytes, sizeBytes: batch.sizeBytes,
+    baseOffset: asOffset(baseOffset), lastOffset: asOffset(baseOffset + batch.lastOffsetDelta),
+  };
+}
+
+function recordOf(batch: KafkaBatch, record: KafkaRecord, location: BatchLocation): BatchedLogRecord {
+  return {
+    offset: asOffset(Number(batch.baseOffset) + record.offsetDelta),
+    timestampMs: recordTimestampMs(batch, record),
+    key: record.key,
+    value: record.value,
+    headers: record.headers ?? [],
+    batch: { ...location, compression: batch.compression },
+  };
+}
+
+function batchTooLarge(sizeBytes: number, config: BatchedLogConfig): StorageError {
+  return new StorageError(
+    'RECORD_TOO_LARGE',
+    `batched log: a batch of ${sizeBytes} bytes is over maxBatchBytes ${config.maxBatchBytes} ` +
+      '(Kafka\'s message.max.bytes); split the records into smaller batches',
+    { sizeBytes, limitBytes: config.maxBatchBytes },
+  );
+}
+
+function offsetLimit(frame: BatchFrame): StorageError {
+  return new StorageError(
+    'OFFSET_LIMIT',
+    `batched log: offsets up to ${frame.lastOffset} would pass 2^53 - 2, the last offset this ` +
+      'log stores exactly; start a new log',
+    { fromOffset: frame.baseOffset, toOffset: frame.lastOffset },
+  );
+}
