@@ -26,7 +26,6 @@ import {
   type Labels,
   type Metric,
   type Results,
-  counterMetric,
 } from '../lab/index.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { type FileIOCounters, NodeFileIO } from '../storage/file-io.js';
@@ -34,6 +33,7 @@ import { Log } from '../storage/log.js';
 import { LogQueue } from '../storage/log-queue.js';
 import type { Queue, QueueClock } from '../storage/queue.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
+import { CI_COUNTERS_METRICS } from './metrics/ci-counters.js';
 
 const MIB = 1024 ** 2;
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
@@ -68,15 +68,14 @@ function perMessageMetrics(
   io: FileIOCounters,
   messages: number,
 ): Metric[] {
-  const per = (value: number) => value / messages;
-  const metric = (quantity: string, unit: string, value: number) =>
-    counterMetric(`${prefix}.${quantity}`, unit, per(value), 'lower', labels);
+  const metric = (quantity: keyof typeof CI_COUNTERS_METRICS, value: number) =>
+    CI_COUNTERS_METRICS[quantity].counter(`${prefix}.${quantity}`, value / messages, labels);
   return [
-    metric('writeCallsPerMsg', 'writes/msg', io.writeCalls),
-    metric('writeBytesPerMsg', 'B/msg', io.writeBytes),
-    metric('fdatasyncsPerMsg', 'fsyncs/msg', io.fdatasyncCalls),
-    metric('dirFsyncsPerMsg', 'fsyncs/msg', io.dirFsyncCalls),
-    metric('readBytesPerMsg', 'B/msg', io.readBytes),
+    metric('writeCallsPerMsg', io.writeCalls),
+    metric('writeBytesPerMsg', io.writeBytes),
+    metric('fdatasyncsPerMsg', io.fdatasyncCalls),
+    metric('dirFsyncsPerMsg', io.dirFsyncCalls),
+    metric('readBytesPerMsg', io.readBytes),
   ];
 }
 
@@ -132,15 +131,13 @@ function lookupMetrics(log: Log, stride: number, prefix: string, labels: Labels)
   const { counters } = log.config.io;
   const before = { ...counters };
   for (const offset of offsets) log.read(offset);
-  const per = (value: number) => value / offsets.length;
+  const metric = (quantity: keyof typeof CI_COUNTERS_METRICS, value: number) =>
+    CI_COUNTERS_METRICS[quantity].counter(`${prefix}.${quantity}`, value / offsets.length, labels);
   return [
-    counterMetric(`${prefix}.comparisonsPerLookup`, 'comparisons/lookup', per(comparisons),
-      'lower', labels),
-    counterMetric(`${prefix}.stepBytesPerLookup`, 'B/lookup', per(stepBytes), 'lower', labels),
-    counterMetric(`${prefix}.readCallsPerLookup`, 'reads/lookup',
-      per(counters.readCalls - before.readCalls), 'lower', labels),
-    counterMetric(`${prefix}.readBytesPerLookup`, 'B/lookup',
-      per(counters.readBytes - before.readBytes), 'lower', labels),
+    metric('comparisonsPerLookup', comparisons),
+    metric('stepBytesPerLookup', stepBytes),
+    metric('readCallsPerLookup', counters.readCalls - before.readCalls),
+    metric('readBytesPerLookup', counters.readBytes - before.readBytes),
   ];
 }
 
@@ -156,14 +153,15 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   const prefix = `ci.log.${intervalBytes === 0 ? 'dense' : 'sparse'}`;
   const labels = { intervalBytes };
   const reopened = Log.open(dir, { ...options, io: new NodeFileIO() });
+  const M = CI_COUNTERS_METRICS;
   try {
     return [
-      counterMetric(`${prefix}.indexBytesPerMiB`, 'B/MiB',
-        filesBytes(dir, '.index') / logMiB, 'lower', labels),
-      counterMetric(`${prefix}.timeIndexBytesPerMiB`, 'B/MiB',
-        filesBytes(dir, '.timeindex') / logMiB, 'lower', labels),
-      counterMetric(`${prefix}.recoveryScannedBytes`, 'B', reopened.recovery.scannedBytes,
-        'lower', { ...labels, state: 'clean' },
+      M.indexBytesPerMiB.counter(`${prefix}.indexBytesPerMiB`,
+        filesBytes(dir, '.index') / logMiB, labels),
+      M.timeIndexBytesPerMiB.counter(`${prefix}.timeIndexBytesPerMiB`,
+        filesBytes(dir, '.timeindex') / logMiB, labels),
+      M.recoveryScannedBytes.counter(`${prefix}.recoveryScannedBytes`,
+        reopened.recovery.scannedBytes, { ...labels, state: 'clean' },
         'bytes recovery walked after a clean close: must stay 0'),
       ...lookupMetrics(reopened, ctx.numberParam('lookupStride'), prefix, labels),
     ];
@@ -193,12 +191,12 @@ async function groupMetrics(ctx: LabContext): Promise<Metric[]> {
   log.close();
   const labels = { policy: 'group', producers };
   const per = (value: number) => value / (rounds * producers);
+  const M = CI_COUNTERS_METRICS;
   return [
     // One turn's appends share one write and one fdatasync, and the clock is fixed: exact.
-    counterMetric('ci.log.group.writeCallsPerMsg', 'writes/msg', per(counters.writeCalls),
-      'lower', labels),
-    counterMetric('ci.log.group.fdatasyncsPerMsg', 'fsyncs/msg', per(counters.fdatasyncCalls),
-      'lower', labels),
+    M.writeCallsPerMsg.counter('ci.log.group.writeCallsPerMsg', per(counters.writeCalls), labels),
+    M.fdatasyncsPerMsg.counter('ci.log.group.fdatasyncsPerMsg', per(counters.fdatasyncCalls),
+      labels),
   ];
 }
 
@@ -236,5 +234,6 @@ export const experiment: Experiment = {
     groupRounds: fixed(32),
   },
   seed: 42,
+  metrics: CI_COUNTERS_METRICS,
   run,
 };

@@ -18,8 +18,6 @@ import {
   type LabContext,
   type Metric,
   type Results,
-  type Direction,
-  measuredMetric,
 } from '../lab/index.js';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
 import {
@@ -27,6 +25,7 @@ import {
   type CrashLoopResult,
   runCrashLoop,
 } from '../storage/testing/crash-loop.js';
+import { CRASH_SAFETY_METRICS } from './metrics/crash-safety.js';
 
 /** Violations quoted in the notes: enough to replay, few enough to read. */
 const QUOTED_VIOLATIONS = 5;
@@ -37,6 +36,7 @@ export const experiment: Experiment = {
   question: 'does an acknowledged message survive a power cut under each durability policy?',
   params: {},
   seed: 5,
+  metrics: CRASH_SAFETY_METRICS,
   run,
 };
 
@@ -70,27 +70,23 @@ async function run(ctx: LabContext): Promise<Results> {
 function policyMetrics(policy: DurabilityPolicy, result: CrashLoopResult): Metric[] {
   const labels = { policy };
   const { counts } = result;
-  const name = (quantity: string): string => `crash.${policy}.${quantity}`;
-  // How many seeded iterations fit in the time budget is the machine's speed: every count here
-  // is a measurement, though each iteration replays exactly.
-  const count = (quantity: string, unit: string, value: number, direction: Direction,
-    what?: string): Metric =>
-    measuredMetric(name(quantity), unit, value, { class: 'measurement', direction }, labels, what);
-  const metrics = [
-    count('iterations', 'count', counts.iterations, 'informational',
+  // Every count is a measurement: the budget decides how many iterations ran (metrics/).
+  const count = (quantity: keyof typeof CRASH_SAFETY_METRICS, value: number, what?: string) =>
+    CRASH_SAFETY_METRICS[quantity].measured(`crash.${policy}.${quantity}`, value, labels, what);
+  const metrics: Metric[] = [
+    count('iterations', counts.iterations,
       'seeded crash-loop iterations: one target, up to three power cuts each'),
-    count('crashes', 'count', counts.crashes, 'informational'),
-    count('faultsInjected', 'count', counts.faultsInjected, 'informational',
+    count('crashes', counts.crashes),
+    count('faultsInjected', counts.faultsInjected,
       'power cuts and injected fsync, write, open and read failures'),
-    count('ackedChecked', 'msgs', counts.ackedChecked, 'informational',
+    count('ackedChecked', counts.ackedChecked,
       'acknowledged, undeleted messages looked for after each reopen'),
-    count('lost', 'msgs', counts.lost, 'lower',
-      'acknowledged, undeleted messages not found after a reopen'),
-    count('violations', 'count', result.violations.length, 'lower',
+    count('lost', counts.lost, 'acknowledged, undeleted messages not found after a reopen'),
+    count('violations', result.violations.length,
       'broken promises other than loss too: wrong or damaged bodies, keys going back'),
   ];
   if (policy === 'none') {
-    metrics.push(count('lossWindowMsgs', 'msgs', counts.lossWindowMsgs, 'lower',
+    metrics.push(count('lossWindowMsgs', counts.lossWindowMsgs,
       'the most acknowledged messages one crash lost under none'));
   }
   return metrics;

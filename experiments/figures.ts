@@ -1,18 +1,10 @@
 /**
- * Small steps from what the runner measured to the figures docs/report-contract.md names: a
- * runner metric under the contract's name, means of per-lookup counts, pages a byte range spans.
+ * Small steps from what the runner measured to the figures docs/report-contract.md names: means
+ * of per-lookup counts, pages a byte range spans, durations for notes. (A runner metric goes out
+ * under a contract's name through its experiment's catalog: lab/metric-catalog.ts `adopt`.)
  */
-import { PAGE_BYTES, formatFigure, type Metric } from '../lab/index.js';
+import { PAGE_BYTES, formatFigure } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
-
-/**
- * A runner metric (`<design>.latencyNs`, `<design>.ratePerSec`) renamed to the quantity the
- * report charts select (`…lookupLatencyNs`); its figures, labels and description are kept.
- */
-export function renamed(metric: Metric, name: string, unit = metric.unit): Metric {
-  assert(name.length > 0, 'a metric needs a name');
-  return { ...metric, name, unit };
-}
 
 export function mean(values: readonly number[]): number {
   assert(values.length > 0, 'a mean needs values');

@@ -18,23 +18,23 @@ import {
   ColdReadFileIO,
   type Experiment,
   type LabContext,
+  type Labels,
   Measurement,
   type Metric,
   PhaseTotals,
   type Prediction,
   type Results,
   type SyncOperation,
-  measuredMetric,
   formatFigure,
   interleave,
   measureSync,
-  metricFromSamples,
   pageCacheProof,
   phaseCounters,
   warmUpSync,
 } from '../lab/index.js';
 import { Log } from '../storage/log.js';
 import { recordSizeBytes } from '../storage/record.js';
+import { PAGE_CACHE_METRICS } from './metrics/page-cache.js';
 
 type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';
 const KINDS: readonly ReadKind[] = ['append', 'recent', 'old-warm', 'old-cold'];
@@ -172,22 +172,22 @@ function round(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, secon
   return true;
 }
 
-function proofMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Metric['labels']) {
+/** The whole process's /proc/self/io, and what the cache held: where reads were served. */
+function proofMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Labels): Metric[] {
   const total = plan.totals.get(kind)?.total ?? null;
   const proof = total === null ? null : pageCacheProof(total);
   if (proof === null || kind === 'append') return [];
   const prefix = `page-cache.${kind}`;
-  // The whole process's /proc/self/io, and what the cache held: the proof of where reads were
-  // served, not a quality of the code, so no direction.
-  const proofOf = { class: 'measurement', direction: 'informational' } as const;
+  const M = PAGE_CACHE_METRICS;
   return [
-    measuredMetric(`${prefix}.logicalReadBytesPerRead`, 'B/read', proof.logicalReadBytes / ops,
-      proofOf, labels, '/proc/self/io rchar per read: bytes the read syscalls returned'),
-    measuredMetric(`${prefix}.deviceReadBytesPerRead`, 'B/read', proof.deviceReadBytes / ops,
-      proofOf, labels, '/proc/self/io read_bytes per read: bytes the disk had to supply'),
-    measuredMetric(`${prefix}.servedFromMemory`, 'ratio', proof.servedFromMemoryFraction,
-      { ...proofOf, ratio: true }, labels,
-      '1 - read_bytes / rchar: the share of what was read that came from memory'),
+    M.logicalReadBytesPerRead.measured(`${prefix}.logicalReadBytesPerRead`,
+      proof.logicalReadBytes / ops, labels,
+      '/proc/self/io rchar per read: bytes the read syscalls returned'),
+    M.deviceReadBytesPerRead.measured(`${prefix}.deviceReadBytesPerRead`,
+      proof.deviceReadBytes / ops, labels,
+      '/proc/self/io read_bytes per read: bytes the disk had to supply'),
+    M.servedFromMemory.measured(`${prefix}.servedFromMemory`, proof.servedFromMemoryFraction,
+      labels, '1 - read_bytes / rchar: the share of what was read that came from memory'),
   ];
 }
 
@@ -195,21 +195,19 @@ function kindMetrics(ctx: LabContext, plan: Plan, kind: ReadKind): Metric[] {
   const measurement = measurementOf(plan, kind);
   if (measurement.repetitions.length === 0) return [];
   const summary = measurement.summarize(ctx.random);
+  // The measurement's labels, without the runner's `mode`: every phase here is sync.
   const labels = { ...measurement.labels };
-  const latency: Metric = { ...summary.latencyNs, name: `page-cache.${kind}.latencyNs`, labels };
+  const latency = PAGE_CACHE_METRICS.latencyNs.adopt(`page-cache.${kind}.latencyNs`,
+    summary.latencyNs, labels);
   return [latency, ...proofMetrics(plan, kind, summary.ops, labels)];
 }
 
-function checkoutMetric(ctx: LabContext, plan: Plan): Metric {
+function checkoutMetric(plan: Plan): Metric {
   const medians = measurementOf(plan, 'append').repetitions.map((rep) => rep.latencyNsP50);
   const shares = medians.map((ns) => (100 * ns) / (SEED_CHECKOUT_MS * 1e6));
-  return metricFromSamples('page-cache.checkout.appendSharePct', '%', shares, {
-    // A raw latency over a constant, not two figures of one run: a timing, reported only.
-    random: ctx.random, class: 'timing', direction: 'lower',
-    labels: { readKind: 'append', cache: 'warm' },
-    description: `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, ` +
-      'per round',
-  });
+  return PAGE_CACHE_METRICS.appendSharePct.fromSamples('page-cache.checkout.appendSharePct',
+    shares, { readKind: 'append', cache: 'warm' },
+    `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, per round`);
 }
 
 function seedPredictions(): Prediction[] {
@@ -261,7 +259,7 @@ export async function run(ctx: LabContext): Promise<Results> {
       round: (index: number) => round(ctx, plan, kind, index, seconds),
     })), ctx.progress);
     const metrics = [...KINDS.flatMap((kind) => kindMetrics(ctx, plan, kind)),
-      checkoutMetric(ctx, plan)];
+      checkoutMetric(plan)];
     const counters: Record<string, number> = {};
     for (const [kind, totals] of plan.totals) {
       if (totals.total !== null) Object.assign(counters, phaseCounters(totals.total, kind));
@@ -283,5 +281,6 @@ export const experiment: Experiment = {
     rounds: { quick: 3, full: 10 },
   },
   seed: 45,
+  metrics: PAGE_CACHE_METRICS,
   run,
 };

@@ -30,11 +30,9 @@ import {
   Measurement,
   type Metric,
   type Results,
-  counterMetric,
   formatBytes,
   interleave,
   measureSync,
-  metricFromSamples,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
 import { type FileIO, NodeFileIO } from '../storage/file-io.js';
@@ -47,7 +45,8 @@ import {
   TIME_INDEX_SUFFIX,
   segmentFileName,
 } from '../storage/segment.js';
-import { formatNs, renamed } from './figures.js';
+import { formatNs } from './figures.js';
+import { RECOVERY_METRICS } from './metrics/recovery.js';
 import { timedLogOpen } from './timed-open.js';
 import { recordBodies } from './record-bodies.js';
 
@@ -72,6 +71,7 @@ export const recovery: Experiment = {
     rounds: { quick: 3, full: 5 },
   },
   seed: 3,
+  metrics: RECOVERY_METRICS,
   run,
 };
 
@@ -321,13 +321,14 @@ function reportOf(log: TailedLog, state: State): RecoveryReport {
 /** The torn open with a cold cache, and what the device read for it. */
 function coldMetrics(ctx: LabContext, log: TailedLog): Metric[] {
   const prefix = `recovery.${log.segments}.${log.tailBytes}.torn.cold`;
-  const metrics = [renamed(log.coldOpen.summarize(ctx.random).latencyNs, `${prefix}.openNs`)];
+  const M = RECOVERY_METRICS;
+  const metrics = [M.openNs.adopt(`${prefix}.openNs`,
+    log.coldOpen.summarize(ctx.random).latencyNs)];
   if (log.coldDeviceReadBytes.length > 0) {
-    metrics.push(metricFromSamples(`${prefix}.deviceReadBytes`, 'B', log.coldDeviceReadBytes, {
-      random: ctx.random, class: 'measurement', direction: 'lower',
-      labels: { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
-      description: 'bytes the block layer read for one cold open (/proc/self/io read_bytes)',
-    }));
+    metrics.push(M.deviceReadBytes.fromSamples(`${prefix}.deviceReadBytes`,
+      log.coldDeviceReadBytes,
+      { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
+      'bytes the block layer read for one cold open (/proc/self/io read_bytes)'));
   }
   return metrics;
 }
@@ -337,9 +338,10 @@ function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
     const prefix = `recovery.${log.segments}.${log.tailBytes}.${state}`;
     const labels = { segments: log.segments, tailBytes: log.tailBytes, state };
     return [
-      renamed(log.opens[state].summarize(ctx.random).latencyNs, `${prefix}.openNs`),
-      counterMetric(`${prefix}.scannedBytes`, 'B', reportOf(log, state).scannedBytes, 'lower',
-        labels,
+      RECOVERY_METRICS.openNs.adopt(`${prefix}.openNs`,
+        log.opens[state].summarize(ctx.random).latencyNs),
+      RECOVERY_METRICS.scannedBytes.counter(`${prefix}.scannedBytes`,
+        reportOf(log, state).scannedBytes, labels,
         'bytes the open checked record by record (its recovery report)'),
     ];
   });
@@ -348,17 +350,16 @@ function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
 function rebuildMetrics(ctx: LabContext, rebuild: Rebuild): Metric[] {
   const mib = rebuild.segmentBytes / MiB;
   const perMiB = rebuild.missing.repetitions.map((repetition) => repetition.latencyNsP50 / mib);
+  const M = RECOVERY_METRICS;
   return [
-    metricFromSamples('recovery.rebuildNsPerMiB', 'ns/MiB', perMiB, {
-      random: ctx.random, class: 'timing', direction: 'lower',
-      labels: { segmentBytes: rebuild.segmentBytes },
-      description: 'first lookup in a sealed segment whose .index was deleted (the index ' +
-        'rebuilt from the log: a scan of the segment and two fdatasyncs), per MiB of segment',
-    }),
-    renamed(rebuild.missing.summarize(ctx.random).latencyNs,
-      'recovery.rebuild.missing.firstLookupNs'),
-    renamed(rebuild.present.summarize(ctx.random).latencyNs,
-      'recovery.rebuild.present.firstLookupNs'),
+    M.rebuildNsPerMiB.fromSamples('recovery.rebuildNsPerMiB', perMiB,
+      { segmentBytes: rebuild.segmentBytes },
+      'first lookup in a sealed segment whose .index was deleted (the index rebuilt from the ' +
+        'log: a scan of the segment and two fdatasyncs), per MiB of segment'),
+    M.firstLookupNs.adopt('recovery.rebuild.missing.firstLookupNs',
+      rebuild.missing.summarize(ctx.random).latencyNs),
+    M.firstLookupNs.adopt('recovery.rebuild.present.firstLookupNs',
+      rebuild.present.summarize(ctx.random).latencyNs),
   ];
 }
 

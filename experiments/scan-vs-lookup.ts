@@ -24,17 +24,16 @@ import {
   PAGE_BYTES,
   type Prediction,
   type Results,
-  counterMetric,
   formatBytes,
   halfTurnMs,
   interleave,
   measureSync,
-  metricFromSamples,
   transferMs,
 } from '../lab/index.js';
 import { StorageError } from '../storage/errors.js';
 import { Log } from '../storage/log.js';
-import { formatNs, renamed } from './figures.js';
+import { formatNs } from './figures.js';
+import { SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
 import { recordBodies } from './record-bodies.js';
 
 const MiB = 1024 * 1024;
@@ -63,6 +62,7 @@ export const scanVsLookup: Experiment = {
     warmLookupsPerRound: { quick: 50, full: 200 },
   },
   seed: 24,
+  metrics: SCAN_VS_LOOKUP_METRICS,
   run,
 };
 
@@ -203,24 +203,24 @@ function measureCold(ctx: LabContext, bench: Bench): ColdReadMethod | null {
 
 function targetMetrics(ctx: LabContext, target: Target, coldMeasured: boolean): Metric[] {
   const metrics: Metric[] = [];
+  const M = SCAN_VS_LOOKUP_METRICS;
   for (const method of METHODS) {
     const prefix = `scan-vs-lookup.${method}.${target.targetMiB}`;
     const labels = { method, targetMiB: target.targetMiB };
     const caches: Cache[] = coldMeasured ? ['warm', 'cold'] : ['warm'];
     for (const cache of caches) {
       const summary = target.measurements[`${method}.${cache}`].summarize(ctx.random);
-      metrics.push(renamed(summary.latencyNs, `${prefix}.${cache}.timeNs`));
+      metrics.push(M.timeNs.adopt(`${prefix}.${cache}.timeNs`, summary.latencyNs));
     }
-    metrics.push(counterMetric(`${prefix}.bytesRead`, 'B', target.bytesRead[method] ?? 0,
-      'lower', labels, 'bytes the method asked the file system for (FileIO counters; scans read 256 KiB windows, ' +
-        'lookups one 8 KiB window)'));
+    metrics.push(M.bytesRead.counter(`${prefix}.bytesRead`, target.bytesRead[method] ?? 0, labels,
+      'bytes the method asked the file system for (FileIO counters; scans read 256 KiB ' +
+        'windows, lookups one 8 KiB window)'));
     const device = target.deviceBytes[method];
     if (coldMeasured && device.length > 0) {
-      metrics.push(metricFromSamples(`${prefix}.cold.deviceReadBytes`, 'B', device, {
-        random: ctx.random, class: 'measurement', direction: 'lower', labels: { ...labels, cache: 'cold' },
-        description: 'bytes the block layer read for one cold operation (/proc/self/io ' +
-          'read_bytes, readahead included), one sample per round',
-      }));
+      metrics.push(M.deviceReadBytes.fromSamples(`${prefix}.cold.deviceReadBytes`, device,
+        { ...labels, cache: 'cold' },
+        'bytes the block layer read for one cold operation (/proc/self/io read_bytes, ' +
+          'readahead included), one sample per round'));
     }
   }
   return metrics;

@@ -24,7 +24,6 @@ import {
   type Prediction,
   type Results,
   SEED_NORMAL_TRAFFIC,
-  counterMetric,
   formatBytes,
   interleave,
   measureSync,
@@ -36,7 +35,8 @@ import { Log } from '../storage/log.js';
 import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { parseSegmentFileName } from '../storage/segment.js';
-import { formatNs, renamed } from './figures.js';
+import { formatNs } from './figures.js';
+import { SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
 import { recordBodies } from './record-bodies.js';
 import { timedLogOpen } from './timed-open.js';
 import { randomOffsets } from './targets.js';
@@ -63,6 +63,7 @@ export const segmentSize: Experiment = {
     retentionCheckMessages: { quick: 23, full: 1500 },
   },
   seed: 100,
+  metrics: SEGMENT_SIZE_METRICS,
   run,
 };
 
@@ -310,22 +311,22 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
   const { labels } = setting;
   const latency = (measurement: Measurement) => measurement.summarize(ctx.random).latencyNs;
   const lifetime = shape.recordsPerSegment / SEED_NORMAL_TRAFFIC.msgsPerSec;
+  const M = SEGMENT_SIZE_METRICS;
   return [
-    renamed(latency(setting.roll), `${prefix}.rollNs`),
-    renamed(latency(setting.groupRoll), `${prefix}.groupRollNs`),
-    renamed(latency(setting.open), `${prefix}.openNs`),
-    renamed(latency(setting.recovery), `${prefix}.recoveryNs`),
-    renamed(latency(setting.lookup), `${prefix}.lookupLatencyNs`),
-    counterMetric(`${prefix}.retentionLagBytes`, 'B', lag.meanBytes, 'lower', labels,
+    M.rollNs.adopt(`${prefix}.rollNs`, latency(setting.roll)),
+    M.groupRollNs.adopt(`${prefix}.groupRollNs`, latency(setting.groupRoll)),
+    M.openNs.adopt(`${prefix}.openNs`, latency(setting.open)),
+    M.recoveryNs.adopt(`${prefix}.recoveryNs`, latency(setting.recovery)),
+    M.lookupLatencyNs.adopt(`${prefix}.lookupLatencyNs`, latency(setting.lookup)),
+    M.retentionLagBytes.counter(`${prefix}.retentionLagBytes`, lag.meanBytes, labels,
       'log bytes left on disk below the consumer, mean of the lag just before and just after ' +
         'each retention check'),
-    counterMetric(`${prefix}.retentionLagBytesMax`, 'B', lag.maxBytes, 'lower', labels,
+    M.retentionLagBytesMax.counter(`${prefix}.retentionLagBytesMax`, lag.maxBytes, labels,
       'the same, largest (just before a check)'),
-    counterMetric(`${prefix}.filesPerGiB`, 'files', (shape.files * GiB) / shape.sizeBytes,
-      'lower', labels, 'segment files (.log, .index, .timeindex) per GiB of log'),
-    counterMetric(`${prefix}.segments`, 'count', shape.segments, 'informational', labels),
-    // Arithmetic on the segment's size, not a duration anyone waited.
-    counterMetric(`${prefix}.lifetimeSeconds`, 's', lifetime, 'informational', labels,
+    M.filesPerGiB.counter(`${prefix}.filesPerGiB`, (shape.files * GiB) / shape.sizeBytes, labels,
+      'segment files (.log, .index, .timeindex) per GiB of log'),
+    M.segments.counter(`${prefix}.segments`, shape.segments, labels),
+    M.lifetimeSeconds.counter(`${prefix}.lifetimeSeconds`, lifetime, labels,
       'how long one segment lasts at 5 messages a second: the 1 KiB messages a full segment ' +
         'held here (16-byte headers included) over the rate'),
   ];

@@ -25,17 +25,16 @@ import {
   type Prediction,
   type Results,
   SAMSUNG_990_PRO,
-  measuredMetric,
   describeJournal,
   flushDirtyPages,
   flushedBlocks,
   formatBytes,
   interleave,
-  metricFromSamples,
   ssdSeedFigures,
 } from '../lab/index.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { recordSizeBytes } from '../storage/record.js';
+import { WRITE_AMPLIFICATION_METRICS } from './metrics/write-amplification.js';
 import {
   type CycleRound,
   DESIGNS,
@@ -130,11 +129,10 @@ function configMetrics(config: Config, rounds: readonly CycleRound[], journal: J
   const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
   if (total === null || messages === 0) return [];
   const prefix = `write-amplification.${config.design}.${config.policy}`;
-  // The whole disk's counters, and a trace whose syncs timing decides: measurements.
+  const labels = { design: config.design, policy: config.policy };
   return Object.entries(shareBytes(total, config.dataBytes, journal)).map(([share, bytes]) =>
-    measuredMetric(`${prefix}.${share}.deviceBytesPerMsg`, 'B/msg', bytes / messages,
-      { class: 'measurement', direction: 'lower' }, { design: config.design, policy: config.policy, share },
-      SHARE_DESCRIPTIONS[share as Share]));
+    WRITE_AMPLIFICATION_METRICS.deviceBytesPerMsg.measured(`${prefix}.${share}.deviceBytesPerMsg`,
+      bytes / messages, { ...labels, share }, SHARE_DESCRIPTIONS[share as Share]));
 }
 
 function ratioMetrics(metrics: readonly Metric[]): Metric[] {
@@ -144,21 +142,17 @@ function ratioMetrics(metrics: readonly Metric[]): Metric[] {
     const a = bytes('A');
     const b = bytes('B');
     if (a === undefined || b === undefined || b === 0) return [];
-    // Describes the two designs, not either's quality: each design's bytes carry the direction.
-    return [measuredMetric(`write-amplification.${policy}.ratioAB`, 'ratio', a / b,
-      { class: 'measurement', direction: 'informational', ratio: true }, { policy },
-      'device bytes per message, design A over design B')];
+    return [WRITE_AMPLIFICATION_METRICS.ratioAB.measured(`write-amplification.${policy}.ratioAB`,
+      a / b, { policy }, 'device bytes per message, design A over design B')];
   });
 }
 
-function throughputMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]) {
+function throughputMetrics(config: Config, rounds: readonly CycleRound[]): Metric {
   const rates = rounds.map((round) => round.messages / (round.elapsedNs / 1e9));
-  return metricFromSamples(`write-amplification.${config.design}.${config.policy}.msgsPerSec`,
-    'msgs/s', rates, {
-      random: ctx.random, class: 'timing', direction: 'higher',
-      labels: { design: config.design, policy: config.policy },
-      description: 'messages sent, received and deleted per second (one producer), per round',
-    });
+  return WRITE_AMPLIFICATION_METRICS.msgsPerSec.fromSamples(
+    `write-amplification.${config.design}.${config.policy}.msgsPerSec`, rates,
+    { design: config.design, policy: config.policy },
+    'messages sent, received and deleted per second (one producer), per round');
 }
 
 /** The seed's figures, beside the totals under `always` (its per-write page rewrites). */
@@ -227,7 +221,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     const metrics = [
       ...bytes,
       ...ratioMetrics(bytes),
-      ...configs.map((config) => throughputMetrics(ctx, config, roundsOf(config))),
+      ...configs.map((config) => throughputMetrics(config, roundsOf(config))),
     ];
     // A prediction stands beside a measured figure; without device counters there is none.
     const beside = seedPredictions()
@@ -246,5 +240,6 @@ export const experiment: Experiment = {
   question: 'how many bytes reach the device per message?',
   params: QUEUE_CYCLE_PARAMS,
   seed: 43,
+  metrics: WRITE_AMPLIFICATION_METRICS,
   run,
 };

@@ -1,0 +1,17 @@
+/** What the write-amplification experiment emits (lab/metric-catalog.ts). */
+import { declareMetrics } from '../../lab/metric-catalog.js';
+
+export const WRITE_AMPLIFICATION_METRICS = declareMetrics('write-amplification', {
+  // The whole disk's counters, and a trace whose syncs timing decides: measurements.
+  deviceBytesPerMsg: {
+    unit: 'B/msg', class: 'measurement', direction: 'lower', labels: ['design', 'policy', 'share'],
+  },
+  // Describes the two designs, not either's quality: each design's bytes carry the direction.
+  ratioAB: {
+    unit: 'ratio', class: 'measurement', direction: 'informational', ratio: true,
+    labels: ['policy'],
+  },
+  msgsPerSec: {
+    unit: 'msgs/s', class: 'timing', direction: 'higher', labels: ['design', 'policy'],
+  },
+});
