@@ -150,6 +150,13 @@ export function declareMetrics<const T extends Record<string, MetricDeclaration>
   return catalog as MetricCatalog<keyof T & string>;
 }
 
+/** The experiment a catalog declares metrics for. */
+export function experimentOf(catalog: MetricCatalog): string {
+  const ids = new Set(Object.values(catalog).map((spec) => spec.experimentId));
+  assert(ids.size === 1, `a catalog declares one experiment's metrics, not ${[...ids].join(', ')}`);
+  return [...ids][0]!;
+}
+
 /** The declaration a metric was emitted through, or undefined when none of the catalog's fits. */
 export function declarationOf(catalog: MetricCatalog, metric: Metric): MetricSpec | undefined {
   return Object.values(catalog).find((spec) =>

@@ -1,7 +1,8 @@
 /**
  * This machine's figures for `loglab plan --measured`, read from results documents of the
- * index-density, scan-vs-lookup, segment-size and recovery experiments by the names and labels
- * of docs/report-contract.md (experiment id + quantity + labels; never the middle of a name).
+ * index-density, scan-vs-lookup, segment-size and recovery experiments through those experiments'
+ * declared metrics (experiments/metrics/) and the labels of docs/report-contract.md; never by the
+ * middle of a name.
  *
  * Cold-cache figures are preferred where an experiment has both, because the plan asks what a
  * read costs when it reaches the disk; a warm figure is used, and said to be, when it is all
@@ -12,16 +13,18 @@ import * as path from 'node:path';
 import { LabError } from './errors.js';
 import { formatBytes, formatDurationNs, formatNumber } from './format.js';
 import type { CostFigure, PlanCosts } from './plan-costs.js';
+import { INDEX_DENSITY_METRICS } from '../experiments/metrics/index-density.js';
+import { RECOVERY_METRICS } from '../experiments/metrics/recovery.js';
+import { SCAN_VS_LOOKUP_METRICS } from '../experiments/metrics/scan-vs-lookup.js';
+import { SEGMENT_SIZE_METRICS } from '../experiments/metrics/segment-size.js';
+import { type MetricSpec, experimentOf } from './metric-catalog.js';
 import { type Metric, type Results, ResultsFormatError, readResultsFile } from './results.js';
 
 const MIB = 1024 ** 2;
 const NS_PER_SECOND = 1e9;
-export const MEASURED_EXPERIMENTS = [
-  'index-density',
-  'scan-vs-lookup',
-  'segment-size',
-  'recovery',
-] as const;
+export const MEASURED_EXPERIMENTS: readonly string[] = [
+  INDEX_DENSITY_METRICS, SCAN_VS_LOOKUP_METRICS, SEGMENT_SIZE_METRICS, RECOVERY_METRICS,
+].map(experimentOf);
 
 export interface MeasuredDocument {
   readonly file: string;
@@ -90,18 +93,14 @@ export function readMeasuredDocuments(paths: readonly string[]): MeasuredDocumen
   });
 }
 
-const quantityOf = (name: string): string => name.slice(name.lastIndexOf('.') + 1);
 const numericLabel = (metric: Metric, key: string): number | null => {
   const value = metric.labels?.[key];
   return typeof value === 'number' ? value : null;
 };
 
-function find(docs: readonly MeasuredDocument[], experimentId: string, quantity: string): Found[] {
-  return docs
-    .filter((doc) => doc.results.experiment.id === experimentId)
-    .flatMap((doc) => doc.results.metrics
-      .filter((metric) => quantityOf(metric.name) === quantity)
-      .map((metric) => ({ metric, file: doc.file })));
+/** The declared quantity's metrics in every document of its experiment. */
+function find(docs: readonly MeasuredDocument[], spec: MetricSpec): Found[] {
+  return docs.flatMap((doc) => spec.in(doc.results).map((metric) => ({ metric, file: doc.file })));
 }
 
 /** The cold figures when there are any, else the warm ones, else those without a cache label. */
@@ -136,9 +135,9 @@ function noiseOf(metric: Metric): readonly [number, number] | null {
 
 /** index-density figures at the record size nearest the plan's, cold if measured cold. */
 function intervalFigures(docs: readonly MeasuredDocument[], recordBytes: number) {
-  const latencies = nearest(preferCold(find(docs, 'index-density', 'lookupLatencyNs')),
+  const latencies = nearest(preferCold(find(docs, INDEX_DENSITY_METRICS.lookupLatencyNs)),
     (entry) => numericLabel(entry.metric, 'recordSizeBytes'), recordBytes);
-  const sizes = find(docs, 'index-density', 'indexBytesPerGiB');
+  const sizes = find(docs, INDEX_DENSITY_METRICS.indexBytesPerGiB);
   const figures: Array<IntervalFigure & { readonly found: Found }> = [];
   for (const entry of latencies) {
     const intervalBytes = numericLabel(entry.metric, 'intervalBytes');
@@ -167,7 +166,7 @@ function lookupCost(
   if (atInterval !== undefined) {
     return { value: atInterval.lookupNs, source: describe(atInterval.found) };
   }
-  const lookups = preferCold(find(docs, 'scan-vs-lookup', 'timeNs')
+  const lookups = preferCold(find(docs, SCAN_VS_LOOKUP_METRICS.timeNs)
     .filter((entry) => entry.metric.labels?.method === 'lookup'));
   const deepest = largestBy(lookups, (entry) => numericLabel(entry.metric, 'targetMiB'));
   return deepest === undefined ? null : { value: deepest.metric.median, source: describe(deepest) };
@@ -179,11 +178,11 @@ function largestBy<T>(items: readonly T[], key: (item: T) => number | null): T |
 
 /** Bytes a scan read over the time it took: the deepest scan target, cold if measured cold. */
 function scanCost(docs: readonly MeasuredDocument[]): CostFigure | null {
-  const scans = preferCold(find(docs, 'scan-vs-lookup', 'timeNs')
+  const scans = preferCold(find(docs, SCAN_VS_LOOKUP_METRICS.timeNs)
     .filter((entry) => entry.metric.labels?.method === 'scan'));
   const deepest = largestBy(scans, (entry) => numericLabel(entry.metric, 'targetMiB'));
   if (deepest === undefined || deepest.metric.median <= 0) return null;
-  const read = find(docs, 'scan-vs-lookup', 'bytesRead').find((entry) =>
+  const read = find(docs, SCAN_VS_LOOKUP_METRICS.bytesRead).find((entry) =>
     JSON.stringify(entry.metric.labels) === JSON.stringify(deepest.metric.labels));
   const bytes = read?.metric.median ?? numericLabel(deepest.metric, 'targetMiB')! * MIB;
   const bytesPerSec = bytes / (deepest.metric.median / NS_PER_SECOND);
@@ -195,7 +194,7 @@ function scanCost(docs: readonly MeasuredDocument[]): CostFigure | null {
 }
 
 function recoveryOpens(docs: readonly MeasuredDocument[], state: string): Found[] {
-  return find(docs, 'recovery', 'openNs').filter((entry) => entry.metric.labels?.state === state);
+  return find(docs, RECOVERY_METRICS.openNs).filter((entry) => entry.metric.labels?.state === state);
 }
 
 /**
@@ -229,8 +228,10 @@ function openCost(docs: readonly MeasuredDocument[]): CostFigure | null {
 
 function segmentSizeFigures(docs: readonly MeasuredDocument[]): SegmentSizeFigure[] {
   const bySize = new Map<number, Record<string, number>>();
-  for (const quantity of ['openNs', 'lookupLatencyNs', 'rollNs', 'retentionLagBytes']) {
-    for (const entry of preferCold(find(docs, 'segment-size', quantity))) {
+  const { openNs, lookupLatencyNs, rollNs, retentionLagBytes } = SEGMENT_SIZE_METRICS;
+  for (const spec of [openNs, lookupLatencyNs, rollNs, retentionLagBytes]) {
+    const quantity = spec.quantity;
+    for (const entry of preferCold(find(docs, spec))) {
       const segmentBytes = numericLabel(entry.metric, 'segmentBytes');
       if (segmentBytes === null) continue;
       const row = bySize.get(segmentBytes) ?? {};
@@ -269,7 +270,7 @@ export function measuredFigures(
   recordBytes: number,
   intervalBytes: number,
 ): MeasuredFigures {
-  const known: readonly string[] = MEASURED_EXPERIMENTS;
+  const known = MEASURED_EXPERIMENTS;
   const intervals = intervalFigures(docs, recordBytes);
   const first = intervals[0]?.found.metric.labels;
   return {
