@@ -6,7 +6,8 @@
  *
  * It measures each method with `depth` operations in flight (the runner's async closed loop),
  * methods interleaved in rounds, samples the device's in-flight writes while each repetition
- * runs, and prints one ChildReport as JSON on standard output.
+ * runs, and prints one ChildReport as JSON on standard output. When the config names fio's jobs,
+ * each round pairs random-write and append with fio's run of the same job (queue-depth-rounds.ts).
  */
 import * as fs from 'node:fs';
 import {
@@ -16,7 +17,6 @@ import {
   IoPhase,
   Measurement,
   SeededRandom,
-  interleave,
   ioUringState,
   measureAsync,
   openDeviceWriteFile,
@@ -25,7 +25,14 @@ import {
 import type { WarmUp } from '../lab/runner.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
 import { bodyBytesFor } from './queue-cycle.js';
-import type { ChildConfig, ChildReport, Method } from './queue-depth-protocol.js';
+import {
+  type ChildConfig,
+  type ChildReport,
+  FIO_METHODS,
+  type FioMethod,
+  type Method,
+} from './queue-depth-protocol.js';
+import { FioRuns, fioJobEnv, pairedRounds } from './queue-depth-rounds.js';
 
 /** Messages each slot-send queue holds in flight; deletes pick one of them at random. */
 const SLOT_IN_FLIGHT = 8;
@@ -35,6 +42,8 @@ interface MethodRun {
   readonly ioMode: string;
   readonly fallbackReason: string | null;
   readonly op: AsyncOperation;
+  /** Called before each measured repetition. */
+  beforeRepetition?(): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +81,11 @@ function appends(config: ChildConfig): MethodRun {
     return position;
   });
   return { ioMode: file.mode, fallbackReason: file.fallbackReason, op: write,
+    // fio's paired runs append to this file too: carry on after what they wrote.
+    beforeRepetition: () => {
+      const sizeBytes = fs.fstatSync(file.fd).size;
+      endBytes = Math.max(endBytes, Math.ceil(sizeBytes / config.blockBytes) * config.blockBytes);
+    },
     close: async () => {
       fs.closeSync(file.fd);
       fs.rmSync(config.appendFile, { force: true });
@@ -146,6 +160,7 @@ async function repetition(
   state: MethodState,
   sampler: InflightSampler | null,
 ): Promise<void> {
+  state.run.beforeRepetition?.();
   const phase = IoPhase.start({ device: config.device });
   sampler?.start();
   await measureAsync(state.measurement, state.run.op, { seconds: config.seconds },
@@ -157,7 +172,26 @@ async function repetition(
   if (device !== null) state.averageQueue.push(device.timeInQueueMs / (elapsedNs / 1e6));
 }
 
-async function measureMethods(config: ChildConfig): Promise<ChildReport['methods']> {
+function isFioMethod(method: Method): method is FioMethod {
+  return (FIO_METHODS as readonly Method[]).includes(method);
+}
+
+/** fio's runs for each method it has a job for, on the file and in the mode ours uses. */
+function fioRuns(config: ChildConfig, states: Map<Method, MethodState>): Map<Method, FioRuns> {
+  const runs = new Map<Method, FioRuns>();
+  if (config.fio === null) return runs;
+  for (const [method, state] of states) {
+    if (!isFioMethod(method)) continue;
+    const { ioMode } = state.run;
+    runs.set(method, new FioRuns(method, ioMode, config.fio.jobFiles[method],
+      fioJobEnv(method, config, ioMode), config.fio.runTimeoutMs));
+  }
+  return runs;
+}
+
+async function measureMethods(
+  config: ChildConfig,
+): Promise<Pick<ChildReport, 'methods' | 'fio'>> {
   const random = new SeededRandom(config.seed);
   const disks = config.device?.disks ?? [];
   const sampler = disks.length > 0 ? new InflightSampler(disks) : null;
@@ -165,19 +199,30 @@ async function measureMethods(config: ChildConfig): Promise<ChildReport['methods
     run: openMethod(method, config, random.fork()), measurement: new Measurement(method, 'async'),
     reached: [], averageQueue: [], max: 0,
   }]));
+  const fio = fioRuns(config, states);
   const warmUps = new Map<Method, WarmUp>();
   try {
     for (const [method, state] of states) {
       warmUps.set(method, await warmUpAsync(state.measurement, state.run.op,
         { seconds: config.warmUpSeconds }, { concurrency: config.depth }));
     }
-    await interleave(config.rounds, [...states].map(([method, state]) => ({
-      name: method,
-      round: () => repetition(config, state, sampler),
-    })));
+    await pairedRounds(config.rounds, [...states].map(([method, state]) => {
+      const reference = fio.get(method);
+      return { name: method, ours: () => repetition(config, state, sampler),
+        reference: reference === undefined ? null : (round) => reference.round(round) };
+    }));
   } finally {
     for (const state of states.values()) await state.run.close();
   }
+  return { methods: methodReports(states, warmUps, random),
+    fio: Object.fromEntries([...fio].map(([method, runs]) => [method, runs.report(random)])) };
+}
+
+function methodReports(
+  states: Map<Method, MethodState>,
+  warmUps: Map<Method, WarmUp>,
+  random: SeededRandom,
+): ChildReport['methods'] {
   const reports: ChildReport['methods'] = {};
   for (const [method, state] of states) {
     const summary = state.measurement.summarize(random);
@@ -196,9 +241,10 @@ async function main(): Promise<void> {
   const text = process.argv[2];
   if (text === undefined) throw new Error('queue-depth-child: pass the ChildConfig as JSON');
   const config = JSON.parse(text) as ChildConfig;
-  const methods = await measureMethods(config);
+  const { methods, fio } = await measureMethods(config);
   const report: ChildReport = {
     methods,
+    fio,
     ioUring: ioUringState(),
     threadPoolSize: process.env.UV_THREADPOOL_SIZE ?? null,
   };

@@ -9,6 +9,16 @@ import type { WarmUp } from '../lab/runner.js';
 export type Method = 'random-write' | 'append' | 'slot-send';
 export const METHODS: readonly Method[] = ['random-write', 'append', 'slot-send'];
 export type Engine = 'libuv' | 'io_uring';
+/** The methods fio has an equivalent job for (scripts/fio/<method>.fio). */
+export type FioMethod = 'random-write' | 'append';
+export const FIO_METHODS: readonly FioMethod[] = ['random-write', 'append'];
+
+/** fio's jobs, run in the child's rounds beside ours: each round pairs one of ours with one. */
+export interface FioConfig {
+  readonly jobFiles: Readonly<Record<FioMethod, string>>;
+  /** How long one fio run may take, start-up included, before it is stopped. */
+  readonly runTimeoutMs: number;
+}
 
 export interface ChildConfig {
   readonly depth: number;
@@ -30,6 +40,8 @@ export interface ChildConfig {
   /** The disk under the files, for its in-flight count and queue time; null when none. */
   readonly device: BlockDevice | null;
   readonly seed: number;
+  /** fio's jobs to pair with ours in every round, or null (not installed, or not this depth). */
+  readonly fio: FioConfig | null;
 }
 
 export interface MethodReport {
@@ -47,8 +59,19 @@ export interface MethodReport {
   readonly warmUp: WarmUp;
 }
 
+/**
+ * fio's runs of one method, one per round: rate and latency as the runner summarises ours
+ * (latency over every I/O of every round, from fio's bins), or why fio gave no figures.
+ */
+export type FioReport =
+  | { readonly ok: true; readonly ioMode: string; readonly ratePerSec: Metric;
+    readonly latencyNs: Metric }
+  | { readonly ok: false; readonly reason: string };
+
 export interface ChildReport {
   readonly methods: Partial<Record<Method, MethodReport>>;
+  /** Present for the methods fio ran beside (ChildConfig.fio). */
+  readonly fio: Partial<Record<FioMethod, FioReport>>;
   readonly ioUring: IoUringState;
   readonly threadPoolSize: string | null;
 }

@@ -5,7 +5,9 @@
  * process of its own (libuv's thread pool is 4 threads unless UV_THREADPOOL_SIZE says otherwise
  * before it starts), once through libuv's thread pool and once through io_uring where the kernel
  * allows it. Each figure records the depth the device actually saw, sampled while it ran. When
- * fio is installed, its equivalent jobs (scripts/fio/) run beside ours as a cross-check.
+ * fio is installed, its equivalent jobs (scripts/fio/) run as a cross-check inside the libuv
+ * child's rounds, each paired with ours in the same round (queue-depth-rounds.ts), so ours over
+ * fio's is a within-run ratio per round.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,12 +18,10 @@ import {
   LabError,
   type Metric,
   type Results,
-  measuredMetric,
   fioVersion,
   formatFigure,
   ioUringAllowed,
   metricFromSamples,
-  runFioJob,
   runTypeScriptChild,
   WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
@@ -32,13 +32,17 @@ import {
   type ChildConfig,
   type ChildReport,
   type Engine,
+  FIO_METHODS,
+  type FioConfig,
+  type FioMethod,
+  type FioReport,
   METHODS,
   type Method,
   type MethodReport,
 } from './queue-depth-protocol.js';
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./queue-depth-child.ts', import.meta.url));
-const FIO_JOBS: Readonly<Record<'random-write' | 'append', string>> = {
+const FIO_JOBS: Readonly<Record<FioMethod, string>> = {
   'random-write': fileURLToPath(new URL('../scripts/fio/random-write.fio', import.meta.url)),
   'append': fileURLToPath(new URL('../scripts/fio/append.fio', import.meta.url)),
 };
@@ -48,6 +52,12 @@ const MEASURED_SHARE = 0.5;
 const SHORTEST_REPETITION_SECONDS = 0.02;
 /** Beyond the measured time, what a child may take to start, set up and report. */
 const CHILD_OVERHEAD_MS = 60_000;
+/**
+ * Beyond its runtime, what one fio run may take before it is stopped. fio 3.33 takes about
+ * 0.4 s to start and finish around its runtime (0.34 s with the null engine on a 2-core VM).
+ */
+const FIO_RUN_OVERHEAD_MS = 30_000;
+const FIO_START_SECONDS = 0.4;
 /** Messages each slot file holds before the children start. */
 const SLOT_BACKLOG = 72;
 const SLOT_CHUNK_SLOTS = 128;
@@ -109,8 +119,11 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
   };
   const measuredSeconds = (config.seconds * config.rounds + config.warmUpSeconds) *
     config.methods.length;
-  const timeoutMs = Math.ceil(measuredSeconds * 1000) + CHILD_OVERHEAD_MS;
-  ctx.progress.phase(`queue-depth: ${engine} at depth ${config.depth}`);
+  const fioRuns = config.fio === null ? 0 : config.rounds * FIO_METHODS.length;
+  const timeoutMs = Math.ceil(measuredSeconds * 1000) + CHILD_OVERHEAD_MS +
+    fioRuns * (config.fio?.runTimeoutMs ?? 0);
+  const withFio = config.fio === null ? '' : ', paired with fio';
+  ctx.progress.phase(`queue-depth: ${engine} at depth ${config.depth}${withFio}`);
   const stdout = await runTypeScriptChild(CHILD_SCRIPT, [JSON.stringify(config)], env, timeoutMs);
   try {
     return JSON.parse(stdout) as ChildReport;
@@ -142,7 +155,8 @@ function methodMetrics(
   if (method !== 'slot-send' && report.ratePerSec.samples !== undefined) {
     const mbPerSec = report.ratePerSec.samples.map((rate) => (rate * BLOCK_BYTES) / 1e6);
     metrics.push(metricFromSamples(`${prefix}.mbPerSec`, 'MB/s', mbPerSec, {
-      random: ctx.random, class: 'timing', direction: 'higher', labels, description: 'decimal megabytes written per second' }));
+      random: ctx.random, class: 'timing', direction: 'higher', labels,
+      description: 'decimal megabytes written per second' }));
   }
   if (report.reachedDepthPerRepetition.length > 0) {
     const reached = metricFromSamples(`${prefix}.reachedDepth`, 'count',
@@ -196,76 +210,51 @@ interface ChildRun {
   readonly report: ChildReport;
 }
 
-function fioEnv(method: 'random-write' | 'append', files: Files, ioMode: string) {
-  return {
-    FILE: method === 'append' ? files.appendFile : files.randomFile,
-    SIZE: String(fs.statSync(files.randomFile).size),
-    DIRECT: ioMode === 'O_DIRECT' ? '1' : '0',
-    SYNC: ioMode === 'O_DIRECT' ? '0' : '1',
-  };
-}
-
-/** fio's figure beside ours, and ours as a fraction of it, for the libuv series. */
-function fioJob(
-  ctx: LabContext,
-  method: 'random-write' | 'append',
+/** fio's figures for one method at one depth, and ours through libuv as a fraction of them. */
+function fioMethodMetrics(
+  method: FioMethod,
   depth: number,
-  env: Readonly<Record<string, string>>,
-  ours: readonly Metric[],
+  fio: Extract<FioReport, { ok: true }>,
+  ours: MethodReport,
 ): Metric[] {
-  if (method === 'append') fs.writeFileSync(env.FILE ?? '', '');
-  const outcome = runFioJob(FIO_JOBS[method], { ...env, DEPTH: String(depth) }, CHILD_OVERHEAD_MS);
-  if (method === 'append') fs.rmSync(env.FILE ?? '', { force: true });
-  if (!outcome.ok) {
-    ctx.note(`fio ${method} at depth ${depth}: ${outcome.reason}`);
-    return [];
-  }
-  const { write } = outcome;
-  const ioMode = env.DIRECT === '1' ? 'O_DIRECT' : 'O_SYNC';
-  const labels = { method, engine: 'fio', depth, ioMode };
+  const labels = { method, engine: 'fio', depth, ioMode: fio.ioMode };
   const prefix = `queue-depth.${method}.fio.${depth}`;
   const metrics: Metric[] = [
-    { ...metricFromSamples(`${prefix}.fioIops`, 'ops/s', [write.iops], { random: ctx.random,
-      class: 'timing', direction: 'higher', labels, description: `fio's ${method} job (libaio), one run` }) },
-    { name: `${prefix}.fioLatencyNs`, unit: 'ns', kind: 'timing', class: 'timing',
-      direction: 'lower', median: write.latencyNsP50,
-      p50: write.latencyNsP50, p99: write.latencyNsP99, count: write.ios, labels,
-      description: "fio's latency percentiles, submission and completion" },
+    { ...fio.ratePerSec, name: `${prefix}.fioIops`, unit: 'ops/s', labels,
+      description: `fio's ${method} job (libaio, ${fio.ioMode}), one run per round, each ` +
+        'beside ours in the same round, on the same file, for as long' },
+    { ...fio.latencyNs, name: `${prefix}.fioLatencyNs`, labels,
+      description: "fio's latency, submission and completion, from its histogram (buckets " +
+        'within about 1.6%); median, percentiles and interval over every I/O of every round, ' +
+        'spread and samples over the per-round medians' },
   ];
-  const mine = ours.find((metric) => metric.name === `queue-depth.${method}.libuv.${depth}.iops`);
-  if (mine !== undefined && write.iops > 0) {
-    // Ours and fio's are measured at different moments, so the machine does not divide out:
-    // a timing, reported only (not a within-run ratio).
-    metrics.push(measuredMetric(`queue-depth.${method}.libuv.${depth}.fractionOfFio`,
-      'ratio', mine.median / write.iops, { class: 'timing', direction: 'higher' },
-      { method, engine: 'libuv', depth },
-      "our median IOPS through libuv over fio's, same job, same file"));
+  const ourRates = ours.ratePerSec.samples ?? [];
+  const fioRates = fio.ratePerSec.samples ?? [];
+  assert(ourRates.length === fioRates.length,
+    `queue-depth: ${ourRates.length} rounds of ours against ${fioRates.length} of fio's`);
+  const ratios = ourRates.map((rate, round) => rate / (fioRates[round] ?? Number.NaN));
+  if (ratios.length > 0 && ratios.every(Number.isFinite)) {
+    metrics.push(metricFromSamples(`queue-depth.${method}.libuv.${depth}.fractionOfFio`, 'ratio',
+      ratios, { class: 'timing', direction: 'higher', ratio: true,
+        labels: { method, engine: 'libuv', depth },
+        description: "our IOPS through libuv over fio's, same job, file and round length: one " +
+          'ratio per round, of the two runs paired in it; median and interval over the rounds' }));
   }
   return metrics;
 }
 
-function fioMetrics(
-  ctx: LabContext,
-  version: string,
-  depths: readonly number[],
-  files: Files,
-  runs: readonly ChildRun[],
-  ours: readonly Metric[],
-  runtimeSeconds: number,
-): Metric[] {
-  const metrics: Metric[] = [];
-  for (const depth of depths) {
-    for (const method of ['random-write', 'append'] as const) {
-      const ioMode = runs.find((run) => run.engine === 'libuv')?.report.methods[method]?.ioMode;
-      const env = { ...fioEnv(method, files, ioMode ?? 'O_DIRECT'),
-        RUNTIME: `${Math.max(100, Math.round(runtimeSeconds * 1000))}ms` };
-      ctx.progress.phase(`queue-depth: fio ${method} at depth ${depth}`);
-      metrics.push(...fioJob(ctx, method, depth, env, ours));
+/** fio's figures at one depth, from the libuv child that ran them; a note for each failure. */
+function fioMetrics(ctx: LabContext, report: ChildReport, depth: number): Metric[] {
+  return FIO_METHODS.flatMap((method) => {
+    const fio = report.fio[method];
+    const ours = report.methods[method];
+    if (fio === undefined || ours === undefined) return [];
+    if (!fio.ok) {
+      ctx.note(`fio ${method} at depth ${depth}: ${fio.reason}; no fio figures for it`);
+      return [];
     }
-  }
-  ctx.note(`Cross-check: ${version}, ioengine libaio, the same file and depth; jobs in ` +
-    'scripts/fio/.');
-  return metrics;
+    return fioMethodMetrics(method, depth, fio, ours);
+  });
 }
 
 function ioUringNote(runs: readonly ChildRun[]): string | null {
@@ -323,41 +312,73 @@ function headline(metrics: readonly Metric[], depths: readonly number[]): string
     (append === null ? '.' : `; appends from ${append}.`);
 }
 
+/**
+ * The depths at which fio's jobs run, paired with ours, or none: fio is not installed, the
+ * check is off, or the depths are not among ours (a note says which).
+ */
+function fioPlan(ctx: LabContext, depths: readonly number[], rounds: number): number[] {
+  if (ctx.numberParam('fioCheck') !== 1) return [];
+  const version = fioVersion();
+  if (version === null) {
+    ctx.note('fio is not installed, so there is no cross-check (apt-get install fio adds it)');
+    return [];
+  }
+  const fioDepths = parseDepths(ctx.stringParam('fioDepths'));
+  for (const depth of fioDepths) {
+    assert(depths.includes(depth), `queue-depth: fio depth ${depth} is not among the depths`);
+  }
+  const runs = fioDepths.length * FIO_METHODS.length * rounds;
+  ctx.note(`Cross-check: ${version}, ioengine libaio, jobs in scripts/fio/, at depth ` +
+    `${fioDepths.join(', ')} (parameter fioDepths): in each of the ${rounds} rounds of the ` +
+    'libuv child, random-write and append ran beside fio\'s same job on the same file for as ' +
+    'long, ours first in odd-numbered rounds and fio\'s first in even ones; fractionOfFio is ' +
+    `the median of the per-round ratios. The ${runs} fio runs cost their round time and about ` +
+    `${FIO_START_SECONDS} s of start-up each, which is why a quick run checks few depths.`);
+  return fioDepths;
+}
+
+function childConfig(
+  ctx: LabContext,
+  files: Files,
+  depth: number,
+  seconds: number,
+  fio: FioConfig | null,
+): ChildConfig {
+  return {
+    depth, methods: METHODS, rounds: ctx.numberParam('rounds'), seconds,
+    warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND, blockBytes: BLOCK_BYTES, ...files,
+    randomFileBytes: ctx.numberParam('randomFileMiB') * MIB,
+    slotBytes: ctx.numberParam('slotBytes'), device: ctx.device, seed: ctx.random.uint32(), fio,
+  };
+}
+
 export async function run(ctx: LabContext): Promise<Results> {
   const depths = parseDepths(ctx.stringParam('depths'));
   const rounds = ctx.numberParam('rounds');
   const maxDepth = Math.max(...depths);
-  const slotBytes = ctx.numberParam('slotBytes');
   ctx.ensureFreeSpace(ctx.numberParam('randomFileMiB') * MIB * 2 +
-    maxDepth * SLOT_CHUNK_SLOTS * slotBytes * 2);
+    maxDepth * SLOT_CHUNK_SLOTS * ctx.numberParam('slotBytes') * 2);
   const files = await prepareFiles(ctx, maxDepth);
   const engineList = engines(ctx);
-  const fio = ctx.numberParam('fioCheck') === 1 ? fioVersion() : null;
-  if (ctx.numberParam('fioCheck') === 1 && fio === null) {
-    ctx.note('fio is not installed, so there is no cross-check (apt-get install fio adds it)');
-  }
-  const perDepth = engineList.length * METHODS.length + (fio === null ? 0 : 2);
-  const units = depths.length * perDepth * rounds;
+  const fioDepths = fioPlan(ctx, depths, rounds);
+  const units = (depths.length * engineList.length * METHODS.length +
+    fioDepths.length * FIO_METHODS.length) * rounds;
   // Every method writes through to the disk (O_DIRECT, O_DSYNC or fdatasync): synced rounds.
   const seconds = ctx.syncedRoundSeconds(Math.max(SHORTEST_REPETITION_SECONDS,
     ctx.secondsBudget * MEASURED_SHARE / units));
+  const fio: FioConfig = { jobFiles: FIO_JOBS,
+    runTimeoutMs: Math.ceil(seconds * 1000) + FIO_RUN_OVERHEAD_MS };
   const runs: ChildRun[] = [];
   const metrics: Metric[] = [];
   for (const depth of depths) {
     for (const engine of engineList) {
-      const config: ChildConfig = {
-        depth, methods: METHODS, rounds, seconds, warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND,
-        blockBytes: BLOCK_BYTES, ...files,
-        randomFileBytes: ctx.numberParam('randomFileMiB') * MIB, slotBytes,
-        device: ctx.device, seed: ctx.random.uint32(),
-      };
+      const paired = engine === 'libuv' && fioDepths.includes(depth);
+      const config = childConfig(ctx, files, depth, seconds, paired ? fio : null);
       const report = await runChild(ctx, config, engine);
       runs.push({ engine, depth, report });
       metrics.push(...childMetrics(ctx, report, engine, depth));
+      if (paired) metrics.push(...fioMetrics(ctx, report, depth));
     }
-  }
-  if (fio !== null) {
-    metrics.push(...fioMetrics(ctx, fio, depths, files, runs, metrics, seconds * rounds));
   }
   const counters = Object.fromEntries(runs.flatMap((run) => [
     [`${run.engine}.${run.depth}.ioUringRings`, run.report.ioUring.rings],
@@ -377,6 +398,12 @@ export const experiment: Experiment = {
     slotBytes: { quick: 1024, full: 1024 },
     /** 1 runs fio's equivalent jobs beside ours when fio is installed; 0 skips them. */
     fioCheck: { quick: 1, full: 1 },
+    /**
+     * Depths (among `depths`) at which fio's jobs run in the libuv child's rounds. Each fio run
+     * costs a round plus ~0.4 s of start-up: at every quick depth that would add ~14 s, so a
+     * quick run checks one depth (4 runs, ~3.6 s); a full run checks them all.
+     */
+    fioDepths: { quick: '16', full: '1,2,4,8,16,32,64' },
   },
   seed: 46,
   run,
