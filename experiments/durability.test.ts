@@ -9,10 +9,13 @@ import {
   metricsOf,
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { SYNCED_ROUND_MIN_SECONDS } from '../lab/round-length.js';
 import { experiment } from './durability.js';
+import { OFFERED_PCTS } from './open-loop.js';
 
 const tempDir = tempDirs('durability');
-const tiny = { ...experiment, params: { ...experiment.params, rounds: { quick: 1, full: 1 } } };
+const tiny = { ...experiment, params: { ...experiment.params, rounds: { quick: 1, full: 1 },
+  openLoopRounds: { quick: 1, full: 1 }, openLoopSeconds: { quick: 0.04, full: 0.04 } } };
 
 describe('the durability experiment', () => {
   let results: Results;
@@ -62,5 +65,53 @@ describe('the durability experiment', () => {
       if (metric.labels?.policy === 'none') expect(metric.median).toBeGreaterThan(0);
       else expect(metric.median).toBe(0);
     }
+  });
+
+  it('sends open-loop at fixed shares of the closed-loop rate of always, group and none', () => {
+    // Quick runs drive group commit at 1 ms only, one producer each.
+    const series = [{ policy: 'always', producers: 1 },
+      { policy: 'group', maxDelayMs: 1, groupSync: 'inline', producers: 1 },
+      { policy: 'none', producers: 1 }];
+    const prefixes = ['durability.always.1', 'durability.group.1ms.1', 'durability.none.1'];
+    expect(metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.name)).toEqual(
+      prefixes.flatMap((prefix) => OFFERED_PCTS.map((pct) =>
+        `${prefix}.offered${pct}.openLoopLatencyNs`)));
+    prefixes.forEach((prefix, i) => {
+      const closed = metricNamed(results, `${prefix}.msgsPerSec`).median;
+      for (const pct of OFFERED_PCTS) {
+        const name = `${prefix}.offered${pct}`;
+        const latency = metricNamed(results, `${name}.openLoopLatencyNs`);
+        const offeredPerSec = Math.max(1, Math.round(closed * pct / 100));
+        const labels = { ...series[i], offeredPct: pct, offeredPerSec, mode: 'open-loop-async' };
+        expect(latency).toMatchObject({ unit: 'ns', class: 'timing', direction: 'lower', labels });
+        expectHonestStatistics(latency);
+        expect(latency.p99 === undefined).toBe((latency.count ?? 0) < 100);
+        expect(metricNamed(results, `${name}.openLoopMsgsPerSec`)).toMatchObject({
+          unit: 'msgs/s', class: 'timing', direction: 'higher', labels });
+        const late = metricNamed(results, `${name}.openLoopLateSends`);
+        expect(late).toMatchObject({ unit: 'msgs', class: 'measurement', labels });
+        expect(late.median).toBeLessThanOrEqual(latency.count ?? 0);
+        expect(metricNamed(results, `${name}.openLoopServiceNs`).count).toBe(latency.count);
+      }
+    });
+    expect(results.notes.join(' ')).toMatch(/Open loop .* durability\.always\.1, /);
+  });
+
+  it('charts open-loop latency against offered load, a line per policy', () => {
+    const points = expectContractCharts(results).get('open-loop-latency') ?? [];
+    const latency = metricsOf(results, 'openLoopLatencyNs');
+    expect(points).toHaveLength(latency.length +
+      latency.filter((metric) => metric.p99 !== undefined).length);
+    expect(new Set(points.map((point) => point.x))).toEqual(new Set(OFFERED_PCTS));
+    expect(new Set(points.map((point) => point.series)))
+      .toEqual(new Set(['always', 'group · 1 ms · inline', 'none']));
+  });
+
+  it('runs full open-loop rounds as long as synced ones, quick ones in seconds', () => {
+    const { openLoopSeconds, openLoopRounds } = experiment.params;
+    expect(openLoopSeconds?.full).toBeGreaterThanOrEqual(SYNCED_ROUND_MIN_SECONDS);
+    // always, group at 1 ms and none, four offered rates each.
+    expect(3 * OFFERED_PCTS.length * Number(openLoopRounds?.quick) *
+      Number(openLoopSeconds?.quick)).toBeLessThanOrEqual(3);
   });
 });

@@ -25,6 +25,7 @@ import {
   formatFigure,
   interleave,
   measureAsync,
+  median,
   metricFromSamples,
   readDirtyMemory,
   WARM_UP_SHARE_OF_ROUND,
@@ -34,6 +35,7 @@ import type { DurabilityPolicy, GroupSyncMode } from '../storage/durability.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
+import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
 
 const MEASURED_SHARE = 0.8;
 const SHORTEST_ROUND_SECONDS = 0.02;
@@ -44,6 +46,10 @@ const SEGMENT_BYTES = 16 * 1024 * 1024;
 
 /** Group commit's fdatasync on the thread pool, beside the default inline one, at this delay. */
 const THREAD_POOL_DELAY_MS = 0.1;
+/** The open-loop phase drives the configurations of one producer, one send in flight. */
+const OPEN_LOOP_PRODUCERS = 1;
+/** Quick runs drive group commit at this delay only (inline), to stay within their budget. */
+const QUICK_OPEN_LOOP_DELAY_MS = 1;
 
 interface Config {
   readonly policy: DurabilityPolicy;
@@ -121,6 +127,7 @@ function sender(config: Config, body: Buffer): () => Promise<number> {
     const offset = await log.appendAcknowledged(body);
     config.acknowledged++;
     // Acknowledged but not yet covered by a completed fdatasync: what a power cut could take.
+    // The closed-loop rounds' figure: the open-loop sends, after them, do not count here.
     config.largestWindow = Math.max(config.largestWindow, config.acknowledged - io.recordsDurable);
     return offset;
   };
@@ -162,7 +169,7 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
     // How far acknowledgements run ahead of the syncs is up to the scheduler and the disk.
     measuredMetric(`${prefix}.lossWindowMsgs`, 'msgs', config.largestWindow,
       { class: 'measurement', direction: 'lower' }, labels, 'most acknowledged messages that no completed fdatasync covered yet, at any ' +
-        'acknowledgement in the run (counted by the log\'s FileIO)'),
+        'acknowledgement of the closed-loop rounds (counted by the log\'s FileIO)'),
   ];
   const fsyncs = config.totals.total?.fileIo?.fdatasyncCalls ?? 0;
   if (config.policy !== 'none' && fsyncs > 0) {
@@ -181,6 +188,75 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
     }));
   }
   return metrics;
+}
+
+function drivesOpenLoop(config: Config, quick: boolean): boolean {
+  if (config.producers !== OPEN_LOOP_PRODUCERS) return false;
+  if (!quick || config.policy !== 'group') return true;
+  return config.maxDelayMs === QUICK_OPEN_LOOP_DELAY_MS && config.groupSync === 'inline';
+}
+
+interface OpenLoopRun {
+  readonly config: Config;
+  /** The median closed-loop round's acknowledged messages per second. */
+  readonly closedMsgsPerSec: number;
+  /** One per offered rate, in OFFERED_PCTS order. */
+  readonly series: readonly OpenLoopSeries[];
+}
+
+async function openLoopRound(ctx: LabContext, config: Config, series: OpenLoopSeries,
+  body: Buffer) {
+  const { log } = config;
+  const send = async (): Promise<number> => {
+    const offset = await log.appendAcknowledged(body);
+    config.acknowledged++;
+    return offset;
+  };
+  const phase = ctx.ioPhase(config.io);
+  const round = await series.round(send, ctx.numberParam('openLoopSeconds'), config.producers);
+  phase.end();
+  log.deleteSegmentsBelow(log.endOffset);
+  return round;
+}
+
+/**
+ * After the closed-loop rounds: each one-producer configuration sends at fixed shares of the
+ * rate its closed-loop rounds acknowledged, rates in turn and the policies interleaved at each.
+ */
+async function openLoopPhase(ctx: LabContext, configs: readonly Config[], body: Buffer) {
+  const runs = configs.filter((config) => drivesOpenLoop(config, ctx.quick))
+    .map((config): OpenLoopRun => {
+      const rates = config.measurement.repetitions.map((rep) => rep.ratePerSec);
+      const closedMsgsPerSec = median(rates);
+      return { config, closedMsgsPerSec, series: offeredRates(closedMsgsPerSec)
+        .map((offered) => new OpenLoopSeries(config.prefix, config.labels, offered)) };
+    });
+  const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
+    const series = run.series[at] as OpenLoopSeries;
+    return { name: `${run.config.prefix} open loop at ${pct}%`,
+      round: () => openLoopRound(ctx, run.config, series, body) };
+  }));
+  await interleave(ctx.numberParam('openLoopRounds'), entries, ctx.progress);
+  return runs;
+}
+
+function openLoopMetrics(ctx: LabContext, runs: readonly OpenLoopRun[]): Metric[] {
+  return runs.flatMap((run) => run.series.flatMap((series) => series.metrics(ctx.random,
+    `the ${formatFigure(run.closedMsgsPerSec)} msgs/s its closed-loop rounds acknowledged, ` +
+      `${run.config.producers} producer; ${run.config.producers} send in flight at most`)));
+}
+
+function openLoopNote(ctx: LabContext, runs: readonly OpenLoopRun[]): string {
+  const names = runs.map((run) => run.config.prefix).join(', ');
+  return `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
+    `${names} sent on a fixed schedule at ${OFFERED_PCTS.join('/')}% of the rate their ` +
+    `closed-loop rounds acknowledged, ${ctx.numberParam('openLoopRounds')} rounds of ` +
+    `${ctx.numberParam('openLoopSeconds')} s per rate, one send in flight: a send due while ` +
+    'the last is unacknowledged waits. openLoopLatencyNs counts from each send\'s intended ' +
+    'start, so that wait is charged; openLoopServiceNs, from its actual start, is what a ' +
+    'closed loop reports; openLoopLateSends counts sends a whole interval or more behind ' +
+    'schedule. Under none a send takes microseconds, about what the schedule itself costs ' +
+    '(an event-loop turn per send), so its late sends are the harness\'s as much as the log\'s.';
 }
 
 function find(metrics: readonly Metric[], name: string): Metric | undefined {
@@ -253,9 +329,13 @@ export async function run(ctx: LabContext): Promise<Results> {
       round: () => measuredRound(ctx, config, body, secondsOf(config)),
     })), ctx.progress);
     const metrics = configs.flatMap((config) => configMetrics(ctx, config));
-    const counters = Object.fromEntries(configs.map((config) =>
+    const counters: Record<string, number> = Object.fromEntries(configs.map((config) =>
       [`${config.prefix}.fdatasyncCalls`, config.totals.total?.fileIo?.fdatasyncCalls ?? 0]));
-    return ctx.results({ metrics, counters, headline: headline(metrics), notes: NOTES });
+    const openStartNs = process.hrtime.bigint();
+    const open = await openLoopPhase(ctx, configs, body);
+    counters['openLoop.elapsedNs'] = Number(process.hrtime.bigint() - openStartNs);
+    return ctx.results({ metrics: [...metrics, ...openLoopMetrics(ctx, open)], counters,
+      headline: headline(metrics), notes: [...NOTES, openLoopNote(ctx, open)] });
   } finally {
     for (const config of configs) config.log.close();
   }
@@ -267,6 +347,10 @@ export const experiment: Experiment = {
   params: {
     messageBytes: { quick: 1024, full: 1024 },
     rounds: { quick: 2, full: 10 },
+    // The open-loop phase: short rounds in quick mode (the quick suite has 3 minutes), synced
+    // rounds of SYNCED_ROUND_MIN_SECONDS in full mode.
+    openLoopRounds: { quick: 2, full: 6 },
+    openLoopSeconds: { quick: 0.1, full: 0.5 },
   },
   seed: 44,
   run,

@@ -8,6 +8,8 @@ import {
   metricsOf,
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { SYNCED_ROUND_MIN_SECONDS } from '../lab/round-length.js';
+import { OFFERED_PCTS } from './open-loop.js';
 import {
   COMPARISONS,
   DELETE_GUARANTEES,
@@ -27,6 +29,9 @@ const tiny = {
     inFlightMessages: { quick: 8, full: 8 },
     producers: { quick: 4, full: 4 },
     rounds: { quick: 2, full: 2 },
+    openLoopPolicies: { quick: 'always,group', full: 'always,group' },
+    openLoopRounds: { quick: 1, full: 1 },
+    openLoopSeconds: { quick: 0.04, full: 0.04 },
   },
 };
 
@@ -106,6 +111,59 @@ describe('the puzzle experiment', () => {
     // A send and a delete are each one synced slot write.
     expect(metricNamed(results, 'puzzle.A.always.fsyncsPerMsg').median).toBeCloseTo(2, 1);
     expect(metricNamed(results, 'puzzle.B.always.fsyncsPerMsg').median).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sends open-loop at fixed shares of each series\' closed-loop rate, A and B', () => {
+    const latency = metricsOf(results, 'openLoopLatencyNs');
+    const series = ['A.always', 'B.always', 'A.group', 'B.group'];
+    expect(latency.map((metric) => metric.name)).toEqual(series.flatMap((name) =>
+      OFFERED_PCTS.map((pct) => `puzzle.${name}.offered${pct}.openLoopLatencyNs`)));
+    for (const name of series) {
+      const closed = metricNamed(results, `puzzle.${name}.sendLatencyNs`).labels ?? {};
+      const offered = OFFERED_PCTS.map((pct) => {
+        const prefix = `puzzle.${name}.offered${pct}`;
+        const metric = metricNamed(results, `${prefix}.openLoopLatencyNs`);
+        expect(metric).toMatchObject({ unit: 'ns', class: 'timing', direction: 'lower',
+          labels: { ...closed, offeredPct: pct, mode: 'open-loop-async' } });
+        expect(metric.description).toMatch(/from its intended start/);
+        expect(metric.p99 === undefined).toBe((metric.count ?? 0) < 100);
+        expect(metricNamed(results, `${prefix}.openLoopMsgsPerSec`)).toMatchObject({
+          unit: 'msgs/s', class: 'timing', direction: 'higher', labels: metric.labels });
+        const late = metricNamed(results, `${prefix}.openLoopLateSends`);
+        expect(late).toMatchObject({ unit: 'msgs', class: 'measurement', direction: 'lower',
+          labels: metric.labels });
+        expect(late.median).toBeLessThanOrEqual(metric.count ?? 0);
+        expect(metricNamed(results, `${prefix}.openLoopServiceNs`).count).toBe(metric.count);
+        return Number(metric.labels?.offeredPerSec);
+      });
+      // One closed-loop rate behind all four, each rounded to a whole send a second.
+      const base = (offered[3] ?? 0) / 0.9;
+      offered.forEach((rate, i) =>
+        expect(Math.abs(rate - base * (OFFERED_PCTS[i] ?? 0) / 100)).toBeLessThanOrEqual(1.5));
+    }
+    expect(metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.labels?.policy))
+      .not.toContain('none');
+    expect(results.notes.join(' ')).toMatch(/Open loop .* 25\/50\/75\/90% of the send rate/);
+    expect(results.counters['openLoop.elapsedNs']).toBeGreaterThan(0);
+  });
+
+  it('charts open-loop latency against offered load, a line per design and policy', () => {
+    const points = expectContractCharts(results).get('open-loop-latency') ?? [];
+    const medians = metricsOf(results, 'openLoopLatencyNs');
+    const p99s = medians.filter((metric) => metric.p99 !== undefined);
+    expect(points).toHaveLength(medians.length + p99s.length);
+    expect(new Set(points.map((point) => point.x))).toEqual(new Set(OFFERED_PCTS));
+    expect(new Set(points.map((point) => point.series)))
+      .toEqual(new Set(['A · always', 'B · always', 'A · group', 'B · group']));
+  });
+
+  it('runs full open-loop rounds as long as synced ones, quick ones in seconds', () => {
+    const { openLoopSeconds, openLoopRounds, openLoopPolicies } = experiment.params;
+    expect(openLoopSeconds?.full).toBeGreaterThanOrEqual(SYNCED_ROUND_MIN_SECONDS);
+    // Two designs per policy, four offered rates: the sends alone, before the consumers.
+    const series = 2 * String(openLoopPolicies?.quick).split(',').length * OFFERED_PCTS.length;
+    expect(series * Number(openLoopRounds?.quick) * Number(openLoopSeconds?.quick))
+      .toBeLessThanOrEqual(3);
   });
 
   it("sets both disk models and the seed's arithmetic beside the measured figures", () => {

@@ -27,6 +27,7 @@ import {
   hddSeedFigures,
   interleave,
   measuredMetric,
+  median,
   metricFromSamples,
   perMessage,
   type SpinningVerdict,
@@ -43,6 +44,7 @@ import {
   bodyBytesFor,
   phaseSeconds,
 } from './queue-cycle.js';
+import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
 
 /**
  * The three comparisons (and `none`), each with the guarantee it compares under; the category is
@@ -390,6 +392,69 @@ function why(metrics: readonly Metric[], verdict: SpinningVerdict | null): strin
   return whyTheGap(verdict?.spins ?? null, random / 1e6, append / 1e6);
 }
 
+/** The series the open-loop phase drives: A and B under each policy `openLoopPolicies` names. */
+function openLoopConfigs(ctx: LabContext, configs: readonly Config[]): Config[] {
+  const policies = ctx.stringParam('openLoopPolicies').split(',');
+  return configs.filter((config) => config.variant.key === config.variant.policy &&
+    policies.includes(config.variant.policy));
+}
+
+interface OpenLoopRun {
+  readonly config: Config;
+  /** Sends per second of the closed-loop rounds' send phases: the median round's. */
+  readonly closedSendsPerSec: number;
+  /** One per offered rate, in OFFERED_PCTS order. */
+  readonly series: readonly OpenLoopSeries[];
+}
+
+async function openLoopSeriesRound(ctx: LabContext, config: Config, series: OpenLoopSeries) {
+  const flushed = flushDirtyPages();
+  if (flushed !== null) ctx.note(`before an open-loop round: ${flushed}`);
+  const phase = ctx.ioPhase(config.cycle.io);
+  const round = await config.cycle.openLoopRound(series, ctx.numberParam('openLoopSeconds'),
+    ctx.numberParam('producers'));
+  phase.end();
+  return round;
+}
+
+/**
+ * After the closed-loop rounds: each chosen series sends at fixed shares of the send rate its
+ * closed-loop rounds reached, rates in turn and the series interleaved at each rate.
+ */
+async function openLoopPhase(ctx: LabContext, configs: readonly Config[]): Promise<OpenLoopRun[]> {
+  const runs = openLoopConfigs(ctx, configs).map((config): OpenLoopRun => {
+    const closedSendsPerSec = median(config.send.repetitions.map((rep) => rep.ratePerSec));
+    return { config, closedSendsPerSec, series: offeredRates(closedSendsPerSec)
+      .map((offered) => new OpenLoopSeries(config.prefix, config.labels, offered)) };
+  });
+  const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
+    const series = run.series[at] as OpenLoopSeries;
+    return { name: `${nameOf(run.config)} open loop at ${pct}%`,
+      round: () => openLoopSeriesRound(ctx, run.config, series) };
+  }));
+  await interleave(ctx.numberParam('openLoopRounds'), entries, ctx.progress);
+  return runs;
+}
+
+function openLoopMetrics(ctx: LabContext, runs: readonly OpenLoopRun[]): Metric[] {
+  const producers = ctx.numberParam('producers');
+  return runs.flatMap((run) => run.series.flatMap((series) => series.metrics(ctx.random,
+    `the ${formatFigure(run.closedSendsPerSec)} sends/s of the closed-loop rounds' send ` +
+      `phases, ${producers} producers; at most ${producers} sends in flight`)));
+}
+
+function openLoopNote(ctx: LabContext, runs: readonly OpenLoopRun[]): string {
+  const names = runs.map((run) => run.config.prefix).join(', ');
+  return `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
+    `${names} sent on a fixed schedule at ${OFFERED_PCTS.join('/')}% of the send rate their ` +
+    `closed-loop rounds reached, ${ctx.numberParam('openLoopRounds')} rounds of ` +
+    `${ctx.numberParam('openLoopSeconds')} s per rate, at most ` +
+    `${ctx.numberParam('producers')} sends in flight; consumers then took as many, untimed. ` +
+    'openLoopLatencyNs counts from each send\'s intended start, so a send queued behind a ' +
+    'slow one is charged its wait; openLoopServiceNs, from its actual start, is what a closed ' +
+    'loop reports; openLoopLateSends counts sends a whole interval or more behind schedule.';
+}
+
 function notes(ctx: LabContext): string[] {
   const slotBytes = ctx.numberParam('slotBytes');
   return [
@@ -441,11 +506,17 @@ export async function run(ctx: LabContext): Promise<Results> {
       seedAMetric(ctx, rates),
       ...ratioMetrics(ctx, rates),
     ];
+    // Before the open loop: the models replay the closed-loop rounds' trace alone.
     const predictions = [...modelPredictions(configs), ...seedPredictions()];
     const verdict = spinning(ctx, metrics);
+    const openStartNs = process.hrtime.bigint();
+    const open = await openLoopPhase(ctx, configs);
+    const counters = { 'openLoop.elapsedNs': Number(process.hrtime.bigint() - openStartNs) };
     return ctx.results({
-      metrics, predictions, headline: headline(ctx, metrics, predictions, why(metrics, verdict)),
-      notes: verdict === null ? notes(ctx) : [...notes(ctx), verdict.sentence],
+      metrics: [...metrics, ...openLoopMetrics(ctx, open)], predictions, counters,
+      headline: headline(ctx, metrics, predictions, why(metrics, verdict)),
+      notes: [...notes(ctx), ...(verdict === null ? [] : [verdict.sentence]),
+        openLoopNote(ctx, open)],
     });
   } finally {
     for (const config of configs) await config.cycle.close();
@@ -459,6 +530,11 @@ export const experiment: Experiment = {
     ...QUEUE_CYCLE_PARAMS,
     producers: { quick: 8, full: 16 },
     groupMaxDelayMs: { quick: 1, full: 1 },
+    // The open-loop phase: short rounds in quick mode (the quick suite has 3 minutes), synced
+    // rounds of SYNCED_ROUND_MIN_SECONDS in full mode.
+    openLoopPolicies: { quick: 'always', full: 'always,group' },
+    openLoopRounds: { quick: 2, full: 6 },
+    openLoopSeconds: { quick: 0.15, full: 0.5 },
   },
   seed: 42,
   run,

@@ -28,6 +28,7 @@ import { type FileIO, NodeFileIO } from '../storage/file-io.js';
 import { LogQueue } from '../storage/log-queue.js';
 import type { Queue } from '../storage/queue.js';
 import { SLOT_HEADER_BYTES, SlotFileQueue } from '../storage/slot-file.js';
+import type { OpenLoopRound, OpenLoopSeries } from './open-loop.js';
 
 export type Design = 'A' | 'B';
 
@@ -111,6 +112,8 @@ export class QueueCycle {
   readonly #queue: Queue;
   readonly #body: Buffer;
   readonly #inFlight: number[] = [];
+  /** The open-loop rounds' consumers run through it unmeasured (warmUpAsync needs one). */
+  readonly #untimedConsume = new Measurement('open-loop.consume', 'async');
   #messagesSent = 0;
   #measuredFromEvent = 0;
   #measuredFromMessage = 0;
@@ -197,6 +200,23 @@ export class QueueCycle {
     const consumed = await measureAsync(consume, this.consume, { ops: sent.ops }, loop);
     const syncNs = this.options.syncAtRoundEnd === true ? this.#syncLog() : 0;
     return { messages: sent.ops, elapsedNs: sent.elapsedNs + consumed.elapsedNs + syncNs, syncNs };
+  }
+
+  /**
+   * One open-loop round (experiments/open-loop.ts): sends start on `series`'s schedule for
+   * `seconds`, at most `producers` in flight, each timed from its intended start; then
+   * consumers take as many, unmeasured, so the queue keeps its size for the next round.
+   */
+  async openLoopRound(
+    series: OpenLoopSeries,
+    seconds: number,
+    producers: number,
+  ): Promise<OpenLoopRound> {
+    assert(this.options.syncAtRoundEnd !== true, 'the open loop has no round-ending sync');
+    const round = await series.round(this.send, seconds, producers);
+    await warmUpAsync(this.#untimedConsume, this.consume, { ops: round.repetition.ops },
+      { concurrency: producers });
+    return round;
   }
 
   /** One fdatasync of everything design B appended; the nanoseconds it took. */

@@ -12,6 +12,25 @@ const POLICY = byLabel('policy', 'durability policy', 'nominal');
  */
 const COMPARISON = byLabel('comparison', 'comparison: the guarantee', 'nominal');
 const PUZZLE_SERIES = 'design (A = slot file, B = log)';
+/**
+ * The open-loop phase's offered load, a share of the series' own closed-loop rate: lines of
+ * series whose closed-loop rates differ tenfold still share an axis (the rate is in the labels).
+ */
+const OFFERED = byLabel('offeredPct', 'offered load (% of the closed-loop rate)', 'quantitative');
+
+/**
+ * Latency from the intended send time against offered load: the median, and beside it the 99th
+ * percentile of the rates that sent the 100 sends it needs. One statistic per panel, so no line
+ * turns from a median into a p99 as the sample count grows.
+ */
+function openLoopChart(title: string, series: readonly string[], seriesTitle: string): ChartDef {
+  const latency = (statistic: 'median' | 'p99', yTitle: string) => panel({
+    quantity: 'openLoopLatencyNs', statistic, yTitle, x: OFFERED, series, seriesTitle,
+    mark: 'line' });
+  return chart('open-loop-latency', title,
+    latency('median', 'median latency from the intended send'),
+    latency('p99', 'p99 latency from the intended send'));
+}
 
 export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
   'puzzle': [
@@ -21,6 +40,8 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
     chart('send-latency', 'Latency of one send, by comparison and guarantee',
       panel({ quantity: 'sendLatencyNs', yTitle: 'median send latency', x: COMPARISON,
         series: ['design', 'variant'], seriesTitle: PUZZLE_SERIES, mark: 'bar' })),
+    openLoopChart('Send latency from the intended send time against offered load (open loop)',
+      ['design', 'policy'], `${PUZZLE_SERIES} · policy`),
   ],
   'write-amplification': [
     chart('bytes-per-message', 'Bytes reaching the device per 1 KiB message',
@@ -50,6 +71,8 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = {
       panel({ quantity: 'msgsPerFsync', yTitle: 'messages per fsync',
         x: byLabel('producers', 'concurrent producers'), series: ['policy', 'maxDelayMs', 'groupSync'],
         seriesTitle: 'policy · max delay · sync', mark: 'line' })),
+    openLoopChart('Send latency from the intended send time against offered load (open loop, ' +
+      'one producer)', ['policy', 'maxDelayMs', 'groupSync'], 'policy · max delay · sync'),
   ],
   'index-density': [
     chart('index-size', 'Index bytes per GiB of log against index interval',
