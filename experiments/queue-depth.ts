@@ -21,12 +21,12 @@ import {
   fioVersion,
   formatFigure,
   ioUringAllowed,
-  metricFromSamples,
   runTypeScriptChild,
   WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
 import { assert } from '../storage/errors.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
+import { QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
 import { bodyBytesFor } from './queue-cycle.js';
 import {
   type ChildConfig,
@@ -135,7 +135,6 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
 }
 
 function methodMetrics(
-  ctx: LabContext,
   method: Method,
   engine: Engine,
   depth: number,
@@ -147,33 +146,28 @@ function methodMetrics(
     ? 'design A slot operations (a send or a delete, each one synced slot write)'
     : `${BLOCK_BYTES}-byte ${method === 'append' ? 'appends' : 'random writes'}`;
   const metrics: Metric[] = [
-    { ...report.ratePerSec, name: `${prefix}.iops`, unit: 'ops/s', labels,
+    { ...M.iops.adopt(`${prefix}.iops`, report.ratePerSec, labels),
       description: `${what} per second, ${depth} in flight (${report.ioMode}), per repetition` },
-    { ...report.latencyNs, name: `${prefix}.latencyNs`, labels,
+    { ...M.latencyNs.adopt(`${prefix}.latencyNs`, report.latencyNs, labels),
       description: `latency of one of them; ${report.latencyNs.description ?? ''}` },
   ];
   if (method !== 'slot-send' && report.ratePerSec.samples !== undefined) {
     const mbPerSec = report.ratePerSec.samples.map((rate) => (rate * BLOCK_BYTES) / 1e6);
-    metrics.push(metricFromSamples(`${prefix}.mbPerSec`, 'MB/s', mbPerSec, {
-      random: ctx.random, class: 'timing', direction: 'higher', labels,
-      description: 'decimal megabytes written per second' }));
+    metrics.push(M.mbPerSec.fromSamples(`${prefix}.mbPerSec`, mbPerSec, labels,
+      'decimal megabytes written per second'));
   }
   if (report.reachedDepthPerRepetition.length > 0) {
-    const reached = metricFromSamples(`${prefix}.reachedDepth`, 'count',
-      report.reachedDepthPerRepetition, {
-        random: ctx.random, class: 'measurement', direction: 'higher', labels,
-        description: 'write requests in flight at the device (/sys/block/*/inflight), mean of ' +
-          'samples every millisecond, one value per repetition; max is the largest sample',
-      });
+    const reached = M.reachedDepth.fromSamples(`${prefix}.reachedDepth`,
+      report.reachedDepthPerRepetition, labels,
+      'write requests in flight at the device (/sys/block/*/inflight), mean of samples every ' +
+        'millisecond, one value per repetition; max is the largest sample');
     metrics.push({ ...reached, max: report.reachedDepthMax });
   }
   if (report.averageQueuePerRepetition.length > 0) {
-    metrics.push(metricFromSamples(`${prefix}.deviceQueueDepth`, 'count',
-      report.averageQueuePerRepetition, {
-        random: ctx.random, class: 'measurement', direction: 'informational', labels,
-        description: 'time requests spent at the device over elapsed time (time_in_queue of ' +
-          '/sys/block/*/stat, iostat\'s aqu-sz): the average in flight, by Little\'s law',
-      }));
+    metrics.push(M.deviceQueueDepth.fromSamples(`${prefix}.deviceQueueDepth`,
+      report.averageQueuePerRepetition, labels,
+      'time requests spent at the device over elapsed time (time_in_queue of ' +
+        '/sys/block/*/stat, iostat\'s aqu-sz): the average in flight, by Little\'s law'));
   }
   return metrics;
 }
@@ -194,7 +188,7 @@ function childMetrics(ctx: LabContext, report: ChildReport, engine: Engine, dept
     const methodReport = report.methods[method];
     if (methodReport === undefined) return [];
     ctx.recordWarmUp(`${engine}.${depth}.${method}`, methodReport.warmUp);
-    return methodMetrics(ctx, method, engine, depth, methodReport);
+    return methodMetrics(method, engine, depth, methodReport);
   });
 }
 
@@ -220,10 +214,10 @@ function fioMethodMetrics(
   const labels = { method, engine: 'fio', depth, ioMode: fio.ioMode };
   const prefix = `queue-depth.${method}.fio.${depth}`;
   const metrics: Metric[] = [
-    { ...fio.ratePerSec, name: `${prefix}.fioIops`, unit: 'ops/s', labels,
+    { ...M.fioIops.adopt(`${prefix}.fioIops`, fio.ratePerSec, labels),
       description: `fio's ${method} job (libaio, ${fio.ioMode}), one run per round, each ` +
         'beside ours in the same round, on the same file, for as long' },
-    { ...fio.latencyNs, name: `${prefix}.fioLatencyNs`, labels,
+    { ...M.fioLatencyNs.adopt(`${prefix}.fioLatencyNs`, fio.latencyNs, labels),
       description: "fio's latency, submission and completion, from its histogram (buckets " +
         'within about 1.6%); median, percentiles and interval over every I/O of every round, ' +
         'spread and samples over the per-round medians' },
@@ -234,11 +228,10 @@ function fioMethodMetrics(
     `queue-depth: ${ourRates.length} rounds of ours against ${fioRates.length} of fio's`);
   const ratios = ourRates.map((rate, round) => rate / (fioRates[round] ?? Number.NaN));
   if (ratios.length > 0 && ratios.every(Number.isFinite)) {
-    metrics.push(metricFromSamples(`queue-depth.${method}.libuv.${depth}.fractionOfFio`, 'ratio',
-      ratios, { class: 'timing', direction: 'higher', ratio: true,
-        labels: { method, engine: 'libuv', depth },
-        description: "our IOPS through libuv over fio's, same job, file and round length: one " +
-          'ratio per round, of the two runs paired in it; median and interval over the rounds' }));
+    metrics.push(M.fractionOfFio.fromSamples(`queue-depth.${method}.libuv.${depth}.fractionOfFio`,
+      ratios, { method, engine: 'libuv', depth },
+      "our IOPS through libuv over fio's, same job, file and round length: one ratio per round, " +
+        'of the two runs paired in it; median and interval over the rounds'));
   }
   return metrics;
 }
@@ -406,5 +399,6 @@ export const experiment: Experiment = {
     fioDepths: { quick: '16', full: '1,2,4,8,16,32,64' },
   },
   seed: 46,
+  metrics: M,
   run,
 };
