@@ -9,7 +9,7 @@ import {
   type DurabilityPolicy, parseDurabilityPolicy, resolveGroupCommitOptions,
 } from './durability.js';
 import { type FileIO, NodeFileIO } from './file-io.js';
-import { DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
+import { DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
 import { wallClockMs } from './wall-clock.js';
 
 /** Kafka's segment.bytes default (1 GiB) and limit (Int.MaxValue). */
@@ -51,6 +51,12 @@ export interface BatchedLogConfig {
   readonly segmentBytes: number;
   readonly indexIntervalBytes: number;
   readonly maxBatchBytes: number;
+  /**
+   * Records of one batch may expand to this much before a read refuses them as a size bomb:
+   * 32 times Kafka's message.max.bytes at least, however small the segments (an lz4 block is
+   * bounded by its 64 KiB maximum, more than 32 times a 1 KiB test segment).
+   */
+  readonly maxDecompressedBytes: number;
   readonly durability: DurabilityPolicy;
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
@@ -65,14 +71,17 @@ export function resolveBatchedLogConfig(options: BatchedLogOptions): BatchedLogC
     options.segmentBytes ?? DEFAULT_BATCHED_SEGMENT_BYTES, MIN_SEGMENT_BYTES,
     MAX_BATCHED_SEGMENT_BYTES);
   const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
+  const maxBatchBytes = checkInteger('maxBatchBytes',
+    options.maxBatchBytes ?? Math.min(DEFAULT_MAX_BATCH_BYTES, segmentBytes), MIN_BATCH_BYTES,
+    segmentBytes);
   return {
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER - 1),
     segmentBytes,
     indexIntervalBytes: checkInteger('indexIntervalBytes',
       options.indexIntervalBytes ?? DEFAULT_BATCHED_INDEX_INTERVAL_BYTES, 0, segmentBytes),
-    maxBatchBytes: checkInteger('maxBatchBytes',
-      options.maxBatchBytes ?? Math.min(DEFAULT_MAX_BATCH_BYTES, segmentBytes), MIN_BATCH_BYTES,
-      segmentBytes),
+    maxBatchBytes,
+    maxDecompressedBytes:
+      Math.max(maxBatchBytes, DEFAULT_MAX_BATCH_BYTES) * DEFAULT_DECOMPRESSION_FACTOR,
     durability: parseDurabilityPolicy(options.durability ?? 'none'),
     groupMaxDelayMs: group.maxDelayMs,
     groupMaxBytes: group.maxBytes,

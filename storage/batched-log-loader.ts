@@ -53,6 +53,7 @@ export function segmentConfigOf(config: BatchedLogConfig): BatchedSegmentConfig 
   return {
     indexIntervalBytes: config.indexIntervalBytes,
     maxBatchBytes: config.maxBatchBytes,
+    maxDecompressedBytes: config.maxDecompressedBytes,
     readOnly: config.readOnly,
   };
 }

@@ -50,6 +50,7 @@ import { MAX_RELATIVE_OFFSET } from './batched-log-config.js';
 export interface BatchedSegmentConfig {
   readonly indexIntervalBytes: number;
   readonly maxBatchBytes: number;
+  readonly maxDecompressedBytes: number;
   /** Files opened read-only and never changed; indexes rebuilt in memory only. */
   readonly readOnly: boolean;
 }
@@ -364,7 +365,8 @@ export class BatchedSegment {
       throw corruptBatchAt(this.logPath, positionBytes, `file ends ${got} bytes into the batch`);
     }
     try {
-      return decodeBatch(bytes, { maxBatchBytes: this.#config.maxBatchBytes });
+      const { maxBatchBytes, maxDecompressedBytes } = this.#config;
+      return decodeBatch(bytes, { maxBatchBytes, maxDecompressedBytes });
     } catch (error) {
       if (!isStorageError(error, 'CORRUPT_BATCH')) throw error;
       throw corruptBatchAt(this.logPath, positionBytes, error.context.reason ?? error.message);
