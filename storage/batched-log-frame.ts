@@ -39,7 +39,11 @@ export interface BatchFrame {
  * a short header, another magic, a length outside [61, maxBatchBytes], offsets that go
  * backwards or past 2^53 - 1. A frame that parses can still fail its CRC.
  */
-export function readBatchFrame(bytes: Buffer, at: number, maxBatchBytes: number): BatchFrame | string {
+export function readBatchFrame(
+  bytes: Buffer,
+  at: number,
+  maxBatchBytes: number,
+): BatchFrame | string {
   if (bytes.length - at < BATCH_HEADER_BYTES) return 'truncated header';
   const magic = bytes.readInt8(at + MAGIC_AT);
   if (magic !== KAFKA_MAGIC_V2) return `magic ${magic}, not 2`;
@@ -66,7 +70,7 @@ export function readBatchFrame(bytes: Buffer, at: number, maxBatchBytes: number)
   };
 }
 
-/** Writes the offset the log assigns: baseOffset is outside the CRC, as Kafka's broker relies on. */
+/** Writes the offset the log assigns: outside the CRC, as Kafka's broker relies on. */
 export function assignBaseOffset(batch: Buffer, baseOffset: number): void {
   batch.writeBigInt64BE(BigInt(baseOffset), 0);
 }

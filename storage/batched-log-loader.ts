@@ -22,7 +22,9 @@ import { StorageError } from './errors.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import type { BatchedLogConfig } from './batched-log-config.js';
-import { BatchedSegment, type BatchedSegmentConfig, type ScanOutcome } from './batched-log-segment.js';
+import {
+  BatchedSegment, type BatchedSegmentConfig, type ScanOutcome,
+} from './batched-log-segment.js';
 import { corruptBatchAt } from './batched-log-frame.js';
 
 export interface BatchedTruncation {
@@ -89,7 +91,8 @@ function newLog(dir: string, config: BatchedLogConfig): LoadedBatchedLog {
   const segment = BatchedSegment.create(config.io, dir, config.baseOffset, segmentConfigOf(config));
   try {
     config.io.fsyncDir(dir);
-    const point = { segmentBaseOffset: config.baseOffset, positionBytes: 0, nextOffset: config.baseOffset };
+    const base = config.baseOffset;
+    const point = { segmentBaseOffset: base, positionBytes: 0, nextOffset: base };
     writeRecoveryPoint(config.io, dir, point);
   } catch (error) {
     segment.abandon();
@@ -103,7 +106,11 @@ function newLog(dir: string, config: BatchedLogConfig): LoadedBatchedLog {
 }
 
 /** The saved point when it names a segment and a position inside it; else null. */
-function usablePoint(dir: string, config: BatchedLogConfig, segments: readonly BatchedSegment[]): RecoveryPoint | null {
+function usablePoint(
+  dir: string,
+  config: BatchedLogConfig,
+  segments: readonly BatchedSegment[],
+): RecoveryPoint | null {
   const point = readRecoveryPoint(config.io, dir);
   if (point === null || 'unreadable' in point) return null;
   const segment = segments.find((s) => s.baseOffset === point.segmentBaseOffset);
@@ -111,7 +118,11 @@ function usablePoint(dir: string, config: BatchedLogConfig, segments: readonly B
   return point;
 }
 
-function recover(dir: string, config: BatchedLogConfig, segments: BatchedSegment[]): LoadedBatchedLog {
+function recover(
+  dir: string,
+  config: BatchedLogConfig,
+  segments: BatchedSegment[],
+): LoadedBatchedLog {
   const point = usablePoint(dir, config, segments);
   const tailSlot = point === null
     ? segments.length - 1
@@ -144,7 +155,8 @@ function checkSealed(segment: BatchedSegment, next: BatchedSegment, contiguous: 
       from = { positionBytes: index.positionAt(last), expectedOffset: frame.baseOffset };
     }
   }
-  const outcome = segment.scan(from.positionBytes, from.expectedOffset, { reindex: false, contiguous });
+  const options = { reindex: false, contiguous };
+  const outcome = segment.scan(from.positionBytes, from.expectedOffset, options);
   if (outcome.problem !== null) throw sealedDamaged(segment, outcome);
   segment.endAt(outcome.endPositionBytes, outcome.nextOffset);
   if (from.positionBytes > 0) checkFirstBatch(segment, contiguous);
@@ -154,7 +166,9 @@ function checkSealed(segment: BatchedSegment, next: BatchedSegment, contiguous: 
 function checkFirstBatch(segment: BatchedSegment, contiguous: boolean): void {
   const frame = segment.frameAt(0);
   if (typeof frame === 'string') throw corruptBatchAt(segment.logPath, 0, frame);
-  const named = contiguous ? frame.baseOffset === segment.baseOffset : frame.baseOffset >= segment.baseOffset;
+  const named = contiguous
+    ? frame.baseOffset === segment.baseOffset
+    : frame.baseOffset >= segment.baseOffset;
   if (named) return;
   throw new StorageError(
     'SEGMENT_NAME_MISMATCH',
@@ -215,7 +229,8 @@ function recoverTail(
     if (start.positionBytes > 0) startedFrom = 'recovery-point';
     counts.indexEntriesTrusted += start.indexEntries;
     const fileBytes = segment.sizeBytes;
-    const outcome = segment.scan(start.positionBytes, start.expectedOffset, { reindex: true, contiguous });
+    const options = { reindex: true, contiguous };
+    const outcome = segment.scan(start.positionBytes, start.expectedOffset, options);
     counts.scannedBytes += outcome.endPositionBytes - start.positionBytes;
     counts.scannedBatches += outcome.batches;
     segment.endAt(outcome.endPositionBytes, outcome.nextOffset);
@@ -240,7 +255,12 @@ function recoverTail(
 }
 
 /** Removes (read-only: only stops reading) the segments after `slot`, written after a cut. */
-function removeAfter(dir: string, config: BatchedLogConfig, segments: BatchedSegment[], slot: number): string[] {
+function removeAfter(
+  dir: string,
+  config: BatchedLogConfig,
+  segments: BatchedSegment[],
+  slot: number,
+): string[] {
   const removed = segments.splice(slot + 1);
   for (const segment of removed) {
     if (config.readOnly) segment.close();

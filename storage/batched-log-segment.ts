@@ -40,7 +40,9 @@ import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment.js';
+import {
+  INDEX_SUFFIX, LOG_SUFFIX, SCAN_WINDOW_BYTES, TIME_INDEX_SUFFIX, segmentFileName,
+} from './segment.js';
 import {
   BATCH_HEADER_BYTES, decodeBatch, decodeBatchHeader, type KafkaBatch, type KafkaRecord,
 } from './kafka-batch.js';
@@ -87,6 +89,13 @@ export interface BatchWalk {
   readonly bytesRead: number;
 }
 
+/** The first record at or after a time, with its batch and where that lies. */
+export interface TimeHit {
+  readonly batch: KafkaBatch;
+  readonly record: KafkaRecord;
+  readonly found: FoundBatch;
+}
+
 export interface FoundBatch {
   readonly frame: BatchFrame;
   readonly positionBytes: number;
@@ -105,8 +114,6 @@ export interface TrustedStart {
   readonly expectedOffset: number;
   readonly indexEntries: number;
 }
-
-const SCAN_WINDOW_BYTES = 1 << 20;
 
 export class BatchedSegment {
   readonly baseOffset: number;
@@ -130,7 +137,9 @@ export class BatchedSegment {
   }
 
   /** A new, empty segment: three new files, open for appends. */
-  static create(io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig): BatchedSegment {
+  static create(
+    io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig,
+  ): BatchedSegment {
     assert(!config.readOnly, 'a read-only log creates no segment');
     const segment = new BatchedSegment(io, dir, baseOffset, config);
     return segment.#orAbandon(() => {
@@ -143,7 +152,9 @@ export class BatchedSegment {
   }
 
   /** An existing segment; its indexes load when first needed. */
-  static existing(io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig): BatchedSegment {
+  static existing(
+    io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig,
+  ): BatchedSegment {
     const segment = new BatchedSegment(io, dir, baseOffset, config);
     return segment.#orAbandon(() => {
       segment.#handle = config.readOnly
@@ -290,7 +301,9 @@ export class BatchedSegment {
   }
 
   /** The batch at `position` when whole, sound (CRC) and at the right offset; else why not. */
-  #checkedFrame(window: ReadWindow, position: number, next: number, contiguous: boolean): BatchFrame | string {
+  #checkedFrame(
+    window: ReadWindow, position: number, next: number, contiguous: boolean,
+  ): BatchFrame | string {
     const at = window.ensure(position, BATCH_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) return `${this.#sizeBytes - position} bytes at the end, less than a batch header`;
     const frame = readBatchFrame(window.buffer, at, this.#config.maxBatchBytes);
@@ -334,7 +347,11 @@ export class BatchedSegment {
   }
 
   /** Steps header by header from `fromPosition` to the first batch `wanted` says yes to. */
-  #stepTo(fromPosition: number, entry: IndexEntry | null, wanted: (frame: BatchFrame) => boolean): FoundBatch | null {
+  #stepTo(
+    fromPosition: number,
+    entry: IndexEntry | null,
+    wanted: (frame: BatchFrame) => boolean,
+  ): FoundBatch | null {
     let position = fromPosition;
     let previousLast = -1;
     let headersRead = 0;
@@ -348,7 +365,8 @@ export class BatchedSegment {
       }
       if (wanted(frame)) {
         const bytesRead = (headersRead - 1) * BATCH_HEADER_BYTES + frame.sizeBytes;
-        return { frame, positionBytes: position, walk: { indexEntry: entry, headersRead, bytesRead } };
+        const walk = { indexEntry: entry, headersRead, bytesRead };
+        return { frame, positionBytes: position, walk };
       }
       previousLast = frame.lastOffset;
       position += frame.sizeBytes;
@@ -378,9 +396,10 @@ export class BatchedSegment {
    * an offset; the walk starts at that offset's index entry and decodes the first batch whose
    * max timestamp reaches the time, returning its first record at or after it.
    */
-  findByTime(timestampMs: number): { batch: KafkaBatch; record: KafkaRecord; found: FoundBatch } | null {
+  findByTime(timestampMs: number): TimeHit | null {
     const timeIndex = this.timeIndex();
-    const slot = largestLowerBoundSlot((i) => timeIndex.timestampMsAt(i), timeIndex.entries, timestampMs);
+    const timeAt = (slot: number): number => timeIndex.timestampMsAt(slot);
+    const slot = largestLowerBoundSlot(timeAt, timeIndex.entries, timestampMs);
     const fromOffset = this.baseOffset + (slot < 0 ? 0 : timeIndex.relativeOffsetAt(slot));
     const index = this.offsetIndex();
     const entrySlot = index.largestLowerBoundSlotFor(fromOffset - this.baseOffset);

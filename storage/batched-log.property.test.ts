@@ -112,7 +112,8 @@ class Harness {
 
   #checkByTime(at: number): void {
     const times = this.records.map((r) => r.timestampMs);
-    const targetMs = Math.min(...times) - 5 + Math.floor(at * (Math.max(...times) - Math.min(...times) + 10));
+    const [lowMs, highMs] = [Math.min(...times), Math.max(...times)];
+    const targetMs = lowMs - 5 + Math.floor(at * (highMs - lowMs + 10));
     const expected = times.findIndex((t) => t >= targetMs);
     const found = this.log.lookupByTime(targetMs);
     expect(found === null ? -1 : found.offset, `time ${targetMs}`).toBe(expected);
@@ -130,13 +131,15 @@ class Harness {
 }
 
 describe('BatchedLog against an array of records', () => {
-  it('agrees after any sequence of batches, reopens, torn tails, reads and time lookups', async () => {
+  it('agrees after any sequence of batches, reopens, torn tails, reads and time lookups',
+    async () => {
     const optionsArb = fc.record({
       segmentBytes: fc.constantFrom(1024, 2048, 8192),
       indexIntervalBytes: fc.constantFrom(0, 64, 512),
     });
+    const opsArb = fc.array(opArb, { minLength: 1, maxLength: 40 });
     await fc.assert(
-      fc.asyncProperty(optionsArb, fc.array(opArb, { minLength: 1, maxLength: 40 }), async (options, ops) => {
+      fc.asyncProperty(optionsArb, opsArb, async (options, ops) => {
         const harness = new Harness(options);
         try {
           for (const op of ops) await harness.apply(op);

@@ -52,7 +52,13 @@ function copyOf(dir: string): string {
 }
 
 /** Three synced batches, then a fourth written after the last recovery point. */
-async function logWithUnsyncedTail(): Promise<{ dir: string; log: BatchedLog; last: BatchLocation }> {
+interface UnsyncedTail {
+  readonly dir: string;
+  readonly log: BatchedLog;
+  readonly last: BatchLocation;
+}
+
+async function logWithUnsyncedTail(): Promise<UnsyncedTail> {
   const dir = newDir();
   const log = BatchedLog.open(dir, { indexIntervalBytes: 100 });
   for (let first = 0; first < 30; first += 10) await log.appendBatch(recordsFrom(first, 10));
@@ -85,7 +91,9 @@ describe('a torn tail', () => {
     await log.close();
   });
 
-  it('cut after a clean close, the recovery point past the end, is scanned from the start', async () => {
+  it('cut after a clean close, the recovery point past the end, is scanned from the start',
+
+    async () => {
     const { dir, log, last } = await logWithUnsyncedTail();
     await log.close();
     for (const cut of [last.positionBytes + 1, last.positionBytes + 60, last.positionBytes + 61]) {
@@ -101,7 +109,8 @@ describe('a torn tail', () => {
 });
 
 describe('a flipped bit', () => {
-  it('in the tail batch is cut, wherever it lands (the leader epoch is outside Kafka\'s CRC)', async () => {
+  it('in the tail batch is cut, wherever it lands (the leader epoch is outside Kafka\'s CRC)',
+    async () => {
     const { dir, log, last } = await logWithUnsyncedTail();
     for (let byte = 0; byte < last.sizeBytes; byte++) {
       const copy = copyOf(dir);
@@ -120,11 +129,15 @@ describe('a flipped bit', () => {
     await log.close();
   });
 
-  it('in a sealed segment\'s last batch refuses the open; elsewhere its batch is never served', async () => {
+  it('in a sealed segment\'s last batch refuses the open; elsewhere its batch is never served',
+
+    async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 1024, indexIntervalBytes: 100 });
     const placed: BatchLocation[] = [];
-    for (let first = 0; first < 60; first += 4) placed.push(await log.appendBatch(recordsFrom(first, 4)));
+    for (let first = 0; first < 60; first += 4) {
+      placed.push(await log.appendBatch(recordsFrom(first, 4)));
+    }
     await log.close();
     const inFirst = placed.filter((p) => p.segmentBaseOffset === 0);
     expect(inFirst.length).toBeGreaterThan(2);
@@ -161,7 +174,9 @@ function openSim(disk: SimDisk, durability: DurabilityPolicy): BatchedLog {
 }
 
 /** Appends batches until the power fails; returns the offsets acknowledged and attempted. */
-async function appendUntilCut(log: BatchedLog, seed: number): Promise<{ acked: number; tried: number }> {
+async function appendUntilCut(
+  log: BatchedLog, seed: number,
+): Promise<{ acked: number; tried: number }> {
   let acked = 0;
   let tried = 0;
   for (let i = 0; i < 30; i++) {

@@ -86,7 +86,9 @@ describe('BatchedLog round trip', () => {
     });
   }
 
-  it('writes segments named by base offset, each holding whole v2 batches back to back', async () => {
+  it('writes segments named by base offset, each holding whole v2 batches back to back',
+
+    async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 2048, indexIntervalBytes: 100 });
     for (let first = 0; first < 200; first += 10) await log.appendBatch(recordsFrom(first, 10));
@@ -106,18 +108,21 @@ describe('BatchedLog round trip', () => {
       }
       expect(bytes.length).toBeLessThanOrEqual(2048);
     }
-    expect(readdirSync(dir).filter((name) => name.endsWith('.timeindex')).length).toBe(infos.length);
+    const timeIndexes = readdirSync(dir).filter((name) => name.endsWith('.timeindex'));
+    expect(timeIndexes.length).toBe(infos.length);
   });
 });
 
 describe('BatchedLog lookup', () => {
-  it('finds every offset across segments, stepping headers from the index entry below it', async () => {
+  it('finds every offset across segments, stepping headers from the index entry below it',
+    async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 8192, indexIntervalBytes: 600 });
     let next = 0;
     for (let i = 0; i < 60; i++) {
       const count = 1 + ((i * 7) % 13);
-      await log.appendBatch(recordsFrom(next, count), { compression: i % 2 === 0 ? 'lz4' : 'none' });
+      const compression = i % 2 === 0 ? 'lz4' : 'none';
+      await log.appendBatch(recordsFrom(next, count), { compression });
       next += count;
     }
     for (let offset = 0; offset < next; offset++) {
@@ -162,7 +167,8 @@ describe('BatchedLog lookup', () => {
 });
 
 describe('the seed\'s sparse-index proof', () => {
-  it('500 records of 200 bytes, 78 a batch, interval 512: 16,377-byte batches, six entries', async () => {
+  it('500 records of 200 bytes, 78 a batch, interval 512: 16,377-byte batches, six entries',
+    async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { indexIntervalBytes: 512 });
     const positions: number[] = [];
@@ -187,7 +193,8 @@ describe('the seed\'s sparse-index proof', () => {
 });
 
 describe('the time index follows Kafka\'s rule', () => {
-  it('adds (max timestamp so far, its batch\'s last offset) with each offset entry, when larger', async () => {
+  it('adds (max timestamp so far, its batch\'s last offset) with each offset entry, when larger',
+    async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { indexIntervalBytes: 200 });
     const batchMaxMs = [50, 40, 90, 90, 60, 120, 30, 130, 130];
@@ -215,17 +222,20 @@ describe('the time index follows Kafka\'s rule', () => {
 });
 
 describe('a Kafka partition directory', () => {
-  it('is read from the fixtures\' batches (gzip, snappy, lz4, control, empty) with no index', async () => {
+  it('is read from the fixtures\' batches (gzip, snappy, lz4, control, empty) with no index',
+    async () => {
     const dir = newDir();
     mkdirSync(dir, { recursive: true });
-    const batches = (fixtures.cases as Array<{ hex: string }>).map((c) => Buffer.from(c.hex, 'hex'));
+    const cases = fixtures.cases as Array<{ hex: string }>;
+    const batches = cases.map((c) => Buffer.from(c.hex, 'hex'));
     batches.forEach((batch, i) => batch.writeBigInt64BE(BigInt(i), 0));
     writeFileSync(join(dir, '00000000000000000000.log'), Buffer.concat(batches));
     const log = BatchedLog.open(dir, { readOnly: true });
     expect(log.endOffset).toBe(batches.length);
     expect(readdirSync(dir)).toEqual(['00000000000000000000.log']);
     const withRecords = [...log.readBatches(0)].filter(({ batch }) => batch.records.length > 0);
-    expect(withRecords.map(({ batch }) => batch.compression)).toEqual(['none', 'gzip', 'snappy', 'lz4']);
+    expect(withRecords.map(({ batch }) => batch.compression))
+      .toEqual(['none', 'gzip', 'snappy', 'lz4']);
     for (const { location } of withRecords) {
       const record = log.read(location.baseOffset);
       expect(Buffer.from(record.key!).toString('hex')).toBe('01020304');
@@ -234,7 +244,8 @@ describe('a Kafka partition directory', () => {
       expect(record.timestampMs).toBe(1479847795000 + 5);
     }
     expectCode(() => log.read(0), 'OFFSET_OUT_OF_RANGE');
-    await expect(log.appendBatch([{ value: null }])).rejects.toMatchObject({ code: 'LOG_READ_ONLY' });
+    await expect(log.appendBatch([{ value: null }]))
+      .rejects.toMatchObject({ code: 'LOG_READ_ONLY' });
     await log.close();
   });
 
@@ -252,7 +263,9 @@ describe('BatchedLog writers and durability', () => {
     await BatchedLog.open(dir).close();
   });
 
-  it('syncs once per batch under always, and shares syncs among concurrent batches under group', async () => {
+  it('syncs once per batch under always, and shares syncs among concurrent batches under group',
+
+    async () => {
     const alwaysIo = new NodeFileIO();
     const always = BatchedLog.open(newDir(), { durability: 'always', io: alwaysIo });
     const before = alwaysIo.counters.fdatasyncCalls;

@@ -30,11 +30,15 @@ import { encodeBatch, type KafkaBatch, type KafkaBatchInput, type KafkaCompressi
 import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
-import { type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure } from './writer-lock.js';
+import {
+  type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure,
+} from './writer-lock.js';
 import {
   type BatchedLogConfig, type BatchedLogOptions, MAX_RELATIVE_OFFSET, resolveBatchedLogConfig,
 } from './batched-log-config.js';
-import { type BatchedRecoveryReport, loadBatchedLog, segmentConfigOf } from './batched-log-loader.js';
+import {
+  type BatchedRecoveryReport, loadBatchedLog, segmentConfigOf,
+} from './batched-log-loader.js';
 import { BatchedSegment, type BatchWalk, recordTimestampMs } from './batched-log-segment.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
@@ -109,6 +113,8 @@ export class BatchedLog {
   #synced: SyncedPoint;
   #bytesSincePoint = 0;
   #fenced: StorageError | null = null;
+  /** Set when close begins: appends called later are refused, earlier ones still written. */
+  #closing = false;
   #closed = false;
 
   private constructor(dir: string, config: BatchedLogConfig, segments: BatchedSegment[],
@@ -165,8 +171,12 @@ export class BatchedLog {
    * Encodes the records as one batch and appends it; resolves with its place once the
    * durability policy allows acknowledging it. Batches are written in call order.
    */
-  async appendBatch(records: readonly BatchedRecordInput[], options: AppendBatchOptions = {}): Promise<BatchLocation> {
+  async appendBatch(
+    records: readonly BatchedRecordInput[],
+    options: AppendBatchOptions = {},
+  ): Promise<BatchLocation> {
     this.#checkWritable();
+    if (this.#closing) throw closedError(this.dir);
     assert(records.length > 0, 'a batch holds records');
     const encoding = encodeBatch(batchInput(records, options, this.config.nowMs));
     const turn = this.#writeTurn.then(() => encoding).then((bytes) => this.#write(bytes));
@@ -287,9 +297,7 @@ export class BatchedLog {
   }
 
   #checkOpen(): void {
-    if (this.#closed) {
-      throw new StorageError('LOG_CLOSED', `batched log ${this.dir} is closed; open it again`);
-    }
+    if (this.#closed) throw closedError(this.dir);
   }
 
   /** The record at `offset`; OFFSET_OUT_OF_RANGE outside the log, CORRUPT_BATCH if damaged. */
@@ -406,7 +414,8 @@ export class BatchedLog {
 
   /** Waits for appends, syncs everything (unless fenced), closes the files, drops the lock. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closing) return;
+    this.#closing = true;
     await this.#writeTurn;
     await this.#group?.inFlight;
     this.#closed = true;
@@ -464,7 +473,9 @@ function recordAt(batch: KafkaBatch, offset: number): KafkaRecord | null {
   return batch.records.find((record) => record.offsetDelta === delta) ?? null;
 }
 
-function locationOf(segment: BatchedSegment, positionBytes: number, batch: KafkaBatch): BatchLocation {
+function locationOf(
+  segment: BatchedSegment, positionBytes: number, batch: KafkaBatch,
+): BatchLocation {
   const baseOffset = Number(batch.baseOffset);
   return {
     segmentBaseOffset: segment.baseOffset, positionBytes, sizeBytes: batch.sizeBytes,
@@ -472,7 +483,9 @@ function locationOf(segment: BatchedSegment, positionBytes: number, batch: Kafka
   };
 }
 
-function recordOf(batch: KafkaBatch, record: KafkaRecord, location: BatchLocation): BatchedLogRecord {
+function recordOf(
+  batch: KafkaBatch, record: KafkaRecord, location: BatchLocation,
+): BatchedLogRecord {
   return {
     offset: asOffset(Number(batch.baseOffset) + record.offsetDelta),
     timestampMs: recordTimestampMs(batch, record),
@@ -481,6 +494,10 @@ function recordOf(batch: KafkaBatch, record: KafkaRecord, location: BatchLocatio
     headers: record.headers ?? [],
     batch: { ...location, compression: batch.compression },
   };
+}
+
+function closedError(dir: string): StorageError {
+  return new StorageError('LOG_CLOSED', `batched log ${dir} is closed; open it again`);
 }
 
 function batchTooLarge(sizeBytes: number, config: BatchedLogConfig): StorageError {
