@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fixtures from '../test/fixtures/kafka-record-batches.json' with { type: 'json' };
@@ -247,6 +247,32 @@ describe('a Kafka partition directory', () => {
     await expect(log.appendBatch([{ value: null }]))
       .rejects.toMatchObject({ code: 'LOG_READ_ONLY' });
     await log.close();
+  });
+
+  it('is read as a broker leaves it: no recovery point, active indexes padded with zeros',
+    async () => {
+    const dir = newDir();
+    const log = BatchedLog.open(dir, { segmentBytes: 4096, indexIntervalBytes: 300 });
+    for (let first = 0; first < 120; first += 6) await log.appendBatch(recordsFrom(first, 6));
+    const active = log.segments().at(-1)!;
+    await log.close();
+    const indexPath = active.logPath.replace(/\.log$/, '.index');
+    const timeIndexPath = active.logPath.replace(/\.log$/, '.timeindex');
+    const entries = readOffsetIndex(indexPath);
+    // Kafka preallocates an active segment's indexes (segment.index.bytes) and trims at roll.
+    writeFileSync(indexPath, Buffer.concat([readFileSync(indexPath), Buffer.alloc(8 * 512)]));
+    const timeEntries = readFileSync(timeIndexPath);
+    writeFileSync(timeIndexPath, Buffer.concat([timeEntries, Buffer.alloc(12 * 512)]));
+    rmSync(join(dir, 'recovery-point'));
+    rmSync(join(dir, '.lock'));
+    const reader = BatchedLog.open(dir, { readOnly: true, indexIntervalBytes: 300 });
+    expect(reader.recovery.startedFrom).toBe('segment-start');
+    expect(reader.segments().at(-1)!.indexEntries).toBe(entries.length);
+    for (let offset = 0; offset < 120; offset++) {
+      expect(Buffer.from(reader.read(offset).value!).equals(valueOf(offset))).toBe(true);
+    }
+    await reader.close();
+    expect(readFileSync(indexPath).length).toBe(8 * (entries.length + 512));
   });
 
   it('refuses a read-only open of a directory without segments', () => {
