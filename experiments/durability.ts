@@ -20,13 +20,11 @@ import {
   type Metric,
   PhaseTotals,
   type Results,
-  measuredMetric,
   formatBytes,
   formatFigure,
   interleave,
   measureAsync,
   median,
-  metricFromSamples,
   readDirtyMemory,
   WARM_UP_SHARE_OF_ROUND,
   warmUpAsync,
@@ -35,6 +33,7 @@ import type { DurabilityPolicy, GroupSyncMode } from '../storage/durability.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
+import { DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
 
 const MEASURED_SHARE = 0.8;
@@ -161,31 +160,24 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
   const summary = config.measurement.summarize(ctx.random);
   const { labels, prefix } = config;
   const metrics: Metric[] = [
-    { ...summary.ratePerSec, name: `${prefix}.msgsPerSec`, unit: 'msgs/s', labels,
+    { ...M.msgsPerSec.adopt(`${prefix}.msgsPerSec`, summary.ratePerSec, labels),
       description: `acknowledged messages per second, ${config.producers} producers, one ` +
         'sample per round' },
-    { ...summary.latencyNs, name: `${prefix}.sendLatencyNs`, labels,
+    { ...M.sendLatencyNs.adopt(`${prefix}.sendLatencyNs`, summary.latencyNs, labels),
       description: `append until acknowledged; ${summary.latencyNs.description ?? ''}` },
-    // How far acknowledgements run ahead of the syncs is up to the scheduler and the disk.
-    measuredMetric(`${prefix}.lossWindowMsgs`, 'msgs', config.largestWindow,
-      { class: 'measurement', direction: 'lower' }, labels, 'most acknowledged messages that no completed fdatasync covered yet, at any ' +
+    M.lossWindowMsgs.measured(`${prefix}.lossWindowMsgs`, config.largestWindow, labels, 'most acknowledged messages that no completed fdatasync covered yet, at any ' +
         'acknowledgement of the closed-loop rounds (counted by the log\'s FileIO)'),
   ];
   const fsyncs = config.totals.total?.fileIo?.fdatasyncCalls ?? 0;
   if (config.policy !== 'none' && fsyncs > 0) {
     const what = 'acknowledged messages per fdatasync the log made (recovery points included)';
-    // A measurement under every policy: a group's size is timing's, and under `always` the
-    // recovery points and preallocation syncs are shared by however many messages the time-based
-    // run reached (two quick reruns differed by more than 5%).
-    metrics.push(measuredMetric(`${prefix}.msgsPerFsync`, 'msgs', summary.ops / fsyncs,
-      { class: 'measurement', direction: 'higher' }, labels, what));
+    metrics.push(M.msgsPerFsync.measured(`${prefix}.msgsPerFsync`, summary.ops / fsyncs, labels,
+      what));
   }
   if (config.dirtyBytes.length > 0) {
-    metrics.push(metricFromSamples(`${prefix}.dirtyBytes`, 'B', config.dirtyBytes, {
-      random: ctx.random, class: 'measurement', direction: 'informational', labels,
-      description: 'Dirty + Writeback in /proc/meminfo at the end of each round: bytes the ' +
-        'machine has not written to its disks yet, every program together',
-    }));
+    metrics.push(M.dirtyBytes.fromSamples(`${prefix}.dirtyBytes`, config.dirtyBytes, labels,
+      'Dirty + Writeback in /proc/meminfo at the end of each round: bytes the machine has not ' +
+        'written to its disks yet, every program together'));
   }
   return metrics;
 }
@@ -229,7 +221,7 @@ async function openLoopPhase(ctx: LabContext, configs: readonly Config[], body: 
       const rates = config.measurement.repetitions.map((rep) => rep.ratePerSec);
       const closedMsgsPerSec = median(rates);
       return { config, closedMsgsPerSec, series: offeredRates(closedMsgsPerSec)
-        .map((offered) => new OpenLoopSeries(config.prefix, config.labels, offered)) };
+        .map((offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered)) };
     });
   const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
     const series = run.series[at] as OpenLoopSeries;
@@ -353,5 +345,6 @@ export const experiment: Experiment = {
     openLoopSeconds: { quick: 0.1, full: 0.5 },
   },
   seed: 44,
+  metrics: M,
   run,
 };

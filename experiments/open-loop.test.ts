@@ -9,6 +9,8 @@ import {
   startedLate,
 } from './open-loop.js';
 import { Measurement } from '../lab/measurement.js';
+import { declareMetrics } from '../lab/metric-catalog.js';
+import { openLoopDeclarations } from './metrics/open-loop.js';
 
 /** Holds the event loop for `ns`, as a synced write under `always` does. */
 function busyFor(ns: number): void {
@@ -79,7 +81,8 @@ describe('late starts', () => {
 
 describe('an open-loop series', () => {
   it('names its figures by offered share and labels them with the rate and the loop', async () => {
-    const series = new OpenLoopSeries('exp.A.always', { design: 'A' },
+    const specs = declareMetrics('exp', openLoopDeclarations(['design']));
+    const series = new OpenLoopSeries(specs, 'exp.A.always', { design: 'A' },
       { offeredPct: 50, offeredPerSec: 400 });
     const first = await series.round(async (index) => index, 0.02, 2);
     const second = await series.round(async (index) => index, 0.02, 2);

@@ -19,8 +19,8 @@ import {
   type Repetition,
   type SeededRandom,
   measureOpenLoopAsync,
-  measuredMetric,
 } from '../lab/index.js';
+import type { OpenLoopSpecs } from './metrics/open-loop.js';
 
 /** The shares of the closed-loop rate offered, in percent, lowest first. */
 export const OFFERED_PCTS: readonly number[] = [25, 50, 75, 90];
@@ -140,7 +140,11 @@ export class OpenLoopSeries {
   readonly measurement: Measurement;
   #lateSends = 0;
 
-  constructor(seriesPrefix: string, seriesLabels: Labels, offered: OfferedRate) {
+  readonly #specs: OpenLoopSpecs;
+
+  /** `specs`: the experiment's declarations of the open-loop quantities (metrics/open-loop.ts). */
+  constructor(specs: OpenLoopSpecs, seriesPrefix: string, seriesLabels: Labels, offered: OfferedRate) {
+    this.#specs = specs;
     this.prefix = `${seriesPrefix}.offered${offered.offeredPct}`;
     this.offered = offered;
     this.labels = { ...seriesLabels, offeredPct: offered.offeredPct,
@@ -166,22 +170,21 @@ export class OpenLoopSeries {
     const { offeredPct, offeredPerSec } = this.offered;
     const offered = `${offeredPerSec} sends/s offered (${offeredPct}% of ${what})`;
     const rounds = this.measurement.repetitions.length;
+    const M = this.#specs;
     const metrics: Metric[] = [
-      { ...summary.latencyNs, name: `${this.prefix}.openLoopLatencyNs`, labels,
+      { ...M.openLoopLatencyNs.adopt(`${this.prefix}.openLoopLatencyNs`, summary.latencyNs, labels),
         description: `${offered}: send until acknowledged, from its intended start; ` +
           (summary.latencyNs.description ?? '') },
-      { ...summary.ratePerSec, name: `${this.prefix}.openLoopMsgsPerSec`, unit: 'msgs/s',
-        labels, description: `${offered}: acknowledged sends per second achieved, one sample ` +
+      { ...M.openLoopMsgsPerSec.adopt(`${this.prefix}.openLoopMsgsPerSec`, summary.ratePerSec,
+        labels), description: `${offered}: acknowledged sends per second achieved, one sample ` +
           'per round (scheduled sends over the time until the last was acknowledged)' },
-      // Whether a send waits behind another is up to the disk and the scheduler.
-      measuredMetric(`${this.prefix}.openLoopLateSends`, 'msgs', this.#lateSends,
-        { class: 'measurement', direction: 'lower' }, labels,
+      M.openLoopLateSends.measured(`${this.prefix}.openLoopLateSends`, this.#lateSends, labels,
         `${offered}: sends that started a whole interval or more after their intended start, ` +
           `of ${summary.ops} scheduled in ${rounds} round${rounds === 1 ? '' : 's'}`),
     ];
     if (summary.serviceNs !== undefined) {
-      metrics.push({ ...summary.serviceNs, name: `${this.prefix}.openLoopServiceNs`, labels,
-        description: `${offered}: send until acknowledged, from its actual start (what a ` +
+      metrics.push({ ...M.openLoopServiceNs.adopt(`${this.prefix}.openLoopServiceNs`,
+        summary.serviceNs, labels), description: `${offered}: send until acknowledged, from its actual start (what a ` +
           `closed loop would report); ${summary.serviceNs.description ?? ''}` });
     }
     return metrics;

@@ -19,16 +19,13 @@ import {
   type Prediction,
   type Results,
   SAMSUNG_990_PRO,
-  counterMetric,
   estimatePrediction,
   estimateTrace,
   flushDirtyPages,
   formatFigure,
   hddSeedFigures,
   interleave,
-  measuredMetric,
   median,
-  metricFromSamples,
   perMessage,
   type SpinningVerdict,
   spinningVerdict,
@@ -36,6 +33,7 @@ import {
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { SLOT_HEADER_BYTES } from '../storage/slot-file.js';
+import { PUZZLE_METRICS as M } from './metrics/puzzle.js';
 import {
   type CycleRound,
   type Design,
@@ -193,16 +191,16 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   const labels = config.labels;
   const metrics: Metric[] = [];
   // The disk's counters are the whole disk's, after the kernel and the device had their say.
-  const put = (quantity: string, unit: string, value: number | undefined, what: string) => {
+  type DeviceQuantity = 'deviceBytesPerMsg' | 'deviceIosPerMsg' | 'deviceFlushesPerMsg';
+  const put = (quantity: DeviceQuantity, value: number | undefined, what: string) => {
     if (value === undefined) return;
-    metrics.push(measuredMetric(`${config.prefix}.${quantity}`, unit, value,
-      { class: 'measurement', direction: 'lower' }, labels, what));
+    metrics.push(M[quantity].measured(`${config.prefix}.${quantity}`, value, labels, what));
   };
-  put('deviceBytesPerMsg', 'B/msg', figures.deviceWriteBytesPerMsg,
+  put('deviceBytesPerMsg', figures.deviceWriteBytesPerMsg,
     'bytes the disk wrote per message (its stat, after a sync ending each round)');
-  put('deviceIosPerMsg', 'I/Os/msg', figures.deviceWriteIosPerMsg,
+  put('deviceIosPerMsg', figures.deviceWriteIosPerMsg,
     'write requests the disk completed per message');
-  put('deviceFlushesPerMsg', 'flushes/msg', figures.deviceFlushIosPerMsg,
+  put('deviceFlushesPerMsg', figures.deviceFlushIosPerMsg,
     'cache flushes the disk completed per message');
   const fsyncs = total.fileIo === null
     ? undefined
@@ -212,9 +210,8 @@ function ioMetrics(config: Config, messages: number): Metric[] {
   // Design A syncs each write and delete itself; group commit's batches and design B's head
   // saves (every 1,000 deletes or 1 s) are decided by timing.
   metrics.push(config.design === 'A' && config.variant.policy !== 'group'
-    ? counterMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs, 'lower', labels, what)
-    : measuredMetric(`${config.prefix}.fsyncsPerMsg`, 'fsyncs/msg', fsyncs,
-      { class: 'measurement', direction: 'lower' }, labels, what));
+    ? M.fsyncsPerMsg.counter(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what)
+    : M.sharedFsyncsPerMsg.measured(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what));
   return metrics;
 }
 
@@ -229,42 +226,35 @@ function throughputDescription(ctx: LabContext, config: Config): string {
 
 function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]): Metric[] {
   const labels = config.labels;
-  const throughput = metricFromSamples(`${config.prefix}.msgsPerSec`, 'msgs/s',
-    rounds.map(ratePerSec), {
-      random: ctx.random, class: 'timing', direction: 'higher', labels,
-      description: throughputDescription(ctx, config),
-    });
+  const throughput = M.msgsPerSec.fromSamples(`${config.prefix}.msgsPerSec`,
+    rounds.map(ratePerSec), labels, throughputDescription(ctx, config));
   const sendLatency = config.send.summarize(ctx.random).latencyNs;
   const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
   return [
     throughput,
-    { ...sendLatency, name: `${config.prefix}.sendLatencyNs`, labels,
+    { ...M.sendLatencyNs.adopt(`${config.prefix}.sendLatencyNs`, sendLatency, labels),
       description: `time until a send was acknowledged; ${sendLatency.description ?? ''}` },
     ...ioMetrics(config, messages),
   ];
 }
 
-function ratioMetrics(ctx: LabContext, rates: ReadonlyMap<string, number[]>): Metric[] {
+function ratioMetrics(rates: ReadonlyMap<string, number[]>): Metric[] {
   return PAIRS.map((pair) => {
     const a = rates.get(`A.${pair.a}`) ?? [];
     const b = rates.get(`B.${pair.b}`) ?? [];
     const samples = b.map((rateB, i) => rateB / (a[i] ?? Number.NaN));
-    return metricFromSamples(`puzzle.${pair.ratio}.ratioBA`, 'ratio', samples, {
-      random: ctx.random, class: 'timing', direction: 'higher', ratio: true,
-      labels: { comparison: COMPARISONS[pair.comparison].category },
-      description: `design B (puzzle.B.${pair.b}) messages per second over design A ` +
-        `(puzzle.A.${pair.a}), round by round`,
-    });
+    return M.ratioBA.fromSamples(`puzzle.${pair.ratio}.ratioBA`, samples,
+      { comparison: COMPARISONS[pair.comparison].category },
+      `design B (puzzle.B.${pair.b}) messages per second over design A ` +
+        `(puzzle.A.${pair.a}), round by round`);
   });
 }
 
 /** The seed's comparison sets A synced per message beside B streaming: A's `always` rounds. */
-function seedAMetric(ctx: LabContext, rates: ReadonlyMap<string, number[]>): Metric {
-  return metricFromSamples('puzzle.A.seed.msgsPerSec', 'msgs/s', rates.get('A.always') ?? [], {
-    random: ctx.random, class: 'timing', direction: 'higher', labels: SEED_A_LABELS,
-    description: 'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
-      'set beside design B streaming',
-  });
+function seedAMetric(rates: ReadonlyMap<string, number[]>): Metric {
+  return M.msgsPerSec.fromSamples('puzzle.A.seed.msgsPerSec', rates.get('A.always') ?? [],
+    SEED_A_LABELS, 'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
+      'set beside design B streaming');
 }
 
 function modelPredictions(configs: readonly Config[]): Prediction[] {
@@ -425,7 +415,7 @@ async function openLoopPhase(ctx: LabContext, configs: readonly Config[]): Promi
   const runs = openLoopConfigs(ctx, configs).map((config): OpenLoopRun => {
     const closedSendsPerSec = median(config.send.repetitions.map((rep) => rep.ratePerSec));
     return { config, closedSendsPerSec, series: offeredRates(closedSendsPerSec)
-      .map((offered) => new OpenLoopSeries(config.prefix, config.labels, offered)) };
+      .map((offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered)) };
   });
   const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
     const series = run.series[at] as OpenLoopSeries;
@@ -503,8 +493,8 @@ export async function run(ctx: LabContext): Promise<Results> {
     const rates = new Map([...byName].map(([name, list]) => [name, list.map(ratePerSec)]));
     const metrics = [
       ...configs.flatMap((config) => configMetrics(ctx, config, byName.get(nameOf(config)) ?? [])),
-      seedAMetric(ctx, rates),
-      ...ratioMetrics(ctx, rates),
+      seedAMetric(rates),
+      ...ratioMetrics(rates),
     ];
     // Before the open loop: the models replay the closed-loop rounds' trace alone.
     const predictions = [...modelPredictions(configs), ...seedPredictions()];
@@ -537,5 +527,6 @@ export const experiment: Experiment = {
     openLoopSeconds: { quick: 0.15, full: 0.5 },
   },
   seed: 42,
+  metrics: M,
   run,
 };

@@ -3,6 +3,8 @@
  * quantity (the last segment of metric names) of one experiment against a label or against
  * another quantity, coloured by label fields, optionally split into facets by one more label.
  */
+import { type MetricCatalog, type MetricSpec, experimentOf } from '../../lab/metric-catalog.js';
+import { assert } from '../../storage/errors.js';
 
 export type LabelAxisType = 'nominal' | 'ordinal' | 'quantitative';
 
@@ -67,8 +69,37 @@ export function byLabel(field: string, title: string, type: LabelAxisType = 'ord
   return { kind: 'label', field, type, title };
 }
 
-export function byQuantity(quantity: string, title: string): XSource {
-  return { kind: 'quantity', quantity, title };
+/** A panel of a declared quantity (experiments/metrics/): the table references, never spells. */
+export function plot(metric: MetricSpec, options: Omit<PanelOptions, 'quantity'>): PanelDef {
+  return panel({ ...options, quantity: metric.quantity });
+}
+
+export function byQuantity(metric: MetricSpec, title: string): XSource {
+  return { kind: 'quantity', quantity: metric.quantity, title };
+}
+
+/**
+ * One experiment's charts, keyed by the experiment its catalog declares; every quantity plotted
+ * must be one of the catalog's.
+ */
+export function chartsOf(
+  catalog: MetricCatalog,
+  charts: readonly ChartDef[],
+): [string, readonly ChartDef[]] {
+  const experimentId = experimentOf(catalog);
+  const declared = new Set(Object.values(catalog).map((spec) => spec.quantity));
+  for (const def of charts) {
+    for (const quantity of def.panels.flatMap(quantitiesOf)) {
+      assert(declared.has(quantity),
+        `chart ${experimentId}-${def.id} plots ${quantity}, which ${experimentId} does not declare`);
+    }
+  }
+  return [experimentId, charts];
+}
+
+function quantitiesOf(panelDef: PanelDef): string[] {
+  const x = panelDef.x.kind === 'quantity' ? [panelDef.x.quantity] : [];
+  return panelDef.quantity === null ? x : [panelDef.quantity, ...x];
 }
 
 export function chart(id: string, title: string, ...panels: PanelDef[]): ChartDef {
