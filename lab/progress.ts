@@ -6,6 +6,11 @@
  */
 
 export interface ProgressReporter {
+  /**
+   * Names the step of a longer run that holds the phases (`experiment 3 of 10, about 1m20s
+   * left`), shown before each phase until the next stage.
+   */
+  stage(name: string): void;
   /** Names what is running now, e.g. `puzzle: A always, round 2/5`. Resets the ops count. */
   phase(name: string): void;
   /** Operations completed in the current phase so far. Cheap; call as often as convenient. */
@@ -20,6 +25,7 @@ export const PROGRESS_DELAY_NS = 2_000_000_000n;
 const REDRAW_INTERVAL_NS = 250_000_000n;
 
 export const silentProgress: ProgressReporter = {
+  stage: () => undefined,
   phase: () => undefined,
   update: () => undefined,
   done: () => undefined,
@@ -31,7 +37,7 @@ export interface ProgressStream {
   write(text: string): boolean;
 }
 
-function formatElapsed(elapsedNs: bigint): string {
+export function formatElapsed(elapsedNs: bigint): string {
   const seconds = Number(elapsedNs / 1_000_000n) / 1000;
   if (seconds < 60) return `${seconds.toFixed(1)}s`;
   const minutes = Math.floor(seconds / 60);
@@ -41,6 +47,7 @@ function formatElapsed(elapsedNs: bigint): string {
 class TerminalProgress implements ProgressReporter {
   readonly #stream: ProgressStream;
   readonly #startNs = process.hrtime.bigint();
+  #stageName = '';
   #phaseName = '';
   #phaseStartNs = this.#startNs;
   #nextDrawNs: bigint;
@@ -51,9 +58,15 @@ class TerminalProgress implements ProgressReporter {
     this.#nextDrawNs = this.#startNs + delayNs;
   }
 
+  stage(name: string): void {
+    this.#stageName = name;
+  }
+
   phase(name: string): void {
     this.#phaseName = name;
     this.#phaseStartNs = process.hrtime.bigint();
+    // A new phase shows at once once the line is up; only updates within a phase are throttled.
+    if (this.#drawn) this.#nextDrawNs = this.#phaseStartNs;
     this.update(0);
   }
 
@@ -65,7 +78,8 @@ class TerminalProgress implements ProgressReporter {
     const rate = phaseSeconds > 0 && opsDone > 0
       ? `  ${Math.round(opsDone / phaseSeconds).toLocaleString('en-US')} ops/s`
       : '';
-    const line = `${formatElapsed(nowNs - this.#startNs)}  ${this.#phaseName}${rate}`;
+    const stage = this.#stageName === '' ? '' : `[${this.#stageName}]  `;
+    const line = `${formatElapsed(nowNs - this.#startNs)}  ${stage}${this.#phaseName}${rate}`;
     const width = Math.max(20, (this.#stream.columns ?? 80) - 1);
     this.#stream.write(`\r\x1b[2K${line.slice(0, width)}`);
     this.#drawn = true;

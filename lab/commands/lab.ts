@@ -28,6 +28,7 @@ interface MainJobOptions {
   readonly full?: boolean;
   readonly coldReads?: string;
   readonly allowMemory?: boolean;
+  readonly json?: boolean;
 }
 
 /** Where the main job measures without `--dir`, and the sentence that says why, if any. */
@@ -70,9 +71,11 @@ function placeOptions(options: MainJobOptions): Partial<RunCommandOptions> {
 
 export async function runMainJob(options: MainJobOptions): Promise<void> {
   const out = options.out ?? defaultReportDir(new Date());
+  const json = options.json === true;
   const runOptions: RunCommandOptions = {
     quick: options.full !== true,
     out,
+    json,
     ...placeOptions(options),
     ...coldReadsOption(options.coldReads),
   };
@@ -87,7 +90,13 @@ export async function runMainJob(options: MainJobOptions): Promise<void> {
     `report: ${path.resolve(report.htmlPath)}`,
     `        ${path.resolve(report.markdownPath)}`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  if (!json) {
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  // The documents on stdout, as `run --json` prints them; what a person reads on stderr.
+  process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+  process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 export function registerLabCommand(program: Command): void {
@@ -97,6 +106,8 @@ export function registerLabCommand(program: Command): void {
     .option('--dir <dir>', 'an existing directory on the disk to measure (default: a temp dir)')
     .option('--out <dir>', 'where results and the report go (default: loglab-report/<timestamp>)')
     .option('--full', 'full-size parameters instead of the quick ones (minutes, not seconds)')
+    .option('--json', 'print the results documents as JSON on stdout (as run --json does); ' +
+      'the headlines and report paths go to stderr')
     .option(COLD_READS_OPTION, COLD_READS_HELP)
     .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     // As the default command it receives any word that is not a command: name it as unknown

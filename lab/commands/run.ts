@@ -21,6 +21,7 @@ import { type Experiment, runExperiment } from '../experiment.js';
 import { formatFigure } from '../format.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
 import { type ProgressReporter, progressFor } from '../progress.js';
+import { SuiteProgress } from '../suite-progress.js';
 import { classifyStorage, describeStorage } from '../storage-kind.js';
 import { type Metric, type Results, writeResultsFile } from '../results.js';
 import { writeReport } from '../../reports/report.js';
@@ -182,10 +183,13 @@ export async function runSelected(
   if (options.dir === undefined) owned.add(base);
   const stopCleanup = cleanUpOnSignal(owned);
   const progress = progressFor(process.stderr, { json: options.json === true });
+  const suite = new SuiteProgress(process.stderr, progress, selected.length);
   const written: Array<{ results: Results; file: string }> = [];
   try {
     for (const experiment of selected) {
+      suite.start(experiment.id);
       const results = await runOne(experiment, base, options, progress, owned);
+      suite.end(experiment.id);
       const file = path.join(out, `${experiment.id}.json`);
       writeResultsFile(file, results);
       written.push({ results, file });
