@@ -3,7 +3,7 @@
  * Disk"). send writes one whole slot, somewhere in the file; delete writes the slot's state byte;
  * receive writes nothing. The file grows in preallocated chunks of zeroed slots.
  *
- *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 1 | slotBytes u32 | zeros
+ *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 2 | slotBytes u32 | zeros
  *
  *   slot i (i >= 1), big-endian:
  *   byte 0         4        5        6          8             12         20 (28)
