@@ -186,7 +186,10 @@ function* dumpSegment(
   const checkAgainst = options.verify && hasLog ? map : null;
   const indexes = [
     { print: options.index, suffix: INDEX_SUFFIX, read: dumpOffsetIndex, kind: 'index' as const },
-    { print: options.timeIndex, suffix: TIME_INDEX_SUFFIX, read: dumpTimeIndex, kind: 'timeindex' as const },
+    {
+      print: options.timeIndex, suffix: TIME_INDEX_SUFFIX, read: dumpTimeIndex,
+      kind: 'timeindex' as const,
+    },
   ];
   for (const index of indexes) {
     if (!index.print && !options.verify) continue;
@@ -227,16 +230,26 @@ function* dumpLogFile(
   }
   const { tail } = step.value;
   if (tail !== null && (options.batches || !tail.zeros)) {
-    yield { type: 'tail', file, position: tail.positionBytes, sizeBytes: tail.sizeBytes, zeros: tail.zeros, problem: tail.problem };
+    const { positionBytes: position, sizeBytes, zeros, problem } = tail;
+    yield { type: 'tail', file, position, sizeBytes, zeros, problem };
   }
 }
 
 /** Offsets must rise through the directory, and a segment holds none below its name's. */
-function chainProblem(walked: WalkedBatch, baseOffset: number, chain: Chain, file: string): string | null {
+function chainProblem(
+  walked: WalkedBatch,
+  baseOffset: number,
+  chain: Chain,
+  file: string,
+): string | null {
   const first = walked.frame.baseOffset;
-  if (first < baseOffset) return `base offset ${first} is below the ${baseOffset} the file name says`;
+  if (first < baseOffset) {
+    return `base offset ${first} is below the ${baseOffset} the file name says`;
+  }
   if (first > chain.lastOffset) return null;
-  const where = chain.lastFile === file ? 'a batch before it' : chain.lastFile ?? 'a batch before it';
+  const where = chain.lastFile === null || chain.lastFile === file
+    ? 'a batch before it'
+    : chain.lastFile;
   return `base offset ${first} is not above offset ${chain.lastOffset} of ${where}`;
 }
 
@@ -251,7 +264,7 @@ function batchEntry(file: string, walked: WalkedBatch, problem: string | null): 
     type: 'batch', file,
     baseOffset: frame.baseOffset, lastOffset: frame.lastOffset, count: frame.recordCount,
     baseSequence, lastSequence,
-    producerId: producerId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(producerId) : String(producerId),
+    producerId: producerId <= MAX_SAFE ? Number(producerId) : String(producerId),
     producerEpoch: header?.producerEpoch ?? -1,
     partitionLeaderEpoch: header?.partitionLeaderEpoch ?? -1,
     isTransactional: header?.isTransactional ?? false,
@@ -280,7 +293,9 @@ function* recordEntries(
 ): Generator<KafkaDumpedRecord> {
   const timestampType = batch.timestampType === 'log-append' ? 'LogAppendTime' : 'CreateTime';
   for (const record of batch.records) {
-    const sequence = batch.baseSequence < 0 ? -1 : incrementSequence(batch.baseSequence, record.offsetDelta);
+    const sequence = batch.baseSequence < 0
+      ? -1
+      : incrementSequence(batch.baseSequence, record.offsetDelta);
     const entry: KafkaDumpedRecord = {
       type: 'record', file, offset: baseOffset + record.offsetDelta, timestampType,
       timestampMs: recordTimestampMs(batch, record),
@@ -304,6 +319,8 @@ function recordContents(
     ...(record.value === null ? {} : { payload: utf8(record.value) }),
   };
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 const CONTROL_TYPES = ['ABORT', 'COMMIT', 'LEADER_CHANGE', 'SNAPSHOT_HEADER', 'SNAPSHOT_FOOTER',
   'KRAFT_VERSION', 'KRAFT_VOTERS'];
@@ -344,14 +361,16 @@ function* dumpOffsetIndex(
   for (let at = 0; at + OFFSET_INDEX_ENTRY_BYTES <= bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
     const relative = bytes.readInt32BE(at);
     if (relative === 0 && at > 0) return;
-    const entry = { type: 'index' as const, file, offset: baseOffset + relative, position: bytes.readInt32BE(at + 4) };
+    const position = bytes.readInt32BE(at + 4);
+    const entry = { type: 'index' as const, file, offset: baseOffset + relative, position };
     const problem = map === null ? null : indexProblem(entry, previous, map);
     previous = entry;
     yield problem === null ? entry : { ...entry, problem };
   }
   if (map !== null && bytes.length % OFFSET_INDEX_ENTRY_BYTES !== 0) {
     const position = bytes.length - (bytes.length % OFFSET_INDEX_ENTRY_BYTES);
-    yield { type: 'index', file, offset: -1, position, problem: `a partial entry of ${bytes.length - position} bytes at the end` };
+    const problem = `a partial entry of ${bytes.length - position} bytes at the end`;
+    yield { type: 'index', file, offset: -1, position, problem };
   }
 }
 
@@ -361,12 +380,14 @@ function indexProblem(
   map: BatchMap,
 ): string | null {
   if (entry.offset <= previous.offset || entry.position <= previous.position) {
-    return `not above the entry before it (offset ${previous.offset}, position ${previous.position})`;
+    return `not above the entry before it (offset ${previous.offset}, ` +
+      `position ${previous.position})`;
   }
   const batch = map.atPosition.get(entry.position);
   if (batch === undefined) return `position ${entry.position} is not the start of a batch`;
   if (batch.lastOffset !== entry.offset) {
-    return `the batch at position ${entry.position} ends at offset ${batch.lastOffset}, not ${entry.offset}`;
+    return `the batch at position ${entry.position} ends at offset ${batch.lastOffset}, ` +
+      `not ${entry.offset}`;
   }
   return null;
 }
@@ -395,14 +416,19 @@ function* dumpTimeIndex(
   }
 }
 
-function timeIndexProblem(entry: { timestampMs: number; offset: number }, previousMs: number, map: BatchMap): string | null {
+function timeIndexProblem(
+  entry: { timestampMs: number; offset: number },
+  previousMs: number,
+  map: BatchMap,
+): string | null {
   if (entry.timestampMs <= previousMs) {
     return `timestamp ${entry.timestampMs} is not above the ${previousMs} of the entry before it`;
   }
   const maxMs = map.maxTimestampAt.get(entry.offset);
   if (maxMs === undefined) return `offset ${entry.offset} is not the last offset of a batch`;
   if (maxMs !== entry.timestampMs) {
-    return `the batch ending at offset ${entry.offset} has max timestamp ${maxMs}, not ${entry.timestampMs}`;
+    return `the batch ending at offset ${entry.offset} has max timestamp ${maxMs}, ` +
+      `not ${entry.timestampMs}`;
   }
   return null;
 }
@@ -415,7 +441,8 @@ export function formatKafkaEntry(entry: KafkaDumpEntry, dir: string): string {
   switch (entry.type) {
     case 'file': {
       const dumping = `Dumping ${path.join(dir, entry.file)}`;
-      return entry.file.endsWith(LOG_SUFFIX) ? `${dumping}\nLog starting offset: ${entry.startOffset}` : dumping;
+      if (!entry.file.endsWith(LOG_SUFFIX)) return dumping;
+      return `${dumping}\nLog starting offset: ${entry.startOffset}`;
     }
     case 'batch': return formatBatch(entry) + problem;
     case 'record': return formatRecord(entry);
@@ -430,7 +457,9 @@ export function formatKafkaEntry(entry: KafkaDumpEntry, dir: string): string {
 }
 
 function formatBatch(b: KafkaDumpedBatch): string {
-  const horizon = b.deleteHorizonMs === null ? 'OptionalLong.empty' : `OptionalLong[${b.deleteHorizonMs}]`;
+  const horizon = b.deleteHorizonMs === null
+    ? 'OptionalLong.empty'
+    : `OptionalLong[${b.deleteHorizonMs}]`;
   return `baseOffset: ${b.baseOffset} lastOffset: ${b.lastOffset} count: ${b.count} ` +
     `baseSequence: ${b.baseSequence} lastSequence: ${b.lastSequence} producerId: ${b.producerId} ` +
     `producerEpoch: ${b.producerEpoch} partitionLeaderEpoch: ${b.partitionLeaderEpoch} ` +
@@ -440,8 +469,9 @@ function formatBatch(b: KafkaDumpedBatch): string {
 }
 
 function formatRecord(r: KafkaDumpedRecord): string {
-  let line = `| offset: ${r.offset} ${r.timestampType}: ${r.timestampMs} keySize: ${r.keySizeBytes} ` +
-    `valueSize: ${r.valueSizeBytes} sequence: ${r.sequence} headerKeys: [${r.headerKeys.join(',')}]`;
+  let line = `| offset: ${r.offset} ${r.timestampType}: ${r.timestampMs} ` +
+    `keySize: ${r.keySizeBytes} valueSize: ${r.valueSizeBytes} sequence: ${r.sequence} ` +
+    `headerKeys: [${r.headerKeys.join(',')}]`;
   if (r.control !== undefined) line += ` ${r.control}`;
   if (r.key !== undefined) line += ` key: ${r.key}`;
   if (r.payload !== undefined) line += ` payload: ${r.payload}`;

@@ -122,7 +122,12 @@ function frameAt(
   return { frame, at };
 }
 
-function tailAt(window: ReadWindow, position: number, fileSizeBytes: number, problem: string): WalkTail {
+function tailAt(
+  window: ReadWindow,
+  position: number,
+  fileSizeBytes: number,
+  problem: string,
+): WalkTail {
   const dataEnd = endOfNonZeroBytes(window, position, fileSizeBytes);
   return {
     positionBytes: position,
@@ -132,7 +137,12 @@ function tailAt(window: ReadWindow, position: number, fileSizeBytes: number, pro
   };
 }
 
-function walked(bytes: Buffer, positionBytes: number, frame: BatchFrame, options: WalkOptions): WalkedBatch {
+function walked(
+  bytes: Buffer,
+  positionBytes: number,
+  frame: BatchFrame,
+  options: WalkOptions,
+): WalkedBatch {
   const storedCrc = bytes.readUInt32BE(CRC_AT);
   const computedCrc = crc32c(bytes.subarray(ATTRIBUTES_AT));
   const crcValid = storedCrc === computedCrc;
@@ -157,7 +167,11 @@ function walked(bytes: Buffer, positionBytes: number, frame: BatchFrame, options
  * reads a copy carrying the computed CRC (and codec bits cleared): the fields as stored, never
  * records. A string when even that fails (a base timestamp beyond 2^53 ms).
  */
-function headerFields(bytes: Buffer, crcValid: boolean, codecId: number): KafkaBatchHeader | string {
+function headerFields(
+  bytes: Buffer,
+  crcValid: boolean,
+  codecId: number,
+): KafkaBatchHeader | string {
   let view = bytes;
   if (!crcValid || codecId >= KAFKA_COMPRESSIONS.length) {
     view = Buffer.from(bytes);
@@ -172,7 +186,11 @@ function headerFields(bytes: Buffer, crcValid: boolean, codecId: number): KafkaB
   }
 }
 
-function decodeRecordsOf(bytes: Buffer, frame: BatchFrame, options: WalkOptions): KafkaBatch | string {
+function decodeRecordsOf(
+  bytes: Buffer,
+  frame: BatchFrame,
+  options: WalkOptions,
+): KafkaBatch | string {
   const maxDecompressedBytes = options.maxDecompressedBytes ??
     Math.max(frame.sizeBytes, DEFAULT_MAX_BATCH_BYTES) * DEFAULT_DECOMPRESSION_FACTOR;
   try {
@@ -189,10 +207,12 @@ function offsetProblem(batch: KafkaBatch, frame: BatchFrame): string | null {
   const lastDelta = frame.lastOffset - frame.baseOffset;
   for (const record of batch.records) {
     if (record.offsetDelta <= previousDelta) {
-      return `record offset delta ${record.offsetDelta} after ${previousDelta}: offsets must increase`;
+      return `record offset delta ${record.offsetDelta} after ${previousDelta}: ` +
+        'offsets must increase';
     }
     if (record.offsetDelta > lastDelta) {
-      return `record offset delta ${record.offsetDelta} past the batch's lastOffsetDelta ${lastDelta}`;
+      return `record offset delta ${record.offsetDelta} past the batch's lastOffsetDelta ` +
+        `${lastDelta}`;
     }
     previousDelta = record.offsetDelta;
   }
@@ -200,10 +220,16 @@ function offsetProblem(batch: KafkaBatch, frame: BatchFrame): string | null {
 }
 
 /** CORRUPT_BATCH for a batch a reader of segment files cannot use, naming file and position. */
-export function damagedSegmentBatch(file: string, positionBytes: number, reason: string, advice: string): StorageError {
+export function damagedSegmentBatch(
+  file: string,
+  positionBytes: number,
+  reason: string,
+  advice: string,
+): StorageError {
   return new StorageError(
     'CORRUPT_BATCH',
-    `kafka segment: the batch at byte ${positionBytes} of ${file} is damaged (${reason}); ${advice}`,
+    `kafka segment: the batch at byte ${positionBytes} of ${file} is damaged (${reason}); ` +
+      advice,
     { file, positionBytes, reason },
   );
 }

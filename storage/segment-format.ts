@@ -31,7 +31,11 @@ const MAGIC_AT = 16;
 const SNIFF_BYTES = 24;
 
 /** The format of the log directory `dir` (or of the segment file `file` inside it). */
-export function detectSegmentFormat(io: FileIO, dir: string, file: string | null = null): SegmentFormat {
+export function detectSegmentFormat(
+  io: FileIO,
+  dir: string,
+  file: string | null = null,
+): SegmentFormat {
   const names = io.list(dir);
   if (names.some((name) => KAFKA_FILES.includes(name))) return 'kafka';
   if (names.some((name) => KAFKA_SUFFIXES.some((suffix) => name.endsWith(suffix)))) return 'kafka';
@@ -53,7 +57,8 @@ function logFilesOf(dir: string, names: readonly string[]): { path: string; base
   const logs: { path: string; baseOffset: number }[] = [];
   for (const name of names) {
     const parsed = parseSegmentFileName(dir, name);
-    if (parsed?.suffix === LOG_SUFFIX) logs.push({ path: path.join(dir, name), baseOffset: parsed.baseOffset });
+    if (parsed?.suffix !== LOG_SUFFIX) continue;
+    logs.push({ path: path.join(dir, name), baseOffset: parsed.baseOffset });
   }
   return logs.sort((a, b) => a.baseOffset - b.baseOffset);
 }

@@ -151,7 +151,7 @@ function verifyFailed(verdict: Verdict, dir: string, maxRecordBytes: number): La
 /** What a Kafka dump prints: the named file's kind by default, and what the flags add. */
 function kafkaOptions(target: DumpTarget, named: string, flags: DumpFlags): KafkaDumpOptions {
   const kind = target.wholeLog ? null : path.extname(named);
-  const records = Boolean(flags.records) || Boolean(flags.deepIteration) || Boolean(flags.printDataLog);
+  const records = Boolean(flags.records || flags.deepIteration || flags.printDataLog);
   const nothingAsked = !records && !flags.index && !flags.timeindex && !flags.verify;
   return {
     batches: records || (nothingAsked && (kind === null || kind === LOG_SUFFIX)),
@@ -188,7 +188,8 @@ function describeKafkaProblem(first: KafkaDumpEntry): string {
       return `${first.file} at position ${first.position} (${first.sizeBytes} bytes after the ` +
         `last whole batch): ${first.problem}`;
     case 'index':
-      return `${first.file}, entry offset ${first.offset} position ${first.position}: ${first.problem ?? ''}`;
+      return `${first.file}, entry offset ${first.offset} position ${first.position}: ` +
+        `${first.problem ?? ''}`;
     case 'timeindex':
       return `${first.file}, entry timestamp ${first.timestampMs} offset ${first.offset}: ` +
         `${first.problem ?? ''}`;
