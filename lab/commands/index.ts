@@ -5,6 +5,7 @@ import { registerBenchCommand } from './bench.js';
 import { registerCiCommand } from './ci.js';
 import { registerCompareCommand } from './compare.js';
 import { registerDumpCommand } from './dump.js';
+import { registerExportCommand } from './export.js';
 import { registerLabCommand } from './lab.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
@@ -24,6 +25,7 @@ export const commands: readonly RegisterCommand[] = [
   registerPlanCommand,
   registerCompareCommand,
   registerCiCommand,
+  registerExportCommand,
   registerBenchCommand,
   registerAppendCommand,
   registerReadCommand,

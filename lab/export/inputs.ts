@@ -1,0 +1,106 @@
+/**
+ * What `loglab export` reads: results files, or directories of them (a `loglab run --out`
+ * folder: every results file directly inside, other JSON such as charts skipped), as
+ * `compare DIR DIR` reads them. One run of each experiment: two documents of one experiment
+ * would give two series the same names, so they are refused. The baseline of a JUnit report is
+ * matched to them by experiment id.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { NamedResults } from '../compare.js';
+import { LabError } from '../errors.js';
+import { ResultsFormatError, parseResultsWithOrigin } from '../results.js';
+
+const RESULTS_SCHEMA_PREFIX = 'loglab/results@';
+
+function unusable(message: string): LabError {
+  return new LabError('INVALID_RESULTS', `export: ${message}`);
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw unusable(`${file} cannot be read: ${(cause as Error).message}; check the path`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw unusable(`${file} is not JSON: ${(cause as Error).message}`);
+  }
+}
+
+function parseNamed(value: unknown, file: string): NamedResults {
+  try {
+    return { file, ...parseResultsWithOrigin(value, file) };
+  } catch (error) {
+    if (error instanceof ResultsFormatError) throw unusable(error.message);
+    throw error;
+  }
+}
+
+const isResultsDocument = (value: unknown): boolean => {
+  const schema = (value as { schema?: unknown } | null)?.schema;
+  return typeof schema === 'string' && schema.startsWith(RESULTS_SCHEMA_PREFIX);
+};
+
+/** Every results document directly in `dir`, in name order; other JSON is skipped. */
+function readDirectory(dir: string): NamedResults[] {
+  const names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  const docs = names.flatMap((name) => {
+    const file = path.join(dir, name);
+    const value = readJson(file);
+    return isResultsDocument(value) ? [parseNamed(value, file)] : [];
+  });
+  if (docs.length === 0) throw unusable(`${dir} holds no results file; pass a run's --out folder`);
+  return docs;
+}
+
+function readPath(input: string): NamedResults[] {
+  const stat = fs.statSync(input, { throwIfNoEntry: false });
+  if (stat === undefined) throw unusable(`${input} does not exist; check the path`);
+  return stat.isDirectory() ? readDirectory(input) : [parseNamed(readJson(input), input)];
+}
+
+/** The documents of every file and directory given, refusing an experiment given twice. */
+export function readExportInputs(inputs: readonly string[]): NamedResults[] {
+  const byId = new Map<string, NamedResults>();
+  const problems: string[] = [];
+  for (const doc of inputs.flatMap(readPath)) {
+    const id = doc.results.experiment.id;
+    const other = byId.get(id);
+    if (other !== undefined) problems.push(`${id} is in both ${other.file} and ${doc.file}`);
+    byId.set(id, doc);
+  }
+  if (problems.length > 0) {
+    throw unusable(`one run of each experiment, please: ${problems.join('; ')}`);
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Each document paired with the baseline of its experiment, read from a results file or a
+ * directory of them. The baseline may hold experiments this run left out (a few experiments
+ * judged against a whole suite); an experiment with no baseline is refused.
+ */
+export function pairWithBaseline(
+  current: readonly NamedResults[],
+  baseline: string,
+): [NamedResults, NamedResults][] {
+  const baselines = new Map(readPath(baseline).map((doc) => [doc.results.experiment.id, doc]));
+  const missing = current.map((doc) => doc.results.experiment.id)
+    .filter((id) => !baselines.has(id));
+  if (missing.length > 0) {
+    throw unusable(`${baseline} holds no baseline for ${missing.join(', ')}; pass a baseline ` +
+      'run of the same experiments');
+  }
+  return current.map((doc) => [baselines.get(doc.results.experiment.id)!, doc]);
+}
+
+/** Warnings for documents whose metric contract was inferred (written before it existed). */
+export function inferredContractWarnings(docs: readonly NamedResults[]): string[] {
+  return docs.filter((doc) => doc.contractInferred).map((doc) =>
+    `${doc.file} was written before metrics carried a class and a direction: they were ` +
+    'inferred from kind, name and unit (lab/metric-legacy.ts)');
+}
