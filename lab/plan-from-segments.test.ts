@@ -32,8 +32,8 @@ describe('loglab plan --from-segments', () => {
     expect(run.code).toBe(0);
     const out = run.stdout;
     expect(out).toContain(`Workload from ${dir} (Kafka partition directory, 1 segment(s),`);
-    expect(out).toMatch(/value size +median 200 B, p90 200 B, min 200 B, max 200 B \(600\)/);
-    expect(out).toMatch(/records a batch +median 20, p90 20, min 20, max 20 \(30\)/);
+    expect(out).toMatch(/value size +median 200 B, p90 200 B, min 200 B, max 200 B of 600/);
+    expect(out).toMatch(/records a batch +median 20, p90 20, min 20, max 20 of 30/);
     expect(out).toMatch(/compression +lz4: [\d.]+x/);
     expect(out).toMatch(/--rate +500\/s, from the data/);
     expect(out).toMatch(/--size +\d+ B, from the data/);

@@ -96,7 +96,7 @@ export function intervalFromData(stats: SegmentStats): number | null {
 const bytes = (value: number) => `${formatNumber(value)} B`;
 const distribution = (s: SizeSummary, unit: (v: number) => string) =>
   `median ${unit(s.median)}, p90 ${unit(s.p90)}, min ${unit(s.min)}, max ${unit(s.max)} ` +
-  `(${formatNumber(s.count)})`;
+  `of ${formatNumber(s.count)}`;
 
 /** What the directory showed, then which plan inputs came from it. */
 export function segmentStatsLines(stats: SegmentStats, sourced: SourcedInput): string[] {
@@ -106,9 +106,9 @@ export function segmentStatsLines(stats: SegmentStats, sourced: SourcedInput): s
       `${formatNumber(stats.logBytes)} B in ${formatNumber(stats.batches)} batch(es) of ` +
       `${formatNumber(stats.records)} record(s)):`,
     `  record size       ${distribution(stats.recordBytes, bytes)}` +
-      (stats.format === 'kafka' ? ' (key + value + headers)' : ' (on disk, header included)'),
+      (stats.format === 'kafka' ? ', key + value + headers' : ', on disk, header included'),
     `  value size        ${distribution(stats.valueBytes, bytes)}`,
-    `  batch size        ${distribution(stats.batchBytes, bytes)} (stored)`,
+    `  batch size        ${distribution(stats.batchBytes, bytes)}, as stored`,
     `  records a batch   ${distribution(stats.recordsPerBatch, (v) => formatNumber(v))}`,
     `  on disk a record  ${formatFigure(stats.storedBytesPerRecord)} B (stored bytes / records)`,
     ...stats.codecs.map((c) => `  compression       ${c.codec}: ${formatFigure(c.ratio)}x ` +
