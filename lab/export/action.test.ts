@@ -168,7 +168,8 @@ const worseFsyncs = (results: { metrics: { name: string; median: number }[] }) =
   results.metrics.find((metric) => metric.name === 'puzzle.A.always.fsyncsPerMsg')!.median += 1;
 };
 
-describe('action.yml, the comparing step', () => {
+// Each run starts loglab under tsx once or twice (seconds each on a busy 2-core machine).
+describe('action.yml, the comparing step', { timeout: 180_000 }, () => {
   const compare = (out: string, env: Record<string, string>) =>
     runStep('Compare with the baseline', { LOGLAB_OUT: out, LOGLAB_FAIL_ON: 'regression', ...env });
 
