@@ -3,6 +3,7 @@
  * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
  */
 import type { Experiment } from '../lab/experiment.js';
+import { experiment as batching } from './batching.js';
 import { experiment as crashSafety } from './crash-safety.js';
 import { experiment as durability } from './durability.js';
 import { indexDensity } from './index-density.js';
@@ -25,4 +26,5 @@ export const experiments: readonly Experiment[] = [
   segmentSize,
   recovery,
   crashSafety,
+  batching,
 ];

@@ -146,14 +146,27 @@ export interface DecodeBatchOptions {
   readonly maxDecompressedBytes?: number;
 }
 
-/** Encodes one batch; async because zstd's compressor is. */
+/**
+ * Encodes one batch; async because zstd's compressor is. Uncompressed records are encoded
+ * straight into the batch (one allocation, no copy); compressed ones into a scratch buffer the
+ * codec reads. Every byte of both is written, so neither needs zero-filling.
+ */
 export async function encodeBatch(input: KafkaBatchInput): Promise<Buffer> {
   const compression = input.compression ?? 'none';
-  const plain = encodeRecords(input.records);
-  const records = compression === 'none' ? plain : await compressRecords(compression, plain);
-  const batch = Buffer.alloc(BATCH_HEADER_BYTES + records.length);
-  writeHeader(batch, input, compression);
+  if (compression === 'none') {
+    const plan = planRecords(input.records);
+    const batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + plan.totalBytes);
+    writeRecords(batch, BATCH_HEADER_BYTES, input.records, plan);
+    return finishBatch(batch, input, compression);
+  }
+  const records = await compressRecords(compression, encodeRecords(input.records));
+  const batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
   batch.set(records, BATCH_HEADER_BYTES);
+  return finishBatch(batch, input, compression);
+}
+
+function finishBatch(batch: Buffer, input: KafkaBatchInput, codec: KafkaCompression): Buffer {
+  writeHeader(batch, input, codec);
   batch.writeUInt32BE(crc32c(batch.subarray(ATTRIBUTES_AT)), CRC_AT);
   return batch;
 }
@@ -191,21 +204,44 @@ function maxTimestampOf(input: KafkaBatchInput): number {
 
 /** The records section of a batch, uncompressed. */
 export function encodeRecords(records: readonly KafkaRecord[]): Uint8Array {
-  const bodySizes = records.map(recordBodyBytes);
-  let totalBytes = 0;
-  for (const bodyBytes of bodySizes) totalBytes += varintSizeBytes(bodyBytes) + bodyBytes;
-  const out = Buffer.alloc(totalBytes);
-  let at = 0;
-  records.forEach((record, i) => {
-    at = writeVarint(out, bodySizes[i] as number, at);
-    at = writeRecordBody(out, record, at);
-  });
-  assert(at === totalBytes, 'records filled their computed size');
+  const plan = planRecords(records);
+  const out = Buffer.allocUnsafe(plan.totalBytes);
+  writeRecords(out, 0, records, plan);
   return out;
 }
 
+/** Each record's body size (what its length varint says) and the section's total. */
+interface RecordsPlan {
+  readonly bodySizes: Int32Array;
+  readonly totalBytes: number;
+}
+
+function planRecords(records: readonly KafkaRecord[]): RecordsPlan {
+  const bodySizes = new Int32Array(records.length);
+  let totalBytes = 0;
+  for (let i = 0; i < records.length; i++) {
+    const bodyBytes = recordBodyBytes(records[i] as KafkaRecord);
+    bodySizes[i] = bodyBytes;
+    totalBytes += varintSizeBytes(bodyBytes) + bodyBytes;
+  }
+  return { bodySizes, totalBytes };
+}
+
+function writeRecords(
+  out: Buffer, startBytes: number, records: readonly KafkaRecord[], plan: RecordsPlan,
+): void {
+  let at = startBytes;
+  for (let i = 0; i < records.length; i++) {
+    at = writeVarint(out, plan.bodySizes[i] as number, at);
+    at = writeRecordBody(out, records[i] as KafkaRecord, at);
+  }
+  assert(at === startBytes + plan.totalBytes, 'records filled their computed size');
+}
+
+const NO_HEADERS: readonly KafkaHeader[] = [];
+
 function recordBodyBytes(record: KafkaRecord): number {
-  const headers = record.headers ?? [];
+  const headers = record.headers ?? NO_HEADERS;
   let sizeBytes = 1 + varlongSizeBytes(record.timestampDeltaMs) +
     varintSizeBytes(record.offsetDelta) + nullableBytes(record.key) +
     nullableBytes(record.value) + varintSizeBytes(headers.length);
@@ -225,7 +261,7 @@ function writeRecordBody(out: Buffer, record: KafkaRecord, at: number): number {
   at = writeVarint(out, record.offsetDelta, at);
   at = writeNullable(out, record.key, at);
   at = writeNullable(out, record.value, at);
-  const headers = record.headers ?? [];
+  const headers = record.headers ?? NO_HEADERS;
   at = writeVarint(out, headers.length, at);
   for (const header of headers) {
     at = writeNullable(out, header.key, at);

@@ -20,6 +20,7 @@ import { Log } from '../../storage/log.js';
 import type { LogOptions } from '../../storage/log-config.js';
 import { RECOVERY_POINT_FILE } from '../../storage/recovery-point.js';
 import { encodeRecord } from '../../storage/record.js';
+import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
 const BODY_BYTES = 1024;
 /**
@@ -344,6 +345,8 @@ export const storageBench: Experiment = {
       ...warmLookups(ctx, ctx.numberParam('lookupLogBytes'), rounds),
       recoveryScan(ctx, ctx.numberParam('recoverySegmentBytes'), rounds),
       rssGrowth(ctx, ctx.numberParam('rssAppendBytes')),
+      ...(await kafkaCodecMetrics(ctx, rounds, seconds)),
+      ...(await kafkaAppendMetrics(ctx, rounds, seconds)),
     ];
     ctx.note('The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.');
     ctx.note('append.always.vsPreallocatedFs compares the log (which preallocates segments under always) with a raw loop overwriting a zero-filled file.');

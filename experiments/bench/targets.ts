@@ -20,6 +20,10 @@ export const STORAGE_TARGETS: readonly Target[] = [
   { metric: 'lookup.warm.p99Ns', atMost: 50_000, why: 'warm lookup p99 at most 50 us' },
   { metric: 'recovery.scan.bytesPerSec', atLeast: 500e6, why: 'recovery scan at 500 MB/s or more' },
   { metric: 'append.rssGrowthBytes', atMost: 64 * 1024 * 1024, why: 'resident set grows under 64 MiB' },
+  { metric: 'kafka.encode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 encode of 100 x 1 KiB at 1 GB/s or more' },
+  { metric: 'kafka.decode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 decode of 100 x 1 KiB at 1 GB/s or more' },
+  { metric: 'kafka.decode.lz4.bytesPerSec', atLeast: 500e6, why: 'lz4 batch decode at 500 MB/s of output or more' },
+  { metric: 'kafka.append.batch100.none.vsOwnLogBatched', atLeast: 0.9, why: 'batched log within 10% of loglab appendBatch' },
 ];
 
 export const QUEUE_TARGETS: readonly Target[] = [

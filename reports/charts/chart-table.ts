@@ -4,6 +4,7 @@
  * contract, written down in docs/report-contract.md. A chart whose quantity an experiment did not
  * record is left out, and an experiment with none of its charts gets the generic chart.
  */
+import { BATCHING_METRICS } from '../../experiments/metrics/batching.js';
 import { CRASH_SAFETY_METRICS } from '../../experiments/metrics/crash-safety.js';
 import { DURABILITY_METRICS } from '../../experiments/metrics/durability.js';
 import { INDEX_DENSITY_METRICS } from '../../experiments/metrics/index-density.js';
@@ -16,6 +17,7 @@ import { SEGMENT_SIZE_METRICS } from '../../experiments/metrics/segment-size.js'
 import { WRITE_AMPLIFICATION_METRICS } from '../../experiments/metrics/write-amplification.js';
 import type { MetricSpec } from '../../lab/metric-catalog.js';
 import { byLabel, byQuantity, chart, chartsOf, plot, type ChartDef } from './chart-types.js';
+import type { PanelDef } from './chart-types.js';
 
 const POLICY = byLabel('policy', 'durability policy', 'nominal');
 /**
@@ -47,6 +49,29 @@ function openLoopChart(
     latency('median', 'median latency from the intended send'),
     latency('p99', 'p99 latency from the intended send'));
 }
+
+/**
+ * Batching: a line per store and codec against messages per batch, a facet per message size,
+ * body and policy. Built as a plain definition, one panel each.
+ */
+function batchingChart(id: string, title: string, howToRead: string, one: PanelDef): ChartDef {
+  const def = { id, title, howToRead, panels: [one] };
+  return def;
+}
+const BATCH_SIZE = byLabel('batchSize', 'messages per batch');
+const BATCHING_LINES = { x: BATCH_SIZE, series: ['store', 'codec'], seriesTitle: 'store · codec',
+  facet: { field: 'workload', title: 'messages, policy' }, mark: 'line' } as const;
+const BATCHING_CHARTS: readonly ChartDef[] = [
+  batchingChart('bytes-per-message', 'Bytes reaching the device per message, against batch size',
+    'Lower is better: one line per store and codec; loglab\'s one-record appends are the point ' +
+    'at 1; hollow marks are the disk models replaying the same writes.',
+    plot(BATCHING_METRICS.deviceBytesPerMsg, { yTitle: 'device bytes per message',
+      ...BATCHING_LINES })),
+  batchingChart('throughput', 'Messages appended per second, against batch size',
+    'Higher is faster: one line per store and codec, one facet per message size, body and ' +
+    'policy; under always each batch waits for one fdatasync.',
+    plot(BATCHING_METRICS.msgsPerSec, { yTitle: 'messages per second', ...BATCHING_LINES })),
+];
 
 export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = Object.fromEntries([
   chartsOf(PUZZLE_METRICS, [
@@ -139,6 +164,7 @@ export const CHART_TABLE: Readonly<Record<string, readonly ChartDef[]>> = Object
       plot(CRASH_SAFETY_METRICS.lost, { yTitle: 'acknowledged messages lost', x: POLICY,
         mark: 'bar' })),
   ]),
+  chartsOf(BATCHING_METRICS, BATCHING_CHARTS),
 ]);
 
 /** Experiment ids in the order reports present them. */

@@ -1,0 +1,155 @@
+/**
+ * `loglab bench storage`, the Kafka figures (issue 16): the v2 batch codec's throughput on
+ * 100-record batches of 1 KiB, and the batched log's appendBatch against loglab's own
+ * appendBatch of the same messages, in interleaved rounds (own, Kafka, own, Kafka …) so drift
+ * hits both. Bodies are the batching experiment's JSON events (seeded), so lz4 has something
+ * real to expand; each figure says which bytes it counts.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { LabContext } from '../../lab/experiment.js';
+import { Measurement } from '../../lab/measurement.js';
+import { metricFromSamples } from '../../lab/metric.js';
+import type { Metric } from '../../lab/results.js';
+import {
+  interleave, measureAsync, measureSync, warmUpAsync, warmUpSync,
+} from '../../lab/runner.js';
+import { BatchedLog } from '../../storage/batched-log.js';
+import {
+  BATCH_HEADER_BYTES, type KafkaBatchInput, type KafkaCompression, decodeBatch, encodeBatch,
+  encodeRecords,
+} from '../../storage/kafka-batch.js';
+import { Log } from '../../storage/log.js';
+import { jsonEvent } from '../batching-bodies.js';
+
+const RECORDS_PER_BATCH = 100;
+const BODY_BYTES = 1024;
+const WARMUP_SHARE = 0.1;
+const RATE = { class: 'timing', direction: 'higher' } as const;
+const LABELS = { records: RECORDS_PER_BATCH, recordBytes: BODY_BYTES, cache: 'page cache' };
+
+function batchInput(ctx: LabContext, compression: KafkaCompression): KafkaBatchInput {
+  const random = ctx.random.fork();
+  const records = Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({
+    timestampDeltaMs: 0, offsetDelta: i, key: null, value: jsonEvent(random, i, BODY_BYTES),
+    headers: [],
+  }));
+  return { baseOffset: 0n, baseTimestampMs: 1_764_547_200_000, compression, records };
+}
+
+interface CodecRounds {
+  readonly name: string;
+  readonly metric: string;
+  /** Bytes one operation handles, as the figure counts them. */
+  readonly bytesPerOp: number;
+  readonly description: string;
+  readonly round: (seconds: number) => Promise<number> | number;
+}
+
+/** Encode and decode of one 100-record batch, each timed in rounds. */
+async function codecRounds(ctx: LabContext): Promise<CodecRounds[]> {
+  const plain = batchInput(ctx, 'none');
+  const lz4 = { ...batchInput(ctx, 'lz4'), records: plain.records };
+  const plainBytes = await encodeBatch(plain);
+  const lz4Bytes = await encodeBatch(lz4);
+  const recordsBytes = encodeRecords(plain.records).length;
+  const compressedBytes = lz4Bytes.length - BATCH_HEADER_BYTES;
+  const encodeNone = new Measurement('kafka.encode.none', 'async');
+  const decodeNone = new Measurement('kafka.decode.none', 'sync');
+  const decodeLz4 = new Measurement('kafka.decode.lz4', 'sync');
+  const encode = async () => (await encodeBatch(plain)).length;
+  const decode = (bytes: Buffer) => () => decodeBatch(bytes).recordCount;
+  return [
+    { name: 'encode-none', metric: 'kafka.encode.none.bytesPerSec', bytesPerOp: plainBytes.length,
+      description: `encodeBatch of ${RECORDS_PER_BATCH} JSON records of ${BODY_BYTES} B, no ` +
+        `compression: batch bytes (${plainBytes.length}, header, records, CRC-32C) per second`,
+      round: async (seconds) => {
+        await warmUpAsync(encodeNone, encode, { seconds: seconds * WARMUP_SHARE });
+        return (await measureAsync(encodeNone, encode, { seconds })).ratePerSec;
+      } },
+    { name: 'decode-none', metric: 'kafka.decode.none.bytesPerSec', bytesPerOp: plainBytes.length,
+      description: `decodeBatch of the same batch: CRC checked, every record parsed; batch ` +
+        'bytes per second',
+      round: (seconds) => timedSync(decodeNone, decode(plainBytes), seconds) },
+    { name: 'decode-lz4', metric: 'kafka.decode.lz4.bytesPerSec', bytesPerOp: recordsBytes,
+      description: `decodeBatch of the same records lz4-compressed (${compressedBytes} B of ` +
+        `${recordsBytes}): uncompressed record bytes out per second`,
+      round: (seconds) => timedSync(decodeLz4, decode(lz4Bytes), seconds) },
+  ];
+}
+
+function timedSync(measurement: Measurement, op: () => number, seconds: number): number {
+  warmUpSync(measurement, op, { seconds: seconds * WARMUP_SHARE });
+  return measureSync(measurement, op, { seconds }).ratePerSec;
+}
+
+export async function kafkaCodecMetrics(
+  ctx: LabContext, rounds: number, seconds: number,
+): Promise<Metric[]> {
+  const codecs = await codecRounds(ctx);
+  const results = await interleave(rounds, codecs.map((codec) => ({
+    name: codec.name, round: () => codec.round(seconds),
+  })), ctx.progress);
+  return codecs.map((codec) => metricFromSamples(codec.metric, 'B/s',
+    results.get(codec.name)!.map((rate) => rate * codec.bytesPerOp),
+    { random: ctx.random, ...RATE, labels: LABELS, description: codec.description }));
+}
+
+function roundDir(ctx: LabContext, name: string, round: number): string {
+  const dir = path.join(ctx.dir, `${name}-${round}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  return dir;
+}
+
+/**
+ * The batched log's appendBatch (async: encode, then one write) against loglab's appendBatch
+ * (sync: records encoded into its write buffer, one write) of the same 100 messages, under
+ * `none`, each on a fresh log per round.
+ */
+export async function kafkaAppendMetrics(
+  ctx: LabContext, rounds: number, seconds: number,
+): Promise<Metric[]> {
+  const bodies = batchInput(ctx, 'none').records.map((record) => record.value!);
+  const inputs = bodies.map((value) => ({ value }));
+  const batchBytes = RECORDS_PER_BATCH * BODY_BYTES;
+  const own = new Measurement('kafka.append.own', 'sync');
+  const kafka = new Measurement('kafka.append.batched', 'async');
+  const results = await interleave(rounds, [
+    { name: 'own', round: (round: number) => {
+      const dir = roundDir(ctx, 'own-batched', round);
+      const log = Log.open(dir, { durability: 'none' });
+      const rate = timedSync(own, () => log.appendBatch(bodies), seconds);
+      log.close();
+      fs.rmSync(dir, { recursive: true });
+      return rate;
+    } },
+    { name: 'kafka', round: async (round: number) => {
+      const dir = roundDir(ctx, 'kafka-batched', round);
+      const log = BatchedLog.open(dir, { durability: 'none' });
+      const append = async () => (await log.appendBatch(inputs)).lastOffset;
+      await warmUpAsync(kafka, append, { seconds: seconds * WARMUP_SHARE });
+      const rate = (await measureAsync(kafka, append, { seconds })).ratePerSec;
+      await log.close();
+      fs.rmSync(dir, { recursive: true });
+      return rate;
+    } },
+  ], ctx.progress);
+  const ownRates = results.get('own')!;
+  const kafkaRates = results.get('kafka')!;
+  const labels = { ...LABELS, policy: 'none' };
+  const bytes = (rates: number[]) => rates.map((rate) => rate * batchBytes);
+  return [
+    metricFromSamples('kafka.append.batch100.none.bytesPerSec', 'B/s', bytes(kafkaRates),
+      { random: ctx.random, ...RATE, labels, description: 'BatchedLog.appendBatch of 100 ' +
+        'messages of 1 KiB, no compression: message bytes per second' }),
+    metricFromSamples('kafka.append.batch100.none.ownLogBatchedBytesPerSec', 'B/s',
+      bytes(ownRates), { random: ctx.random, ...RATE, labels,
+        description: 'loglab\'s Log.appendBatch of the same 100 messages: message bytes per ' +
+          'second' }),
+    metricFromSamples('kafka.append.batch100.none.vsOwnLogBatched', 'ratio',
+      kafkaRates.map((rate, i) => rate / ownRates[i]!), { random: ctx.random, ...RATE, ratio: true,
+        labels, description: 'the batched log\'s appendBatch over loglab\'s appendBatch of the ' +
+          'same messages, per paired round (async against sync: each log\'s own call)' }),
+  ];
+}
