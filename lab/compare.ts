@@ -21,18 +21,17 @@
  * experiment, metrics missing on either side, a metric whose unit, class or kind changed) are
  * refused with INVALID_RESULTS, listing every problem.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { LabError } from './errors.js';
+import type { Direction, Metric, MetricClass, Results } from './results.js';
 import {
-  type Direction,
-  type Metric,
-  type MetricClass,
-  type Results,
-  ResultsFormatError,
-  parseResultsWithOrigin,
-} from './results.js';
+  type NamedResults,
+  inferredContractNote,
+  parseNamedResults,
+  readJson as readJsonAs,
+  readResultsDirectory,
+  schemaOf,
+} from './results-documents.js';
 import { MEDIAN_CI_MIN_SAMPLES, medianCi } from './stats.js';
 
 export const DEFAULT_THRESHOLD = 0.05;
@@ -85,41 +84,15 @@ export interface CompareOptions {
   readonly gateTimings: boolean;
 }
 
-export interface NamedResults {
-  readonly file: string;
-  readonly results: Results;
-  /** Written before metrics carried a class: the contract was inferred (metric-legacy.ts). */
-  readonly contractInferred: boolean;
-}
+export type { NamedResults } from './results-documents.js';
 
 function unusable(message: string): LabError {
   return new LabError('INVALID_RESULTS', `compare: ${message}`);
 }
 
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw unusable(`${file} cannot be read: ${(cause as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw unusable(`${file} is not JSON: ${(cause as Error).message}`);
-  }
-}
-
-const schemaOf = (value: unknown): unknown => (value as { schema?: unknown } | null)?.schema;
-
-function parseComparable(value: unknown, file: string): NamedResults {
-  try {
-    return { file, ...parseResultsWithOrigin(value, file) };
-  } catch (error) {
-    if (error instanceof ResultsFormatError) throw unusable(error.message);
-    throw error;
-  }
-}
+const readJson = (file: string): unknown => readJsonAs(file, unusable);
+const parseComparable = (value: unknown, file: string): NamedResults =>
+  parseNamedResults(value, file, unusable);
 
 function checkSameSchema(
   baselineFile: string,
@@ -197,8 +170,7 @@ function structuralProblems(
 
 function inferenceWarnings(baseline: NamedResults, current: NamedResults): string[] {
   return [baseline, current].filter((doc) => doc.contractInferred).map((doc) =>
-    `${doc.file} was written before metrics carried a class and a direction: they were ` +
-    `inferred from kind, name and unit (lab/metric-legacy.ts)` +
+    inferredContractNote(doc.file) +
     (baseline.contractInferred && current.contractInferred
       ? ''
       : '; the other file\'s declared ones are used'));
@@ -375,16 +347,10 @@ export function compareDocuments(
 /** Every results file directly in `dir`, by experiment id; other JSON (charts) is skipped. */
 function readSuite(dir: string, problems: string[]): Map<string, NamedResults> {
   const suite = new Map<string, NamedResults>();
-  const names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
-  for (const name of names) {
-    const file = path.join(dir, name);
-    const value = readJson(file);
-    const schema = schemaOf(value);
-    if (typeof schema !== 'string' || !schema.startsWith('loglab/results@')) continue;
-    const doc = parseComparable(value, file);
+  for (const doc of readResultsDirectory(dir, unusable)) {
     const id = doc.results.experiment.id;
     const other = suite.get(id);
-    if (other !== undefined) problems.push(`${dir} holds ${id} twice: ${other.file}, ${file}`);
+    if (other !== undefined) problems.push(`${dir} holds ${id} twice: ${other.file}, ${doc.file}`);
     suite.set(id, doc);
   }
   if (suite.size === 0) problems.push(`${dir} holds no results file`);

@@ -12,7 +12,7 @@
  * direction for the caller to print. Informational metrics are left out, as for
  * github-action-benchmark.
  */
-import type { NamedResults } from '../compare.js';
+import type { NamedResults } from '../results-documents.js';
 import { LabError } from '../errors.js';
 import type { Metric } from '../results.js';
 import type { BetterDirection, LeftOut } from './github-action-benchmark.js';

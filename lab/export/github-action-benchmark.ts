@@ -10,7 +10,7 @@
  *   interval goes in `extra`, with the sample count, class and experiment.
  */
 import { assert } from '../../storage/errors.js';
-import type { NamedResults } from '../compare.js';
+import type { NamedResults } from '../results-documents.js';
 import { formatFigure } from '../format.js';
 import type { Metric } from '../results.js';
 

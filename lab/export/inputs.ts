@@ -6,53 +6,22 @@
  * matched to them by experiment id.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { NamedResults } from '../compare.js';
 import { LabError } from '../errors.js';
-import { ResultsFormatError, parseResultsWithOrigin } from '../results.js';
-
-const RESULTS_SCHEMA_PREFIX = 'loglab/results@';
+import {
+  type NamedResults,
+  inferredContractNote,
+  parseNamedResults,
+  readJson,
+  readResultsDirectory,
+} from '../results-documents.js';
 
 function unusable(message: string): LabError {
   return new LabError('INVALID_RESULTS', `export: ${message}`);
 }
 
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw unusable(`${file} cannot be read: ${(cause as Error).message}; check the path`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw unusable(`${file} is not JSON: ${(cause as Error).message}`);
-  }
-}
-
-function parseNamed(value: unknown, file: string): NamedResults {
-  try {
-    return { file, ...parseResultsWithOrigin(value, file) };
-  } catch (error) {
-    if (error instanceof ResultsFormatError) throw unusable(error.message);
-    throw error;
-  }
-}
-
-const isResultsDocument = (value: unknown): boolean => {
-  const schema = (value as { schema?: unknown } | null)?.schema;
-  return typeof schema === 'string' && schema.startsWith(RESULTS_SCHEMA_PREFIX);
-};
-
-/** Every results document directly in `dir`, in name order; other JSON is skipped. */
+/** Every results document directly in `dir`; none is refused. */
 function readDirectory(dir: string): NamedResults[] {
-  const names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
-  const docs = names.flatMap((name) => {
-    const file = path.join(dir, name);
-    const value = readJson(file);
-    return isResultsDocument(value) ? [parseNamed(value, file)] : [];
-  });
+  const docs = readResultsDirectory(dir, unusable);
   if (docs.length === 0) throw unusable(`${dir} holds no results file; pass a run's --out folder`);
   return docs;
 }
@@ -60,7 +29,7 @@ function readDirectory(dir: string): NamedResults[] {
 function readPath(input: string): NamedResults[] {
   const stat = fs.statSync(input, { throwIfNoEntry: false });
   if (stat === undefined) throw unusable(`${input} does not exist; check the path`);
-  return stat.isDirectory() ? readDirectory(input) : [parseNamed(readJson(input), input)];
+  return stat.isDirectory() ? readDirectory(input) : [parseNamedResults(readJson(input, unusable), input, unusable)];
 }
 
 /** The documents of every file and directory given, refusing an experiment given twice. */
@@ -100,7 +69,5 @@ export function pairWithBaseline(
 
 /** Warnings for documents whose metric contract was inferred (written before it existed). */
 export function inferredContractWarnings(docs: readonly NamedResults[]): string[] {
-  return docs.filter((doc) => doc.contractInferred).map((doc) =>
-    `${doc.file} was written before metrics carried a class and a direction: they were ` +
-    'inferred from kind, name and unit (lab/metric-legacy.ts)');
+  return docs.filter((doc) => doc.contractInferred).map((doc) => inferredContractNote(doc.file));
 }
