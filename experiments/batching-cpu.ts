@@ -42,7 +42,7 @@ function kafkaWork(spec: SeriesSpec, baseTimestampMs: number): Promise<Work> {
         headers: [] }));
     return { baseOffset: 0n, baseTimestampMs, compression: spec.codec, records };
   });
-  return Promise.all(inputs.map(encodeBatch)).then((encoded) => ({
+  return Promise.all(inputs.map((input) => encodeBatch(input))).then((encoded) => ({
     encode: async (i) => (await encodeBatch(inputs[i % DISTINCT_BATCHES]!)).length,
     decode: (i) => decodeBatch(encoded[i % DISTINCT_BATCHES]!).recordCount,
   }));

@@ -288,7 +288,7 @@ export const experiment: Experiment = {
     roundMessages: { quick: 2000, full: 50_000 },
     cpuSeconds: { quick: 0.01, full: 0.05 },
     fixedMessages: { quick: 1000, full: 10_000 },
-    lookupsPerRound: { quick: 20, full: 200 },
+    lookupsPerRound: { quick: 20, full: 100 },
   },
   seed: 4,
   metrics: M,

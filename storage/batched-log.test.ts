@@ -311,6 +311,21 @@ describe('BatchedLog writers and durability', () => {
     await group.close();
   });
 
+  it('keeps every batch intact when appends of mixed codecs are in flight at once', async () => {
+    // zstd encodes on the thread pool, so uncompressed batches called meanwhile wait behind it;
+    // the log encodes those into a reused scratch only when no other append waits to write.
+    const log = BatchedLog.open(newDir());
+    const codecs = Array.from({ length: 30 }, (_, i) => CODECS[(i * 7) % CODECS.length]!);
+    const appended = await Promise.all(codecs.map((compression, i) =>
+      log.appendBatch(recordsFrom(i * 5, 5), { compression })));
+    expect(appended.map((a) => a.baseOffset)).toEqual(codecs.map((_, i) => i * 5));
+    for (let i = 0; i < 10; i++) await log.appendBatch(recordsFrom(150 + i * 3, 3));
+    for (let offset = 0; offset < 180; offset++) {
+      expect(log.read(offset).value).toEqual(valueOf(offset));
+    }
+    await log.close();
+  });
+
   it('refuses a batch over maxBatchBytes before writing it', async () => {
     const log = BatchedLog.open(newDir(), { maxBatchBytes: 1000 });
     await expect(log.appendBatch([{ value: Buffer.alloc(2000) }]))

@@ -110,6 +110,14 @@ export class BatchedLog {
   readonly #group: GroupCommit | null = null;
   /** Appends write in the order they were called: each waits for the one before. */
   #writeTurn: Promise<unknown> = Promise.resolve();
+  /** Appends called whose write has not run yet; at 0 the next waits for its encoding only. */
+  #writesWaiting = 0;
+  /**
+   * Where an uncompressed batch is encoded when no other append waits to write, so it is
+   * written before the scratch is used again (an append's write runs before the next can see
+   * #writesWaiting at 0). Allocated at the first such append.
+   */
+  #scratch: Buffer | null = null;
   #synced: SyncedPoint;
   #bytesSincePoint = 0;
   #fenced: StorageError | null = null;
@@ -178,12 +186,32 @@ export class BatchedLog {
     this.#checkWritable();
     if (this.#closing) throw closedError(this.dir);
     assert(records.length > 0, 'a batch holds records');
-    const encoding = encodeBatch(batchInput(records, options, this.config.nowMs));
-    const turn = this.#writeTurn.then(() => encoding).then((bytes) => this.#write(bytes));
+    const input = batchInput(records, options, this.config.nowMs);
+    const reuse = this.#writesWaiting === 0 && input.compression === 'none';
+    const encoding = encodeBatch(input, reuse ? this.#scratchBuffer() : undefined);
+    // With no earlier append waiting, its encoding alone stands before the write: one promise
+    // hop less per append on the common path (one producer, awaiting each append).
+    const write = (bytes: Buffer) => {
+      this.#writesWaiting--;
+      return this.#write(bytes);
+    };
+    const failed = (error: unknown): never => {
+      this.#writesWaiting--;
+      throw error;
+    };
+    const turn = this.#writesWaiting === 0
+      ? encoding.then(write, failed)
+      : this.#writeTurn.then(() => encoding).then(write, failed);
+    this.#writesWaiting++;
     this.#writeTurn = turn.catch(() => undefined);
     const appended = await turn;
     if (this.#group !== null) await this.#group.waitFor(appended.lastOffset);
     return appended;
+  }
+
+  #scratchBuffer(): Buffer {
+    this.#scratch ??= Buffer.allocUnsafe(Math.min(this.config.maxBatchBytes, SCRATCH_MAX_BYTES));
+    return this.#scratch;
   }
 
   #write(batch: Buffer): BatchLocation {
@@ -446,6 +474,10 @@ export class BatchedLog {
   }
 }
 
+const NO_HEADERS: readonly KafkaHeader[] = [];
+/** The encode scratch: batches larger than this get a buffer of their own. */
+const SCRATCH_MAX_BYTES = 1024 * 1024;
+
 function batchInput(records: readonly BatchedRecordInput[], options: AppendBatchOptions,
   nowMs: () => number): KafkaBatchInput {
   const defaultMs = Math.floor(nowMs());
@@ -458,7 +490,7 @@ function batchInput(records: readonly BatchedRecordInput[], options: AppendBatch
       offsetDelta: i,
       key: record.key ?? null,
       value: record.value,
-      headers: record.headers ?? [],
+      headers: record.headers ?? NO_HEADERS,
     };
   });
   return {

@@ -148,14 +148,19 @@ export interface DecodeBatchOptions {
 
 /**
  * Encodes one batch; async because zstd's compressor is. Uncompressed records are encoded
- * straight into the batch (one allocation, no copy); compressed ones into a scratch buffer the
- * codec reads. Every byte of both is written, so neither needs zero-filling.
+ * straight into the batch (no copy), into `scratch` when given and large enough (the caller
+ * then owns the bytes only until it reuses the scratch: a fresh buffer per batch costs its
+ * pages' first-touch faults, a fifth of the encode on 100 KiB batches); compressed ones into a
+ * buffer the codec reads. Every byte is written, so nothing needs zero-filling.
  */
-export async function encodeBatch(input: KafkaBatchInput): Promise<Buffer> {
+export async function encodeBatch(input: KafkaBatchInput, scratch?: Buffer): Promise<Buffer> {
   const compression = input.compression ?? 'none';
   if (compression === 'none') {
     const plan = planRecords(input.records);
-    const batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + plan.totalBytes);
+    const sizeBytes = BATCH_HEADER_BYTES + plan.totalBytes;
+    const batch = scratch !== undefined && scratch.length >= sizeBytes
+      ? scratch.subarray(0, sizeBytes)
+      : Buffer.allocUnsafe(sizeBytes);
     writeRecords(batch, BATCH_HEADER_BYTES, input.records, plan);
     return finishBatch(batch, input, compression);
   }
