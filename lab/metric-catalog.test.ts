@@ -4,7 +4,8 @@ import { metricFromSamples } from './metric.js';
 import type { Results } from './results.js';
 
 const M = declareMetrics('demo', {
-  msgsPerSec: { unit: 'msgs/s', class: 'timing', direction: 'higher', labels: ['design'] },
+  msgsPerSec: { unit: 'msgs/s', class: 'timing', direction: 'higher', labels: ['design'],
+    title: 'throughput' },
   ratioBA: { unit: 'ratio', class: 'timing', direction: 'higher', ratio: true, labels: [] },
   fsyncsPerMsg: { unit: 'fsyncs/msg', class: 'counter', direction: 'lower', labels: ['policy'] },
   groupFsyncsPerMsg: { quantity: 'fsyncsPerMsg', unit: 'fsyncs/msg', class: 'measurement',
@@ -53,6 +54,16 @@ describe('declared metrics', () => {
       .toEqual(['demo.A.group.fsyncsPerMsg']);
     const other = { ...doc, experiment: { id: 'other' } } as Results;
     expect(M.fsyncsPerMsg.in(other)).toEqual([]);
+  });
+
+  it('keep an optional human title for reports, without writing it into the results', () => {
+    expect(M.msgsPerSec.title).toBe('throughput');
+    expect(M.ratioBA.title).toBeNull();
+    const rate = M.msgsPerSec.measured('demo.A.msgsPerSec', 3, { design: 'A' });
+    expect(Object.keys(rate)).not.toContain('title');
+    expect(() => declareMetrics('demo', {
+      blank: { unit: 'x', class: 'timing', direction: 'lower', labels: [], title: ' ' },
+    })).toThrow(/title, when given, is not blank/);
   });
 
   it('catch a metric emitted around the catalog', () => {

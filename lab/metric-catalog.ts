@@ -37,6 +37,11 @@ export interface MetricDeclaration {
   readonly labels: readonly string[];
   /** The last segment of the metric's name; the declaration's key when left out. */
   readonly quantity?: string;
+  /**
+   * What a reader calls the quantity (`throughput`, `p99 send latency`): reports head tables
+   * with it and keep the raw name beside it. Optional; reports fall back to the quantity.
+   */
+  readonly title?: string;
 }
 
 /** One declared quantity of one experiment: emits its metrics and finds them again. */
@@ -49,6 +54,8 @@ export class MetricSpec {
   readonly direction: Direction;
   readonly ratio: boolean;
   readonly labelKeys: readonly string[];
+  /** The declaration's human title; null when it has none. */
+  readonly title: string | null;
 
   constructor(experimentId: string, key: string, declaration: MetricDeclaration) {
     assert(!(declaration.ratio === true && declaration.class === 'counter'),
@@ -61,6 +68,9 @@ export class MetricSpec {
     this.direction = declaration.direction;
     this.ratio = declaration.ratio === true;
     this.labelKeys = [...declaration.labels];
+    assert(declaration.title === undefined || declaration.title.trim() !== '',
+      `${experimentId}.${key}: a title, when given, is not blank`);
+    this.title = declaration.title ?? null;
   }
 
   /** A counter's one exact value. */

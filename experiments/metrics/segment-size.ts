@@ -8,15 +8,21 @@ const TIMED = {
 } as const;
 
 export const SEGMENT_SIZE_METRICS = declareMetrics('segment-size', {
-  rollNs: TIMED,
-  groupRollNs: { ...TIMED, labels: [...SIZE, 'durability', 'mode'] },
-  openNs: TIMED,
-  recoveryNs: TIMED,
-  lookupLatencyNs: TIMED,
-  retentionLagBytes: { unit: 'B', class: 'counter', direction: 'lower', labels: SIZE },
-  retentionLagBytesMax: { unit: 'B', class: 'counter', direction: 'lower', labels: SIZE },
-  filesPerGiB: { unit: 'files', class: 'counter', direction: 'lower', labels: SIZE },
-  segments: { unit: 'count', class: 'counter', direction: 'informational', labels: SIZE },
+  rollNs: { ...TIMED, title: 'roll time' },
+  groupRollNs: { ...TIMED, labels: [...SIZE, 'durability', 'mode'],
+    title: 'roll time under group commit' },
+  openNs: { ...TIMED, title: 'open time' },
+  recoveryNs: { ...TIMED, title: 'crash recovery time' },
+  lookupLatencyNs: { ...TIMED, title: 'lookup latency' },
+  retentionLagBytes: { unit: 'B', class: 'counter', direction: 'lower', labels: SIZE,
+    title: 'retention lag (mean)' },
+  retentionLagBytesMax: { unit: 'B', class: 'counter', direction: 'lower', labels: SIZE,
+    title: 'retention lag (most)' },
+  filesPerGiB: { unit: 'files', class: 'counter', direction: 'lower', labels: SIZE,
+    title: 'files per GiB of log' },
+  segments: { unit: 'count', class: 'counter', direction: 'informational', labels: SIZE,
+    title: 'segments written' },
   // Arithmetic on the segment's size, not a duration anyone waited.
-  lifetimeSeconds: { unit: 's', class: 'counter', direction: 'informational', labels: SIZE },
+  lifetimeSeconds: { unit: 's', class: 'counter', direction: 'informational', labels: SIZE,
+    title: 'how long one segment lasts at 5 msgs/s' },
 });

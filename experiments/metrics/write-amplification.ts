@@ -5,13 +5,15 @@ export const WRITE_AMPLIFICATION_METRICS = declareMetrics('write-amplification',
   // The whole disk's counters, and a trace whose syncs timing decides: measurements.
   deviceBytesPerMsg: {
     unit: 'B/msg', class: 'measurement', direction: 'lower', labels: ['design', 'policy', 'share'],
+    title: 'device bytes per message',
   },
   // Describes the two designs, not either's quality: each design's bytes carry the direction.
   ratioAB: {
     unit: 'ratio', class: 'measurement', direction: 'informational', ratio: true,
-    labels: ['policy'],
+    labels: ['policy'], title: 'device bytes, A over B',
   },
   msgsPerSec: {
     unit: 'msgs/s', class: 'timing', direction: 'higher', labels: ['design', 'policy'],
+    title: 'throughput',
   },
 });
