@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { groupsOf } from '../test/fixtures/experiment-groups.js';
 import { HOSTILE, hostileResults } from '../test/fixtures/hostile-results.js';
-import { sampleAllExperiments } from '../test/fixtures/sample-experiments.js';
+import { sampleAllExperiments, samplePuzzle } from '../test/fixtures/sample-experiments.js';
 import type { Results } from '../lab/results.js';
 import { experimentCharts } from './charts/experiment-charts.js';
 import { renderSvg } from './charts/render.js';
@@ -18,7 +18,8 @@ async function htmlFor(
     const drawn: ReportChart[] = [];
     for (const chart of experimentCharts(group)) {
       const { svg } = await renderSvg(chart.spec, chart.def.id);
-      drawn.push({ title: chart.def.title, svg, svgFile: 'charts/x.svg', pngFile: 'charts/x.png' });
+      drawn.push({ title: chart.def.title, howToRead: chart.def.howToRead, svg,
+        svgFile: 'charts/x.svg', pngFile: 'charts/x.png' });
     }
     charts.set(group.id, drawn);
   }
@@ -56,11 +57,38 @@ describe('report.html', () => {
     expect(html).not.toMatch(/<svg[^>]*\sid=|<[a-z]+[^>]*\sid="clip/);
   });
 
-  it('links each experiment from the contents to its section', async () => {
+  it('links each experiment from the first screen to its collapsible section', async () => {
     const html = await htmlFor(sampleAllExperiments());
     expect(html).toContain('<a href="#experiment-scan-vs-lookup">scan-vs-lookup</a>');
-    expect(html).toContain('<section id="experiment-scan-vs-lookup">');
-    expect(html.indexOf('<h2>Headlines</h2>')).toBeLessThan(html.indexOf('<h2>puzzle</h2>'));
+    expect(html).toContain('<details id="experiment-scan-vs-lookup">');
+    expect(html.indexOf('<section id="first-screen">')).toBeLessThan(
+      html.indexOf('<h2>puzzle</h2>'));
     expect(html.indexOf('<h2>Environment</h2>')).toBeGreaterThan(html.indexOf('<h2>mystery</h2>'));
+  });
+
+  it('opens each experiment with its headline, then charts, then its tables', async () => {
+    const html = await htmlFor(sampleAllExperiments());
+    const section = html.slice(html.indexOf('<details id="experiment-puzzle">'),
+      html.indexOf('<details id="experiment-write-amplification">'));
+    const headline = section.indexOf('<p class="headline">On this disk the log stored 56×');
+    expect(headline).toBeGreaterThan(section.indexOf('</summary>'));
+    expect(headline).toBeLessThan(section.indexOf('<figure>'));
+    expect(section.indexOf('<figure>')).toBeLessThan(section.indexOf('<table>'));
+  });
+
+  it('heads each table with the human title and keeps the raw name beside it', async () => {
+    const html = await htmlFor(sampleAllExperiments());
+    expect(html).toContain('<caption><span title="msgsPerSec">throughput</span> ' +
+      '<code>msgsPerSec</code>');
+    expect(html).toContain('<tr title="puzzle.A.always.msgsPerSec">');
+    expect(html).toContain('<th class="number">median (msgs/s)</th>');
+  });
+
+  it('captions each chart with how to read it, not its title again', async () => {
+    const html = await htmlFor([samplePuzzle()]);
+    const captions = [...html.matchAll(/<figcaption>([^<]*)<\/figcaption>/g)].map((m) => m[1]);
+    expect(captions[0]).toMatch(/^Higher is faster: within each guarantee, A \(the slot file\)/);
+    expect(captions).not.toContain(
+      'Messages stored per second: three comparisons, each under its guarantee');
   });
 });

@@ -61,9 +61,9 @@ describe('writeReport', () => {
     expect(svgWidthPx(throughput[0]?.svgPath ?? '')).toBeLessThanOrEqual(800);
     const markdown = fs.readFileSync(report.markdownPath, 'utf8');
     expect(markdown.match(/^## puzzle$/gm)).toHaveLength(1);
-    expect(markdown).toContain('| msgsPerSec | A | always | always; every send synced; ' +
+    expect(markdown).toContain('| A | always | always; every send synced; ' +
       'A: each delete synced; B: head per 1,000 deletes | each delete synced | — | ' +
-      'ST20000NM007D · xfs · Linux 6.8.0 | 13 msgs/s |');
+      'ST20000NM007D · xfs · Linux 6.8.0 | 13 |');
     expect(markdown).toContain('|  | vda · ext4 · Linux 6.1 | ST20000NM007D · xfs · Linux 6.8.0 |');
     expect(report.headlines).toEqual([
       `puzzle (vda · ext4 · Linux 6.1): ${here.headline}`,
@@ -77,7 +77,7 @@ describe('writeReport', () => {
       endedAt: '2026-11-30T08:00:02.000Z' };
     const report = await writeReport([first, second], path.join(dir, 'out'));
     const markdown = fs.readFileSync(report.markdownPath, 'utf8');
-    expect(markdown).toContain('| latencyNs | append | vda · ext4 · Linux 6.1 · run ' +
+    expect(markdown).toContain('| append | vda · ext4 · Linux 6.1 · run ' +
       '2026-11-30T08:00:00.000Z |');
     expect(markdown).toContain('vda · ext4 · Linux 6.1 · run 2026-11-29T12:00:00.000Z');
   });

@@ -6,13 +6,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXPERIMENT_ORDER } from './charts/chart-table.js';
-import { experimentCharts, type ExperimentChart } from './charts/experiment-charts.js';
+import { experimentCharts } from './charts/experiment-charts.js';
+import {
+  GLANCE_CHART_ID, GLANCE_CHART_TITLE, GLANCE_HOW_TO_READ, glanceChartSpec,
+} from './charts/glance-chart.js';
 import { renderPng, renderSvg } from './charts/render.js';
+import type { VegaLiteSpec } from './charts/vega-lite-spec.js';
 import { renderHtml } from './html.js';
 import { loadResults, type ReportInput } from './load-results.js';
 import { renderMarkdown } from './markdown.js';
 import { ReportError } from './report-error.js';
-import { buildReportModel, type Headline, type ReportChart } from './report-model.js';
+import {
+  buildReportModel, firstPuzzleAnswer, type Headline, type ReportChart,
+} from './report-model.js';
 import { groupByExperiment, labelRuns, type ExperimentGroup } from './runs.js';
 
 export type { ReportInput } from './load-results.js';
@@ -60,12 +66,21 @@ interface DrawnChart {
   readonly warnings: readonly string[];
 }
 
+/** What drawing a chart needs: where it belongs, its spec and its words. */
+interface ChartToDraw {
+  readonly experimentId: string;
+  readonly chartId: string;
+  readonly title: string;
+  readonly howToRead: string;
+  readonly spec: VegaLiteSpec;
+}
+
 async function drawChart(
-  built: ExperimentChart,
+  built: ChartToDraw,
   outDir: string,
   used: Set<string>,
 ): Promise<DrawnChart> {
-  const stem = fileStem(built.experimentId, built.def.id, used);
+  const stem = fileStem(built.experimentId, built.chartId, used);
   const rendered = await renderSvg(built.spec, stem);
   const svgFile = `${CHARTS_DIR}/${stem}.svg`;
   const pngFile = `${CHARTS_DIR}/${stem}.png`;
@@ -74,8 +89,9 @@ async function drawChart(
   fs.writeFileSync(svgPath, rendered.svg);
   fs.writeFileSync(pngPath, renderPng(rendered.svg));
   return {
-    chart: { title: built.def.title, svg: rendered.svg, svgFile, pngFile },
-    files: { experimentId: built.experimentId, chartId: built.def.id, svgPath, pngPath },
+    chart: { title: built.title, howToRead: built.howToRead, svg: rendered.svg, svgFile,
+      pngFile },
+    files: { experimentId: built.experimentId, chartId: built.chartId, svgPath, pngPath },
     warnings: rendered.warnings.map((warning) => `${stem}: ${warning}`),
   };
 }
@@ -90,7 +106,8 @@ async function drawAll(groups: readonly ExperimentGroup[], outDir: string): Prom
   for (const group of groups) {
     const charts: ReportChart[] = [];
     for (const built of experimentCharts(group)) {
-      const result = await drawChart(built, outDir, used);
+      const result = await drawChart({ experimentId: built.experimentId, chartId: built.def.id,
+        title: built.def.title, howToRead: built.def.howToRead, spec: built.spec }, outDir, used);
       charts.push(result.chart);
       drawn.push(result);
     }
@@ -121,7 +138,13 @@ export async function writeReport(
   }
   const groups = groupByExperiment(labelRuns(loaded.documents), EXPERIMENT_ORDER);
   const { byExperiment, drawn } = await drawAll(groups, outDir);
-  const model = buildReportModel(groups, byExperiment, loaded.warnings);
+  const answer = firstPuzzleAnswer(groups);
+  const glanceSpec = answer === null ? null : glanceChartSpec(answer);
+  const glance = glanceSpec === null ? null : await drawChart({ experimentId: 'puzzle',
+    chartId: GLANCE_CHART_ID, title: GLANCE_CHART_TITLE, howToRead: GLANCE_HOW_TO_READ,
+    spec: glanceSpec }, outDir, new Set());
+  if (glance !== null) drawn.push(glance);
+  const model = buildReportModel(groups, byExperiment, loaded.warnings, glance?.chart ?? null);
   const markdownPath = path.join(outDir, 'report.md');
   const htmlPath = path.join(outDir, 'report.html');
   fs.writeFileSync(markdownPath, renderMarkdown(model));

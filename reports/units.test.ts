@@ -43,4 +43,17 @@ describe('number formatting', () => {
     expect(formatLabelValue('design', 'A')).toBe('A');
     expect(formatLabelValue('depth', 64)).toBe('64');
   });
+
+  it('writes a size as measured, never rounded to an odd fraction of a larger unit', () => {
+    expect(formatLabelValue('segmentBytes', (100 * 1024 * 1024) / 64)).toBe('1,600 KiB');
+    expect(formatLabelValue('segmentBytes', 1024 ** 3)).toBe('1 GiB');
+    expect(formatLabelValue('tailBytes', 1536)).toBe('1,536 B');
+    expect(formatLabelValue('retentionLagBytes', 1.5)).toBe('1.5 B');
+  });
+
+  it('names an index interval of 0 dense, and only that label', () => {
+    expect(formatLabelValue('intervalBytes', 0)).toBe('dense');
+    expect(formatLabelValue('intervalBytes', 4096)).toBe('4 KiB');
+    expect(formatLabelValue('tailBytes', 0)).toBe('0 B');
+  });
 });

@@ -92,13 +92,39 @@ export function formatFigure(value: number, unit: string): string {
   return withUnit(value / display.divisor, display.unit);
 }
 
+const BINARY_STEPS: readonly (readonly [string, number])[] = BYTE_FAMILY.steps;
+
 /**
- * A label value for axes, legends and tables: byte-sized labels (`segmentBytes`) read as `4 MiB`,
- * millisecond labels (`maxDelayMs`) as `0.1 ms`, MiB labels as `24 MiB`; other values as they are.
+ * A byte size as it was measured: the largest unit that holds it whole (`1600 KiB`, not the
+ * rounded `1.56 MiB` a quick run's 100 MiB / 64 would read as), else three significant digits.
  */
-export function formatLabelValue(key: string, value: string | number | boolean): string {
+export function formatExactBytes(value: number): string {
+  if (!Number.isInteger(value) || value <= 0) return formatFigure(value, 'B');
+  let chosen: readonly [string, number] = ['B', 1];
+  for (const step of BINARY_STEPS) if (value % step[1] === 0) chosen = step;
+  return `${formatNumber(value / chosen[1])} ${chosen[0]}`;
+}
+
+/**
+ * Label values that mean something other than their number (docs/report-contract.md): an index
+ * interval of 0 bytes is a dense index, an entry for every record.
+ */
+const NAMED_LABEL_VALUES: Readonly<Record<string, ReadonlyMap<LabelInput, string>>> = {
+  intervalBytes: new Map([[0, 'dense']]),
+};
+
+type LabelInput = string | number | boolean;
+
+/**
+ * A label value for axes, legends and tables: byte-sized labels (`segmentBytes`) read as the
+ * size measured (`4 MiB`, `1600 KiB`), millisecond labels (`maxDelayMs`) as `0.1 ms`, MiB labels
+ * as `24 MiB`, an index interval of 0 as `dense`; other values as they are.
+ */
+export function formatLabelValue(key: string, value: LabelInput): string {
+  const named = NAMED_LABEL_VALUES[key]?.get(value);
+  if (named !== undefined) return named;
   if (typeof value !== 'number') return String(value);
-  if (key.endsWith('Bytes')) return formatFigure(value, 'B');
+  if (key.endsWith('Bytes')) return formatExactBytes(value);
   if (key.endsWith('Ms')) return `${formatNumber(value)} ms`;
   if (key.endsWith('MiB')) return `${formatNumber(value)} MiB`;
   return formatNumber(value);

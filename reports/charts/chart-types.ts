@@ -39,12 +39,28 @@ export interface PanelDef {
   /** Label field that orders points along a line when x is a quantity (e.g. `producers`). */
   readonly order: string | null;
   readonly mark: PanelMark;
+  /** The panel's own title, for charts of several panels; null for a single one. */
+  readonly title: string | null;
+  /** What legends and axes call a label value: `{ design: { A: 'A: slot file' } }`. */
+  readonly valueNames: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Label fields that choose a line's colour; null: the series fields. */
+  readonly colourBy: readonly string[] | null;
+  /** Label fields that choose a line's dash; null: the series fields (each series its own). */
+  readonly dashBy: readonly string[] | null;
+  /** Writes the `order` label's value beside each point (which point is 1 or 64 producers). */
+  readonly labelPoints: boolean;
+  /** Moves each series' points a little sideways within a category, so equal ones stay seen. */
+  readonly dodge: boolean;
+  /** A quantity paired by labels that each bar is a part of: its text reads `0 of 17,060`. */
+  readonly totalOf: string | null;
 }
 
 export interface ChartDef {
   /** Part of the file name: `<experiment>-<id>.svg`. */
   readonly id: string;
   readonly title: string;
+  /** One line on how to read the chart, written under it; never the title again. */
+  readonly howToRead: string;
   readonly panels: readonly PanelDef[];
 }
 
@@ -61,6 +77,13 @@ export function panel(options: PanelOptions): PanelDef {
     seriesTitle: series.join(' · '),
     facet: null,
     order: null,
+    title: null,
+    valueNames: {},
+    colourBy: null,
+    dashBy: null,
+    labelPoints: false,
+    dodge: false,
+    totalOf: null,
     ...options,
   };
 }
@@ -90,8 +113,8 @@ export function chartsOf(
   const declared = new Set(Object.values(catalog).map((spec) => spec.quantity));
   for (const def of charts) {
     for (const quantity of def.panels.flatMap(quantitiesOf)) {
-      assert(declared.has(quantity),
-        `chart ${experimentId}-${def.id} plots ${quantity}, which ${experimentId} does not declare`);
+      assert(declared.has(quantity), `chart ${experimentId}-${def.id} plots ${quantity}, ` +
+        `which ${experimentId} does not declare`);
     }
   }
   return [experimentId, charts];
@@ -99,9 +122,17 @@ export function chartsOf(
 
 function quantitiesOf(panelDef: PanelDef): string[] {
   const x = panelDef.x.kind === 'quantity' ? [panelDef.x.quantity] : [];
-  return panelDef.quantity === null ? x : [panelDef.quantity, ...x];
+  const total = panelDef.totalOf === null ? [] : [panelDef.totalOf];
+  return panelDef.quantity === null ? [...x, ...total] : [panelDef.quantity, ...x, ...total];
 }
 
-export function chart(id: string, title: string, ...panels: PanelDef[]): ChartDef {
-  return { id, title, panels };
+export function chart(
+  id: string,
+  title: string,
+  howToRead: string,
+  ...panels: PanelDef[]
+): ChartDef {
+  assert(howToRead.trim() !== '' && howToRead !== title,
+    `chart ${id}: a line on how to read it, not the title again`);
+  return { id, title, howToRead, panels };
 }

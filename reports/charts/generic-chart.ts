@@ -10,5 +10,7 @@ export function genericChart(group: ExperimentGroup): ChartDef {
   const panels = units.map((unit) => panel({
     quantity: null, unit, yTitle: 'median', x: { kind: 'name', title: 'metric' }, mark: 'bar',
   }));
-  return chart('figures', `Figures of ${group.id}, one bar per metric`, ...panels);
+  return chart('figures', `Figures of ${group.id}, one bar per metric`,
+    'One bar per metric, one panel per unit: no chart is declared for this experiment, so ' +
+    'every figure is drawn as it was recorded.', ...panels);
 }

@@ -6,7 +6,7 @@
 import type { Metric, Prediction, Results } from '../../lab/results.js';
 import { predictionLabels, quantityOf, type LabelValue, type Labels } from '../figures.js';
 import type { ExperimentGroup, Run } from '../runs.js';
-import { displayUnitFor, formatLabelValue } from '../units.js';
+import { displayUnitFor, formatLabelValue, formatNumber } from '../units.js';
 import type { PanelDef } from './chart-types.js';
 
 export const MEASURED_MODEL = 'measured';
@@ -19,6 +19,11 @@ export interface ChartPoint {
   readonly xLow: number | null;
   readonly xHigh: number | null;
   readonly series: string;
+  /** The colour and dash groups: the series, unless the panel splits them by other fields. */
+  readonly colour: string;
+  readonly dash: string;
+  /** Text written beside the mark (`64`, `0 of 17,060`); null writes none. */
+  readonly text: string | null;
   readonly facet: string | null;
   /** Position along a line when x is a quantity; null otherwise. */
   readonly order: number | null;
@@ -36,11 +41,16 @@ export interface PanelData {
   /** Category order of a nominal or ordinal x: numbers ascending, other values as they came. */
   readonly xSort: readonly string[];
   readonly seriesSort: readonly string[];
+  readonly colourSort: readonly string[];
+  readonly dashSort: readonly string[];
   readonly facetSort: readonly string[];
   /** Whether colour carries meaning (label series or several machines). */
   readonly hasSeries: boolean;
   /** Legend title of the colour: the series fields, led by `machine` when there are several. */
   readonly seriesTitle: string;
+  /** Legend titles of colour and dash: the series title when they follow the series. */
+  readonly colourTitle: string;
+  readonly dashTitle: string;
   readonly models: readonly string[];
 }
 
@@ -58,6 +68,8 @@ interface RawPoint {
   readonly x: Figure | LabelValue;
   readonly run: Run;
   readonly model: string;
+  /** The figure of the panel's `totalOf` quantity this one is a part of. */
+  readonly total: Figure | null;
 }
 
 function measuredFigure(metric: Metric, def: PanelDef): Figure | null {
@@ -89,6 +101,13 @@ function xOf(
     labelsWithin(partner.labels, figure.labels)) ?? null;
 }
 
+function totalOf(def: PanelDef, figure: Figure, partners: readonly Figure[]): Figure | null {
+  const wanted = def.totalOf;
+  if (wanted === null) return null;
+  return partners.find((partner) => quantityOf(partner.name) === wanted &&
+    labelsWithin(partner.labels, figure.labels)) ?? null;
+}
+
 function selects(def: PanelDef, figure: Figure): boolean {
   return def.quantity === null || quantityOf(figure.name) === def.quantity;
 }
@@ -102,7 +121,8 @@ function rawPoints(def: PanelDef, group: ExperimentGroup): RawPoint[] {
       statistic: 'median' })).filter((figure): figure is Figure => figure !== null);
     for (const y of measured.filter((figure) => selects(def, figure))) {
       const x = xOf(def, y, partners);
-      if (x !== null) points.push({ y, x, run, model: MEASURED_MODEL });
+      const total = totalOf(def, y, partners);
+      if (x !== null) points.push({ y, x, run, model: MEASURED_MODEL, total });
     }
     // Predictions estimate typical figures, so they sit beside medians only.
     if (def.statistic !== 'median') continue;
@@ -112,7 +132,7 @@ function rawPoints(def: PanelDef, group: ExperimentGroup): RawPoint[] {
         .map((prediction) => predictedFigure(run.results, prediction));
       for (const y of predicted.filter((figure) => selects(def, figure))) {
         const x = xOf(def, y, predicted);
-        if (x !== null) points.push({ y, x, run, model });
+        if (x !== null) points.push({ y, x, run, model, total: null });
       }
     }
   }
@@ -133,10 +153,32 @@ function categoryOrder(categories: readonly Category[]): readonly string[] {
   return [...new Set(ordered.map((category) => category.shown))];
 }
 
-function seriesOf(def: PanelDef, point: RawPoint, multiMachine: boolean): string {
-  const parts = def.series.filter((field) => point.y.labels[field] !== undefined)
-    .map((field) => formatLabelValue(field, point.y.labels[field] ?? ''));
+/** A label value as legends show it: the panel's name for it, else the formatted value. */
+function shownValue(def: PanelDef, field: string, value: LabelValue): string {
+  return def.valueNames[field]?.[String(value)] ?? formatLabelValue(field, value);
+}
+
+function groupOf(
+  def: PanelDef,
+  fields: readonly string[],
+  point: RawPoint,
+  multiMachine: boolean,
+): string {
+  // With a machine before each entry the legend is long enough; its title names the values.
+  const parts = fields.filter((field) => point.y.labels[field] !== undefined)
+    .map((field) => multiMachine ? formatLabelValue(field, point.y.labels[field] ?? '')
+      : shownValue(def, field, point.y.labels[field] ?? ''));
   return (multiMachine ? [point.run.series, ...parts] : parts).join(' · ');
+}
+
+/** The point's own text: its place along the line, or its part of a total. */
+function textOf(def: PanelDef, point: RawPoint): string | null {
+  if (def.labelPoints && def.order !== null) {
+    const value = point.y.labels[def.order];
+    return value === undefined ? null : formatLabelValue(def.order, value);
+  }
+  if (point.total === null) return null;
+  return `${formatNumber(point.y.value)} of ${formatNumber(point.total.value)}`;
 }
 
 function facetOf(def: PanelDef, point: RawPoint): Category | null {
@@ -172,7 +214,11 @@ function toChartPoint(def: PanelDef, point: RawPoint, scales: Scales): ChartPoin
     yLow: scaled(point.y.ci95, scales.yDivisor, 0), yHigh: scaled(point.y.ci95, scales.yDivisor, 1),
     xLow: scaled(xFigure?.ci95 ?? null, scales.xDivisor, 0),
     xHigh: scaled(xFigure?.ci95 ?? null, scales.xDivisor, 1),
-    series: seriesOf(def, point, scales.multiMachine), facet: facetOf(def, point)?.shown ?? null,
+    series: groupOf(def, def.series, point, scales.multiMachine),
+    colour: groupOf(def, def.colourBy ?? def.series, point, scales.multiMachine),
+    dash: groupOf(def, def.dashBy ?? def.series, point, def.dashBy === null && scales.multiMachine),
+    text: textOf(def, point),
+    facet: facetOf(def, point)?.shown ?? null,
     order: typeof orderValue === 'number' ? orderValue : null,
     model: point.model, predicted: point.model !== MEASURED_MODEL,
   };
@@ -199,6 +245,10 @@ function sameUnits(def: PanelDef, points: readonly RawPoint[]): RawPoint[] {
     (typeof point.x === 'object' ? point.x.unit === xUnit : xUnit === null));
 }
 
+function legendTitle(title: string, multiMachine: boolean): string {
+  return [multiMachine ? 'machine' : '', title].filter((part) => part !== '').join(' · ');
+}
+
 /** The panel's points and axes; null when no run measured the panel's quantity. */
 export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | null {
   const raw = sameUnits(def, rawPoints(def, group));
@@ -218,10 +268,15 @@ export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | nu
     def, points, yUnit: yDisplay.unit, xUnit: xDisplay?.unit ?? null,
     xSort: categoryOrder(xCategories(def, raw)),
     seriesSort: [...new Set(points.map((point) => point.series))],
+    colourSort: [...new Set(points.map((point) => point.colour))],
+    dashSort: [...new Set(points.map((point) => point.dash))],
     facetSort: categoryOrder(facets),
     hasSeries: multiMachine || def.series.length > 0,
-    seriesTitle: [multiMachine ? 'machine' : '', def.seriesTitle].filter((t) => t !== '')
-      .join(' · '),
+    seriesTitle: legendTitle(def.seriesTitle, multiMachine),
+    colourTitle: def.colourBy === null ? legendTitle(def.seriesTitle, multiMachine)
+      : legendTitle(def.colourBy.join(' · '), multiMachine),
+    dashTitle: def.dashBy === null ? legendTitle(def.seriesTitle, multiMachine)
+      : def.dashBy.join(' · '),
     models: [...new Set(points.filter((p) => p.predicted).map((p) => p.model))],
   };
 }

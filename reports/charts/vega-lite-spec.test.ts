@@ -61,12 +61,13 @@ describe('the puzzle throughput chart', () => {
     expect(bars?.encoding.color.title).toBe('design (A = slot file, B = log)');
     expect(bars?.encoding.xOffset.field).toBe('series');
     const always = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('always'));
-    expect(always.map((p) => p.series)).toEqual(['A', 'B', 'B · head saved at each delete']);
+    expect(always.map((p) => p.series)).toEqual(['A: slot file', 'B: log',
+      'B: log · head saved at each delete']);
   });
 
   it("puts the seed's comparison in its own category: A synced beside B streaming", () => {
     const seed = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('the seed'));
-    expect(seed.map((p) => [p.series, p.y])).toEqual([['B', 180_000], ['A', 52]]);
+    expect(seed.map((p) => [p.series, p.y])).toEqual([['B: log', 180_000], ['A: slot file', 52]]);
   });
 
   it('draws error bars from the 95% interval of each measured median', () => {
@@ -74,7 +75,7 @@ describe('the puzzle throughput chart', () => {
     expect(rule?.encoding.y.field).toBe('yLow');
     expect(rule?.encoding.y2.field).toBe('yHigh');
     const measuredA = pointsOf(spec).find((p) => !p.predicted &&
-      p.x.toString().startsWith('always') && p.series === 'A');
+      p.x.toString().startsWith('always') && p.series === 'A: slot file');
     expect(measuredA).toMatchObject({ y: 52, yLow: 52 * 0.95, yHigh: 52 * 1.05 });
   });
 
@@ -89,7 +90,7 @@ describe('the puzzle throughput chart', () => {
     expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
       value: '#222222' });
     // The seed's 278,000 a second is B streaming, never B synced per message.
-    const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B');
+    const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B: log');
     expect(seedB).toHaveLength(1);
     expect(seedB[0]).toMatchObject({ y: 278_000, predicted: true });
     expect(seedB[0]?.x).toMatch(/^the seed's; /);

@@ -31,6 +31,18 @@ const PREDICTION_SIZE = 130;
 /** A category's parts separated by this go on lines of their own under the x axis. */
 export const CATEGORY_LINE_BREAK = '; ';
 const PREDICTION_SHAPES = ['diamond', 'triangle-up', 'square', 'cross', 'triangle-down', 'circle'];
+/**
+ * Series colours, ordered so that neighbours differ in hue and lightness (no blue beside teal,
+ * no orange beside red, as tableau10's first six give); beyond ten, tableau20.
+ */
+export const SERIES_COLOURS = ['#1f5fa8', '#e8850c', '#2e9e44', '#c4304a', '#7b4fb0', '#7d5a3c',
+  '#e377c2', '#6b6b6b', '#a9a90f', '#17a9bd'];
+/** Line dashes, solid first; each series of a line chart takes the next. */
+export const LINE_DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [3, 5],
+  [10, 2, 2, 2, 2, 2]];
+const POINT_TEXT_SIZE = 10;
+/** Half the width a dodged series may move within its category band. */
+const DODGE_BAND = 0.5;
 
 const CONFIG: Json = {
   font: 'sans-serif',
@@ -98,6 +110,7 @@ interface Encodings {
   readonly x: Json;
   readonly y: Json;
   readonly color: Json;
+  readonly dash: Json | null;
   readonly offset: Json | null;
   readonly shape: Json;
   readonly yScale: AxisScale;
@@ -122,11 +135,26 @@ function encodings(data: PanelData): Encodings {
   const xScale = axisScale(numbers(data.points, ['x', 'xLow', 'xHigh']));
   const y = { field: 'y', type: 'quantitative', scale: scaleJson(yScale),
     title: axisTitle(def.yTitle, data.yUnit, yScale), axis: axisJson(yScale) };
+  // Colour and dash on one field and title share one legend; split, each has its own.
+  const together = def.colourBy === null && def.dashBy === null;
+  const lines = data.hasSeries && def.mark !== 'bar' && !def.dodge;
+  /** A legend of lines shows each entry's dash in its colour. */
+  const strokeSymbols = { symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 300 };
   const color = data.hasSeries
-    ? { field: 'series', type: 'nominal', sort: data.seriesSort, title: data.seriesTitle,
-      scale: { scheme: data.seriesSort.length > 10 ? 'tableau20' : 'tableau10' },
-      legend: legendJson(data.seriesSort) }
+    ? { field: together ? 'series' : 'colour', type: 'nominal', sort: data.colourSort,
+      title: data.colourTitle,
+      scale: data.colourSort.length > SERIES_COLOURS.length ? { scheme: 'tableau20' }
+        : { domain: data.colourSort, range: SERIES_COLOURS.slice(0, data.colourSort.length) },
+      legend: { ...legendJson(data.colourSort), ...(lines && together ? strokeSymbols : {}) } }
     : { value: SINGLE_SERIES_COLOR };
+  // Dodged points are drawn without lines (Vega-Lite cannot offset a line), so without dashes.
+  const dash = lines
+    ? { field: together ? 'series' : 'dash', type: 'nominal', sort: data.dashSort,
+      title: data.dashTitle,
+      scale: { domain: data.dashSort,
+        range: data.dashSort.map((_, i) => LINE_DASHES[i % LINE_DASHES.length]) },
+      legend: { ...legendJson(data.dashSort), ...strokeSymbols } }
+    : null;
   const offset = data.hasSeries && def.mark === 'bar'
     ? { field: 'series', type: 'nominal', sort: data.seriesSort } : null;
   const shape = { field: 'model', type: 'nominal', sort: data.models, title: 'model prediction',
@@ -134,7 +162,7 @@ function encodings(data: PanelData): Encodings {
     // An explicit symbol encoding: Vega-Lite otherwise strokes these symbols `transparent`.
     legend: { ...legendJson(data.models), encode: { symbols: { update: {
       stroke: { value: ERROR_BAR_COLOR }, strokeWidth: { value: 1.5 } } } } } };
-  return { x: xEncoding(def, data, xScale), y, color, offset, shape, yScale, xScale };
+  return { x: xEncoding(def, data, xScale), y, color, dash, offset, shape, yScale, xScale };
 }
 
 const MEASURED = { filter: 'datum.predicted === false' };
@@ -157,6 +185,17 @@ function barLayers(enc: Encodings, data: PanelData): Json[] {
     { transform: [MEASURED], mark: { type: 'bar' },
       encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color, ...base }, enc) },
   ];
+  if (!enc.yScale.log && data.points.some((point) => !point.predicted && point.y === 0)) {
+    // A bar of 0 has no height; a tick on the axis shows it was measured, not missing.
+    layers.push({ transform: [MEASURED, { filter: 'datum.y === 0' }],
+      mark: { type: 'tick', thickness: 3, opacity: 1 },
+      encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color }, enc) });
+  }
+  if (data.points.some((point) => !point.predicted && point.text !== null)) {
+    layers.push({ transform: [MEASURED, { filter: 'isValid(datum.text)' }],
+      mark: { type: 'text', baseline: 'bottom', dy: -4, fontSize: 12, color: ERROR_BAR_COLOR },
+      encoding: withOffset({ x: enc.x, y: enc.y, text: { field: 'text' } }, enc) });
+  }
   if (intervals(data, 'yLow')) {
     layers.push({ transform: [MEASURED, HAS_Y_INTERVAL],
       mark: { type: 'rule', color: ERROR_BAR_COLOR, strokeWidth: 1.5 },
@@ -170,14 +209,29 @@ function barLayers(enc: Encodings, data: PanelData): Json[] {
     encoding: withOffset({ x: enc.x, y: enc.y, shape: enc.shape }, enc) }];
 }
 
+/** Series side by side within each x category, when the panel dodges them. */
+function dodged(encoding: Json, data: PanelData): Json {
+  if (!data.def.dodge || !data.hasSeries) return encoding;
+  return { ...encoding, xOffset: { field: 'series', type: 'nominal', sort: data.seriesSort,
+    scale: { paddingOuter: DODGE_BAND } } };
+}
+
 function lineLayers(enc: Encodings, data: PanelData): Json[] {
   const order = data.def.order === null ? {} : { order: { field: 'order', type: 'quantitative' } };
+  const dash = enc.dash === null ? {} : { strokeDash: enc.dash };
+  const line = { transform: [MEASURED], mark: { type: 'line', strokeWidth: 2, opacity: 0.9 },
+    encoding: { x: enc.x, y: enc.y, color: enc.color, ...dash, detail: { field: 'series' },
+      ...order } };
   const layers: Json[] = [
-    { transform: [MEASURED], mark: { type: 'line', strokeWidth: 2, opacity: 0.85 },
-      encoding: { x: enc.x, y: enc.y, color: enc.color, detail: { field: 'series' }, ...order } },
+    ...(data.def.dodge ? [] : [line]),
     { transform: [MEASURED], mark: { type: 'point', filled: true, size: 55, opacity: 1 },
-      encoding: { x: enc.x, y: enc.y, color: enc.color } },
+      encoding: dodged({ x: enc.x, y: enc.y, color: enc.color }, data) },
   ];
+  if (data.points.some((point) => !point.predicted && point.text !== null)) {
+    layers.push({ transform: [MEASURED, { filter: 'isValid(datum.text)' }],
+      mark: { type: 'text', align: 'left', dx: 6, dy: -6, fontSize: POINT_TEXT_SIZE },
+      encoding: dodged({ x: enc.x, y: enc.y, text: { field: 'text' }, color: enc.color }, data) });
+  }
   if (intervals(data, 'yLow')) {
     layers.push({ transform: [MEASURED, HAS_Y_INTERVAL], mark: { type: 'rule', strokeWidth: 1.5 },
       encoding: { x: enc.x, y: { field: 'yLow', type: 'quantitative' }, y2: { field: 'yHigh' },
@@ -205,7 +259,8 @@ interface PanelSize {
 function panelSpec(data: PanelData, size: PanelSize): Json {
   const enc = encodings(data);
   const layer = data.def.mark === 'bar' ? barLayers(enc, data) : lineLayers(enc, data);
-  const values = { data: { values: data.points } };
+  const values = { data: { values: data.points },
+    ...(data.def.title === null ? {} : { title: { text: data.def.title, fontSize: 13 } }) };
   const facet = data.def.facet;
   if (facet === null) return { ...values, width: size.widthPx, height: size.heightPx, layer };
   const columns = Math.min(Math.max(data.facetSort.length, 1), size.maxColumns);

@@ -1,0 +1,74 @@
+/**
+ * What a reader must know before trusting the first screen: the run was noisy, it did not
+ * measure a disk (`environment.storage`), or other programs shared the disk (`deviceShared`).
+ */
+import type { Metric } from '../lab/results.js';
+import { quantityOf } from './figures.js';
+import { metricTitle } from './metric-titles.js';
+import type { Run } from './runs.js';
+import { formatLabelValue, formatNumber } from './units.js';
+
+/** Rounds below this say too little about their spread to call a run noisy. */
+export const NOISY_MIN_ROUNDS = 6;
+/** A figure whose rounds vary by more than this (coefficient of variation) is noisy. */
+export const NOISY_CV = 0.25;
+
+const percent = (share: number): string => `${formatNumber(share * 100)}%`;
+
+function spread(metric: Metric): number | null {
+  if (metric.class === 'counter' || metric.cv === undefined) return null;
+  if ((metric.samples?.length ?? 0) < NOISY_MIN_ROUNDS) return null;
+  return metric.cv;
+}
+
+function figureName(run: Run, metric: Metric): string {
+  const id = run.results.experiment.id;
+  const labels = Object.entries(metric.labels ?? {})
+    .filter(([key]) => key !== 'comparison' && key !== 'mode' && key !== 'deletes')
+    .map(([key, value]) => formatLabelValue(key, value)).join(' ');
+  const title = metricTitle(id, quantityOf(metric.name), metric);
+  return `${id} ${title}${labels === '' ? '' : ` (${labels})`}`;
+}
+
+function noisyWarning(runs: readonly Run[]): string | null {
+  const spreads = runs.flatMap((run) => run.results.metrics.flatMap((metric) => {
+    const cv = spread(metric);
+    return cv === null ? [] : [{ run, metric, cv }];
+  }));
+  const noisy = spreads.filter((entry) => entry.cv > NOISY_CV).sort((a, b) => b.cv - a.cv);
+  const worst = noisy[0];
+  if (worst === undefined) return null;
+  return `Noisy run: ${noisy.length} of ${spreads.length} timed figures measured over ` +
+    `${NOISY_MIN_ROUNDS} or more rounds varied by more than ${percent(NOISY_CV)} from round to ` +
+    `round (coefficient of variation), most ${figureName(worst.run, worst.metric)} at ` +
+    `${percent(worst.cv)}. Differences within that spread are not findings: rerun on an idle ` +
+    'machine, or with more rounds.';
+}
+
+function experimentsOf(runs: readonly Run[]): string {
+  return [...new Set(runs.map((run) => run.results.experiment.id))].join(', ');
+}
+
+function storageWarning(runs: readonly Run[]): string | null {
+  const off = runs.filter((run) => run.results.environment.storage !== undefined &&
+    run.results.environment.storage !== 'block');
+  if (off.length === 0) return null;
+  const kinds = [...new Set(off.map((run) => run.results.environment.storage))].join(', ');
+  return `Not a disk: ${experimentsOf(off)} measured ${kinds} storage, not a block device, so ` +
+    'their figures say nothing about a disk; point `--dir` at a disk to measure one.';
+}
+
+function sharedWarning(runs: readonly Run[]): string | null {
+  const shared = runs.filter((run) => run.results.deviceShared !== undefined);
+  if (shared.length === 0) return null;
+  const most = Math.max(...shared.map((run) => run.results.deviceShared?.fraction ?? 0));
+  return `Busy disk: other programs wrote up to ${percent(most)} of the disk's bytes while ` +
+    `${experimentsOf(shared)} ran, so device figures (bytes, I/Os and flushes per message) ` +
+    'count their writes too.';
+}
+
+/** One line per reason to read the figures with care; empty when there is none. */
+export function runWarnings(runs: readonly Run[]): readonly string[] {
+  return [noisyWarning(runs), storageWarning(runs), sharedWarning(runs)]
+    .filter((line): line is string => line !== null);
+}
