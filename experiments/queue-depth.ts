@@ -21,6 +21,7 @@ import {
   fioVersion,
   formatFigure,
   ioUringAllowed,
+  packageFile,
   runTypeScriptChild,
   WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
@@ -41,10 +42,13 @@ import {
   type MethodReport,
 } from './queue-depth-protocol.js';
 
-const CHILD_SCRIPT = fileURLToPath(new URL('./queue-depth-child.ts', import.meta.url));
+/** The child beside this file: its .ts source under tsx, or its .js when loglab is built. */
+const CHILD_SCRIPT = fileURLToPath(
+  new URL(`./queue-depth-child${path.extname(import.meta.url)}`, import.meta.url));
+/** The fio jobs ship with the package (package.json `files`), found from its root. */
 const FIO_JOBS: Readonly<Record<FioMethod, string>> = {
-  'random-write': fileURLToPath(new URL('../scripts/fio/random-write.fio', import.meta.url)),
-  'append': fileURLToPath(new URL('../scripts/fio/append.fio', import.meta.url)),
+  'random-write': packageFile('scripts', 'fio', 'random-write.fio'),
+  'append': packageFile('scripts', 'fio', 'append.fio'),
 };
 const BLOCK_BYTES = 4096;
 const MIB = 1024 * 1024;

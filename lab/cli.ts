@@ -12,6 +12,7 @@ import { Command, CommanderError } from 'commander';
 import { StorageError, type StorageErrorCode } from '../storage/errors.js';
 import { LabError, describePathError, isPathErrno, isPathError } from './errors.js';
 import { commands } from './commands/index.js';
+import { packageVersion } from './package-root.js';
 
 export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;
@@ -47,6 +48,7 @@ export const STORAGE_CHECK_CODES: ReadonlySet<StorageErrorCode> = new Set<Storag
 export function buildProgram(): Command {
   const program = new Command('loglab')
     .description('A storage performance laboratory: logs vs slots, measured on your own disk.')
+    .version(packageVersion(), '-V, --version', 'print the version of loglab')
     .showHelpAfterError(false)
     .exitOverride();
   for (const register of commands) register(program);

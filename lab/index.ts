@@ -3,9 +3,22 @@
  * accounting (phases and their totals, durable writes, dirty memory, the filesystem's journal,
  * the device's queue), write tracing, disk models, direct I/O, io_uring detection, fio, child
  * processes and results types. The CLI and tests may import the individual files; experiments
- * import from here.
+ * import from here. Installed, it is `loglab/lab`: `runExperiment` runs an experiment from code
+ * (one of `loglab/experiments`, or your own) and `writeResultsFile` saves what it returned for
+ * `loglab report` and `loglab compare`.
+ *
+ * Tests that mock a harness module (vi.mock) must not import this file inside vi.hoisted: it
+ * loads the harness's modules before the mock is registered (lab/commands/run-storage.test.ts).
  */
-export type { Experiment, LabContext, ParamSpec, ParamValue, ResultsParts } from './experiment.js';
+export {
+  type ContextOptions,
+  type Experiment,
+  type LabContext,
+  type ParamSpec,
+  type ParamValue,
+  type ResultsParts,
+  runExperiment,
+} from './experiment.js';
 export { SYNCED_ROUND_MIN_SECONDS, WARM_UP_SHARE_OF_ROUND } from './round-length.js';
 export {
   type Budget,
@@ -61,7 +74,13 @@ export {
 } from './capacity.js';
 export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './seed-arithmetic.js';
 export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
-export type { Metric, Prediction, Results } from './results.js';
+export {
+  type Metric,
+  type Prediction,
+  type Results,
+  readResultsFile,
+  writeResultsFile,
+} from './results.js';
 export { PhaseTotals } from './phase-totals.js';
 export { flushedBlocks } from './trace-blocks.js';
 export { traceSlice } from './trace-slice.js';
@@ -81,5 +100,6 @@ export { InflightSampler, type InflightSummary } from './inflight-sampler.js';
 export { type IoUringState, ioUringAllowed, ioUringState } from './io-uring.js';
 export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './fio.js';
 export { runTypeScriptChild } from './ts-child.js';
+export { packageFile } from './package-root.js';
 export { LabError } from './errors.js';
 export { formatBytes, formatFigure } from './format.js';

@@ -1,8 +1,9 @@
 /**
- * Runs a TypeScript module in a child Node process, loaded through tsx as the CLI itself is, with
- * variables added to its environment. An experiment needs this when a setting only takes effect
- * at process start: libuv reads UV_THREADPOOL_SIZE and UV_USE_IO_URING once, when its loop and
- * thread pool are first used.
+ * Runs a module of loglab in a child Node process, with variables added to its environment: its
+ * TypeScript source through tsx, as the CLI runs in the repository, or its built JavaScript with
+ * plain node, as the installed package runs (which has no tsx). An experiment needs this when a
+ * setting only takes effect at process start: libuv reads UV_THREADPOOL_SIZE and
+ * UV_USE_IO_URING once, when its loop and thread pool are first used.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -15,6 +16,11 @@ function tsxLoaderUrl(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
 
+/** Node's arguments before the script: the tsx loader for TypeScript, nothing for JavaScript. */
+function loaderArgs(script: string): string[] {
+  return /\.[cm]?ts$/.test(script) ? ['--import', tsxLoaderUrl()] : [];
+}
+
 /** Resolves to the child's standard output; rejects with its last lines of standard error. */
 export function runTypeScriptChild(
   script: string,
@@ -25,7 +31,7 @@ export function runTypeScriptChild(
   assert(Number.isSafeInteger(timeoutMs), `timeoutMs must be an integer: ${timeoutMs}`);
   assert(timeoutMs > 0, `timeoutMs must be positive: ${timeoutMs}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsxLoaderUrl(), script, ...args], {
+    const child = spawn(process.execPath, [...loaderArgs(script), script, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: timeoutMs,

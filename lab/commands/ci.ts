@@ -9,20 +9,20 @@ import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { experiment as ciCounters } from '../../experiments/ci-counters.js';
 import { compareDocuments, readBaselineFor } from '../compare.js';
 import { LabError } from '../errors.js';
 import { runExperiment } from '../experiment.js';
 import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
+import { packageFile } from '../package-root.js';
 import { type Results, writeResultsFile } from '../results.js';
 import { type GateOptions, parseGateOptions, reportComparison } from './compare.js';
 
-/** The baseline kept in the repository, found from this file so any working directory works. */
-export const DEFAULT_BASELINE = path.relative(
-  process.cwd(),
-  fileURLToPath(new URL('../../ci/baseline.json', import.meta.url)),
-);
+/**
+ * The baseline kept in the repository (and shipped with the package), found from the package
+ * root so any working directory, and the built layout under dist/, works.
+ */
+export const DEFAULT_BASELINE = path.relative(process.cwd(), packageFile('ci', 'baseline.json'));
 
 interface CiOptions extends GateOptions {
   readonly updateBaseline?: boolean;

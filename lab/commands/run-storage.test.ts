@@ -10,8 +10,11 @@ import { mainJobPlace } from './lab.js';
 
 /** One experiment that records where it ran; and the directories the fake probe calls memory. */
 const { probe, seen, memoryDirs, diskDirs } = await vi.hoisted(async () => {
-  const { runSync } = await import('../index.js');
-  type Experiment = import('../index.js').Experiment;
+  // From the harness's own files, not its public face (../index.js): this runs before the mock
+  // of ../storage-kind.js below is registered, and the public face's runExperiment loads
+  // experiment.ts, which would bind the real storage-kind.js before the mock could replace it.
+  const { runSync } = await import('../runner.js');
+  type Experiment = import('../experiment.js').Experiment;
   const seen = { dirs: [] as string[] };
   const memoryDirs = new Set<string>();
   /** Disks mounted inside a memory dir (as a test's current directory is, under the temp dir). */

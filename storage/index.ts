@@ -1,0 +1,317 @@
+/**
+ * The storage core's public face: what a program outside this repository may rely on when it
+ * imports `loglab` (package.json `exports["."]`). Everything else under storage/ is internal and
+ * may change without notice: the simulated disk, the crash-test helpers, segment and index files'
+ * classes, the group-commit machinery.
+ *
+ * A first cut (issue 17): the shapes below are today's. Appends on `Log` are still synchronous
+ * and the default durability is still `none`; both are due to change, and will be announced here.
+ */
+
+// ---- The log ----
+
+/**
+ * An append-only log of records in a directory: segments named by base offset, each with an
+ * offset index and a time index, recovered (torn tail cut, indexes rebuilt) when opened, and
+ * trimmed from the start by `deleteSegmentsBelow`. `Log.open(dir, options)` creates or recovers
+ * it and takes the directory's writer lock; `append` returns the record's offset and
+ * `acknowledged(offset)` resolves once the durability policy allows answering OK
+ * (`appendAcknowledged` does both); `read(offset)` looks a record up through the index,
+ * `reader(fromOffset)` reads in order, `offsetForTime` finds an offset by time. Call `close()`
+ * when done: it syncs and releases the lock.
+ */
+export { Log } from './log.js';
+
+/**
+ * Options of `Log.open`: durability policy and its group-commit tuning, segment size, index
+ * density, the largest record, preallocation, the clock, a `FileIO` to count or fault the log's
+ * calls, and `readOnly` for readers beside a writer. Every field is optional and checked when the
+ * log opens (INVALID_CONFIG names the field and its limits).
+ */
+export type { LogOptions } from './log-config.js';
+
+/**
+ * The options a log was opened with, every default filled in (`log.config`): what an experiment
+ * or a tool records beside its figures so a run can be repeated.
+ */
+export type { LogConfig } from './log-config.js';
+
+/**
+ * One record as `Log.read` and `LogReader.next` return it: its offset, body and attributes, and
+ * where it lies (segment base offset, byte position and size), for tools that show the layout.
+ */
+export type { LogRecord } from './log.js';
+
+/** One segment file of a log (`log.segments()`): its base offset, path and size in bytes. */
+export type { SegmentInfo } from './log.js';
+
+/**
+ * The optional fields a record may carry beside its body: a due time (delayed delivery), a group
+ * id and a sequence id. They are stored in the record and covered by its CRC.
+ */
+export type { RecordAttributes } from './record.js';
+
+/**
+ * What opening a log found and repaired (`log.recovery`): where the scan started and why, bytes
+ * and records scanned, the torn tail cut (with what it held), segments removed after the cut,
+ * index entries rebuilt, and warnings about damage left in place.
+ */
+export type { RecoveryReport } from './log-loader.js';
+
+/** The torn tail an open cut away, inside `RecoveryReport.truncation`; null when none was. */
+export type { TruncationReport } from './log-loader.js';
+
+/**
+ * A sequential reader from `log.reader(fromOffset)`: `next()` returns the following record, or
+ * null at the end (call it again after more appends). A damaged record throws CORRUPT_RECORD
+ * once, and the reader has already moved past it, so one bad record costs only that record.
+ */
+export type { LogReader } from './log-reader.js';
+
+/**
+ * How a lookup walked (`log.explainLookup(offset)`): the segment, the index entry it started
+ * from and the bytes it stepped over to reach the record.
+ */
+export type { LookupWalk } from './segment.js';
+
+/**
+ * A logical record number. Branded so it cannot be mixed up with a byte position by accident;
+ * the log returns `Offset`s and accepts plain numbers where it reads.
+ */
+export type { Offset } from './units.js';
+
+/**
+ * Makes an `Offset` of a number; an integer outside [0, 2^53] is a programmer mistake and throws
+ * an assertion `Error`.
+ */
+export { asOffset } from './units.js';
+
+/**
+ * Bytes every record adds to its body on disk (length, CRC-32C and id: 4 + 4 + 8), for sizing
+ * segments and disks; `recordSizeBytes` gives a whole record's size.
+ */
+export { RECORD_HEADER_BYTES } from './record.js';
+
+/** The bytes a record with `bodyBytes` of body (and the given attributes) takes in a segment. */
+export { recordSizeBytes } from './record.js';
+
+/** The largest record a log takes unless `maxRecordBytes` says otherwise: 1 MiB. */
+export { DEFAULT_MAX_RECORD_BYTES } from './record.js';
+
+/** A new log's segment size unless `segmentBytes` says otherwise: 64 MiB. */
+export { DEFAULT_SEGMENT_BYTES } from './log-config.js';
+
+/** Bytes between two offset-index entries unless `indexIntervalBytes` says otherwise: 4 KiB. */
+export { DEFAULT_INDEX_INTERVAL_BYTES } from './log-config.js';
+
+// ---- Durability ----
+
+/**
+ * When an append, send or delete may be acknowledged: `none` once written to the page cache (a
+ * power cut can lose about 30 s of them), `always` after an fdatasync of its own, `group` after
+ * one fdatasync shared by everything waiting (the same guarantee as `always`, far fewer syncs).
+ * Every policy syncs on a clean close; docs/storage.md has the table and the measurements.
+ */
+export type { DurabilityPolicy } from './durability.js';
+
+/** The three policies in order of strength, for option parsers and for runs over all of them. */
+export { DURABILITY_POLICIES } from './durability.js';
+
+/**
+ * Checks a policy name given as text (a flag, an environment variable); throws INVALID_CONFIG
+ * naming the three accepted values.
+ */
+export { parseDurabilityPolicy } from './durability.js';
+
+/**
+ * Where `group`'s fdatasync runs: `inline` on the event loop (more syncs per second with many
+ * producers) or `thread-pool` (the event loop stays free while the disk flushes).
+ */
+export type { GroupSyncMode } from './durability.js';
+
+/** Both group sync modes, for option parsers. */
+export { GROUP_SYNC_MODES } from './durability.js';
+
+// ---- Queues ----
+
+/**
+ * The queue contract both designs keep: `send` resolves once the message survives a restart as
+ * the durability policy defines, `receive` hands out a ready message for a visibility timeout
+ * (or null), `delete` acknowledges it, `stats` counts, `close` syncs and releases. Delivery is
+ * at least once: after a restart every message not deleted is ready again.
+ */
+export type { Queue } from './queue.js';
+
+/** A received message: id (for `delete`), body, when it becomes visible again, attempt number. */
+export type { QueueMessage } from './queue.js';
+
+/** Counts a queue reports: ready, in flight, delayed, its offsets, disk bytes, corrupt skipped. */
+export type { QueueStats } from './queue.js';
+
+/** Options of `send`: `delayMs`, how long before the message may be delivered. */
+export type { SendOptions } from './queue.js';
+
+/** Options of `receive`: `visibilityTimeoutMs`, how long the receiver holds the message. */
+export type { ReceiveOptions } from './queue.js';
+
+/** The options both queue designs take: durability and group commit, clock, file I/O. */
+export type { QueueOptions } from './queue.js';
+
+/**
+ * The clock deadlines and due times are read from (`nowMs()`, ms since the epoch by default,
+ * since due times are stored); pass another to drive time in a test.
+ */
+export type { QueueClock } from './queue.js';
+
+/**
+ * Design B: a queue on a log in a directory (`LogQueue.open(dir, options)`). Sends append,
+ * receives read at a cursor, deletes move a head whose checkpoint lets whole segments be
+ * deleted, so the disk stops growing while consumers keep up.
+ */
+export { LogQueue } from './log-queue.js';
+
+/**
+ * Options of `LogQueue.open`: the queue options plus the log's segment and record sizes and how
+ * often the head is saved.
+ */
+export type { LogQueueOptions } from './log-queue.js';
+
+/**
+ * Design A: a queue in one file of fixed-size slots updated in place
+ * (`SlotFileQueue.open(file, options)`). A send writes one slot, a delete one state byte; the
+ * file grows in preallocated chunks. `maxBodyBytes` is the largest body a slot holds.
+ */
+export { SlotFileQueue } from './slot-file.js';
+
+/** Options of `SlotFileQueue.open`: the queue options plus slot size and growth chunk. */
+export type { SlotFileOptions } from './slot-file.js';
+
+// ---- Kafka batches ----
+
+/**
+ * Kafka's storage layout beside loglab's log: a partition directory of v2 record batches, each
+ * encoded (and compressed) once and written with one write, readable by Kafka's own tools.
+ * `BatchedLog.open(dir, options)`, then `appendBatch(records, { compression })` resolves with
+ * the batch's place once acknowledged; `read`, `lookup` and `lookupByTime` find records;
+ * `close()` syncs and releases the lock.
+ */
+export { BatchedLog } from './batched-log.js';
+
+/** Options of `BatchedLog.open`: as `LogOptions`, with Kafka's names for batch and index sizes. */
+export type { BatchedLogOptions } from './batched-log.js';
+
+/** One record handed to `BatchedLog.appendBatch`: value, optional key, headers and timestamp. */
+export type { BatchedRecordInput } from './batched-log.js';
+
+/** Options of `BatchedLog.appendBatch`: the batch's compression codec. */
+export type { AppendBatchOptions } from './batched-log.js';
+
+/** Where an appended batch lies: segment, byte position, size and its first and last offsets. */
+export type { BatchLocation } from './batched-log.js';
+
+/** A record read from the batched log, with its timestamp, key, value, headers and batch. */
+export type { BatchedLogRecord } from './batched-log.js';
+
+/** What opening a batched log found and repaired (`batchedLog.recovery`). */
+export type { BatchedRecoveryReport } from './batched-log.js';
+
+/**
+ * Encodes one Kafka v2 record batch (async, since zstd's compressor is): the bytes a producer
+ * sends and a broker stores, CRC-32C included, byte for byte what Kafka writes.
+ */
+export { encodeBatch } from './kafka-batch.js';
+
+/**
+ * Decodes and checks a whole batch: magic, lengths, CRC, every varint and the record count; any
+ * failure throws CORRUPT_BATCH with a `reason`. Keys and values are views, not copies.
+ */
+export { decodeBatch } from './kafka-batch.js';
+
+/** Decodes and checks a batch's 61-byte header only, without its records. */
+export { decodeBatchHeader } from './kafka-batch.js';
+
+/** What `encodeBatch` takes; fields left out get the defaults a Kafka producer writes. */
+export type { KafkaBatchInput } from './kafka-batch.js';
+
+/** A decoded batch: its header fields, records and size on disk. */
+export type { KafkaBatch } from './kafka-batch.js';
+
+/** A batch's header fields, as `decodeBatchHeader` returns them. */
+export type { KafkaBatchHeader } from './kafka-batch.js';
+
+/** One record inside a batch: timestamp and offset deltas, key, value and headers. */
+export type { KafkaRecord } from './kafka-batch.js';
+
+/** One record header: a key and a value (null allowed). */
+export type { KafkaHeader } from './kafka-batch.js';
+
+/** Limits `decodeBatch` enforces: the longest batch, the largest decompressed size. */
+export type { DecodeBatchOptions } from './kafka-batch.js';
+
+/** A batch's compression codec: `none`, `gzip`, `snappy`, `lz4` or `zstd`. */
+export type { KafkaCompression } from './kafka-batch.js';
+
+/** Every codec, for option parsers and runs over all of them. */
+export { KAFKA_COMPRESSIONS } from './kafka-compression.js';
+
+// ---- Reading files for people ----
+
+/**
+ * The segments `dumpLog` walks: every segment of a log directory, or the one a `.log`/`.index`/
+ * `.timeindex` file belongs to. Throws INVALID_SEGMENT_FILE when the path is neither.
+ */
+export { segmentsToDump } from './dump.js';
+
+/**
+ * Walks segment files without opening the log (no lock, nothing repaired), as `loglab dump`
+ * does: yields every record with its position, size, CRC and validity, index and time-index
+ * entries, zero tails and, with `verify`, index entries that miss their record and breaks in
+ * the segment chain. Pass `new NodeFileIO()` as `io`.
+ */
+export { dumpLog } from './dump.js';
+
+/** What `dumpLog` walks: records, indexes, or both, and whether index entries are verified. */
+export type { DumpOptions } from './dump.js';
+
+/** The directory and segment base offsets `segmentsToDump` chose. */
+export type { DumpTarget } from './dump.js';
+
+/** One entry `dumpLog` yields, told apart by its `type` field. */
+export type { DumpEntry } from './dump.js';
+
+// ---- Errors ----
+
+/**
+ * Every failure the storage core reports on purpose: I/O errors, corruption, refused
+ * configuration, records too large, a fenced, closed or locked log. `code` is stable and meant to
+ * be switched on; `context` carries the file, position, sizes and cause; the message says what
+ * failed and what to do. Programmer mistakes (a broken assertion) are plain `Error`s instead.
+ */
+export { StorageError } from './errors.js';
+
+/** The literal codes a `StorageError` carries, each documented where it is declared. */
+export type { StorageErrorCode } from './errors.js';
+
+/** Context a `StorageError` may carry: file, position, offsets, sizes, lock holder, cause. */
+export type { StorageErrorContext } from './errors.js';
+
+/** True when `error` is a `StorageError` (of `code`, when one is given): for catch blocks. */
+export { isStorageError } from './errors.js';
+
+// ---- File I/O ----
+
+/**
+ * The file calls the log and queues make (open, positional read and write, fdatasync, rename,
+ * directory fsync, lock), behind one interface, with counters of calls and bytes. Pass one as
+ * `io` to count what a workload costs, to trace writes or to inject faults.
+ */
+export type { FileIO } from './file-io.js';
+
+/** Calls and bytes a `FileIO` has made: writes, reads, fdatasyncs and directory fsyncs. */
+export type { FileIOCounters } from './file-io.js';
+
+/** The `FileIO` on node:fs that everything uses by default. */
+export { NodeFileIO } from './file-io.js';
+
+/** A `FileIO` that passes every call to another: extend it to observe or alter some calls. */
+export { DelegatingFileIO } from './file-io.js';
