@@ -110,10 +110,24 @@ interface Opened {
   readonly logBytes: number;
 }
 
+/**
+ * The fixed messages' times: from a fixed instant, a millisecond a batch (or, in loglab's log, a
+ * time-index entry) apart. The wall clock would make the timestamp deltas' varints, the
+ * compressed blobs and the time-index entries differ from run to run, and the bytes written
+ * are counters, compared exactly.
+ */
+const FIXED_START_MS = 1_764_547_200_000;
+
+function steppingClock(): () => number {
+  let nowMs = FIXED_START_MS;
+  return () => nowMs++;
+}
+
 async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Promise<Opened> {
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'topic-0');
-  const writing = BatchedLog.open(logDir, { segmentBytes: SEGMENT_BYTES, io });
+  const writing = BatchedLog.open(logDir,
+    { segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
   const inputs = spec.workload.inputsTwice;
   const pool = spec.workload.poolSize;
   for (let sent = 0; sent < messages; sent += spec.batchSize) {
@@ -144,7 +158,7 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
 function ownLogReader(spec: SeriesSpec, dir: string, messages: number): Opened {
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'log');
-  const writing = Log.open(logDir, { segmentBytes: SEGMENT_BYTES, io });
+  const writing = Log.open(logDir, { segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
   const bodies = spec.workload.bodiesTwice;
   const pool = spec.workload.poolSize;
   for (let sent = 0; sent < messages; sent++) writing.append(bodies[sent % pool]!);

@@ -1,9 +1,10 @@
 // Writes the worsened copies scripts/check-compare.sh feeds to `loglab compare` (issue 15):
 // for every varying metric the plain rerun's comparison gated (within-run ratios; measurements
-// and timings under --timings) and for one counter per experiment (counters are compared
-// exactly, so one stands for all), a copy of the second run's results file with that metric
-// alone made 50% worse; and, where the metric's measured CV is below 3% on both runs (a
-// counter's is 0), one copy made 10% worse. "Worse" follows the metric's direction: a
+// and timings under --timings) and for one nonzero counter per experiment (counters are
+// compared exactly, so one stands for all), a copy of the second run's results file with that
+// metric alone made 50% worse; where the metric's measured CV is below 3% on both runs (a
+// counter's is 0), one copy made 10% worse; and for one counter per experiment whose value is 0
+// and lower is better (a promise: nothing lost, nothing rescanned), a copy where it is 1. "Worse" follows the metric's direction: a
 // higher-is-better figure is multiplied by 0.5 (0.9), a lower-is-better one by 1.5 (1.1).
 //
 // usage: node check-compare-variants.mjs RERUN_COMPARISON.json RUN1_DIR RUN2_DIR OUT_DIR
@@ -35,6 +36,10 @@ function cvOf(metric) {
 }
 
 function worsen(metric, worseBy) {
+  if (worseBy === 'one') {
+    metric.median = 1;
+    return;
+  }
   const factor = metric.direction === 'higher' ? 1 - worseBy : 1 + worseBy;
   const scale = (value) => value * factor;
   for (const field of SCALED_FIELDS) {
@@ -53,14 +58,22 @@ function writeVariant(comparison, name, worseBy, cv) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, path.basename(source)), JSON.stringify(doc, null, 2));
   const shownCv = cv === null ? '-' : `${(cv * 100).toFixed(2)}%`;
-  console.log(`${path.basename(source)} ${dir} ${name} ${worseBy * 100}% ${shownCv}`);
+  const shownWorse = worseBy === 'one' ? '0→1' : `${worseBy * 100}%`;
+  console.log(`${path.basename(source)} ${dir} ${name} ${shownWorse} ${shownCv}`);
 }
 
-/** The gated metrics to worsen: every varying one, the first counter. */
+/** The gated metrics to worsen by a share: every varying one, the first nonzero counter. */
 function targets(comparison) {
   const gated = comparison.metrics.filter((metric) => metric.gated);
-  const firstCounter = gated.find((metric) => metric.class === 'counter');
-  return gated.filter((metric) => metric.class !== 'counter' || metric === firstCounter);
+  const firstCounter = gated.find((metric) => metric.class === 'counter' && metric.current !== 0);
+  return gated.filter((metric) =>
+    metric.class !== 'counter' ? metric.current !== 0 : metric === firstCounter);
+}
+
+/** The first gated counter that is 0 and should stay so: 0 made 1 must fail too. */
+function zeroPromise(comparison) {
+  return comparison.metrics.find((metric) => metric.gated && metric.class === 'counter' &&
+    metric.current === 0 && metric.direction === 'lower');
 }
 
 for (const comparison of comparisons) {
@@ -72,4 +85,6 @@ for (const comparison of comparisons) {
     writeVariant(comparison, judged.name, 0.5, cv);
     if (cv !== null && cv < LOW_CV) writeVariant(comparison, judged.name, 0.1, cv);
   }
+  const zero = zeroPromise(comparison);
+  if (zero !== undefined) writeVariant(comparison, zero.name, 'one', 0);
 }

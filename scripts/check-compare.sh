@@ -6,7 +6,9 @@
 #   3. for every metric that comparison gated, a copy of the second run's file with that metric
 #      alone made 50% worse: expects exit 1 for each;
 #   4. for the gated metrics whose measured CV is below 3% on both runs (counters: 0), a copy
-#      made 10% worse: expects exit 1 for each (scripts/check-compare-variants.mjs writes them).
+#      made 10% worse: expects exit 1 for each;
+#   5. for a gated counter of each experiment that is 0 (nothing lost, nothing rescanned), a
+#      copy where it is 1: expects exit 1 (scripts/check-compare-variants.mjs writes them all).
 # Prints each verdict and a tally; exits 1 when any comparison got another exit code.
 # It takes minutes and measures this machine: run it on a quiet one, never in CI.
 set -uo pipefail
@@ -40,11 +42,12 @@ node scripts/check-compare-variants.mjs "$work/rerun.json" "$work/run1" "$work/r
   "$work/variants" > "$work/variants.txt" || exit 2
 
 echo "== each gated metric made worse alone: loglab compare RUN1/FILE COPY/FILE, expecting exit 1"
-caught=(0 0)
-total=(0 0)
+caught=(0 0 0)
+total=(0 0 0)
 while read -r file dir name worse cv; do
   slot=0
   [ "$worse" = "10%" ] && slot=1
+  [ "$worse" = "0→1" ] && slot=2
   loglab compare "$work/run1/$file" "$dir/$file" > /dev/null 2>&1
   code=$?
   total[$slot]=$((total[slot] + 1))
@@ -58,6 +61,7 @@ while read -r file dir name worse cv; do
 done < "$work/variants.txt"
 echo "-> 50% worse: ${caught[0]} of ${total[0]} gated metrics failed the comparison"
 echo "-> 10% worse: ${caught[1]} of ${total[1]} gated metrics with CV below 3% failed it"
+echo "-> 0 made 1: ${caught[2]} of ${total[2]} gated counters promising 0 failed it"
 if [ "${total[0]}" -eq 0 ]; then
   echo "check-compare: the rerun's comparison gated nothing, so nothing was checked" >&2
   failed=1
