@@ -9,10 +9,11 @@
  * reported and never served, a recovery point moved to another record boundary must cost nothing.
  *
  * LOGLAB_CRASH_ITERATIONS sets the total number of iterations (default 27,000), spread evenly
- * over the nine cases. A failing iteration names its seed, target and policy; replay it alone
- * with `runCrashIteration({ seed, target, durability })`. The last line of the run is the
- * summary: iterations, crashes, faults injected, acknowledged messages checked, lost, and the
- * outside events by kind.
+ * over the nine cases; LOGLAB_CRASH_FIRST_SEED the first seed of each case (default 1), so
+ * another range of seeds can be run. A failing iteration names its seed, target and policy;
+ * replay it alone with `runCrashIteration({ seed, target, durability })`. The last line of the
+ * run is the summary: iterations, crashes, faults injected, acknowledged messages checked, lost,
+ * and the outside events by kind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from './durability.js';
@@ -29,18 +30,28 @@ const DEFAULT_ITERATIONS = 27_000;
 /** Violations printed per failing case: enough to see the pattern, few enough to read. */
 const SHOWN_VIOLATIONS = 20;
 
-function iterationsFromEnv(): number {
-  const text = process.env['LOGLAB_CRASH_ITERATIONS'];
-  if (text === undefined || text === '') return DEFAULT_ITERATIONS;
+/**
+ * Iterations the crash loop once found a violation in, each replayed in every run. Seed
+ * 616982201: an unlink failed during retention and the next retention removed the segment after
+ * the one left behind (Log.deleteSegmentsBelow): a hole the reopen refused with LOG_GAP.
+ */
+const FOUND = [{ seed: 616982201, target: 'log-queue', durability: 'group' }] as const;
+
+function positiveIntegerFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`LOGLAB_CRASH_ITERATIONS must be a positive integer, got '${text}'`);
+    throw new Error(`${name} must be a positive integer, got '${text}'`);
   }
   return value;
 }
 
 const cases = DURABILITY_POLICIES.length * CRASH_TARGETS.length;
-const iterationsPerCase = Math.ceil(iterationsFromEnv() / cases);
+const iterationsPerCase = Math.ceil(
+  positiveIntegerFromEnv('LOGLAB_CRASH_ITERATIONS', DEFAULT_ITERATIONS) / cases,
+);
+const firstSeed = positiveIntegerFromEnv('LOGLAB_CRASH_FIRST_SEED', 1);
 const countsByPolicy = new Map<DurabilityPolicy, CrashCounts>(
   DURABILITY_POLICIES.map((policy) => [policy, emptyCounts()]),
 );
@@ -57,6 +68,13 @@ describe('crash loop', () => {
     }
   });
 
+  for (const options of FOUND) {
+    it(`passes seed ${options.seed} (${options.target}, ${options.durability}), which once failed`,
+      async () => {
+        expect((await runCrashIteration(options)).violations).toEqual([]);
+      });
+  }
+
   for (const durability of DURABILITY_POLICIES) {
     for (const target of CRASH_TARGETS) {
       const promise = durability === 'none'
@@ -65,7 +83,7 @@ describe('crash loop', () => {
       it(`${target} under ${durability}: ${promise}, never serves a wrong body`, async () => {
         const counts = emptyCounts();
         const violations: string[] = [];
-        for (let seed = 1; seed <= iterationsPerCase; seed++) {
+        for (let seed = firstSeed; seed < firstSeed + iterationsPerCase; seed++) {
           const result = await runCrashIteration({ seed, target, durability });
           addCounts(counts, result.counts);
           violations.push(...result.violations.slice(0, SHOWN_VIOLATIONS - violations.length));

@@ -54,7 +54,10 @@ export interface RecoveryReport {
   /** Bytes walked to check the segment chain and the recovery point against the data. */
   readonly checkedBytes: number;
   readonly truncation: TruncationReport | null;
-  /** Segments after a cut: written after the last sync, like the tail cut before them. */
+  /**
+   * Segments after a cut: written after the last sync, like the tail cut before them. A
+   * read-only open leaves them in place and does not read them.
+   */
   readonly removedSegments: readonly string[];
   readonly indexEntriesRebuilt: number;
   readonly timeIndexEntriesAdded: number;
@@ -214,7 +217,7 @@ function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<Load
   const tail = recoverTail(segments, start, sealing >= 0 ? sealing : lastSlot, window, counts, findings);
   checkOffsetLimit(dir, config, tail.scan.nextOffset);
   const truncation = tail.scan.problem === null ? null : truncateAt(tail.last, tail.scan, config.maxRecordBytes);
-  const removed = removeAfter(segments, tail.last);
+  const removed = removeAfter(dir, config, segments, tail.last);
   tail.last.activate(tail.scan.endPositionBytes, tail.scan.nextOffset);
   const active = segments[segments.length - 1]!;
   for (const segment of tail.scanned) if (segment !== active) segment.seal();
@@ -415,11 +418,35 @@ function scanSegment(
   return scan;
 }
 
-/** Removes the segments after `last` (a cut in an earlier one): unsynced, written after it. */
-function removeAfter(segments: Segment[], last: Segment): Segment[] {
+/**
+ * Removes the segments after `last` (a cut in an earlier one): unsynced, written after it.
+ * Newest first, each durably before the next, so a power cut meanwhile leaves a chain without
+ * a hole (a change the directory fsync has not covered survives a power cut or not on its own).
+ * A read-only open leaves them in place and does not read them, as it leaves a torn tail.
+ */
+function removeAfter(
+  dir: string,
+  config: LogConfig,
+  segments: Segment[],
+  last: Segment,
+): Segment[] {
   const removed = segments.splice(segments.indexOf(last) + 1).reverse();
-  const failures = closeSegments(removed, 'delete');
-  if (failures.length > 0) throw failures[0];
+  if (config.readOnly) {
+    const failures = closeSegments(removed, 'close');
+    if (failures.length > 0) throw failures[0];
+    return removed;
+  }
+  for (const [i, segment] of removed.entries()) {
+    try {
+      segment.delete();
+      config.io.fsyncDir(dir);
+    } catch (error) {
+      // The caller abandons the segments still in the log; these are out of it already.
+      segment.abandon();
+      closeSegments(removed.slice(i + 1), 'close');
+      throw error;
+    }
+  }
   return removed;
 }
 

@@ -79,6 +79,64 @@ describe('retention cut short by a power cut', () => {
   });
 });
 
+describe('retention whose removal fails', () => {
+  /** A log of several segments; returns their base offsets. */
+  function logOfSegments(disk: SimDisk): { log: Log; bases: number[] } {
+    const log = openLog(disk);
+    for (let i = 0; i < 100; i++) log.append(body(i));
+    const bases = log.segments().map((segment) => segment.baseOffset);
+    expect(bases.length).toBeGreaterThan(3);
+    return { log, bases };
+  }
+
+  function expectWholeFromStart(log: Log, where: string): void {
+    const reader = log.reader(log.startOffset);
+    let read = 0;
+    while (reader.next() !== null) read++;
+    expect(read, where).toBe(log.endOffset - log.startOffset);
+    expect(log.endOffset, where).toBe(100);
+  }
+
+  // Crash-loop seed 616982201 (log-queue, group): the unlink of the oldest segment failed,
+  // the log forgot the segment all the same, and the next retention removed the one after it.
+  for (const call of ['unlink', 'fsyncDir'] as const) {
+    it(`removes the segment whose ${call} failed before any later one, so no hole opens`, () => {
+      // Seeds enough for crashes that keep a later unlink and drop an earlier pending one.
+      for (let seed = 1; seed <= 50; seed++) {
+        for (let nth = 1; nth <= 12; nth++) {
+          const disk = new SimDisk({ seed });
+          const { log, bases } = logOfSegments(disk);
+          disk.injectFault({ kind: 'error', call, nth: 1, errno: 'EIO' });
+          expect(errorOf(() => log.deleteSegmentsBelow(bases[1]!)).code).toBe('IO_ERROR');
+          // The next retention, cut short by a power cut at each of its calls in turn.
+          disk.injectFault({ kind: 'power-cut', nth });
+          const where = `seed ${seed}, ${call} failed, power cut at call ${nth}`;
+          try {
+            expect(log.deleteSegmentsBelow(bases[3]!).segments, where).toBe(2);
+            log.close();
+          } catch (error) {
+            if (!(error instanceof SimPowerCutError)) throw error;
+          }
+          expectWholeFromStart(openLog(disk.crash()), where);
+        }
+      }
+    });
+  }
+
+  it('opens whole in the same process after the unlink failed, and removes it next time', () => {
+    const disk = new SimDisk({ seed: 1 });
+    const { log, bases } = logOfSegments(disk);
+    disk.injectFault({ kind: 'error', call: 'unlink', nth: 1, errno: 'EIO' });
+    expect(errorOf(() => log.deleteSegmentsBelow(bases[1]!)).code).toBe('IO_ERROR');
+    expect(log.startOffset).toBe(bases[1]);
+    expect(log.deleteSegmentsBelow(bases[2]!).segments).toBe(1);
+    log.close();
+    const reopened = openLog(disk);
+    expect(reopened.startOffset).toBe(bases[2]);
+    expectWholeFromStart(reopened, 'reopened');
+  });
+});
+
 describe('under none, where rolls do not sync', () => {
   for (const how of ['flush', 'close'] as const) {
     it(`makes every segment sealed since the last save durable on ${how}, indexes included`, async () => {
@@ -329,6 +387,26 @@ describe('a group sync that fails', () => {
     });
   }
 
+  it('on the thread pool, leaves no hole when the fence cannot durably remove later rolls', async () => {
+    // Seeds enough for crashes that keep the middle one's unlink and drop the newest one's.
+    for (let seed = 1; seed <= 60; seed++) {
+      const disk = new SimDisk({ seed });
+      const options = { io: new PoolIO(disk), segmentBytes: 1024, nowMs: () => 0 };
+      const log = Log.open(DIR, { ...options, durability: 'group', groupSync: 'thread-pool' });
+      await log.appendAcknowledged(body(0));
+      disk.injectFault(failingSync());
+      const ack = settled(log.acknowledged(log.append(body(1))));
+      await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
+      for (let i = 2; log.segments().length < 4; i++) log.append(body(i)); // three rolls meanwhile
+      // The fence saves its point (one directory fsync), then removes the three rolled segments:
+      // the directory fsync after that fails, and the power fails before another one.
+      disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 2, errno: 'EIO' });
+      expect(await ack, `seed ${seed}`).toBe('rejected');
+      const reopened = Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' });
+      expectIntact(reopened, `seed ${seed}`);
+    }
+  });
+
   it('on the thread pool, acknowledges an older offset asked for late once a sync covered it', async () => {
     const disk = new SimDisk({ seed: 1 });
     const log = Log.open(DIR, { io: new PoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
@@ -388,6 +466,31 @@ describe('recovery from a saved point', () => {
     expect(cut.positionBytes).toBe(flushedBytes);
     expect(cut.discardedBytes + cut.zeroTailBytes).toBe(10);
     expect(reopened.offsetForTime(5_000)).toBe(100);
+  });
+
+  it('read-only, leaves the segments after a cut in place and unread', () => {
+    const disk = new SimDisk({ seed: 1 });
+    const log = openLog(disk);
+    for (let i = 0; i < 40; i++) log.append(body(i));
+    const cutAt = log.read(5);
+    const files = log.segments().map((segment) => segment.logPath);
+    expect(files.length).toBe(2);
+    log.close();
+    // What a fence that moved the point back and was cut short before removing a roll leaves.
+    const point = { segmentBaseOffset: 0, positionBytes: cutAt.positionBytes, nextOffset: 5 };
+    writeRecoveryPoint(disk, DIR, { ...point, sealing: true });
+    const handle = disk.open(files[0]!, { create: false });
+    disk.truncate(handle, cutAt.positionBytes);
+    disk.close(handle);
+    const readOnly = Log.open(DIR, { io: disk, readOnly: true });
+    expect(readOnly.endOffset).toBe(5);
+    expect(readOnly.recovery.removedSegments).toEqual([files[1]]);
+    expect(files.map((file) => disk.exists(file))).toEqual([true, true]);
+    readOnly.close();
+    const writable = openLog(disk);
+    expect(writable.recovery.removedSegments).toEqual([files[1]]);
+    expect(files.map((file) => disk.exists(file))).toEqual([true, false]);
+    expectBodies(writable, 0, 5);
   });
 
   it('distrusts a point whose next offset cannot sit where it says', () => {

@@ -98,6 +98,11 @@ export class Log {
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
   #rollSync: RollSync | null = null;
+  /**
+   * A segment retention took out of the log whose files are not yet durably gone (an unlink or
+   * the directory fsync failed): see #finishRemoval.
+   */
+  #unremoved: Segment | null = null;
 
   private constructor(
     dir: string,
@@ -297,6 +302,7 @@ export class Log {
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
     this.#checkNotReadOnly('delete segments of');
+    this.#finishRemoval();
     let segments = 0;
     let bytes = 0;
     while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= offset) {
@@ -307,11 +313,30 @@ export class Log {
       // to make durable is gone, so nothing waits for it any more.
       const sync = this.#rollSync?.sealed === segment ? this.#rollSync : null;
       if (sync !== null) sync.done = true;
+      // Out of the log now, whatever happens to its files: readers must not reach it.
+      this.#unremoved = segment;
       segment.delete(sync?.promise ?? null);
       this.config.io.fsyncDir(this.dir);
+      this.#unremoved = null;
       segments++;
     }
     return { segments, bytes };
+  }
+
+  /**
+   * Removes, durably, the segment whose removal failed last time (an unlink or the directory
+   * fsync after it), before retention may remove any later one: removing the next segment while
+   * this one's name lives on, or may come back after a power cut, leaves a hole in the chain.
+   */
+  #finishRemoval(): void {
+    const segment = this.#unremoved;
+    if (segment === null) return;
+    const io = this.config.io;
+    for (const file of [segment.logPath, segment.indexPath, segment.timeIndexPath]) {
+      if (io.exists(file)) io.unlink(file);
+    }
+    io.fsyncDir(this.dir);
+    this.#unremoved = null;
   }
 
   /** fdatasyncs everything written so far and saves a recovery point. */
@@ -638,7 +663,8 @@ export class Log {
    * the segments after it go, with their files, and it becomes the active segment again. The
    * steps keep the segment chain whole whatever a power cut keeps of them: the recovery point
    * moves back first (recovery then treats everything after it as unsynced), the later segments
-   * are removed newest first and durably, and only then is the kept segment cut.
+   * are removed newest first, each durably before the next, and only then is the kept segment
+   * cut.
    */
   #cutBack(call: FailedCall): void {
     // Never written, never acknowledged: the fence drops them with the rest.
@@ -660,14 +686,31 @@ export class Log {
       closeSegments(removed, 'close');
       return;
     }
-    if (removed.length > 0 && closeSegments(removed, 'delete').length === 0) {
-      ignoreFailure(() => this.config.io.fsyncDir(this.dir));
-    }
+    this.#removeNewestFirst(removed);
     ignoreFailure(() => {
       keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
       this.config.io.truncate(keep.segment.handle, keep.positionBytes);
     });
+  }
+
+  /**
+   * Removes the segments a fence cut away (newest first), each durably before the next. A power
+   * cut keeps or drops each directory change it did not see made durable, on its own: with one
+   * fsync after all of them, the newest segment could stay while the one before it went, a hole
+   * that recovery refuses. On a failure the rest stay, older than the one that failed.
+   */
+  #removeNewestFirst(removed: readonly Segment[]): void {
+    for (const [i, segment] of removed.entries()) {
+      try {
+        segment.delete();
+        this.config.io.fsyncDir(this.dir);
+      } catch {
+        segment.abandon();
+        closeSegments(removed.slice(i + 1), 'close');
+        return;
+      }
+    }
   }
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */
