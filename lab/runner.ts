@@ -40,6 +40,14 @@ function assertBudget(budget: Budget): void {
   }
 }
 
+/** Workers of a closed loop: `concurrency`, default 1. */
+function concurrencyOf(options: { readonly concurrency?: number }): number {
+  const concurrency = options.concurrency ?? 1;
+  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
+  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
+  return concurrency;
+}
+
 function opsLimit(budget: Budget): number {
   return 'ops' in budget ? budget.ops : Number.POSITIVE_INFINITY;
 }
@@ -142,9 +150,7 @@ export async function warmUpAsync(
 ): Promise<WarmUp> {
   assertMode(measurement, 'async');
   assertBudget(budget);
-  const concurrency = options.concurrency ?? 1;
-  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
-  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
+  const concurrency = concurrencyOf(options);
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
   const startNs = process.hrtime.bigint();
@@ -188,9 +194,7 @@ export async function measureAsync(
 ): Promise<Repetition> {
   assertMode(measurement, 'async');
   assertBudget(budget);
-  const concurrency = options.concurrency ?? 1;
-  assert(Number.isSafeInteger(concurrency), `concurrency must be an integer: ${concurrency}`);
-  assert(concurrency > 0, `concurrency must be positive: ${concurrency}`);
+  const concurrency = concurrencyOf(options);
   const progress = options.progress ?? silentProgress;
   const histogram = measurement.repetitionLatencyNs;
   const limit = opsLimit(budget);

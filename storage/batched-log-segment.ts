@@ -33,16 +33,14 @@
  * checking its CRC. An entry that does not land on a batch at or below its offset is not
  * trusted: the walk starts again at position 0.
  */
-import * as path from 'node:path';
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert, isStorageError } from './errors.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
-import {
-  INDEX_SUFFIX, LOG_SUFFIX, SCAN_WINDOW_BYTES, TIME_INDEX_SUFFIX, segmentFileName,
-} from './segment.js';
+import { SCAN_WINDOW_BYTES } from './segment.js';
+import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import {
   BATCH_HEADER_BYTES, decodeBatch, decodeBatchHeader, type KafkaBatch, type KafkaRecord,
 } from './kafka-batch.js';
@@ -117,6 +115,7 @@ export interface TrustedStart {
 
 export class BatchedSegment {
   readonly baseOffset: number;
+  readonly #paths: SegmentPaths;
   readonly dir: string;
   readonly #io: FileIO;
   readonly #config: BatchedSegmentConfig;
@@ -133,6 +132,7 @@ export class BatchedSegment {
     this.#io = io;
     this.dir = dir;
     this.baseOffset = baseOffset;
+    this.#paths = segmentPaths(dir, baseOffset);
     this.#config = config;
   }
 
@@ -175,15 +175,15 @@ export class BatchedSegment {
   }
 
   get logPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, LOG_SUFFIX));
+    return this.#paths.log;
   }
 
   get indexPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, INDEX_SUFFIX));
+    return this.#paths.index;
   }
 
   get timeIndexPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, TIME_INDEX_SUFFIX));
+    return this.#paths.timeIndex;
   }
 
   /** Where this segment's batches end. */
@@ -527,9 +527,7 @@ export class BatchedSegment {
   /** Closes and removes the three files (recovery removing what followed a cut). */
   delete(): void {
     this.close();
-    for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
-      if (this.#io.exists(file)) this.#io.unlink(file);
-    }
+    removeSegmentFiles(this.#io, this.#paths);
   }
 }
 

@@ -19,6 +19,7 @@ import { StorageError, assert } from './errors.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, closeSegments, type LookupWalk } from './segment.js';
+import { removeSegmentFiles } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { GroupCommit } from './group-commit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
@@ -331,11 +332,8 @@ export class Log {
   #finishRemoval(): void {
     const segment = this.#unremoved;
     if (segment === null) return;
-    const io = this.config.io;
-    for (const file of [segment.logPath, segment.indexPath, segment.timeIndexPath]) {
-      if (io.exists(file)) io.unlink(file);
-    }
-    io.fsyncDir(this.dir);
+    removeSegmentFiles(this.config.io, segment.paths);
+    this.config.io.fsyncDir(this.dir);
     this.#unremoved = null;
   }
 

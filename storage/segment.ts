@@ -15,6 +15,9 @@ import { OffsetIndex, type IndexLoad, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
+import {
+  BASE_OFFSET_DIGITS, type SegmentPaths, removeSegmentFiles, segmentPaths,
+} from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import {
   RECORD_HEADER_BYTES,
@@ -27,15 +30,8 @@ import {
   type FrameProblem,
 } from './record.js';
 
-export const LOG_SUFFIX = '.log';
-export const INDEX_SUFFIX = '.index';
-export const TIME_INDEX_SUFFIX = '.timeindex';
+export { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment-files.js';
 const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
-const BASE_OFFSET_DIGITS = 20;
-
-export function segmentFileName(baseOffset: number, suffix: string): string {
-  return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;
-}
 
 /**
  * The base offset a file name claims, null for files that are not the log's. A name that looks
@@ -139,6 +135,7 @@ const LOOKUP_WINDOW_BYTES = 8 * 1024;
 
 export class Segment {
   readonly baseOffset: number;
+  readonly #paths: SegmentPaths;
   readonly dir: string;
   readonly #io: FileIO;
   readonly #config: SegmentConfig;
@@ -156,6 +153,7 @@ export class Segment {
     this.#io = io;
     this.dir = dir;
     this.baseOffset = baseOffset;
+    this.#paths = segmentPaths(dir, baseOffset);
     this.#config = config;
     this.#sizeBytes = sizeBytes;
     this.#fileBytes = sizeBytes;
@@ -213,15 +211,19 @@ export class Segment {
   }
 
   get logPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, LOG_SUFFIX));
+    return this.#paths.log;
   }
 
   get indexPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, INDEX_SUFFIX));
+    return this.#paths.index;
   }
 
   get timeIndexPath(): string {
-    return path.join(this.dir, segmentFileName(this.baseOffset, TIME_INDEX_SUFFIX));
+    return this.#paths.timeIndex;
+  }
+
+  get paths(): SegmentPaths {
+    return this.#paths;
   }
 
   /** Where this segment's records end: the file's size, less bytes found after a sealed end. */
@@ -706,9 +708,7 @@ export class Segment {
       this.seal();
       void inUse.finally(() => this.close());
     }
-    for (const file of [this.logPath, this.indexPath, this.timeIndexPath]) {
-      if (this.#io.exists(file)) this.#io.unlink(file);
-    }
+    removeSegmentFiles(this.#io, this.#paths);
   }
 
   /**

@@ -1,0 +1,37 @@
+/**
+ * The three files of a segment, named by its base offset (Kafka's names): the log, its offset
+ * index and its time index. Both segment kinds (segment.ts, batched-log-segment.ts) and the
+ * log's retention name and remove them through here.
+ */
+import * as path from 'node:path';
+import type { FileIO } from './file-io.js';
+
+export const LOG_SUFFIX = '.log';
+export const INDEX_SUFFIX = '.index';
+export const TIME_INDEX_SUFFIX = '.timeindex';
+export const BASE_OFFSET_DIGITS = 20;
+
+export function segmentFileName(baseOffset: number, suffix: string): string {
+  return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;
+}
+
+export interface SegmentPaths {
+  readonly log: string;
+  readonly index: string;
+  readonly timeIndex: string;
+}
+
+export function segmentPaths(dir: string, baseOffset: number): SegmentPaths {
+  return {
+    log: path.join(dir, segmentFileName(baseOffset, LOG_SUFFIX)),
+    index: path.join(dir, segmentFileName(baseOffset, INDEX_SUFFIX)),
+    timeIndex: path.join(dir, segmentFileName(baseOffset, TIME_INDEX_SUFFIX)),
+  };
+}
+
+/** Unlinks whichever of the three files exist; the caller fsyncs the directory. */
+export function removeSegmentFiles(io: FileIO, paths: SegmentPaths): void {
+  for (const file of [paths.log, paths.index, paths.timeIndex]) {
+    if (io.exists(file)) io.unlink(file);
+  }
+}
