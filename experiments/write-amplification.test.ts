@@ -97,6 +97,29 @@ describe('the write-amplification experiment', () => {
     expectContractCharts(results);
   });
 
+  it("splits design B's total under always into named causes that add up to it", () => {
+    const rows = metricsOf(results, 'ledgerBytesPerMsg');
+    if (results.notes.some((note) => /not on a block device/.test(note))) {
+      expect(rows).toEqual([]);
+      return;
+    }
+    const prefix = 'write-amplification.B.always';
+    const total = metricNamed(results, `${prefix}.total.deviceBytesPerMsg`).median;
+    const data = metricNamed(results, `${prefix}.data.deviceBytesPerMsg`).median;
+    for (const row of rows) {
+      expect(row).toMatchObject({ unit: 'B/msg', class: 'measurement', direction: 'lower' });
+      expect(row.labels).toMatchObject({ design: 'B', policy: 'always' });
+      expect(row.name).toBe(`${prefix}.${String(row.labels?.['cause'])}.ledgerBytesPerMsg`);
+      expect(row.description?.length, row.name).toBeGreaterThan(0);
+    }
+    const causes = rows.map((row) => row.labels?.['cause']);
+    expect(causes).toEqual(expect.arrayContaining(['recordPage', 'preallocation', 'metadata']));
+    const sum = (picked: typeof rows) => picked.reduce((bytes, row) => bytes + row.median, 0);
+    expect(sum(rows)).toBeCloseTo(total, 6);
+    // The traced rows count the same blocks as the data share, by cause.
+    expect(sum(rows.filter((row) => row.labels?.['cause'] !== 'metadata'))).toBeCloseTo(data, 6);
+  });
+
   it("puts the seed's 8 KiB and 1 KiB beside the totals under always", () => {
     const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
     expect(seed.map(({ name, value, labels }) => ({ name, value, labels }))).toEqual([

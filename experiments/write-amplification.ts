@@ -11,6 +11,10 @@
  * lab/trace-blocks.ts says why not /proc/self/io), `journal` is zero only when the filesystem
  * provably has none, and `metadata` is what remains of the total — inode, extent and bitmap
  * blocks, and whatever other programs wrote to the shared disk meanwhile.
+ *
+ * Design B under `always` is the log's synced append, so its total is also given as a byte
+ * ledger (lab/byte-ledger.ts): the data share split by cause (record pages, preallocation, the
+ * indexes, the recovery point, the queue's head) and the rest as metadata and journal.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,6 +36,14 @@ import {
   interleave,
   ssdSeedFigures,
 } from '../lab/index.js';
+import {
+  type TracedBytes,
+  NOTHING_TRACED,
+  addTraced,
+  attributeTrace,
+  byteLedger,
+  describeLedger,
+} from '../lab/byte-ledger.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { recordSizeBytes } from '../storage/record.js';
 import { WRITE_AMPLIFICATION_METRICS } from './metrics/write-amplification.js';
@@ -56,6 +68,13 @@ interface Config {
   readonly totals: PhaseTotals;
   /** Data blocks the rounds' writes sent to the disk, in bytes. */
   dataBytes: number;
+  /** The same blocks by cause, for the configuration with a ledger (hasLedger). */
+  traced: TracedBytes;
+}
+
+/** The log's synced append: the configuration whose bytes get a ledger. */
+function hasLedger(config: Pick<Config, 'design' | 'policy'>): boolean {
+  return config.design === 'B' && config.policy === 'always';
 }
 
 type Share = 'total' | 'data' | 'journal' | 'metadata';
@@ -75,7 +94,7 @@ async function openConfigs(ctx: LabContext, configs: Config[]): Promise<void> {
       });
       const name = `write-amplification.${design}.${policy}`;
       configs.push({
-        design, policy, cycle, totals: new PhaseTotals(), dataBytes: 0,
+        design, policy, cycle, totals: new PhaseTotals(), dataBytes: 0, traced: NOTHING_TRACED,
         send: new Measurement(`${name}.send`, 'async'),
         consume: new Measurement(`${name}.consume`, 'async'),
       });
@@ -95,6 +114,10 @@ async function measuredRound(ctx: LabContext, config: Config, seconds: number) {
   config.totals.add(phase.end());
   const blockBytes = fs.statfsSync(ctx.dir).bsize;
   config.dataBytes += flushedBlocks(trace, fromEvent, trace.length, blockBytes) * blockBytes;
+  if (hasLedger(config)) {
+    const traced = attributeTrace(trace, fromEvent, trace.length, blockBytes);
+    config.traced = addTraced(config.traced, traced);
+  }
   return round;
 }
 
@@ -133,6 +156,24 @@ function configMetrics(config: Config, rounds: readonly CycleRound[], journal: J
   return Object.entries(shareBytes(total, config.dataBytes, journal)).map(([share, bytes]) =>
     WRITE_AMPLIFICATION_METRICS.deviceBytesPerMsg.measured(`${prefix}.${share}.deviceBytesPerMsg`,
       bytes / messages, { ...labels, share }, SHARE_DESCRIPTIONS[share as Share]));
+}
+
+/** The pooled ledger of design B under always; null without the device's total. */
+function ledgerOf(config: Config, rounds: readonly CycleRound[]) {
+  const device = config.totals.total?.device ?? null;
+  const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
+  if (!hasLedger(config) || device === null || messages === 0) return null;
+  return byteLedger(config.traced, device.writeBytes, messages);
+}
+
+/** One row per cause; they add up to the configuration's total.deviceBytesPerMsg. */
+function ledgerMetrics(config: Config, rounds: readonly CycleRound[]): Metric[] {
+  const ledger = ledgerOf(config, rounds);
+  if (ledger === null) return [];
+  const prefix = `write-amplification.${config.design}.${config.policy}`;
+  return ledger.rows.map((row) => WRITE_AMPLIFICATION_METRICS.ledgerBytesPerMsg.measured(
+    `${prefix}.${row.cause}.ledgerBytesPerMsg`, row.bytesPerMsg,
+    { design: config.design, policy: config.policy, cause: row.cause }, row.title));
 }
 
 function ratioMetrics(metrics: readonly Metric[]): Metric[] {
@@ -220,15 +261,21 @@ export async function run(ctx: LabContext): Promise<Results> {
     const bytes = configs.flatMap((config) => configMetrics(config, roundsOf(config), journal));
     const metrics = [
       ...bytes,
+      ...configs.flatMap((config) => ledgerMetrics(config, roundsOf(config))),
       ...ratioMetrics(bytes),
       ...configs.map((config) => throughputMetrics(config, roundsOf(config))),
     ];
     // A prediction stands beside a measured figure; without device counters there is none.
     const beside = seedPredictions()
       .filter((prediction) => metrics.some((metric) => metric.name === prediction.name));
+    const ledgers = configs.flatMap((config) => {
+      const ledger = ledgerOf(config, roundsOf(config));
+      return ledger === null ? [] : [`Design ${config.design} under ${config.policy}, its ` +
+        `device bytes by cause (lab/byte-ledger.ts): ${describeLedger(ledger)}.`];
+    });
     return ctx.results({
       metrics, predictions: beside, headline: headline(metrics),
-      notes: notes(ctx, journal),
+      notes: [...notes(ctx, journal), ...ledgers],
     });
   } finally {
     for (const config of configs) await config.cycle.close();

@@ -1,5 +1,6 @@
 /** The benches `loglab bench` runs, by suite name, with the targets their issues set. */
 import type { Experiment } from '../../lab/experiment.js';
+import { BYTE_LEDGER_TARGETS, byteLedgerBench } from './byte-ledger.js';
 import { codecBench } from './codec.js';
 import { queueBench } from './queue.js';
 import { storageBench } from './storage.js';
@@ -15,4 +16,5 @@ export const benchSuites: readonly BenchSuite[] = [
   { name: 'storage', experiment: storageBench, targets: STORAGE_TARGETS },
   { name: 'queue', experiment: queueBench, targets: QUEUE_TARGETS },
   { name: 'codec', experiment: codecBench, targets: [] },
+  { name: 'byte-ledger', experiment: byteLedgerBench, targets: BYTE_LEDGER_TARGETS },
 ];

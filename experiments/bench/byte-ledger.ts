@@ -1,0 +1,322 @@
+/**
+ * `loglab bench byte-ledger`: where the device bytes of one synced append go (issue 20). A log
+ * under `always` takes 1 KiB appends from one producer in steady state, once without retention
+ * and once with it (a consumer's `deleteSegmentsBelow` every `retentionEveryMessages` appends, as
+ * a log queue removes what its saved head passed), the two interleaved round by round. Each
+ * round's device bytes (/sys/block/<disk>/stat, the whole disk) are split by lab/byte-ledger.ts
+ * into the causes the round's write trace names; what the trace cannot explain is the file
+ * system's metadata and journal row, never left out.
+ *
+ * Every row is a measurement: the disk decides the total, and the round's length decides how
+ * many messages share a segment's zeros. The rows of one round add up to its total exactly; each
+ * row's median is over rounds, so medians need not.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  type ByteLedger,
+  CAUSE_NAMES,
+  type LedgerCause,
+  NOTHING_TRACED,
+  type TracedBytes,
+  addTraced,
+  attributeTrace,
+  byteLedger,
+  describeLedger,
+  rowBytesPerMsg,
+} from '../../lab/byte-ledger.js';
+import type { Experiment, LabContext } from '../../lab/experiment.js';
+import { formatBytes, formatNumber } from '../../lab/format.js';
+import { IoPhase } from '../../lab/io.js';
+import { Measurement } from '../../lab/measurement.js';
+import { type Labels, metricFromSamples } from '../../lab/metric.js';
+import { flushDirtyPages } from '../../lab/page-cache.js';
+import type { Metric } from '../../lab/results.js';
+import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
+import { median } from '../../lab/stats.js';
+import { TracingFileIO } from '../../lab/trace-io.js';
+import { NodeFileIO } from '../../storage/file-io.js';
+import { Log } from '../../storage/log.js';
+import { recordSizeBytes } from '../../storage/record.js';
+import type { Target } from './targets.js';
+
+const BODY_BYTES = 1024;
+const MiB = 1024 * 1024;
+/** Each log appends for this share of a round before the first, so it starts in steady state. */
+const WARMUP_SHARE = 0.5;
+/** The most bytes a second synced 1 KiB appends could add to a log: what free space must hold. */
+const MAX_SYNCED_BYTES_PER_SEC = 64 * MiB;
+const PREFIX = 'byteLedger.always';
+
+/** Issue 20's bounds on a synced append's device bytes, checked against the ledger's total. */
+export const BYTE_LEDGER_TARGETS: readonly Target[] = [
+  { metric: `${PREFIX}.retention.total.deviceBytesPerMsg`, atMost: 4_400,
+    why: 'a synced append with retention writes at most ~4.3 KB (issue 20)' },
+  { metric: `${PREFIX}.noRetention.total.deviceBytesPerMsg`, atMost: 5_400,
+    why: 'a synced append without retention writes at most ~5.3 KB (issue 20)' },
+];
+
+type SettingName = 'noRetention' | 'retention';
+const SETTINGS: readonly SettingName[] = ['noRetention', 'retention'];
+
+interface LedgerRound {
+  readonly messages: number;
+  readonly elapsedNs: number;
+  readonly traced: TracedBytes;
+  /** What the disk wrote during the round; null without its counters. */
+  readonly deviceBytes: number | null;
+  readonly discardBytes: number;
+  /** What the disk wrote per second just before, this process idle; null without counters. */
+  readonly idleDeviceBytesPerSec: number | null;
+}
+
+/** One log and its trace, measured round after round. */
+class LedgerLog {
+  readonly setting: SettingName;
+  readonly io = new TracingFileIO(new NodeFileIO());
+  readonly log: Log;
+  readonly measurement: Measurement;
+  readonly #body = Buffer.alloc(BODY_BYTES, 0x6c);
+  readonly #retentionEveryMessages: number;
+
+  constructor(ctx: LabContext, setting: SettingName) {
+    this.setting = setting;
+    this.#retentionEveryMessages = ctx.numberParam('retentionEveryMessages');
+    const dir = path.join(ctx.dir, setting);
+    fs.mkdirSync(dir);
+    this.log = Log.open(dir, {
+      durability: 'always', segmentBytes: ctx.numberParam('segmentBytes'), io: this.io,
+    });
+    this.measurement = new Measurement(`${PREFIX}.${setting}`, 'async');
+  }
+
+  /** One synced append; with retention, a consumer's removal every so many. */
+  readonly append = async (): Promise<number> => {
+    const offset = await this.log.append(this.#body);
+    const every = this.#retentionEveryMessages;
+    if (this.setting === 'retention' && (offset + 1) % every === 0) {
+      await this.log.deleteSegmentsBelow(offset + 1 - every);
+    }
+    return offset;
+  };
+
+  /** Appends for `seconds`, then flushes: the files are clean again when the phase ends. */
+  async round(ctx: LabContext, seconds: number, blockBytes: number): Promise<LedgerRound> {
+    const flushed = flushDirtyPages();
+    if (flushed !== null) ctx.note(`before a round: ${flushed}`);
+    const idleDeviceBytesPerSec = await idleBytesPerSec(ctx, ctx.numberParam('idleSeconds'));
+    const fromEvent = this.io.trace.length;
+    const phase = ctx.ioPhase(this.io);
+    const repetition = await measureAsync(this.measurement, this.append, { seconds });
+    await this.log.flush();
+    const io = phase.end();
+    const traced = attributeTrace(this.io.trace, fromEvent, this.io.trace.length, blockBytes);
+    return {
+      messages: repetition.ops, elapsedNs: repetition.elapsedNs, traced, idleDeviceBytesPerSec,
+      deviceBytes: io.device?.writeBytes ?? null, discardBytes: io.device?.discardBytes ?? 0,
+    };
+  }
+}
+
+/**
+ * What the disk wrote per second while this process wrote nothing: other programs' writes,
+ * which the next round's metadata row will hold too. Not a phase of the context's, so the
+ * device-sharing check does not count it as ours.
+ */
+async function idleBytesPerSec(ctx: LabContext, seconds: number): Promise<number | null> {
+  if (ctx.device === null) return null;
+  const phase = IoPhase.start({ device: ctx.device });
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const io = phase.end();
+  return io.device === null ? null : io.device.writeBytes / (io.elapsedNs / 1e9);
+}
+
+async function openLogs(ctx: LabContext, logs: LedgerLog[], seconds: number): Promise<void> {
+  for (const setting of SETTINGS) {
+    const log = new LedgerLog(ctx, setting);
+    logs.push(log);
+    const warmUp = await warmUpAsync(log.measurement, log.append,
+      { seconds: seconds * WARMUP_SHARE });
+    await log.log.flush();
+    ctx.recordWarmUp(setting, warmUp);
+  }
+}
+
+/** Each round's ledger, and all rounds pooled (whose rows decide which causes are listed). */
+function ledgersOf(rounds: readonly LedgerRound[]): { each: ByteLedger[]; pooled: ByteLedger } {
+  const device = (round: LedgerRound) => round.deviceBytes ?? 0;
+  const each = rounds.map((round) => byteLedger(round.traced, device(round), round.messages));
+  const traced = rounds.reduce((sum, round) => addTraced(sum, round.traced), NOTHING_TRACED);
+  const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
+  const deviceBytes = rounds.reduce((sum, round) => sum + device(round), 0);
+  return { each, pooled: byteLedger(traced, deviceBytes, messages) };
+}
+
+const MEASURED = { class: 'measurement', direction: 'lower' } as const;
+
+function ledgerMetrics(setting: SettingName, each: readonly ByteLedger[], pooled: ByteLedger) {
+  const labels = (cause: LedgerCause | 'total'): Labels =>
+    ({ policy: 'always', retention: setting === 'retention', cause });
+  const name = (cause: string) => `${PREFIX}.${setting}.${cause}.deviceBytesPerMsg`;
+  const rows = pooled.rows.map((row) => metricFromSamples(name(row.cause), 'B/msg',
+    each.map((ledger) => rowBytesPerMsg(ledger, row.cause)), {
+      ...MEASURED, labels: labels(row.cause),
+      description: `${row.title}, per message, one sample per round; a round's rows add up to ` +
+        'its total',
+    }));
+  const total = metricFromSamples(name('total'), 'B/msg',
+    each.map((ledger) => ledger.deviceBytesPerMsg), {
+      ...MEASURED, labels: labels('total'),
+      description: 'bytes the disk wrote per synced append (its stat, whole disk), per round',
+    });
+  return [...rows, total];
+}
+
+function syncMetrics(setting: SettingName, each: readonly ByteLedger[]): Metric[] {
+  const labels = { policy: 'always', retention: setting === 'retention' };
+  const per = (quantity: string, values: number[], description: string) =>
+    metricFromSamples(`${PREFIX}.${setting}.${quantity}`, 'fsyncs/msg', values,
+      { ...MEASURED, labels, description });
+  return [
+    per('fdatasyncsPerMsg', each.map((ledger) => ledger.fdatasyncsPerMsg),
+      'fdatasyncs the log issued per message (the trace), per round'),
+    per('dirFsyncsPerMsg', each.map((ledger) => ledger.dirFsyncsPerMsg),
+      'directory fsyncs per message (rolls, recovery points, removals), per round'),
+  ];
+}
+
+function rateMetric(setting: SettingName, rounds: readonly LedgerRound[]): Metric {
+  return metricFromSamples(`${PREFIX}.${setting}.ratePerSec`, 'ops/s',
+    rounds.map((round) => round.messages / (round.elapsedNs / 1e9)), {
+      class: 'timing', direction: 'higher',
+      labels: { policy: 'always', retention: setting === 'retention', cache: 'page cache' },
+      description: 'synced appends per second, one producer, awaiting each, per round',
+    });
+}
+
+interface Summary {
+  readonly setting: SettingName;
+  readonly rounds: readonly LedgerRound[];
+  readonly each: readonly ByteLedger[];
+  readonly pooled: ByteLedger;
+}
+
+function idleMetric(summary: Summary): Metric {
+  const { setting, rounds } = summary;
+  return metricFromSamples(`${PREFIX}.${setting}.idleDeviceBytesPerSec`, 'B/s',
+    rounds.map((round) => round.idleDeviceBytesPerSec ?? 0), {
+      class: 'measurement', direction: 'informational',
+      labels: { policy: 'always', retention: setting === 'retention' },
+      description: 'what the disk wrote per second just before each round, this process idle: ' +
+        'other programs\' writes, which the metadata row holds too',
+    });
+}
+
+function headline(summaries: readonly Summary[]): string {
+  const said = (summary: Summary) => {
+    const rows = summary.pooled.rows
+      .map((row) => `${CAUSE_NAMES[row.cause]} ${formatNumber(row.bytesPerMsg)}`).join(', ');
+    return `${formatNumber(summary.pooled.deviceBytesPerMsg)} B (${rows})`;
+  };
+  const [without, withRetention] = summaries as [Summary, Summary];
+  return `One synced 1 KiB append put ${said(without)} on the device without retention, ` +
+    `and ${said(withRetention)} with it.`;
+}
+
+/** The pooled ledger, and how much of its metadata row other programs' idle rate could be. */
+function settingNotes(summary: Summary): string[] {
+  const { setting, rounds, pooled } = summary;
+  const idle = median(rounds.map((round) => round.idleDeviceBytesPerSec ?? 0));
+  const rate = median(rounds.map((round) => round.messages / (round.elapsedNs / 1e9)));
+  const lines = [
+    `${setting}, all rounds pooled: ${describeLedger(pooled)}.`,
+    `${setting}: with this process idle before each round the disk wrote a median ` +
+      `${formatBytes(idle)}/s; at this setting's median ${formatNumber(rate)} appends/s that is ` +
+      `about ${formatNumber(idle / rate)} B per message of its metadata row, others' writes.`,
+  ];
+  if (rowBytesPerMsg(pooled, 'metadata') < 0) {
+    lines.push(`${setting}: the trace claims more bytes than the disk wrote (a negative ` +
+      'metadata row): a block it counts was not written, so its rows are upper bounds.');
+  }
+  if (setting === 'retention') {
+    const discardBytes = rounds.reduce((sum, round) => sum + round.discardBytes, 0);
+    lines.push(`With retention, removals sent ${formatNumber(discardBytes / pooled.messages)} B ` +
+      'of discards per message to the disk (not writes: in no row).');
+  }
+  return lines;
+}
+
+function notes(ctx: LabContext, summaries: readonly Summary[], blockBytes: number): string[] {
+  return [
+    ...summaries.flatMap(settingNotes),
+    `${BODY_BYTES}-byte bodies (${recordSizeBytes(BODY_BYTES)}-byte records) appended one at a ` +
+      `time under always, in ${formatNumber(ctx.numberParam('segmentBytes'))}-byte segments ` +
+      `preallocated in 4 MiB extents; ${blockBytes}-byte file-system blocks. Each round ends ` +
+      'with log.flush() inside its phase; `sync` and an idle wait run before each round.',
+    'The metadata row is the whole disk\'s bytes less every traced one: inode and extent ' +
+      'updates, directory entries and their fsyncs, retention\'s unlinks, the ext4 journal, ' +
+      'write-back the trace cannot see, and whatever other programs wrote to the disk meanwhile.',
+  ];
+}
+
+async function measure(ctx: LabContext, logs: LedgerLog[]): Promise<Map<string, LedgerRound[]>> {
+  const seconds = ctx.numberParam('roundSeconds');
+  const blockBytes = fs.statfsSync(ctx.dir).bsize;
+  await openLogs(ctx, logs, seconds);
+  return interleave(ctx.numberParam('rounds'), logs.map((log) => ({
+    name: log.setting,
+    round: () => log.round(ctx, seconds, blockBytes),
+  })), ctx.progress);
+}
+
+function summarize(measured: ReadonlyMap<string, LedgerRound[]>): Summary[] {
+  return SETTINGS.map((setting) => {
+    const rounds = measured.get(setting) ?? [];
+    return { setting, rounds, ...ledgersOf(rounds) };
+  });
+}
+
+async function run(ctx: LabContext) {
+  const seconds = ctx.numberParam('roundSeconds');
+  const rounds = ctx.numberParam('rounds');
+  ctx.ensureFreeSpace(Math.ceil((rounds + 1) * seconds * MAX_SYNCED_BYTES_PER_SEC));
+  const logs: LedgerLog[] = [];
+  try {
+    const measured = await measure(ctx, logs);
+    const metrics = SETTINGS.map((setting) => rateMetric(setting, measured.get(setting) ?? []));
+    if (ctx.device === null) {
+      ctx.note('No device counters: the ledger needs the disk\'s total, so it is not given.');
+      return ctx.results({ metrics });
+    }
+    const summaries = summarize(measured);
+    for (const summary of summaries) {
+      const { setting, each, pooled } = summary;
+      metrics.push(...ledgerMetrics(setting, each, pooled), ...syncMetrics(setting, each),
+        idleMetric(summary));
+    }
+    return ctx.results({
+      metrics, headline: headline(summaries),
+      notes: notes(ctx, summaries, fs.statfsSync(ctx.dir).bsize),
+    });
+  } finally {
+    for (const log of logs) await log.log.close();
+  }
+}
+
+export const byteLedgerBench: Experiment = {
+  id: 'bench-byte-ledger',
+  question: 'where do the device bytes of one synced append go?',
+  params: {
+    // Six rounds give each row's median an exact 95% interval (lab/stats.ts).
+    rounds: { quick: 3, full: 6 },
+    roundSeconds: { quick: 0.3, full: 5 },
+    // Quick rounds roll small segments, so retention removes some; full runs use the default.
+    segmentBytes: { quick: 1 * MiB, full: 64 * MiB },
+    // A log queue saves its head every 1,000 deletes by default, and retention follows it.
+    retentionEveryMessages: { quick: 256, full: 1000 },
+    // How long the disk is watched with this process idle before each round.
+    idleSeconds: { quick: 0.1, full: 1 },
+  },
+  seed: 20,
+  run,
+};
