@@ -127,7 +127,7 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'topic-0');
   const writing = BatchedLog.open(logDir,
-    { segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
+    { durability: 'none', segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
   const inputs = spec.workload.inputsTwice;
   const pool = spec.workload.poolSize;
   for (let sent = 0; sent < messages; sent += spec.batchSize) {
@@ -137,7 +137,7 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
   }
   await writing.close();
   const writtenBytes = io.counters.writeBytes;
-  const log = BatchedLog.open(logDir, { segmentBytes: SEGMENT_BYTES });
+  const log = BatchedLog.open(logDir, { durability: 'none', segmentBytes: SEGMENT_BYTES });
   const segments = log.segments();
   return {
     writtenBytes,
@@ -158,13 +158,13 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
 function ownLogReader(spec: SeriesSpec, dir: string, messages: number): Opened {
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'log');
-  const writing = Log.open(logDir, { segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
+  const writing = Log.open(logDir, { durability: 'none', segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
   const bodies = spec.workload.bodiesTwice;
   const pool = spec.workload.poolSize;
-  for (let sent = 0; sent < messages; sent++) writing.append(bodies[sent % pool]!);
-  writing.close();
+  for (let sent = 0; sent < messages; sent++) writing.appendNoWait(bodies[sent % pool]!);
+  void writing.close();
   const writtenBytes = io.counters.writeBytes;
-  const log = Log.open(logDir, { segmentBytes: SEGMENT_BYTES });
+  const log = Log.open(logDir, { durability: 'none', segmentBytes: SEGMENT_BYTES });
   const segments = log.segments();
   return {
     writtenBytes,

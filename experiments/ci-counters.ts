@@ -144,11 +144,11 @@ function lookupMetrics(log: Log, stride: number, prefix: string, labels: Labels)
 function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   const dir = path.join(ctx.dir, `log-${intervalBytes}`);
   const segmentBytes = ctx.numberParam('segmentBytes');
-  const options = { segmentBytes, indexIntervalBytes: intervalBytes, nowMs: () => 0 };
+  const options = { durability: 'none', segmentBytes, indexIntervalBytes: intervalBytes, nowMs: () => 0 } as const;
   const log = Log.open(dir, { ...options, io: new NodeFileIO() });
   const records = bodies(ctx, ctx.numberParam('logRecords'), ctx.numberParam('maxBodyBytes'));
-  for (const body of records) log.append(body);
-  log.close();
+  for (const body of records) log.appendNoWait(body);
+  void log.close();
   const logMiB = filesBytes(dir, '.log') / MIB;
   const prefix = `ci.log.${intervalBytes === 0 ? 'dense' : 'sparse'}`;
   const labels = { intervalBytes };
@@ -166,7 +166,7 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
       ...lookupMetrics(reopened, ctx.numberParam('lookupStride'), prefix, labels),
     ];
   } finally {
-    reopened.close();
+    void reopened.close();
   }
 }
 
@@ -182,13 +182,13 @@ async function groupMetrics(ctx: LabContext): Promise<Metric[]> {
   const producers = ctx.numberParam('groupProducers');
   const rounds = ctx.numberParam('groupRounds');
   const body = Buffer.alloc(ctx.numberParam('queueBodyBytes'), 0x61);
-  await Promise.all(Array.from({ length: producers }, () => log.appendAcknowledged(body)));
+  await Promise.all(Array.from({ length: producers }, () => log.append(body)));
   const phase = ctx.ioPhase(io);
   for (let round = 0; round < rounds; round++) {
-    await Promise.all(Array.from({ length: producers }, () => log.appendAcknowledged(body)));
+    await Promise.all(Array.from({ length: producers }, () => log.append(body)));
   }
   const counters = phase.end().fileIo!;
-  log.close();
+  await log.close();
   const labels = { policy: 'group', producers };
   const per = (value: number) => value / (rounds * producers);
   const M = CI_COUNTERS_METRICS;

@@ -34,10 +34,10 @@ describe('the durability experiment', () => {
         expect(labels).toContainEqual({ policy: 'always', producers });
         expect(labels).toContainEqual({ policy: 'none', producers });
         for (const maxDelayMs of [0.1, 1, 10]) {
-          expect(labels).toContainEqual({ policy: 'group', maxDelayMs, groupSync: 'inline', producers });
+          expect(labels).toContainEqual({ policy: 'group', maxDelayMs, syncMode: 'inline', producers });
         }
         expect(labels).toContainEqual(
-          { policy: 'group', maxDelayMs: 0.1, groupSync: 'thread-pool', producers });
+          { policy: 'group', maxDelayMs: 0.1, syncMode: 'thread-pool', producers });
       }
     }
     expect(metricNamed(results, 'durability.group.0.1ms.thread-pool.16.lossWindowMsgs').median)
@@ -70,7 +70,7 @@ describe('the durability experiment', () => {
   it('sends open-loop at fixed shares of the closed-loop rate of always, group and none', () => {
     // Quick runs drive group commit at 1 ms only, one producer each.
     const series = [{ policy: 'always', producers: 1 },
-      { policy: 'group', maxDelayMs: 1, groupSync: 'inline', producers: 1 },
+      { policy: 'group', maxDelayMs: 1, syncMode: 'inline', producers: 1 },
       { policy: 'none', producers: 1 }];
     const prefixes = ['durability.always.1', 'durability.group.1ms.1', 'durability.none.1'];
     expect(metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.name)).toEqual(

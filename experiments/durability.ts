@@ -29,7 +29,7 @@ import {
   WARM_UP_SHARE_OF_ROUND,
   warmUpAsync,
 } from '../lab/index.js';
-import type { DurabilityPolicy, GroupSyncMode } from '../storage/durability.js';
+import type { DurabilityPolicy, SyncMode } from '../storage/durability.js';
 import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
@@ -54,7 +54,7 @@ interface Config {
   readonly policy: DurabilityPolicy;
   readonly maxDelayMs: number | null;
   /** Where group commit's fdatasync runs; null for the other policies. */
-  readonly groupSync: GroupSyncMode | null;
+  readonly syncMode: SyncMode | null;
   readonly producers: number;
   readonly prefix: string;
   readonly labels: Record<string, string | number>;
@@ -67,16 +67,16 @@ interface Config {
   readonly dirtyBytes: number[];
 }
 
-type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'groupSync' | 'producers'>;
+type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'producers'>;
 
 function describeConfigs(): Shape[] {
-  const group = (maxDelayMs: number, groupSync: GroupSyncMode, producers: number): Shape =>
-    ({ policy: 'group', maxDelayMs, groupSync, producers });
+  const group = (maxDelayMs: number, syncMode: SyncMode, producers: number): Shape =>
+    ({ policy: 'group', maxDelayMs, syncMode, producers });
   return PRODUCER_COUNTS.flatMap((producers): Shape[] => [
-    { policy: 'always', maxDelayMs: null, groupSync: null, producers },
+    { policy: 'always', maxDelayMs: null, syncMode: null, producers },
     ...GROUP_DELAYS_MS.map((maxDelayMs) => group(maxDelayMs, 'inline', producers)),
     group(THREAD_POOL_DELAY_MS, 'thread-pool', producers),
-    { policy: 'none', maxDelayMs: null, groupSync: null, producers },
+    { policy: 'none', maxDelayMs: null, syncMode: null, producers },
   ]);
 }
 
@@ -96,21 +96,21 @@ function recordsInSegmentWrite(file: string, buffer: Uint8Array, offset: number,
 }
 
 function openConfig(ctx: LabContext, shape: Shape) {
-  const { policy, maxDelayMs, groupSync, producers } = shape;
-  const where = groupSync === 'thread-pool' ? '.thread-pool' : '';
+  const { policy, maxDelayMs, syncMode, producers } = shape;
+  const where = syncMode === 'thread-pool' ? '.thread-pool' : '';
   const prefix = maxDelayMs === null
     ? `durability.${policy}.${producers}`
     : `durability.${policy}.${maxDelayMs}ms${where}.${producers}`;
-  const labels = maxDelayMs === null || groupSync === null
+  const labels = maxDelayMs === null || syncMode === null
     ? { policy, producers }
-    : { policy, maxDelayMs, groupSync, producers };
+    : { policy, maxDelayMs, syncMode, producers };
   const io = new DurableWatermarkFileIO(new NodeFileIO(), recordsInSegmentWrite);
   const dir = path.join(ctx.dir, prefix);
   fs.mkdirSync(dir, { recursive: true });
   const log = Log.open(dir, {
     durability: policy, segmentBytes: SEGMENT_BYTES, io,
     ...(maxDelayMs === null ? {} : { groupMaxDelayMs: maxDelayMs }),
-    ...(groupSync === null ? {} : { groupSync }),
+    ...(syncMode === null ? {} : { syncMode }),
   });
   const config: Config = {
     ...shape, prefix, labels, log, io, totals: new PhaseTotals(),
@@ -123,7 +123,7 @@ function openConfig(ctx: LabContext, shape: Shape) {
 function sender(config: Config, body: Buffer): () => Promise<number> {
   const { log, io } = config;
   return async (): Promise<number> => {
-    const offset = await log.appendAcknowledged(body);
+    const offset = await log.append(body);
     config.acknowledged++;
     // Acknowledged but not yet covered by a completed fdatasync: what a power cut could take.
     // The closed-loop rounds' figure: the open-loop sends, after them, do not count here.
@@ -185,7 +185,7 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
 function drivesOpenLoop(config: Config, quick: boolean): boolean {
   if (config.producers !== OPEN_LOOP_PRODUCERS) return false;
   if (!quick || config.policy !== 'group') return true;
-  return config.maxDelayMs === QUICK_OPEN_LOOP_DELAY_MS && config.groupSync === 'inline';
+  return config.maxDelayMs === QUICK_OPEN_LOOP_DELAY_MS && config.syncMode === 'inline';
 }
 
 interface OpenLoopRun {
@@ -200,7 +200,7 @@ async function openLoopRound(ctx: LabContext, config: Config, series: OpenLoopSe
   body: Buffer) {
   const { log } = config;
   const send = async (): Promise<number> => {
-    const offset = await log.appendAcknowledged(body);
+    const offset = await log.append(body);
     config.acknowledged++;
     return offset;
   };
@@ -281,7 +281,7 @@ const NOTES: readonly string[] = [
   'always fdatasyncs inside the append, which blocks the event loop: more producers cannot ' +
     'overlap those syncs, so its figures barely change with the producer count.',
   'group writes a group\'s records with one write just before its fdatasync, which runs on the ' +
-    'event loop (groupSync inline, the default) or, in the thread-pool configurations at 0.1 ms, ' +
+    'event loop (syncMode inline, the default) or, in the thread-pool configurations at 0.1 ms, ' +
     'on libuv\'s thread pool: there appends made meanwhile overlap the sync, at the price of two ' +
     'thread hand-offs per sync.',
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
@@ -308,7 +308,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     for (const shape of describeConfigs()) configs.push(openConfig(ctx, shape));
     // The first append preallocates the segment's first extent (always, group): set-up, not a round.
     for (const config of configs) {
-      await config.log.appendAcknowledged(body);
+      await config.log.append(body);
       config.acknowledged++;
     }
     const share = Math.max(SHORTEST_ROUND_SECONDS,
@@ -329,7 +329,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     return ctx.results({ metrics: [...metrics, ...openLoopMetrics(ctx, open)], counters,
       headline: headline(metrics), notes: [...NOTES, openLoopNote(ctx, open)] });
   } finally {
-    for (const config of configs) config.log.close();
+    for (const config of configs) await config.log.close();
   }
 }
 

@@ -67,7 +67,7 @@ interface Plan {
 function fillLog(log: Log, body: Buffer, logBytes: number): void {
   const records = Math.ceil(logBytes / recordSizeBytes(body.length));
   const batch = Array.from({ length: APPEND_BATCH }, () => body);
-  for (let written = 0; written < records; written += APPEND_BATCH) log.appendBatch(batch);
+  for (let written = 0; written < records; written += APPEND_BATCH) log.appendBatchNoWait(batch);
 }
 
 /** Offsets spread evenly through the filled log, alternately warm and cold, shuffled per round. */
@@ -142,7 +142,7 @@ function kindRound(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, s
     return true;
   };
   const rounds: Record<ReadKind, KindRound> = {
-    'append': { prepare: () => true, op: () => log.append(plan.body), budget: { seconds } },
+    'append': { prepare: () => true, op: () => log.appendNoWait(plan.body), budget: { seconds } },
     'recent': {
       prepare: () => {
         warmUpSync(measurementOf(plan, kind), recent, { ops: RECENT_RECORDS });
@@ -267,7 +267,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     return ctx.results({ metrics, counters, predictions: seedPredictions(),
       headline: headline(metrics), notes: NOTES });
   } finally {
-    plan.log.close();
+    await plan.log.close();
   }
 }
 

@@ -224,7 +224,7 @@ export class QueueCycle {
     const queue = this.#queue;
     assert(queue instanceof LogQueue, 'only design B (the log) syncs at the end of a round');
     const startNs = process.hrtime.bigint();
-    queue.log.flush();
+    void queue.log.flush();
     return Number(process.hrtime.bigint() - startNs);
   }
 

@@ -108,7 +108,7 @@ async function prepareFiles(ctx: LabContext, maxDepth: number): Promise<Files> {
   const slotFiles: string[] = [];
   for (let i = 0; i < maxDepth; i++) {
     const file = path.join(ctx.dir, `slots-${i}`);
-    const queue = SlotFileQueue.open(file, { slotBytes, chunkSlots: SLOT_CHUNK_SLOTS });
+    const queue = SlotFileQueue.open(file, { durability: 'none', slotBytes, chunkSlots: SLOT_CHUNK_SLOTS });
     for (let message = 0; message < SLOT_BACKLOG; message++) await queue.send(body);
     await queue.close();
     slotFiles.push(file);

@@ -128,7 +128,7 @@ async function run(ctx: LabContext): Promise<Results> {
 
 function appendRecords(log: Log, body: Buffer, count: number): void {
   for (let done = 0; done < count; done += APPEND_BATCH_RECORDS) {
-    log.appendBatch(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, count - done)).fill(body));
+    log.appendBatchNoWait(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, count - done)).fill(body));
   }
 }
 
@@ -136,13 +136,13 @@ function appendRecords(log: Log, body: Buffer, count: number): void {
 function buildTemplate(ctx: LabContext, body: Buffer, segments: number): Template {
   const dir = path.join(ctx.dir, 'template');
   const segmentBytes = ctx.numberParam('sealedSegmentBytes');
-  const log = Log.open(dir, { segmentBytes, io: new NodeFileIO() });
+  const log = Log.open(dir, { durability: 'none', segmentBytes, io: new NodeFileIO() });
   const perSegment = Math.floor(segmentBytes / RECORD_BYTES);
   assert(perSegment > 0, `a sealed segment of ${segmentBytes} bytes holds a record`);
   ctx.progress.phase(`writing ${segments} sealed segments of ${formatBytes(segmentBytes)}`);
   while (log.segments().length < segments) appendRecords(log, body, perSegment);
   const baseOffsets = log.segments().map((segment) => segment.baseOffset);
-  log.close();
+  void log.close();
   return { dir, baseOffsets };
 }
 
@@ -174,15 +174,15 @@ function buildTailedLog(
   const baseOffset = template.baseOffsets[segments - 1];
   assert(baseOffset !== undefined, `the template has ${segments} segments`);
   ctx.progress.phase(`writing a ${formatBytes(tailBytes)} tail after ${segments - 1} segments`);
-  const log = Log.open(dir, { baseOffset, segmentBytes: 2 * tailBytes, io: new NodeFileIO() });
+  const log = Log.open(dir, { durability: 'none', baseOffset, segmentBytes: 2 * tailBytes, io: new NodeFileIO() });
   const gapBytes = ctx.numberParam('recoveryPointGapBytes');
   appendRecords(log, body, Math.ceil((tailBytes - gapBytes) / RECORD_BYTES));
-  log.flush();
+  void log.flush();
   const olderPointPositionBytes = log.sizeBytes;
   const olderPoint = copyOf(path.join(dir, RECOVERY_POINT_FILE));
   appendRecords(log, body, Math.ceil((tailBytes - log.sizeBytes) / RECORD_BYTES));
   const endBytes = log.sizeBytes;
-  log.close();
+  void log.close();
   const activeLogPath = path.join(dir, segmentFileName(baseOffset, LOG_SUFFIX));
   const lastRecordAt = endBytes - RECORD_BYTES;
   const lastRecord = readBytes(activeLogPath, lastRecordAt, RECORD_BYTES);
@@ -283,12 +283,12 @@ interface Rebuild {
 async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
   const segmentBytes = ctx.numberParam('rebuildSegmentBytes');
   const dir = path.join(ctx.dir, 'rebuild');
-  const options = { segmentBytes, io: new NodeFileIO() };
+  const options = { durability: 'none', segmentBytes, io: new NodeFileIO() } as const;
   const built = Log.open(dir, options);
   const perSegment = Math.floor(segmentBytes / RECORD_BYTES);
   while (built.segments().length < 2) appendRecords(built, body, perSegment);
   const sealed = built.segments()[0]!;
-  built.close();
+  await built.close();
   const indexPath = path.join(dir, segmentFileName(sealed.baseOffset, INDEX_SUFFIX));
   const target = sealed.baseOffset + Math.floor(perSegment / 2);
   const labels = (index: string) => ({ index, segmentBytes: sealed.sizeBytes });
@@ -299,7 +299,7 @@ async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
     const log = Log.open(dir, options);
     const repetition = measureSync(measurement, () => log.read(target).sizeBytes, { ops: 1 });
     if (measurement === missing) entriesRebuilt = log.explainLookup(target).indexEntries;
-    log.close();
+    void log.close();
     return repetition;
   };
   await interleave(ctx.numberParam('rounds'), [

@@ -92,8 +92,8 @@ async function run(ctx: LabContext): Promise<Results> {
     await measureWarm(ctx, bench);
     return ctx.results(resultsParts(ctx, bench, measureCold(ctx, bench)));
   } finally {
-    bench.log.close();
-    for (const target of bench.targets) target.scanLog.close();
+    await bench.log.close();
+    for (const target of bench.targets) await target.scanLog.close();
   }
 }
 
@@ -101,14 +101,14 @@ async function run(ctx: LabContext): Promise<Results> {
 function build(ctx: LabContext, segmentBytes: number): Bench {
   const dir = path.join(ctx.dir, 'segment');
   const io = new ColdReadFileIO();
-  const log = Log.open(dir, { segmentBytes, io });
+  const log = Log.open(dir, { durability: 'none', segmentBytes, io });
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
   const records = Math.floor(segmentBytes / RECORD_BYTES);
   ctx.progress.phase(`writing a ${formatBytes(segmentBytes)} segment`);
   for (let done = 0; done < records; done += APPEND_BATCH_RECORDS) {
-    log.appendBatch(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, records - done)).fill(body!));
+    log.appendBatchNoWait(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, records - done)).fill(body!));
   }
-  log.flush();
+  void log.flush();
   const targets = TARGET_SIXTY_FOURTHS.map((sixtyFourths, i) => {
     const targetBytes = (segmentBytes * sixtyFourths) / 64;
     const offset = Math.min(records - 1, Math.floor((targetBytes - 1) / RECORD_BYTES));
@@ -121,7 +121,7 @@ function build(ctx: LabContext, segmentBytes: number): Bench {
         { method, targetMiB, cache });
     return {
       offset, positionBytes: offset * RECORD_BYTES, targetMiB,
-      scanLog: Log.open(copy, { segmentBytes, io: scanIo }), scanIo,
+      scanLog: Log.open(copy, { durability: 'none', segmentBytes, io: scanIo }), scanIo,
       measurements: {
         'scan.warm': measurement('scan', 'warm'), 'scan.cold': measurement('scan', 'cold'),
         'lookup.warm': measurement('lookup', 'warm'), 'lookup.cold': measurement('lookup', 'cold'),

@@ -118,7 +118,7 @@ async function run(ctx: LabContext): Promise<Results> {
     const lags = settings.map((setting) => retentionLag(ctx, setting));
     return ctx.results(resultsParts(ctx, settings, shapes, lags));
   } finally {
-    for (const setting of settings) setting.log.close();
+    for (const setting of settings) await setting.log.close();
   }
 }
 
@@ -135,7 +135,7 @@ function openSetting(ctx: LabContext, segmentBytes: number): SizeSetting {
     recovery: measurement('recovery'), lookup: measurement('lookup'),
     groupRoll: new Measurement(`segment-size.${key}.groupRoll`, 'sync',
       { ...labels, durability: 'group' }),
-    log: Log.open(dir, { segmentBytes, io }),
+    log: Log.open(dir, { durability: 'none', segmentBytes, io }),
     appendedBytes: 0, activeBytes: 0, recoveryScannedBytes: 0,
   };
 }
@@ -153,7 +153,7 @@ async function build(ctx: LabContext, settings: readonly SizeSetting[], totalByt
     appendUntil(setting, batch, Number.POSITIVE_INFINITY);
     const active = setting.log.segments().at(-1);
     assert(active?.sizeBytes === setting.activeBytes, `${setting.key}: active size tracked`);
-    setting.log.close();
+    await setting.log.close();
   }
 }
 
@@ -171,7 +171,7 @@ function appendUntil(setting: SizeSetting, batch: readonly Buffer[], untilBytes:
     const room = Math.floor((setting.segmentBytes - setting.activeBytes) / frameBytes);
     if (room === 0 && fillOnly) break;
     if (room === 0) {
-      measureSync(setting.roll, () => setting.log.append(body), { ops: 1 });
+      measureSync(setting.roll, () => setting.log.appendNoWait(body), { ops: 1 });
       setting.activeBytes = frameBytes;
       setting.appendedBytes += frameBytes;
       rolls++;
@@ -179,7 +179,7 @@ function appendUntil(setting: SizeSetting, batch: readonly Buffer[], untilBytes:
     }
     const wanted = fillOnly ? room : Math.ceil((untilBytes - setting.appendedBytes) / frameBytes);
     const count = Math.min(room, APPEND_BATCH_RECORDS, wanted);
-    setting.log.appendBatch(batch.slice(0, count));
+    setting.log.appendBatchNoWait(batch.slice(0, count));
     setting.activeBytes += count * frameBytes;
     setting.appendedBytes += count * frameBytes;
   }
@@ -187,9 +187,9 @@ function appendUntil(setting: SizeSetting, batch: readonly Buffer[], untilBytes:
 }
 
 function shapeOf(setting: SizeSetting): Shape {
-  const log = Log.open(setting.dir, { segmentBytes: setting.segmentBytes, io: setting.io });
+  const log = Log.open(setting.dir, { durability: 'none', segmentBytes: setting.segmentBytes, io: setting.io });
   const segments = log.segments();
-  log.close();
+  void log.close();
   const files = fs.readdirSync(setting.dir)
     .filter((name) => parseSegmentFileName(setting.dir, name) !== null).length;
   const second = segments[1];
@@ -244,8 +244,8 @@ async function measureGroupRolls(ctx: LabContext, settings: readonly SizeSetting
       const before = new Set(fs.readdirSync(setting.dir));
       const log = Log.open(setting.dir,
         { segmentBytes: setting.segmentBytes, io: setting.io, durability: 'group' });
-      const repetition = measureSync(setting.groupRoll, () => log.append(body!), { ops: 1 });
-      log.close();
+      const repetition = measureSync(setting.groupRoll, () => log.appendNoWait(body!), { ops: 1 });
+      void log.close();
       for (const name of fs.readdirSync(setting.dir)) {
         if (!before.has(name)) fs.rmSync(path.join(setting.dir, name));
       }
@@ -260,7 +260,7 @@ async function measureLookups(ctx: LabContext, settings: readonly SizeSetting[])
   const rounds = ctx.numberParam('rounds');
   const seconds = (ctx.secondsBudget * LOOKUP_SHARE) / (settings.length * rounds);
   const designs = settings.map((setting) => {
-    setting.log = Log.open(setting.dir, { segmentBytes: setting.segmentBytes, io: setting.io });
+    setting.log = Log.open(setting.dir, { durability: 'none', segmentBytes: setting.segmentBytes, io: setting.io });
     const log = setting.log;
     for (const segment of log.segments()) log.read(segment.baseOffset);
     const targets = randomOffsets(ctx.random.fork(), log.endOffset, WARM_TARGETS);

@@ -20,6 +20,6 @@ export function timedLogOpen(
   }, { ops: 1 });
   const log = opened as Log | null;
   assert(log !== null, 'the open ran');
-  log.close();
+  void log.close();
   return { repetition, report: log.recovery };
 }

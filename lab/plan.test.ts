@@ -89,7 +89,7 @@ describe('plan arithmetic', () => {
     const log = Log.open(newDir(), { segmentBytes: input.segmentBytes, indexIntervalBytes: 4096 });
     try {
       const body = Buffer.alloc(1024 - RECORD_HEADER_BYTES);
-      log.appendBatch(Array.from({ length: 3 * segment.messages }, () => body));
+      log.appendBatchNoWait(Array.from({ length: 3 * segment.messages }, () => body));
       const walks = Array.from({ length: log.endOffset }, (_, offset) => log.explainLookup(offset));
       const most = (pick: (walk: (typeof walks)[number]) => number) => Math.max(...walks.map(pick));
       expect(log.segments()[1]!.baseOffset).toBe(segment.messages);

@@ -6,7 +6,8 @@
  */
 import { checkInteger } from './config-checks.js';
 import {
-  type DurabilityPolicy, parseDurabilityPolicy, resolveGroupCommitOptions,
+  DEFAULT_DURABILITY, DEFAULT_SYNC_MODE, type DurabilityPolicy, type SyncMode,
+  parseDurabilityPolicy, parseSyncMode, resolveGroupCommitOptions,
 } from './durability.js';
 import { type FileIO, NodeFileIO } from './file-io.js';
 import { DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
@@ -32,9 +33,12 @@ export interface BatchedLogOptions {
   readonly indexIntervalBytes?: number;
   /** Kafka's message.max.bytes: the largest batch appended or read. */
   readonly maxBatchBytes?: number;
+  /** When an append may be acknowledged (durability.ts); default `group`. */
   readonly durability?: DurabilityPolicy;
   readonly groupMaxDelayMs?: number;
   readonly groupMaxBytes?: number;
+  /** Where the fdatasyncs of `always` and `group` run (durability.ts); default `thread-pool`. */
+  readonly syncMode?: SyncMode;
   readonly recoveryPointIntervalBytes?: number;
   readonly io?: FileIO;
   /** The timestamp of records appended without one, ms since the epoch. */
@@ -60,6 +64,7 @@ export interface BatchedLogConfig {
   readonly durability: DurabilityPolicy;
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
+  readonly syncMode: SyncMode;
   readonly recoveryPointIntervalBytes: number;
   readonly io: FileIO;
   readonly nowMs: () => number;
@@ -82,9 +87,10 @@ export function resolveBatchedLogConfig(options: BatchedLogOptions): BatchedLogC
     maxBatchBytes,
     maxDecompressedBytes:
       Math.max(maxBatchBytes, DEFAULT_MAX_BATCH_BYTES) * DEFAULT_DECOMPRESSION_FACTOR,
-    durability: parseDurabilityPolicy(options.durability ?? 'none'),
+    durability: parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY),
     groupMaxDelayMs: group.maxDelayMs,
     groupMaxBytes: group.maxBytes,
+    syncMode: parseSyncMode(options.syncMode ?? DEFAULT_SYNC_MODE),
     recoveryPointIntervalBytes: checkInteger('recoveryPointIntervalBytes',
       options.recoveryPointIntervalBytes ?? DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES, 1,
       Number.MAX_SAFE_INTEGER),

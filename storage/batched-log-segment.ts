@@ -196,6 +196,11 @@ export class BatchedSegment {
     return this.#nextOffset;
   }
 
+  /** The log file's handle, for the durability engine's fdatasync. */
+  get handle(): FileHandle {
+    return this.#file;
+  }
+
   get #file(): FileHandle {
     assert(this.#handle !== null, `segment ${this.logPath} is open`);
     return this.#handle;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
-import type { DurabilityPolicy } from './durability.js';
+import type { DurabilityPolicy, SyncMode } from './durability.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
 import { BatchedLog, type BatchLocation, type BatchedRecordInput } from './batched-log.js';
 
@@ -167,9 +167,10 @@ describe('a flipped bit', () => {
 
 const SIM_DIR = '/data/batched';
 
-function openSim(disk: SimDisk, durability: DurabilityPolicy): BatchedLog {
+/** Inline syncs: a fault hits the append that caused it (power cuts below cover both modes). */
+function openSim(disk: SimDisk, durability: DurabilityPolicy, syncMode: SyncMode = 'inline'): BatchedLog {
   return BatchedLog.open(SIM_DIR, {
-    io: disk, durability, segmentBytes: 1536, indexIntervalBytes: 128, groupMaxDelayMs: 0,
+    io: disk, durability, segmentBytes: 1536, indexIntervalBytes: 128, groupMaxDelayMs: 0, syncMode,
   });
 }
 
@@ -195,12 +196,13 @@ async function appendUntilCut(
 }
 
 describe('power cuts on the simulated disk', () => {
-  for (const durability of ['always', 'group', 'none'] as const) {
-    it(`keep every acknowledged batch under ${durability} and serve nothing else`, async () => {
+  const runs = [['always', 'inline'], ['always', 'thread-pool'], ['group', 'inline'], ['group', 'thread-pool'], ['none', 'inline']] as const;
+  for (const [durability, syncMode] of runs) {
+    it(`keep every acknowledged batch under ${durability} (${syncMode} syncs) and serve nothing else`, async () => {
       let cutMidway = 0;
       for (let seed = 1; seed <= 40; seed++) {
         const disk = new SimDisk({ seed });
-        const log = openSim(disk, durability);
+        const log = openSim(disk, durability, syncMode);
         // Under none an append is one write; under always and group two calls or more.
         const callsRange = durability === 'none' ? 90 : 400;
         disk.injectFault({ kind: 'power-cut', nth: 10 + ((seed * 37) % callsRange) });

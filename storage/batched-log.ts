@@ -23,7 +23,7 @@
  * the last successful sync, and reopening recovers from the files.
  */
 import { StorageError, assert } from './errors.js';
-import { GroupCommit } from './group-commit.js';
+import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { encodeBatch, type KafkaBatch, type KafkaBatchInput, type KafkaCompression,
   type KafkaHeader, type KafkaRecord } from './kafka-batch.js';
@@ -96,6 +96,7 @@ export interface BatchedSegmentInfo {
 
 /** How far the active segment is known to be on the device. */
 interface SyncedPoint {
+  readonly segment: BatchedSegment;
   readonly positionBytes: number;
   readonly nextOffset: number;
 }
@@ -107,7 +108,8 @@ export class BatchedLog {
   readonly #segments: BatchedSegment[];
   readonly #baseOffsets: number[];
   readonly #lock: WriterLock | null;
-  readonly #group: GroupCommit | null = null;
+  /** Owns the policy, the fence and the synced point. */
+  readonly #engine: DurabilityEngine<SyncedPoint>;
   /** Appends write in the order they were called: each waits for the one before. */
   #writeTurn: Promise<unknown> = Promise.resolve();
   /** Appends called whose write has not run yet; at 0 the next waits for its encoding only. */
@@ -118,9 +120,9 @@ export class BatchedLog {
    * #writesWaiting at 0). Allocated at the first such append.
    */
   #scratch: Buffer | null = null;
-  #synced: SyncedPoint;
   #bytesSincePoint = 0;
-  #fenced: StorageError | null = null;
+  /** Where the write in progress began: a failed write is cut back to here. */
+  #writeStart: SyncedPoint | null = null;
   /** Set when close begins: appends called later are refused, earlier ones still written. */
   #closing = false;
   #closed = false;
@@ -133,15 +135,24 @@ export class BatchedLog {
     this.#segments = segments;
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
     this.#lock = lock;
-    this.#synced = { positionBytes: this.#active.sizeBytes, nextOffset: this.#active.nextOffset };
-    if (config.durability === 'group') {
-      this.#group = new GroupCommit(
-        { maxDelayMs: config.groupMaxDelayMs, maxBytes: config.groupMaxBytes },
-        this.endOffset,
-        () => this.#groupSync(),
-        (error) => this.#fence(error, this.#synced),
-      );
-    }
+    this.#engine = new DurabilityEngine<SyncedPoint>(
+      {
+        policy: config.durability,
+        syncMode: config.syncMode,
+        groupMaxDelayMs: config.groupMaxDelayMs,
+        groupMaxBytes: config.groupMaxBytes,
+        io: config.io,
+        subject: `the batched log in ${dir}`,
+        fencedCode: 'LOG_FENCED',
+      },
+      this.#endOfActive(),
+      this.#active.nextOffset,
+    );
+    this.#engine.attach({
+      beforeSync: () => this.#beforeSync(),
+      onFence: (call, synced) => this.#cutBack(call, synced),
+      afterSync: () => this.#afterSync(),
+    });
   }
 
   /** Opens (creating or recovering) the batched log in `dir`; see BatchedLogOptions.readOnly. */
@@ -205,7 +216,7 @@ export class BatchedLog {
     this.#writesWaiting++;
     this.#writeTurn = turn.catch(() => undefined);
     const appended = await turn;
-    if (this.#group !== null) await this.#group.waitFor(appended.lastOffset);
+    await this.#engine.acknowledged(appended.lastOffset);
     return appended;
   }
 
@@ -225,16 +236,11 @@ export class BatchedLog {
     this.#rollIfFull(frame);
     const active = this.#active;
     const positionBytes = active.sizeBytes;
-    try {
-      active.append(batch, frame);
-      if (this.config.durability === 'always') active.syncLog();
-    } catch (error) {
-      this.#fence(error, { positionBytes, nextOffset: baseOffset });
-      throw error;
-    }
+    this.#writeStart = { segment: active, positionBytes, nextOffset: baseOffset };
+    this.#engine.guard('write', () => active.append(batch, frame));
+    this.#writeStart = null;
     this.#bytesSincePoint += batch.length;
-    if (this.config.durability === 'always') this.#afterSync();
-    this.#group?.noteWrite(batch.length);
+    this.#engine.wrote(active.nextOffset, batch.length);
     return {
       segmentBaseOffset: active.baseOffset, positionBytes, sizeBytes: batch.length,
       baseOffset, lastOffset: asOffset(frame.lastOffset),
@@ -252,9 +258,10 @@ export class BatchedLog {
 
   #roll(): void {
     const sealed = this.#active;
-    try {
+    this.#engine.guard('sync', () => {
       sealed.finishTimeIndex();
       sealed.sync();
+      this.#engine.vouch(this.#endOfActive(), sealed.nextOffset);
       sealed.seal();
       const next = BatchedSegment.create(this.config.io, this.dir, sealed.nextOffset,
         segmentConfigOf(this.config));
@@ -262,52 +269,53 @@ export class BatchedLog {
       this.#baseOffsets.push(next.baseOffset);
       this.config.io.fsyncDir(this.dir);
       this.#savePoint();
-    } catch (error) {
-      this.#fence(error, null);
-      throw error;
-    }
-    this.#group?.markDurable(sealed.nextOffset);
+    });
   }
 
-  /** Group commit's sync: the active segment's log file, inline; resolves to the end it covers. */
-  #groupSync(): Promise<number> {
-    const endOffset = this.#active.nextOffset;
-    this.#active.syncLog();
-    this.#afterSync();
-    return Promise.resolve(endOffset);
+  /** Batches are written at once: a sync started now covers the active segment to its end. */
+  #beforeSync(): SyncPlan<SyncedPoint> {
+    const point = this.#endOfActive();
+    return { handle: point.segment.handle, point, endTicket: point.nextOffset };
   }
 
-  /** After an fdatasync covered the whole active segment: a recovery point now and then. */
+  /** After a sync of the engine's: a recovery point once enough bytes were synced since the last. */
   #afterSync(): void {
-    this.#synced = { positionBytes: this.#active.sizeBytes, nextOffset: this.#active.nextOffset };
     if (this.#bytesSincePoint < this.config.recoveryPointIntervalBytes) return;
-    this.#active.sync();
-    this.#savePoint();
+    try {
+      this.#engine.guard('sync', () => {
+        this.#active.sync();
+        this.#savePoint();
+      });
+    } catch {
+      // Fenced: the appends waiting learn it from the engine.
+    }
   }
 
   /** The log and its indexes are synced up to the active segment's end: say so on disk. */
   #savePoint(): void {
-    const active = this.#active;
+    const point = this.#endOfActive();
     writeRecoveryPoint(this.config.io, this.dir, {
-      segmentBaseOffset: active.baseOffset, positionBytes: active.sizeBytes,
-      nextOffset: active.nextOffset,
+      segmentBaseOffset: point.segment.baseOffset, positionBytes: point.positionBytes,
+      nextOffset: point.nextOffset,
     });
-    this.#synced = { positionBytes: active.sizeBytes, nextOffset: active.nextOffset };
+    this.#engine.vouch(point, point.nextOffset);
     this.#bytesSincePoint = 0;
   }
 
+  #endOfActive(): SyncedPoint {
+    const active = this.#active;
+    return { segment: active, positionBytes: active.sizeBytes, nextOffset: active.nextOffset };
+  }
+
   /**
-   * Refuses every later append and cuts the active segment back to `cutTo` (what it can vouch
-   * for) so nothing unsynced or half-written is served; reopening recovers from the files.
+   * The engine fenced: the active segment is cut back to what it can vouch for (where a failed
+   * write began, or the synced point) so nothing unsynced or half-written is served; reopening
+   * recovers from the files.
    */
-  #fence(error: unknown, cutTo: SyncedPoint | null): void {
-    this.#fenced ??= new StorageError(
-      'LOG_FENCED',
-      `batched log ${this.dir}: a write or sync failed, so later appends are refused; ` +
-        'fix the disk, then reopen the log (recovery checks what reached it)',
-      { cause: error },
-    );
-    if (cutTo === null || cutTo.positionBytes > this.#active.sizeBytes) return;
+  #cutBack(call: FailedCall, synced: SyncedPoint): void {
+    const cutTo = call === 'write' && this.#writeStart !== null ? this.#writeStart : synced;
+    this.#writeStart = null;
+    if (cutTo.segment !== this.#active || cutTo.positionBytes > this.#active.sizeBytes) return;
     try {
       this.#active.endAt(cutTo.positionBytes, cutTo.nextOffset);
     } catch {
@@ -321,7 +329,7 @@ export class BatchedLog {
       throw new StorageError('LOG_READ_ONLY',
         `batched log ${this.dir} is open read-only; open it without readOnly to append`);
     }
-    if (this.#fenced !== null) throw this.#fenced;
+    this.#engine.checkNotFenced();
   }
 
   #checkOpen(): void {
@@ -428,16 +436,12 @@ export class BatchedLog {
   async flush(): Promise<void> {
     this.#checkWritable();
     await this.#writeTurn;
-    await this.#group?.inFlight;
+    for (let sync = this.#engine.inFlight; sync !== null; sync = this.#engine.inFlight) await sync;
     this.#checkWritable();
-    try {
+    this.#engine.guard('sync', () => {
       this.#active.sync();
       this.#savePoint();
-    } catch (error) {
-      this.#fence(error, this.#synced);
-      throw error;
-    }
-    this.#group?.markDurable(this.#active.nextOffset);
+    });
   }
 
   /** Waits for appends, syncs everything (unless fenced), closes the files, drops the lock. */
@@ -445,15 +449,21 @@ export class BatchedLog {
     if (this.#closing) return;
     this.#closing = true;
     await this.#writeTurn;
-    await this.#group?.inFlight;
+    for (let sync = this.#engine.inFlight; sync !== null; sync = this.#engine.inFlight) await sync;
     this.#closed = true;
+    const engine = this.#engine;
     try {
-      if (!this.config.readOnly && this.#fenced === null) {
-        this.#active.finishTimeIndex();
-        this.#active.sync();
-        this.#savePoint();
-        this.#group?.close(this.#active.nextOffset);
-      }
+      if (!this.config.readOnly && engine.fenced === null) {
+        engine.guard('sync', () => {
+          this.#active.finishTimeIndex();
+          this.#active.sync();
+          this.#savePoint();
+        });
+        engine.close(this.#endOfActive(), this.#active.nextOffset);
+      } else engine.abandon();
+    } catch (error) {
+      engine.abandon();
+      throw error;
     } finally {
       this.#closeFiles();
     }

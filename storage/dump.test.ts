@@ -26,7 +26,7 @@ const bodyOf = (offset: number): Buffer => Buffer.from(`message number ${offset}
 function writtenLog(): SimDisk {
   const disk = new SimDisk({ seed: 7 });
   const log = Log.open(DIR, { io: disk, segmentBytes: SEGMENT_BYTES, nowMs: () => 0 });
-  for (let offset = 0; offset < RECORDS; offset++) log.append(bodyOf(offset));
+  for (let offset = 0; offset < RECORDS; offset++) log.appendNoWait(bodyOf(offset));
   log.close();
   return disk;
 }

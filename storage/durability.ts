@@ -6,13 +6,14 @@
  * | `none`   | the record is in the page cache (write returned)   | everything not yet written back by |
  * |          |                                                    | the OS (~30 s of dirty pages by    |
  * |          |                                                    | default, Linux's dirty_expire)     |
- * | `always` | an fdatasync covering the record returned          | nothing acknowledged              |
- * | `group`  | one shared fdatasync covering it returned; a sync  | nothing acknowledged; unacknowl-   |
- * |          | starts `groupMaxDelayMs` after the first unsynced  | edged appends: at most             |
- * |          | append (0: the next event-loop turn), or at once   | groupMaxBytes / groupMaxDelayMs    |
- * |          | when `groupMaxBytes` wait; appends made while a    | plus one sync's duration           |
- * |          | sync runs gather for the next one; the sync writes | (never-acknowledged appends wait   |
- * |          | the group's records with one write, then syncs     | in memory until their sync)        |
+ * | `always` | an fdatasync of its own, started after the record | nothing acknowledged              |
+ * |          | was written, returned (one sync per append)        |                                   |
+ * | `group`  | one shared fdatasync covering it returned. With no | nothing acknowledged; unacknowl-   |
+ * |          | sync running one starts at the end of this event-  | edged appends: those made during   |
+ * |          | loop turn (after `groupMaxDelayMs` if asked for);  | one sync, or groupMaxBytes         |
+ * |          | appends made while it runs gather and are synced   | (never-acknowledged appends wait   |
+ * |          | together when it ends; the sync writes the group's | in memory until their sync)        |
+ * |          | records with one write, then syncs                 |                                   |
  *
  * `always` and `group` also sync a segment when it is rolled, so sealed segments are complete on
  * the device and recovery scans only the active one. Every policy syncs on a clean close.
@@ -29,21 +30,25 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Where a group's fdatasync runs. `inline`: on the event loop, which waits for the device while
- * the producers of the group wait for their acknowledgements anyway; the next group gathers when
- * it returns. `thread-pool`: on libuv's thread pool, so appends made meanwhile overlap the sync,
- * at the price of two thread hand-offs per sync (measured on a 2-core VM: 50-100 µs more per
- * sync; at 16 closed-loop producers inline stored 25-35% more messages a second, at 64 ~8%).
- * Choose `thread-pool` when the event loop has other work that must not wait for a disk flush
- * (milliseconds on a hard disk).
+ * Where the engine's fdatasyncs run (durability-engine.ts). `thread-pool`, the default: on libuv's
+ * thread pool, so the event loop never waits for the device and appends made meanwhile overlap
+ * the sync. `inline`: on the event loop, which saves two thread hand-offs per sync (measured in
+ * docs/storage.md) and stalls everything else the process does for each sync (milliseconds on a
+ * hard disk). Choose `inline` only for a process that does nothing but append.
  */
-export type GroupSyncMode = 'inline' | 'thread-pool';
-export const GROUP_SYNC_MODES: readonly GroupSyncMode[] = ['inline', 'thread-pool'];
-export const DEFAULT_GROUP_SYNC: GroupSyncMode = 'inline';
+export type SyncMode = 'inline' | 'thread-pool';
+export const SYNC_MODES: readonly SyncMode[] = ['inline', 'thread-pool'];
+export const DEFAULT_SYNC_MODE: SyncMode = 'thread-pool';
 
-export function parseGroupSyncMode(value: string): GroupSyncMode {
-  return parseChoice('groupSync', value, GROUP_SYNC_MODES);
+export function parseSyncMode(value: string): SyncMode {
+  return parseChoice('syncMode', value, SYNC_MODES);
 }
+
+/**
+ * The policy a log or queue gets when none is chosen: `group`, which acknowledges only what an
+ * fdatasync covered (docs/storage.md says why, and what Kafka, SQLite and JetStream do).
+ */
+export const DEFAULT_DURABILITY: DurabilityPolicy = 'group';
 
 /** 0: no waiting beyond the current event-loop turn; producers that are ready join the sync. */
 export const DEFAULT_GROUP_MAX_DELAY_MS = 0;
@@ -58,6 +63,11 @@ export function resolveGroupCommitOptions(
     maxDelayMs: checkMs('groupMaxDelayMs', maxDelayMs, 0, 60_000),
     maxBytes: checkInteger('groupMaxBytes', maxBytes, 1, 1 << 30),
   };
+}
+
+/** Whether an acknowledgement under `policy` waits for an fdatasync (`always`, `group`). */
+export function syncsBeforeAcknowledging(policy: DurabilityPolicy): boolean {
+  return policy !== 'none';
 }
 
 export function parseDurabilityPolicy(value: string): DurabilityPolicy {

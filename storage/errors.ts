@@ -12,6 +12,8 @@ export type StorageErrorCode =
   | 'INVALID_SEGMENT_FILE'
   | 'LOG_CLOSED'
   | 'LOG_FENCED'
+  | 'QUEUE_FENCED'
+  | 'QUEUE_CLOSED'
   | 'IO_ERROR'
   | 'SHORT_IO'
   | 'BODY_TOO_LARGE_FOR_SLOT'

@@ -5,7 +5,7 @@
  *
  * The calls are synchronous on purpose: the real path is exactly `fs.writeSync` and
  * `fs.fdatasyncSync` with no promise or closure per record, and a simulated disk stays
- * deterministic. `fdatasyncAsync` exists for group commit with `groupSync: 'thread-pool'`, so
+ * deterministic. `fdatasyncAsync` exists for group commit with `syncMode: 'thread-pool'`, so
  * producers can keep writing while one fdatasync is on the thread pool.
  *
  * Every implementation counts the syncs it performed (`counters`) so the lab can report fsyncs per

@@ -2,10 +2,15 @@
  * The storage core's public face: what a program outside this repository may rely on when it
  * imports `loglab` (package.json `exports["."]`). Everything else under storage/ is internal and
  * may change without notice: the simulated disk, the crash-test helpers, segment and index files'
- * classes, the group-commit machinery.
+ * classes, the durability engine.
  *
- * A first cut (issue 17): the shapes below are today's. Appends on `Log` are still synchronous
- * and the default durability is still `none`; both are due to change, and will be announced here.
+ * One shape throughout: what may wait for the disk returns a promise (`append`, `appendBatch`,
+ * `flush`, `close`, a queue's `send`, `delete` and `close`), and no fdatasync blocks the event
+ * loop unless `syncMode: 'inline'` asks for it. Reads (`read`, readers, lookups by time) are
+ * synchronous positional reads, as in better-sqlite3: from the page cache they take microseconds,
+ * and a promise per read would cost more than the read. Opening recovers synchronously (the scan
+ * is bounded by the recovery point). The default durability is `group`: nothing is acknowledged
+ * before an fdatasync covered it (docs/storage.md says why).
  */
 
 // ---- The log ----
@@ -14,9 +19,9 @@
  * An append-only log of records in a directory: segments named by base offset, each with an
  * offset index and a time index, recovered (torn tail cut, indexes rebuilt) when opened, and
  * trimmed from the start by `deleteSegmentsBelow`. `Log.open(dir, options)` creates or recovers
- * it and takes the directory's writer lock; `append` returns the record's offset and
- * `acknowledged(offset)` resolves once the durability policy allows answering OK
- * (`appendAcknowledged` does both); `read(offset)` looks a record up through the index,
+ * it and takes the directory's writer lock; `await append(body)` resolves with the record's
+ * offset once the durability policy allows answering OK (`appendNoWait` returns the offset at
+ * once and `acknowledged(offset)` waits, for callers that pipeline); `read(offset)` looks a record up through the index,
  * `reader(fromOffset)` reads in order, `offsetForTime` finds an offset by time. Call `close()`
  * when done: it syncs and releases the lock.
  */
@@ -124,13 +129,17 @@ export { DURABILITY_POLICIES } from './durability.js';
 export { parseDurabilityPolicy } from './durability.js';
 
 /**
- * Where `group`'s fdatasync runs: `inline` on the event loop (more syncs per second with many
- * producers) or `thread-pool` (the event loop stays free while the disk flushes).
+ * Where the fdatasyncs of `always` and `group` run: `thread-pool` (the default: the event loop
+ * stays free while the disk flushes) or `inline` on the event loop (two thread hand-offs fewer
+ * per sync, for a process that does nothing but append).
  */
-export type { GroupSyncMode } from './durability.js';
+export type { SyncMode } from './durability.js';
 
-/** Both group sync modes, for option parsers. */
-export { GROUP_SYNC_MODES } from './durability.js';
+/** Both sync modes, for option parsers. */
+export { SYNC_MODES } from './durability.js';
+
+/** The policy a log or queue gets when none is chosen: `group`. */
+export { DEFAULT_DURABILITY } from './durability.js';
 
 // ---- Queues ----
 

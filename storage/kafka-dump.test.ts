@@ -199,7 +199,7 @@ describe('segment format detection', () => {
   it("takes loglab's own log for loglab's, though its files have the same names", async () => {
     const dir = newDir();
     const log = Log.open(dir);
-    await log.append(Buffer.from('one'));
+    await log.appendNoWait(Buffer.from('one'));
     await log.close();
     expect(detectSegmentFormat(io, dir)).toBe('loglab');
     // Without the record-limit file it holds, the first record's bytes decide.

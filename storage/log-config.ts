@@ -8,12 +8,14 @@ import type { FileIO } from './file-io.js';
 import { NodeFileIO } from './file-io.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
 import {
-  DEFAULT_GROUP_SYNC,
+  DEFAULT_DURABILITY,
+  DEFAULT_SYNC_MODE,
   type DurabilityPolicy,
-  type GroupSyncMode,
+  type SyncMode,
   parseDurabilityPolicy,
-  parseGroupSyncMode,
+  parseSyncMode,
   resolveGroupCommitOptions,
+  syncsBeforeAcknowledging,
 } from './durability.js';
 import { MAX_POSITION_BYTES } from './units.js';
 import { wallClockMs } from './wall-clock.js';
@@ -25,11 +27,12 @@ export interface LogOptions {
   /** 0 = dense: an entry for every record. */
   readonly indexIntervalBytes?: number;
   readonly maxRecordBytes?: number;
+  /** When an append may be acknowledged (durability.ts); default `group`. */
   readonly durability?: DurabilityPolicy;
   readonly groupMaxDelayMs?: number;
   readonly groupMaxBytes?: number;
-  /** Where group commit's fdatasync runs (durability.ts); default `inline`. */
-  readonly groupSync?: GroupSyncMode;
+  /** Where the fdatasyncs of `always` and `group` run (durability.ts); default `thread-pool`. */
+  readonly syncMode?: SyncMode;
   /** How many synced bytes between two saved recovery points. */
   readonly recoveryPointIntervalBytes?: number;
   /**
@@ -62,7 +65,7 @@ export interface LogConfig {
   readonly durability: DurabilityPolicy;
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
-  readonly groupSync: GroupSyncMode;
+  readonly syncMode: SyncMode;
   readonly recoveryPointIntervalBytes: number;
   /** 0 when segments are not preallocated, else segmentBytes. */
   readonly preallocateBytes: number;
@@ -91,10 +94,10 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     RECORD_HEADER_BYTES,
     segmentBytes,
   );
-  const durability = parseDurabilityPolicy(options.durability ?? 'none');
+  const durability = parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY);
   const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
   return {
-    preallocateBytes: (options.preallocate ?? durability !== 'none') ? segmentBytes : 0,
+    preallocateBytes: (options.preallocate ?? syncsBeforeAcknowledging(durability)) ? segmentBytes : 0,
     preallocateExtentBytes: checkInteger(
       'preallocateExtentBytes',
       options.preallocateExtentBytes ?? DEFAULT_PREALLOCATE_EXTENT_BYTES,
@@ -113,7 +116,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     durability,
     groupMaxDelayMs: group.maxDelayMs,
     groupMaxBytes: group.maxBytes,
-    groupSync: parseGroupSyncMode(options.groupSync ?? DEFAULT_GROUP_SYNC),
+    syncMode: parseSyncMode(options.syncMode ?? DEFAULT_SYNC_MODE),
     recoveryPointIntervalBytes: checkInteger(
       'recoveryPointIntervalBytes',
       options.recoveryPointIntervalBytes ?? DEFAULT_RECOVERY_POINT_INTERVAL_BYTES,

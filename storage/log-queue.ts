@@ -14,7 +14,6 @@
  * (retention), so the disk stops growing when consumers keep up. Only the saved head counts:
  * a segment is never removed before the checkpoint that makes it unnecessary is durable.
  */
-import type { DurabilityPolicy } from './durability.js';
 import { isStorageError } from './errors.js';
 import { Log } from './log.js';
 import type { LogReader } from './log-reader.js';
@@ -121,10 +120,9 @@ export class LogQueue implements Queue {
   /** Opens (recovering) the log in `dir`; every message from the saved head on is ready. */
   static open(dir: string, options: LogQueueOptions = {}): LogQueue {
     const log = Log.open(dir, {
-      durability: options.durability ?? ('none' as DurabilityPolicy),
       // Time-index entries on the queue's clock, like due times (a test's clock makes them exact).
       ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
-      ...pick(options, ['segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'groupSync', 'io']),
+      ...pick(options, ['durability', 'segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'syncMode', 'io']),
     });
     try {
       const saved = readHeadCheckpoint(log.config.io, dir);
@@ -134,14 +132,15 @@ export class LogQueue implements Queue {
       if (saved !== null && saved > head) writeHeadCheckpoint(log.config.io, dir, head);
       return new LogQueue(log, head, options);
     } catch (error) {
-      log.close();
+      // The error that stopped the open is the one to report.
+      log.close().catch(() => undefined);
       throw error;
     }
   }
 
   async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
     const delayMs = delayMsOf(options);
-    const offset = delayMs > 0 ? this.log.append(body, { dueTimeMs: this.#clock.nowMs() + delayMs }) : this.log.append(body);
+    const offset = delayMs > 0 ? this.log.appendNoWait(body, { dueTimeMs: this.#clock.nowMs() + delayMs }) : this.log.appendNoWait(body);
     await this.log.acknowledged(offset);
     return offset;
   }
@@ -221,7 +220,7 @@ export class LogQueue implements Queue {
     this.#deletesSinceCheckpoint++;
     const dueByCount = this.#deletesSinceCheckpoint >= this.#checkpointEveryDeletes;
     const dueByTime = this.#clock.nowMs() - this.#lastCheckpointMs >= this.#checkpointIntervalMs;
-    if (head > this.#savedHead && (dueByCount || dueByTime)) this.#checkpoint(head);
+    if (head > this.#savedHead && (dueByCount || dueByTime)) await this.#checkpoint(head);
   }
 
   /**
@@ -237,10 +236,10 @@ export class LogQueue implements Queue {
    * every N deletes must not cost an fsync of the log each time; the saved head lags instead,
    * and a crash redelivers a little more.
    */
-  #checkpoint(head: number, closing = false): void {
+  async #checkpoint(head: number, closing = false): Promise<void> {
     const log = this.log;
     const lagging = head > log.syncedEndOffset;
-    if (lagging && (closing || log.config.durability !== 'none' || this.#segmentBelow(head))) log.flush();
+    if (lagging && (closing || log.syncsBeforeAcknowledging || this.#segmentBelow(head))) await log.flush();
     const saved = Math.min(head, log.syncedEndOffset);
     this.#deletesSinceCheckpoint = 0;
     this.#lastCheckpointMs = this.#clock.nowMs();
@@ -277,9 +276,9 @@ export class LogQueue implements Queue {
   async close(): Promise<void> {
     try {
       const fenced = this.log.fenced !== null;
-      if (!fenced && this.#states.base > this.#savedHead) this.#checkpoint(this.#states.base, true);
+      if (!fenced && this.#states.base > this.#savedHead) await this.#checkpoint(this.#states.base, true);
     } finally {
-      this.log.close();
+      await this.log.close();
     }
   }
 }

@@ -13,7 +13,7 @@ describe('reading the log in order', () => {
   it('reads each byte of the segments about once, across segment rolls', () => {
     const disk = new SimDisk({ seed: 11 });
     const log = Log.open('/log', { io: disk, segmentBytes: 64 * 1024 });
-    for (let i = 0; i < RECORDS; i++) log.append(Buffer.alloc(BODY_BYTES, i % 251));
+    for (let i = 0; i < RECORDS; i++) log.appendNoWait(Buffer.alloc(BODY_BYTES, i % 251));
     expect(log.segments().length).toBeGreaterThan(3);
     const before = { ...disk.counters };
     const reader = log.reader(log.startOffset);
@@ -35,7 +35,7 @@ describe('a reader inside a segment that retention removes', () => {
   it('says its offsets are gone (OFFSET_OUT_OF_RANGE), never reads through the closed file', () => {
     const disk = new SimDisk({ seed: 3 });
     const log = Log.open('/log', { io: disk, segmentBytes: 1024 * 1024 });
-    for (let i = 0; log.segments().length < 3; i++) log.append(Buffer.alloc(1000, i % 251));
+    for (let i = 0; log.segments().length < 3; i++) log.appendNoWait(Buffer.alloc(1000, i % 251));
     const reader = log.reader(0);
     expect(reader.next()?.offset).toBe(0);
     const second = log.segments()[1]!.baseOffset;

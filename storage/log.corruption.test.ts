@@ -31,7 +31,7 @@ function openLog(disk: SimDisk, readOnly = false): Log {
 function writtenLog(): SimDisk {
   const disk = new SimDisk({ seed: 1 });
   const log = openLog(disk);
-  for (let i = 0; i < RECORDS; i++) log.append(body(i));
+  for (let i = 0; i < RECORDS; i++) log.appendNoWait(body(i));
   log.close();
   return disk;
 }

@@ -41,7 +41,7 @@ function diskWithLog(): SimDisk {
   disk.mkdirp('/data');
   disk.fsyncDir('/');
   const log = openLog(disk);
-  for (let offset = 0; offset < RECORDS; offset++) log.append(bodyOf(offset));
+  for (let offset = 0; offset < RECORDS; offset++) log.appendNoWait(bodyOf(offset));
   log.close();
   return disk;
 }
@@ -225,7 +225,7 @@ describe('a log changed from outside while it was closed', () => {
     disk.mkdirp('/data');
     disk.fsyncDir('/');
     const log = Log.open(DIR, { io: disk, durability: 'always' });
-    for (let offset = 0; offset < 5; offset++) log.append(bodyOf(offset));
+    for (let offset = 0; offset < 5; offset++) log.appendNoWait(bodyOf(offset));
     log.close();
     removeFiles(disk, DIR, 0);
     expect(openOutcome(disk)).toBe('LOG_GAP');
@@ -255,9 +255,9 @@ describe('a second writer', () => {
   it('is refused with LOG_LOCKED while the log is open, and the log goes on', async () => {
     const disk = diskWithData();
     const log = openLog(disk);
-    log.append(bodyOf(0));
+    log.appendNoWait(bodyOf(0));
     expectLocked(disk, () => openLog(disk));
-    expect(log.append(bodyOf(1))).toBe(1);
+    expect(log.appendNoWait(bodyOf(1))).toBe(1);
     await log.acknowledged(1 as never);
     expect(log.read(1).body).toEqual(bodyOf(1));
     log.close();

@@ -16,7 +16,7 @@ import { Log } from './log.js';
 import { RECOVERY_POINT_FILE, writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes } from './record.js';
 import { segmentFileName } from './segment.js';
-import { errorOf } from '../test/fixtures/storage-error.js';
+import { errorOf, rejectionOf } from '../test/fixtures/storage-error.js';
 
 const newDir = tempDirs('refusals');
 const CHILD = new URL('../test/fixtures/log-writer-child.ts', import.meta.url).pathname;
@@ -28,7 +28,7 @@ const bodyOf = (offset: number): Buffer => Buffer.from(`record ${offset} `.repea
 function writtenLog(count: number, options: Parameters<typeof Log.open>[1] = SMALL): string {
   const dir = newDir();
   const log = Log.open(dir, options);
-  for (let i = 0; i < count; i++) log.append(bodyOf(i));
+  for (let i = 0; i < count; i++) log.appendNoWait(bodyOf(i));
   log.close();
   return dir;
 }
@@ -151,7 +151,7 @@ describe('a broken segment chain', () => {
       const log = Log.open(dir, SMALL);
       expect(log.recovery.warnings).toEqual([expect.stringContaining(`${sealed}: 64 ${what === 'garbage' ? 'bytes that are not records' : 'zero bytes'}`)]);
       expectAll(log, 0, 300);
-      log.append(bodyOf(300));
+      log.appendNoWait(bodyOf(300));
       log.close();
       expectAll(Log.open(dir, { readOnly: true }), 0, 301);
     });
@@ -184,7 +184,7 @@ describe('a recovery point that disagrees with the data', () => {
     const log = Log.open(dir, SMALL);
     expect(log.recovery.recoveryPointProblem).toMatch(/disagrees with the data/);
     expectAll(log, 0, 300);
-    expect(log.append(bodyOf(300))).toBe(300);
+    expect(log.appendNoWait(bodyOf(300))).toBe(300);
     log.close();
   });
 
@@ -237,10 +237,10 @@ describe('a deleted or shortened index of the active segment', () => {
       damage(join(dir, active));
       const log = Log.open(dir, options);
       expect(log.recovery.indexEntriesRebuilt).toBeGreaterThan(0);
-      for (let i = 150; i < 400; i++) log.append(bodyOf(i));
+      for (let i = 150; i < 400; i++) log.appendNoWait(bodyOf(i));
       log.close();
       const expected = Log.open(reference, options);
-      for (let i = 150; i < 400; i++) expected.append(bodyOf(i));
+      for (let i = 150; i < 400; i++) expected.appendNoWait(bodyOf(i));
       expected.close();
       const indexes = (d: string): string[] => readdirSync(d).filter((n) => n.endsWith('.index')).map((n) => readFileSync(join(d, n)).toString('hex'));
       expect(indexes(dir)).toEqual(indexes(reference));
@@ -252,10 +252,10 @@ describe('offsets near 2^53', () => {
   it('refuses an append past the last exact offset before writing it, and the log opens again', () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: 9007199254740990 });
-    expect(log.append(Buffer.from('last'))).toBe(9007199254740990);
-    const refused = errorOf(() => log.append(Buffer.from('one too many')));
+    expect(log.appendNoWait(Buffer.from('last'))).toBe(9007199254740990);
+    const refused = errorOf(() => log.appendNoWait(Buffer.from('one too many')));
     expect(refused.code).toBe('OFFSET_LIMIT');
-    expect(errorOf(() => log.appendBatch([Buffer.from('a')])).code).toBe('OFFSET_LIMIT');
+    expect(errorOf(() => log.appendBatchNoWait([Buffer.from('a')])).code).toBe('OFFSET_LIMIT');
     log.close();
     const reopened = Log.open(dir);
     expect(reopened.endOffset).toBe(9007199254740991);
@@ -273,7 +273,7 @@ describe('offsets near 2^53', () => {
     const log = Log.open(dir, { readOnly: true });
     expect(log.read(base).body.toString()).toBe('edge');
     expect(log.endOffset).toBe(2 ** 53);
-    expect(errorOf(() => log.append(Buffer.from('x'))).code).toBe('LOG_READ_ONLY');
+    expect(errorOf(() => log.appendNoWait(Buffer.from('x'))).code).toBe('LOG_READ_ONLY');
   });
 });
 
@@ -285,7 +285,7 @@ describe('a read-only open', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('of a log with a torn tail and a deleted index reads what is whole and changes no file', () => {
+  it('of a log with a torn tail and a deleted index reads what is whole and changes no file', async () => {
     const dir = writtenLog(300);
     const last = segmentFiles(dir).at(-1)!;
     appendFileSync(join(dir, last), Buffer.from([0, 0, 0, 40, 1, 2]));
@@ -293,7 +293,7 @@ describe('a read-only open', () => {
     const before = snapshot(dir);
     const log = Log.open(dir, { ...SMALL, readOnly: true });
     expectAll(log, 0, 300);
-    expect(errorOf(() => log.flush()).code).toBe('LOG_READ_ONLY');
+    expect((await rejectionOf(log.flush())).code).toBe('LOG_READ_ONLY');
     expect(errorOf(() => log.deleteSegmentsBelow(100)).code).toBe('LOG_READ_ONLY');
     log.close();
     expect(snapshot(dir)).toEqual(before);

@@ -16,14 +16,18 @@ import { writeRecoveryPoint } from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
 import { PoolIO, SlowPoolIO } from './testing/pool-io.js';
 import { asOffset } from './units.js';
-import { errorOf } from '../test/fixtures/storage-error.js';
+import { errorOf, rejectionOf } from '../test/fixtures/storage-error.js';
 
 const DIR = '/data/log';
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 const FIRST_SEGMENT = path.posix.join(DIR, `${'0'.repeat(20)}.log`);
 
+/**
+ * Inline syncs unless a test asks for the thread pool: a failed sync then throws from the call
+ * that caused it, so each test can say which call a fault hits.
+ */
 function openLog(disk: SimDisk, durability: DurabilityPolicy = 'always'): Log {
-  const options: LogOptions = { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0 };
+  const options: LogOptions = { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0, syncMode: 'inline' };
   return Log.open(DIR, { ...options, nowMs: () => 0 });
 }
 
@@ -38,7 +42,7 @@ function body(i: number): Buffer {
 
 
 async function appendAll(log: Log, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) await log.appendAcknowledged(body(i));
+  for (let i = from; i < from + count; i++) await log.append(body(i));
 }
 
 function expectBodies(log: Log, from: number, count: number): void {
@@ -50,7 +54,7 @@ describe('a new log on a simulated disk', () => {
     for (const seed of SEEDS) {
       const disk = new SimDisk({ seed });
       const log = openLog(disk);
-      await log.appendAcknowledged(body(0));
+      await log.append(body(0));
       const reopened = openLog(disk.crash());
       expect(reopened.endOffset, `seed ${seed}`).toBe(1);
       expectBodies(reopened, 0, 1);
@@ -64,7 +68,7 @@ describe('retention cut short by a power cut', () => {
       for (let nth = 1; nth <= 12; nth++) {
         const disk = new SimDisk({ seed });
         const log = openLog(disk);
-        for (let i = 0; i < 100; i++) log.append(body(i));
+        for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
         disk.injectFault({ kind: 'power-cut', nth });
         expect(() => log.deleteSegmentsBelow(80)).toThrow(SimPowerCutError);
         const reopened = openLog(disk.crash());
@@ -83,7 +87,7 @@ describe('retention whose removal fails', () => {
   /** A log of several segments; returns their base offsets. */
   function logOfSegments(disk: SimDisk): { log: Log; bases: number[] } {
     const log = openLog(disk);
-    for (let i = 0; i < 100; i++) log.append(body(i));
+    for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
     const bases = log.segments().map((segment) => segment.baseOffset);
     expect(bases.length).toBeGreaterThan(3);
     return { log, bases };
@@ -145,12 +149,12 @@ describe('under none, where rolls do not sync', () => {
         let nowMs = 1_000;
         const open = (on: SimDisk) => Log.open(DIR, { io: on, durability: 'none', segmentBytes: 1024, indexIntervalBytes: 100, nowMs: () => nowMs });
         const log = open(disk);
-        for (let i = 0; i < 60; i++, nowMs += 10) log.append(body(i));
+        for (let i = 0; i < 60; i++, nowMs += 10) log.appendNoWait(body(i));
         expect(log.segments().length).toBeGreaterThan(2);
         // The time index is no cache: the log holds no times, a lost entry comes back with the open time.
         const times = [1_100, 1_250, 1_400, 1_550];
         const offsetsForTimes = times.map((t) => log.offsetForTime(t));
-        log[how]();
+        await log[how]();
         nowMs = 50_000;
         const recovered = open(disk.crash());
         expect(recovered.endOffset, `seed ${seed}`).toBe(60);
@@ -164,9 +168,9 @@ describe('under none, where rolls do not sync', () => {
     for (const seed of SEEDS.slice(0, 10)) {
       const disk = new SimDisk({ seed });
       const log = openLog(disk, 'none');
-      for (let i = 0; i < 10; i++) log.append(body(i));
+      for (let i = 0; i < 10; i++) log.appendNoWait(body(i));
       log.flush(); // the recovery point is in the first segment
-      for (let i = 10; i < 60; i++) log.append(body(i)); // rolls that sync nothing
+      for (let i = 10; i < 60; i++) log.appendNoWait(body(i)); // rolls that sync nothing
       log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
       const recovered = openLog(disk.crash(), 'none');
       const reader = recovered.reader(recovered.startOffset);
@@ -176,15 +180,15 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
-  it('leaves no hole between segments when the power fails during a flush', () => {
+  it('leaves no hole between segments when the power fails during a flush', async () => {
     for (const seed of SEEDS.slice(0, 10)) {
       for (let nth = 1; nth <= 24; nth++) {
         const disk = new SimDisk({ seed });
         const log = openLog(disk, 'none');
-        for (let i = 0; i < 80; i++) log.append(body(i)); // rolls that sync nothing
+        for (let i = 0; i < 80; i++) log.appendNoWait(body(i)); // rolls that sync nothing
         disk.injectFault({ kind: 'power-cut', nth }); // at a call of the flush, or after it
         try {
-          log.flush();
+          await log.flush();
         } catch (error) {
           if (!(error instanceof SimPowerCutError)) throw error;
         }
@@ -206,7 +210,7 @@ describe('under none, where rolls do not sync', () => {
         expect(() => openLog(disk, 'none')).toThrow(SimPowerCutError);
         const afterCut = disk.crash();
         const log = openLog(afterCut, 'none');
-        for (let i = 0; i < 60; i++) log.append(body(i)); // rolls that sync nothing
+        for (let i = 0; i < 60; i++) log.appendNoWait(body(i)); // rolls that sync nothing
         const recovered = openLog(afterCut.crash(), 'none');
         const reader = recovered.reader(recovered.startOffset);
         let read = 0;
@@ -217,17 +221,17 @@ describe('under none, where rolls do not sync', () => {
   });
 
   for (const failing of ['fdatasync of its temporary file', 'directory fsync after its rename'] as const) {
-    it(`keeps what a flush synced when saving its recovery point fails (${failing})`, () => {
+    it(`keeps what a flush synced when saving its recovery point fails (${failing})`, async () => {
       for (const seed of SEEDS.slice(0, 20)) {
         const disk = new SimDisk({ seed });
         const log = openLog(disk, 'none');
-        for (let i = 0; log.segments().length < 2; i++) log.append(body(i));
+        for (let i = 0; log.segments().length < 2; i++) log.appendNoWait(body(i));
         const end = log.endOffset;
         const fault = failing === 'directory fsync after its rename'
           ? { kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' } as const
           : { kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: path.posix.join(DIR, 'recovery-point.tmp') } as const;
         disk.injectFault(fault);
-        expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+        expect((await rejectionOf(log.flush())).code).toBe('IO_ERROR');
         // The segments were synced before the point failed: the fence keeps them, whichever
         // recovery point the device ends up with.
         expect(log.syncedEndOffset, `seed ${seed}`).toBe(end);
@@ -246,10 +250,10 @@ describe('a failed fsync', () => {
     const log = openLog(disk);
     await appendAll(log, 0, 3);
     disk.injectFault(failingSync());
-    const failed = errorOf(() => log.append(body(3)));
+    const failed = errorOf(() => log.appendNoWait(body(3)));
     expect(failed.code).toBe('IO_ERROR');
     expect(failed.context).toMatchObject({ file: FIRST_SEGMENT, reason: 'EIO' });
-    expect(errorOf(() => log.append(body(4))).code).toBe('LOG_FENCED');
+    expect(errorOf(() => log.appendNoWait(body(4))).code).toBe('LOG_FENCED');
     await expect(log.acknowledged(asOffset(0))).rejects.toMatchObject({ code: 'LOG_FENCED' });
     expect(log.endOffset).toBe(3);
     expect(errorOf(() => log.read(3)).code).toBe('OFFSET_OUT_OF_RANGE');
@@ -258,7 +262,7 @@ describe('a failed fsync', () => {
     const reopened = openLog(disk);
     expect(reopened.endOffset).toBe(3);
     expectBodies(reopened, 0, 3);
-    expect(await reopened.appendAcknowledged(body(5))).toBe(3);
+    expect(await reopened.append(body(5))).toBe(3);
     reopened.close();
   });
 
@@ -268,7 +272,7 @@ describe('a failed fsync', () => {
       const log = openLog(disk);
       await appendAll(log, 0, 2);
       disk.injectFault(failingSync());
-      expect(errorOf(() => log.append(body(99))).code).toBe('IO_ERROR');
+      expect(errorOf(() => log.appendNoWait(body(99))).code).toBe('IO_ERROR');
       log.close();
       const reopened = openLog(disk);
       await appendAll(reopened, 2, 2);
@@ -283,30 +287,30 @@ describe('a failed fsync', () => {
     const log = openLog(disk);
     await appendAll(log, 0, 2);
     disk.injectFault(failingSync(true));
-    expect(errorOf(() => log.append(body(2))).code).toBe('IO_ERROR');
+    expect(errorOf(() => log.appendNoWait(body(2))).code).toBe('IO_ERROR');
     log.close();
-    const reopening = errorOf(() => openLog(disk).append(body(2)));
+    const reopening = errorOf(() => openLog(disk).appendNoWait(body(2)));
     expect(reopening.code).toBe('IO_ERROR');
     expect(reopening.context.reason).toBe('EIO');
     const recovered = openLog(disk.crash());
     expectBodies(recovered, 0, 2);
-    expect(await recovered.appendAcknowledged(body(2))).toBe(2);
+    expect(await recovered.append(body(2))).toBe(2);
   });
 
   it('under none, syncs each segment it seals, so a failed flush cuts back only to the last roll', async () => {
     const disk = new SimDisk({ seed: 4 });
     const log = openLog(disk, 'none');
-    for (let i = 0; i < 5; i++) log.append(body(i));
+    for (let i = 0; i < 5; i++) log.appendNoWait(body(i));
     log.flush();
-    for (let i = 5; log.segments().length < 3; i++) log.append(body(i));
+    for (let i = 5; log.segments().length < 3; i++) log.appendNoWait(body(i));
     const third = log.segments()[2]!.baseOffset;
     // The sealed segment's sync runs in the background (here it settles at once).
     await new Promise((resolve) => setImmediate(resolve));
     expect(log.syncedEndOffset).toBe(third);
-    for (let i = third; i < third + 3; i++) log.append(body(i));
+    for (let i = third; i < third + 3; i++) log.appendNoWait(body(i));
     const reader = log.reader(log.segments()[1]!.baseOffset);
     disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
-    expect(errorOf(() => log.flush()).code).toBe('IO_ERROR');
+    expect((await rejectionOf(log.flush())).code).toBe('IO_ERROR');
     expect(log.endOffset).toBe(third);
     expect(log.segments().length).toBe(3);
     expect(errorOf(() => log.read(third)).code).toBe('OFFSET_OUT_OF_RANGE');
@@ -315,7 +319,7 @@ describe('a failed fsync', () => {
       expect(reader.next()?.offset).toBe(offset);
     }
     expectBodies(log, 0, third);
-    log.close();
+    await log.close();
     // A power cut now: nothing the failed flush covered comes back, every sealed record does.
     const reopened = openLog(disk.crash(), 'none');
     expect(reopened.endOffset).toBe(third);
@@ -328,7 +332,7 @@ describe('a failed fsync', () => {
     const log = openLog(disk, 'group');
     await appendAll(log, 0, 2);
     disk.injectFault(failingSync());
-    const offsets = [2, 3, 4].map((i) => log.append(body(i)));
+    const offsets = [2, 3, 4].map((i) => log.appendNoWait(body(i)));
     const acks = await Promise.allSettled(offsets.map((offset) => log.acknowledged(offset)));
     const fenced = { status: 'rejected', reason: { code: 'LOG_FENCED' } };
     for (const ack of acks) expect(ack).toMatchObject(fenced);
@@ -353,14 +357,14 @@ describe('a group sync that fails', () => {
   it('inline, fences the log before anything else can sync the segment', async () => {
     const disk = new SimDisk({ seed: 7 });
     const options = { io: disk, segmentBytes: 1024, groupMaxBytes: 1, nowMs: () => 0 };
-    const log = Log.open(DIR, { ...options, durability: 'group' });
-    while (log.sizeBytes < 700) await log.appendAcknowledged(body(0));
+    const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'inline' });
+    while (log.sizeBytes < 700) await log.append(body(0));
     disk.injectFault(failingSync());
     // Its write starts a group sync at once (groupMaxBytes 1), and that fdatasync fails: a roll
     // or flush after it would sync the same pages successfully (they are clean now).
-    const covered = log.append(Buffer.alloc(200, 1));
-    expect(errorOf(() => log.append(Buffer.alloc(200, 2))).code).toBe('LOG_FENCED');
-    expect(errorOf(() => log.flush()).code).toBe('LOG_FENCED');
+    const covered = log.appendNoWait(Buffer.alloc(200, 1));
+    expect(errorOf(() => log.appendNoWait(Buffer.alloc(200, 2))).code).toBe('LOG_FENCED');
+    expect((await rejectionOf(log.flush())).code).toBe('LOG_FENCED');
     expect(log.segments().length).toBe(1);
     expect(log.endOffset).toBe(covered);
     await expect(log.acknowledged(covered)).rejects.toMatchObject({ code: 'LOG_FENCED' });
@@ -371,17 +375,17 @@ describe('a group sync that fails', () => {
       for (const seed of SEEDS.slice(0, 5)) {
         const disk = new SimDisk({ seed });
         const options = { io: new PoolIO(disk), segmentBytes: 4096, nowMs: () => 0 };
-        const log = Log.open(DIR, { ...options, durability: 'group', groupSync: 'thread-pool' });
-        await log.appendAcknowledged(body(0));
+        const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'thread-pool' });
+        await log.append(body(0));
         disk.injectFault(failingSync());
-        const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.append(body(1 + i)))));
+        const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.appendNoWait(body(1 + i)))));
         await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
-        if (during === 'flush') log.flush();
-        for (let i = 6; during === 'roll' && log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.append(body(i)))));
+        if (during === 'flush') await settled(log.flush());
+        for (let i = 6; during === 'roll' && log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.appendNoWait(body(i)))));
         expect(await Promise.all(acks), `seed ${seed}`).toEqual(acks.map(() => 'rejected'));
         expect(log.endOffset, `seed ${seed}`).toBe(1);
         expect(log.segments().length).toBe(1);
-        log.close();
+        await log.close();
         expectIntact(Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' }), `seed ${seed}`);
       }
     });
@@ -392,12 +396,12 @@ describe('a group sync that fails', () => {
     for (let seed = 1; seed <= 60; seed++) {
       const disk = new SimDisk({ seed });
       const options = { io: new PoolIO(disk), segmentBytes: 1024, nowMs: () => 0 };
-      const log = Log.open(DIR, { ...options, durability: 'group', groupSync: 'thread-pool' });
-      await log.appendAcknowledged(body(0));
+      const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'thread-pool' });
+      await log.append(body(0));
       disk.injectFault(failingSync());
-      const ack = settled(log.acknowledged(log.append(body(1))));
+      const ack = settled(log.acknowledged(log.appendNoWait(body(1))));
       await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
-      for (let i = 2; log.segments().length < 4; i++) log.append(body(i)); // three rolls meanwhile
+      for (let i = 2; log.segments().length < 4; i++) log.appendNoWait(body(i)); // three rolls meanwhile
       // The fence saves its point (one directory fsync), then removes the three rolled segments:
       // the directory fsync after that fails, and the power fails before another one.
       disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 2, errno: 'EIO' });
@@ -409,11 +413,11 @@ describe('a group sync that fails', () => {
 
   it('on the thread pool, acknowledges an older offset asked for late once a sync covered it', async () => {
     const disk = new SimDisk({ seed: 1 });
-    const log = Log.open(DIR, { io: new PoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
-    await log.appendAcknowledged(body(0));
-    for (let i = 1; i <= 4; i++) log.append(body(i));
+    const log = Log.open(DIR, { io: new PoolIO(disk), durability: 'group', syncMode: 'thread-pool', nowMs: () => 0 });
+    await log.append(body(0));
+    for (let i = 1; i <= 4; i++) log.appendNoWait(body(i));
     await new Promise((resolve) => setImmediate(resolve)); // a sync of offsets up to 4 is on the pool
-    const later = log.append(body(5)); // the next sync covers it, and that one fails
+    const later = log.appendNoWait(body(5)); // the next sync covers it, and that one fails
     disk.injectFault(failingSync());
     const lateAck = settled(log.acknowledged(later));
     const earlyAck = settled(log.acknowledged(asOffset(2)));
@@ -423,11 +427,12 @@ describe('a group sync that fails', () => {
 
   it('on the thread pool, still acknowledges what close synced when it closes meanwhile', async () => {
     const disk = new SimDisk({ seed: 3 });
-    const log = Log.open(DIR, { io: new SlowPoolIO(disk), durability: 'group', groupSync: 'thread-pool', nowMs: () => 0 });
-    const acks = Array.from({ length: 3 }, (_, i) => settled(log.acknowledged(log.append(body(i)))));
+    const log = Log.open(DIR, { io: new SlowPoolIO(disk), durability: 'group', syncMode: 'thread-pool', nowMs: () => 0 });
+    const acks = Array.from({ length: 3 }, (_, i) => settled(log.acknowledged(log.appendNoWait(body(i)))));
     await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
-    log.close();
+    const closing = log.close();
     expect(await Promise.all(acks)).toEqual(['ok', 'ok', 'ok']);
+    await closing;
     expect(disk.openHandles).toBe(0);
     expectIntact(Log.open(DIR, { io: disk.crash(), durability: 'group' }), 'after close');
   });
@@ -440,7 +445,7 @@ describe('recovery from a saved point', () => {
   it('scans nothing and keeps the time index when only zeros follow the point', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'always');
-    for (let i = 0; i < 100; i++) log.append(body(i));
+    for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
     log.flush(); // the point is at the end of the data; preallocated zeros follow
     const reopened = timed(disk.crash(), 9_000, 'always');
     expect(reopened.endOffset).toBe(100);
@@ -451,10 +456,10 @@ describe('recovery from a saved point', () => {
   it('cuts a torn record right after the point there, keeping the time index before it', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
-    for (let i = 0; i < 100; i++) log.append(body(i));
+    for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
     log.flush();
     const flushedBytes = log.sizeBytes;
-    log.append(body(100));
+    log.appendNoWait(body(100));
     const handle = disk.open(FIRST_SEGMENT, { create: false });
     disk.truncate(handle, flushedBytes + 10); // only 10 bytes of it reached the device
     disk.close(handle);
@@ -471,7 +476,7 @@ describe('recovery from a saved point', () => {
   it('read-only, leaves the segments after a cut in place and unread', () => {
     const disk = new SimDisk({ seed: 1 });
     const log = openLog(disk);
-    for (let i = 0; i < 40; i++) log.append(body(i));
+    for (let i = 0; i < 40; i++) log.appendNoWait(body(i));
     const cutAt = log.read(5);
     const files = log.segments().map((segment) => segment.logPath);
     expect(files.length).toBe(2);
@@ -496,7 +501,7 @@ describe('recovery from a saved point', () => {
   it('distrusts a point whose next offset cannot sit where it says', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
-    for (let i = 0; i < 10; i++) log.append(body(i));
+    for (let i = 0; i < 10; i++) log.appendNoWait(body(i));
     log.close();
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 5 });
     const reopened = timed(disk, 9_000, 'none');
@@ -508,7 +513,7 @@ describe('recovery from a saved point', () => {
   it('rescans the segment from its start when the point lands on a record with another id', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
-    for (let i = 0; i < 100; i++) log.append(body(i));
+    for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
     const record50 = log.read(50);
     log.close();
     // A point that lands on record 50 while claiming offset 100 comes next.
@@ -527,17 +532,17 @@ describe('the record limit stored with the log', () => {
 
   it('keeps reading and recovering longer records when reopened with a smaller limit', () => {
     const disk = new SimDisk({ seed: 2 });
-    const log = Log.open(DIR, { io: disk, durability: 'always', segmentBytes: 1 << 20, maxRecordBytes: 8192 });
-    for (let i = 0; i < 3; i++) log.append(big);
+    const log = Log.open(DIR, { io: disk, durability: 'always', syncMode: 'inline', segmentBytes: 1 << 20, maxRecordBytes: 8192 });
+    for (let i = 0; i < 3; i++) log.appendNoWait(big);
     // A crash before close: reopening scans what follows the recovery point.
     const small = { io: disk.crash(), durability: 'always', segmentBytes: 1 << 20, maxRecordBytes: 1024 } as const;
     const reopened = Log.open(DIR, small);
     expect(reopened.endOffset).toBe(3);
     expect(reopened.recovery.truncation?.discardedBytes).toBe(0); // the preallocated zeros only
     expect(reopened.read(2).body.equals(big)).toBe(true);
-    expect(() => reopened.append(big)).toThrow(expect.objectContaining({ code: 'RECORD_TOO_LARGE' }));
-    reopened.append(Buffer.alloc(500));
-    for (let i = 0; reopened.segments().length < 2; i++) reopened.append(Buffer.alloc(1000, i));
+    expect(() => reopened.appendNoWait(big)).toThrow(expect.objectContaining({ code: 'RECORD_TOO_LARGE' }));
+    reopened.appendNoWait(Buffer.alloc(500));
+    for (let i = 0; reopened.segments().length < 2; i++) reopened.appendNoWait(Buffer.alloc(1000, i));
     expect(reopened.read(2).body.equals(big)).toBe(true);
     reopened.close();
   });
@@ -557,10 +562,10 @@ describe('an index write that fails part-way through a batch', () => {
     const disk = new SimDisk({ seed: 1 });
     // Dense: an entry per record, and the write-behind buffer holds 512 of them.
     const log = Log.open(DIR, { io: disk, durability: 'none', indexIntervalBytes: 0, nowMs: () => 0 });
-    for (let i = 0; i < 500; i++) log.append(body(i));
+    for (let i = 0; i < 500; i++) log.appendNoWait(body(i));
     disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'EIO', file: /\.index$/ });
     // The batch's log write succeeds; its 13th index entry flushes the buffer, and that fails.
-    expect(errorOf(() => log.appendBatch(Array.from({ length: 20 }, (_, i) => body(500 + i)))).code).toBe('IO_ERROR');
+    expect(errorOf(() => log.appendBatchNoWait(Array.from({ length: 20 }, (_, i) => body(500 + i)))).code).toBe('IO_ERROR');
     expect(log.endOffset).toBe(500);
     expect(errorOf(() => log.read(505)).message).toContain('offsets 0 to 499');
     expect(log.explainLookup(499).indexEntries).toBe(500);
@@ -583,16 +588,16 @@ describe('a disk that fills up part-way through a record', () => {
         const sizeBefore = disk.readWholeFile(FIRST_SEGMENT)!.length;
         const partWay = { kind: 'short-write', nth: 1, landedBytes: 10, then } as const;
         disk.injectFault({ ...partWay, file: FIRST_SEGMENT });
-        const failed = errorOf(() => log.append(body(3)));
+        const failed = errorOf(() => log.appendNoWait(body(3)));
         expect(failed.code).toBe(then === 'ENOSPC' ? 'IO_ERROR' : 'SHORT_IO');
         if (then === 'ENOSPC') expect(failed.message).toMatch(/the disk is full/);
-        expect(errorOf(() => log.append(body(4))).code).toBe('LOG_FENCED');
+        expect(errorOf(() => log.appendNoWait(body(4))).code).toBe('LOG_FENCED');
         expect(disk.readWholeFile(FIRST_SEGMENT)!.length).toBe(sizeBefore);
         log.close();
         const reopened = openLog(disk, 'none');
         expect(reopened.recovery.truncation).toBeNull();
         expect(reopened.endOffset).toBe(3);
-        expect(await reopened.appendAcknowledged(body(3))).toBe(3);
+        expect(await reopened.append(body(3))).toBe(3);
         reopened.flush();
         const recovered = openLog(disk.crash(), 'none');
         expect(recovered.endOffset, `seed ${seed}`).toBe(4);
@@ -608,11 +613,11 @@ describe('too many open files', () => {
     const log = openLog(disk);
     let count = 0;
     while (log.segments().length === 1 && log.sizeBytes + 64 < 1024) {
-      await log.appendAcknowledged(body(count++));
+      await log.append(body(count++));
     }
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE' });
     const failed = errorOf(() => {
-      for (let i = count; log.segments().length === 1; i++) log.append(body(i));
+      for (let i = count; log.segments().length === 1; i++) log.appendNoWait(body(i));
     });
     expect(failed.code).toBe('IO_ERROR');
     expect(failed.context.reason).toBe('EMFILE');
@@ -632,10 +637,10 @@ describe('too many open files', () => {
   it('leaks no handle when recovery cannot remove the segments after a cut', () => {
     const before = new SimDisk({ seed: 1 });
     const log = openLog(before, 'none');
-    for (let i = 0; i < 5; i++) log.append(body(i));
+    for (let i = 0; i < 5; i++) log.appendNoWait(body(i));
     log.flush();
     const point = log.sizeBytes;
-    for (let i = 5; log.segments().length < 4; i++) log.append(body(i));
+    for (let i = 5; log.segments().length < 4; i++) log.appendNoWait(body(i));
     before.syncAll();
     const disk = before.crash();
     // A point moved back by a fence, damage right after it: recovery cuts there and removes the
@@ -660,7 +665,7 @@ describe('too many open files', () => {
       const open = disk.openHandles;
       disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file });
       expect(errorOf(() => {
-        for (let i = 0; log.segments().length === 1; i++) log.append(body(i));
+        for (let i = 0; log.segments().length === 1; i++) log.appendNoWait(body(i));
       }).context.reason).toBe('EMFILE');
       // The sealed segment's indexes were closed at the roll; nothing of the new one is open.
       expect(disk.openHandles).toBeLessThanOrEqual(open);
@@ -673,7 +678,7 @@ describe('too many open files', () => {
     const disk = new SimDisk({ seed: 7 });
     const log = openLog(disk);
     let i = 0;
-    while (log.segments().length < 4) await log.appendAcknowledged(body(i++));
+    while (log.segments().length < 4) await log.append(body(i++));
     log.close();
     const third = path.posix.join(DIR, `${String(log.segments()[2]!.baseOffset).padStart(20, '0')}.log`);
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: new RegExp(`${third}$`) });

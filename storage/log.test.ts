@@ -12,7 +12,7 @@ const newDir = tempDirs('log');
 const bodyFor = (offset: number, sizeBytes = 100): Buffer => Buffer.alloc(sizeBytes, offset % 256);
 
 function fill(log: Log, count: number, sizeBytes = 100): void {
-  for (let i = 0; i < count; i++) log.append(bodyFor(log.endOffset, sizeBytes));
+  for (let i = 0; i < count; i++) log.appendNoWait(bodyFor(log.endOffset, sizeBytes));
 }
 
 describe('appending and reading', () => {
@@ -27,7 +27,7 @@ describe('appending and reading', () => {
   it('names segment files by base offset padded to 20 digits', () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: 1_245_036 });
-    log.append(Buffer.from('x'));
+    log.appendNoWait(Buffer.from('x'));
     log.close();
     expect(readdirSync(dir)).toEqual(
       expect.arrayContaining(['00000000000001245036.log', '00000000000001245036.index', '00000000000001245036.timeindex']),
@@ -48,8 +48,8 @@ describe('appending and reading', () => {
     const single = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
     const batched = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
     const bodies = Array.from({ length: 300 }, (_, i) => bodyFor(i, 10 + (i % 90)));
-    for (const body of bodies) single.append(body);
-    batched.appendBatch(bodies);
+    for (const body of bodies) single.appendNoWait(body);
+    batched.appendBatchNoWait(bodies);
     expect(batched.segments().map((s) => [s.baseOffset, s.sizeBytes])).toEqual(single.segments().map((s) => [s.baseOffset, s.sizeBytes]));
     for (let offset = 0; offset < 300; offset += 7) {
       expect(batched.explainLookup(offset)).toEqual(single.explainLookup(offset));
@@ -60,7 +60,7 @@ describe('appending and reading', () => {
 
   it('refuses a record above the maximum size, naming both sizes', () => {
     const log = Log.open(newDir(), { maxRecordBytes: 1000 });
-    expect(() => log.append(Buffer.alloc(1000))).toThrow(/1016 bytes exceeds the maximum record size of 1000 bytes/);
+    expect(() => log.appendNoWait(Buffer.alloc(1000))).toThrow(/1016 bytes exceeds the maximum record size of 1000 bytes/);
     expect(log.endOffset).toBe(0);
     log.close();
   });
@@ -99,9 +99,10 @@ describe('appending and reading', () => {
 describe('time index', () => {
   it('finds the first offset whose entry time is at or after a time', () => {
     let nowMs = 1_000;
-    const log = Log.open(newDir(), { indexIntervalBytes: 0, nowMs: () => nowMs });
+    // Under `group` a record's entry time is when its group is written, up to one sync later.
+    const log = Log.open(newDir(), { durability: 'none', indexIntervalBytes: 0, nowMs: () => nowMs });
     for (let i = 0; i < 10; i++) {
-      log.append(bodyFor(i));
+      log.appendNoWait(bodyFor(i));
       nowMs += 100;
     }
     expect(log.offsetForTime(0)).toBe(0);
@@ -131,7 +132,7 @@ describe('reopening', () => {
     const reopened = Log.open(dir, { segmentBytes: 4096 });
     expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0, truncation: null });
     expect(reopened.endOffset).toBe(100);
-    reopened.append(bodyFor(100));
+    reopened.appendNoWait(bodyFor(100));
     expect(reopened.read(100).body.equals(bodyFor(100))).toBe(true);
     reopened.close();
   });
@@ -213,13 +214,15 @@ describe('retention', () => {
 });
 
 describe('durability', () => {
-  it('fdatasyncs every append under always', () => {
+  it('fdatasyncs every append under always, one at a time, even when 20 wait together', async () => {
     const io = new NodeFileIO();
     const log = Log.open(newDir(), { durability: 'always', io, preallocate: false });
     const before = io.counters.fdatasyncCalls;
-    fill(log, 20);
+    for (let i = 0; i < 20; i++) await log.append(bodyFor(i));
     expect(io.counters.fdatasyncCalls - before).toBe(20);
-    log.close();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(bodyFor(20 + i))));
+    expect(io.counters.fdatasyncCalls - before).toBe(40);
+    await log.close();
   });
 
   it('preallocates segments under always, trims them at a roll and a clean close', () => {
@@ -239,16 +242,16 @@ describe('durability', () => {
   it('preallocates one extent ahead, each with its own fdatasync, not the whole segment at once', () => {
     const io = new NodeFileIO();
     const dir = newDir();
-    const log = Log.open(dir, { durability: 'always', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
+    const log = Log.open(dir, { durability: 'always', syncMode: 'inline', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
     const syncsBefore = io.counters.fdatasyncCalls;
-    log.append(bodyFor(0));
+    log.appendNoWait(bodyFor(0));
     const logPath = log.segments()[0]!.logPath;
     expect(statSync(logPath).size).toBe(PREALLOCATE_EXTENT_BYTES);
     const batch = Array.from({ length: 1000 }, (_, i) => bodyFor(i, 1024));
-    while (log.sizeBytes + 1040 * 1000 <= PREALLOCATE_EXTENT_BYTES) log.appendBatch(batch);
+    while (log.sizeBytes + 1040 * 1000 <= PREALLOCATE_EXTENT_BYTES) log.appendBatchNoWait(batch);
     expect(statSync(logPath).size).toBe(PREALLOCATE_EXTENT_BYTES);
     const appendsBefore = io.counters.fdatasyncCalls - syncsBefore;
-    log.appendBatch(batch);
+    log.appendBatchNoWait(batch);
     // One sync for the new extent's zeros, one for the batch.
     expect(io.counters.fdatasyncCalls - syncsBefore).toBe(appendsBefore + 2);
     expect(statSync(logPath).size).toBe(2 * PREALLOCATE_EXTENT_BYTES);
@@ -278,7 +281,7 @@ describe('durability', () => {
     const reopened = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
     expect(reopened.endOffset).toBe(30);
     expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 0, discardedRecords: 0, zeroTailBytes: 64 * 1024 - 30 * 116 });
-    reopened.append(bodyFor(30));
+    reopened.appendNoWait(bodyFor(30));
     expect(reopened.read(30).body.equals(bodyFor(30))).toBe(true);
     reopened.close();
   });
@@ -287,7 +290,7 @@ describe('durability', () => {
     const io = new NodeFileIO();
     const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 5, io });
     const before = io.counters.fdatasyncCalls;
-    const acks = Array.from({ length: 64 }, (_, i) => log.appendAcknowledged(bodyFor(i)));
+    const acks = Array.from({ length: 64 }, (_, i) => log.append(bodyFor(i)));
     expect(await Promise.all(acks)).toEqual(Array.from({ length: 64 }, (_, i) => i));
     const syncs = io.counters.fdatasyncCalls - before;
     expect(syncs).toBeGreaterThanOrEqual(1);
@@ -296,13 +299,13 @@ describe('durability', () => {
   });
 
   it('writes a group with one write before its fdatasync, inline or on the thread pool', async () => {
-    for (const groupSync of ['inline', 'thread-pool'] as const) {
+    for (const syncMode of ['inline', 'thread-pool'] as const) {
       const io = new NodeFileIO();
-      const log = Log.open(newDir(), { durability: 'group', groupSync, io });
+      const log = Log.open(newDir(), { durability: 'group', syncMode, io });
       // The first group also zero-fills the preallocated segment; the second is one write.
-      const acks = Array.from({ length: 16 }, (_, i) => log.appendAcknowledged(bodyFor(i)));
+      const acks = Array.from({ length: 16 }, (_, i) => log.append(bodyFor(i)));
       expect(await Promise.all(acks)).toEqual(Array.from({ length: 16 }, (_, i) => i));
-      const acksAgain = Array.from({ length: 16 }, (_, i) => log.appendAcknowledged(bodyFor(16 + i)));
+      const acksAgain = Array.from({ length: 16 }, (_, i) => log.append(bodyFor(16 + i)));
       const writesMid = io.counters.writeCalls;
       await Promise.all(acksAgain);
       expect(io.counters.writeCalls - writesMid).toBe(1);
@@ -326,15 +329,15 @@ describe('durability', () => {
     log.close();
   });
 
-  it('refuses an unknown groupSync, naming the accepted ones', () => {
-    expect(() => Log.open(newDir(), { durability: 'group', groupSync: 'later' as 'inline' }))
-      .toThrow(/groupSync must be one of inline, thread-pool, got 'later'/);
+  it('refuses an unknown syncMode, naming the accepted ones', () => {
+    expect(() => Log.open(newDir(), { durability: 'group', syncMode: 'later' as 'inline' }))
+      .toThrow(/syncMode must be one of inline, thread-pool, got 'later'/);
   });
 
   it('syncs at once when groupMaxBytes are waiting', async () => {
     const io = new NodeFileIO();
     const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, groupMaxBytes: 1000, io });
-    const ack = log.appendAcknowledged(bodyFor(0, 2000));
+    const ack = log.append(bodyFor(0, 2000));
     await expect(ack).resolves.toBe(0);
     log.close();
   });
@@ -343,28 +346,28 @@ describe('durability', () => {
     const dir = newDir();
     const io = new FailingSyncIO();
     const log = Log.open(dir, { durability: 'group', groupMaxDelayMs: 1, io });
-    await log.appendAcknowledged(bodyFor(0));
+    await log.append(bodyFor(0));
     io.failSyncs = true;
-    await expect(log.appendAcknowledged(bodyFor(1))).rejects.toMatchObject({ code: 'LOG_FENCED' });
-    expect(() => log.append(bodyFor(2))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
+    await expect(log.append(bodyFor(1))).rejects.toMatchObject({ code: 'LOG_FENCED' });
+    expect(() => log.appendNoWait(bodyFor(2))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
     await expect(log.acknowledged(log.endOffset)).rejects.toMatchObject({ code: 'LOG_FENCED' });
     log.close();
     io.failSyncs = false;
     const reopened = Log.open(dir, { io });
     expect(reopened.read(0).body.equals(bodyFor(0))).toBe(true);
-    reopened.append(bodyFor(9));
+    reopened.appendNoWait(bodyFor(9));
     reopened.close();
   });
 
   it('drops a record whose write threw under none: the next append takes its offset', () => {
     const io = new InterruptedWriteIO();
-    const log = Log.open(newDir(), { io });
-    log.append(bodyFor(0));
+    const log = Log.open(newDir(), { io, durability: 'none' });
+    log.appendNoWait(bodyFor(0));
     io.interruptNextWrite = true;
-    expect(() => log.append(Buffer.from('lost'))).toThrow(/interrupted/);
+    expect(() => log.appendNoWait(Buffer.from('lost'))).toThrow(/interrupted/);
     expect(log.fenced).toBeNull();
     expect(log.endOffset).toBe(1);
-    expect(log.append(bodyFor(1))).toBe(1);
+    expect(log.appendNoWait(bodyFor(1))).toBe(1);
     expect(log.read(1).body.equals(bodyFor(1))).toBe(true);
     expect(log.endOffset).toBe(2);
     log.close();
@@ -374,7 +377,7 @@ describe('durability', () => {
     const io = new FailingSyncIO();
     const log = Log.open(newDir(), { durability: 'always', io });
     io.failSyncs = true;
-    expect(() => log.append(bodyFor(0))).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(() => log.appendNoWait(bodyFor(0))).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
     expect(isStorageError(log.fenced, 'LOG_FENCED')).toBe(true);
     log.close();
   });
@@ -388,7 +391,7 @@ describe('torn tails', () => {
     log.flush();
     const pointBefore = readFileSync(join(dir, RECOVERY_POINT_FILE));
     const sizeBefore = log.sizeBytes;
-    log.append(bodyFor(20, 50));
+    log.appendNoWait(bodyFor(20, 50));
     log.close();
     const logPath = log.segments()[0]!.logPath;
     const full = readFileSync(logPath);
@@ -401,7 +404,7 @@ describe('torn tails', () => {
       expect((truncation?.discardedBytes ?? 0) + (truncation?.zeroTailBytes ?? 0)).toBe(cut);
       expect(reopened.read(19).body.equals(bodyFor(19, 50))).toBe(true);
       expect(reopened.explainLookup(19).recordPositionBytes).toBeLessThan(sizeBefore);
-      reopened.append(bodyFor(20, 50));
+      reopened.appendNoWait(bodyFor(20, 50));
       expect(reopened.read(20).body.equals(bodyFor(20, 50))).toBe(true);
       reopened.close();
     }

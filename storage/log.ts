@@ -21,7 +21,7 @@ import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, closeSegments, type LookupWalk } from './segment.js';
 import { removeSegmentFiles } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
-import { GroupCommit } from './group-commit.js';
+import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
@@ -45,7 +45,7 @@ export interface SegmentInfo {
   readonly sizeBytes: number;
 }
 
-/** How far the active segment is known to be on the device. */
+/** How far the active segment is known to be on the device: the engine's synced point. */
 interface SyncedPoint {
   readonly segment: Segment;
   readonly positionBytes: number;
@@ -62,9 +62,6 @@ interface RollSync {
   promise: Promise<void>;
   done: boolean;
 }
-
-/** Which kind of call failed: what the fence cuts away depends on it. */
-type FailedCall = 'write' | 'sync';
 
 /** Lookups step forward about one index interval: a small window keeps warm reads cheap. */
 const LOOKUP_WINDOW_BYTES = 8 * 1024;
@@ -90,11 +87,9 @@ export class Log {
    */
   #pendingBytes = 0;
   #pendingRecords = 0;
-  #group: GroupCommit | null = null;
+  /** Owns the policy, the fence and the synced point; opening synced what is in the files. */
+  readonly #engine: DurabilityEngine<SyncedPoint>;
   #bytesSinceRecoveryPoint = 0;
-  /** Opening recovered (and synced) what is in the files: all of it counts as synced. */
-  #synced: SyncedPoint;
-  #fenced: StorageError | null = null;
   #closed = false;
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
@@ -121,15 +116,24 @@ export class Log {
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
     this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
-    this.#synced = this.#syncedPointOf(this.#active);
-    if (config.durability === 'group') {
-      this.#group = new GroupCommit(
-        { maxDelayMs: config.groupMaxDelayMs, maxBytes: config.groupMaxBytes },
-        this.endOffset,
-        () => this.#startGroupSync(),
-        (error) => this.#fence(error, 'sync'),
-      );
-    }
+    this.#engine = new DurabilityEngine<SyncedPoint>(
+      {
+        policy: config.durability,
+        syncMode: config.syncMode,
+        groupMaxDelayMs: config.groupMaxDelayMs,
+        groupMaxBytes: config.groupMaxBytes,
+        io: config.io,
+        subject: `the log in ${dir}`,
+        fencedCode: 'LOG_FENCED',
+      },
+      this.#syncedPointOf(this.#active),
+      this.#active.nextOffset,
+    );
+    this.#engine.attach({
+      beforeSync: () => this.#beforeSync(),
+      onFence: (call, synced) => this.#cutBack(call, synced),
+      afterSync: () => this.#afterSync(),
+    });
   }
 
   /**
@@ -167,7 +171,12 @@ export class Log {
 
   /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
   get syncedEndOffset(): Offset {
-    return asOffset(this.#synced.nextOffset);
+    return asOffset(this.#engine.synced.nextOffset);
+  }
+
+  /** Whether an acknowledgement waits for an fdatasync under this log's policy. */
+  get syncsBeforeAcknowledging(): boolean {
+    return this.#engine.syncsBeforeAcknowledging;
   }
 
   get sizeBytes(): number {
@@ -175,14 +184,16 @@ export class Log {
   }
 
   /**
-   * Appends one record: written into the page cache at once (and synced under `always`), or under
-   * `group` held for the group's sync (see #pendingBytes). Returns its offset.
+   * Appends one record without waiting for the disk and returns its offset: written into the
+   * page cache at once, or under `group` held for the group's sync (see #pendingBytes); under
+   * `always` its own fdatasync starts. Call `acknowledged(offset)` before answering OK.
    */
-  append(body: Uint8Array, attributes?: RecordAttributes): Offset {
+  appendNoWait(body: Uint8Array, attributes?: RecordAttributes): Offset {
     this.#checkWritable();
     this.#checkOffsetLimit(1);
-    const offset = this.#encode(body, attributes, this.#checkedSize(body, attributes));
-    this.#writeUnlessGrouped();
+    const sizeBytes = this.#checkedSize(body, attributes);
+    const offset = this.#encode(body, attributes, sizeBytes);
+    this.#written(sizeBytes);
     return offset;
   }
 
@@ -191,32 +202,38 @@ export class Log {
    * returns the first offset. Every record gets its index treatment as if appended alone. A
    * record over the size limit refuses the whole batch before anything is written.
    */
-  appendBatch(bodies: readonly Uint8Array[]): Offset {
+  appendBatchNoWait(bodies: readonly Uint8Array[]): Offset {
     this.#checkWritable();
     assert(bodies.length > 0, 'a batch holds records');
     this.#checkOffsetLimit(bodies.length);
     const sizes = bodies.map((body) => this.#checkedSize(body, undefined));
     const first = this.endOffset;
-    bodies.forEach((body, i) => {
-      // A group sync that a full buffer started may have failed and fenced the log meanwhile.
-      this.#checkWritable();
-      this.#encode(body, undefined, sizes[i]!);
-    });
-    this.#writeUnlessGrouped();
+    bodies.forEach((body, i) => this.#encode(body, undefined, sizes[i]!));
+    this.#written(sizes.reduce((sum, sizeBytes) => sum + sizeBytes, 0));
     return first;
   }
 
   /** Resolves when the durability policy allows acknowledging `offset`. */
   acknowledged(offset: Offset): Promise<void> {
-    if (this.#fenced !== null) return Promise.reject(this.#fenced);
-    if (this.#group === null) return Promise.resolve();
-    return this.#group.waitFor(offset);
+    return this.#engine.acknowledged(offset);
   }
 
-  async appendAcknowledged(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
-    const offset = this.append(body, attributes);
+  /**
+   * Appends one record and resolves with its offset once the durability policy allows answering
+   * OK (see durability.ts). Never blocks the event loop on an fdatasync unless `syncMode` is
+   * `inline`. A refused record (too large, log fenced or closed) rejects and writes nothing.
+   */
+  async append(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
+    const offset = this.appendNoWait(body, attributes);
     await this.acknowledged(offset);
     return offset;
+  }
+
+  /** appendBatchNoWait, then waits until the batch's last record may be acknowledged. */
+  async appendBatch(bodies: readonly Uint8Array[]): Promise<Offset> {
+    const first = this.appendBatchNoWait(bodies);
+    await this.acknowledged(asOffset(first + bodies.length - 1));
+    return first;
   }
 
   /** The record at `offset`; OFFSET_OUT_OF_RANGE outside the log, CORRUPT_RECORD when damaged. */
@@ -257,7 +274,7 @@ export class Log {
         this.#writePending();
         return this.#segments;
       },
-      fenced: () => this.#fenced,
+      fenced: () => this.#engine.fenced,
     };
     if (fromOffset === this.endOffset) {
       const active = this.#active;
@@ -316,7 +333,7 @@ export class Log {
       if (sync !== null) sync.done = true;
       // Out of the log now, whatever happens to its files: readers must not reach it.
       this.#unremoved = segment;
-      segment.delete(sync?.promise ?? null);
+      segment.delete(settled([sync?.promise, this.#engine.inFlight]));
       this.config.io.fsyncDir(this.dir);
       this.#unremoved = null;
       segments++;
@@ -337,66 +354,93 @@ export class Log {
     this.#unremoved = null;
   }
 
-  /** fdatasyncs everything written so far and saves a recovery point. */
-  flush(): void {
+  /**
+   * fdatasyncs everything written so far (any policy) and saves a recovery point. The syncs run
+   * on the event loop: a flush is asked for, rare, and must not interleave with appends.
+   */
+  async flush(): Promise<void> {
     this.#checkNotReadOnly('flush');
     this.#checkWritable();
     this.#writePending();
-    this.#guard('sync', () => this.#saveRecoveryPoint());
+    this.#engine.guard('sync', () => this.#saveRecoveryPoint());
   }
 
-  /** Syncs, saves the recovery point (so the next open scans nothing) and closes every file. */
-  close(): void {
+  /**
+   * Syncs, saves the recovery point (so the next open scans nothing), releases the writer lock and
+   * closes every file once no thread-pool sync uses it any more (closing a file under its
+   * fdatasync would fail the sync with EBADF); the sync's waiters learn its outcome.
+   */
+  async close(): Promise<void> {
     if (this.#closed) return;
+    const engine = this.#engine;
     try {
-      if (this.#fenced === null && !this.config.readOnly) {
+      if (engine.fenced === null && !this.config.readOnly) {
         this.#writePending();
-        this.#guard('sync', () => this.#saveRecoveryPoint(true));
-      }
-      this.#group?.close(this.#active.nextOffset);
+        engine.guard('sync', () => this.#saveRecoveryPoint(true));
+        engine.close(this.#syncedPointOf(this.#active), this.#active.nextOffset);
+      } else engine.abandon();
     } catch (error) {
       // The files are closed all the same: a failed close must not leak them.
+      engine.abandon();
       for (const segment of this.#segments) segment.abandon();
       this.#closed = true;
       if (this.#lock !== null) releaseAfterFailure(this.#lock);
       throw error;
     }
     this.#closed = true;
-    const syncs = [this.#group?.inFlight, this.#rollSync?.promise].filter((sync) => sync != null);
-    if (syncs.length > 0) {
-      // Its fdatasync still uses a segment's file (closing it would fail the sync with EBADF):
-      // the files close when it settles, and its waiters learn the outcome. Nothing is written
-      // after this point (the close synced everything; a closed log's fence cuts nothing), so
-      // the next writer may come in now.
-      void Promise.allSettled(syncs).then(() => closeSegments(this.#segments, 'close'));
-      this.#lock?.release();
-      return;
-    }
-    const failures = closeSegments(this.#segments, 'close');
+    // Nothing is written after this point (the close synced everything; a closed log's fence
+    // cuts nothing), so the next writer may come in now.
     this.#lock?.release();
+    const inUse = settled([engine.inFlight, this.#rollSync?.promise]);
+    if (inUse !== null) await inUse;
+    const failures = closeSegments(this.#segments, 'close');
     if (failures.length > 0) throw failures[0];
   }
 
   get fenced(): StorageError | null {
-    return this.#fenced;
+    return this.#engine.fenced;
   }
 
+  /** Writes into the active segment, zero-filling ahead of it first where preallocation is on. */
   #write(start: number, length: number): void {
     const active = this.#active;
-    if (active.needsPreallocation(length)) this.#guard('sync', () => active.preallocate(length));
+    if (active.needsPreallocation(length)) this.#engine.guard('sync', () => active.preallocate(length));
+    this.#engine.guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
+    this.#bytesSinceRecoveryPoint += length;
+  }
+
+  /**
+   * Tells the engine what an append wrote; under `none` and `always` the records are written
+   * first. When that fails the caller is told so and the records still waiting are dropped, as if
+   * never encoded; what the write or sync did reach the file is cut back by the fence to what is
+   * known durable. Under `always` with inline syncs, a failure after that point (saving a
+   * recovery point) leaves the record durable although the call threw: the outcome is unknown
+   * to the caller, as with any failed request.
+   */
+  #written(sizeBytes: number): void {
     try {
-      active.appendEncoded(this.#writeBuffer, start, length);
+      if (!this.#engine.gathersWrites) this.#writePending();
+      this.#engine.wrote(this.endOffset, sizeBytes);
     } catch (error) {
-      this.#fenceOnIoError(error, 'write');
+      this.#dropPending();
       throw error;
     }
-    if (this.config.durability === 'always') {
-      this.#guard('sync', () => this.config.io.fdatasync(active.handle));
-      this.#synced = this.#syncedPointOf(active);
-      this.#bytesSinceRecoveryPoint += length;
-      if (this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes) {
-        this.#guard('sync', () => this.#saveRecoveryPoint());
-      }
+  }
+
+  /** The engine is about to sync: the group's records are written, and the sync covers them. */
+  #beforeSync(): SyncPlan<SyncedPoint> {
+    this.#writePending();
+    const active = this.#active;
+    return { handle: active.handle, point: this.#syncedPointOf(active), endTicket: active.nextOffset };
+  }
+
+  /** After a sync of the engine's: a recovery point once enough bytes were synced since the last. */
+  #afterSync(): void {
+    if (this.#bytesSinceRecoveryPoint < this.config.recoveryPointIntervalBytes) return;
+    try {
+      this.#engine.guard('sync', () => this.#saveRecoveryPoint());
+    } catch {
+      // Fenced: the appends waiting learn it from the engine.
     }
   }
 
@@ -413,7 +457,6 @@ export class Log {
     encodeRecordInto(this.#writeBuffer, this.#pendingBytes, offset, body, attributes);
     this.#pendingBytes += sizeBytes;
     this.#pendingRecords++;
-    this.#group?.noteWrite(sizeBytes);
     return asOffset(offset);
   }
 
@@ -425,23 +468,6 @@ export class Log {
       this.#writePending();
     }
     this.#rollIfFull(sizeBytes);
-  }
-
-  /**
-   * Under `none` and `always` the call writes what it encoded. When that fails the caller is told
-   * so and the records still waiting are dropped, as if never encoded; what the write or sync did
-   * reach the file is cut back by the fence to what is known durable. A failure after that point
-   * (saving a recovery point under `always`) leaves the record durable although the call threw:
-   * the outcome is unknown to the caller, as with any failed request.
-   */
-  #writeUnlessGrouped(): void {
-    if (this.#group !== null) return;
-    try {
-      this.#writePending();
-    } catch (error) {
-      this.#dropPending();
-      throw error;
-    }
   }
 
   #dropPending(): void {
@@ -456,47 +482,9 @@ export class Log {
    */
   #writePending(): void {
     const length = this.#pendingBytes;
-    if (length === 0 || this.#fenced !== null) return;
+    if (length === 0 || this.#engine.fenced !== null) return;
     this.#write(0, length);
     this.#dropPending();
-  }
-
-  /**
-   * Writes the group's records and starts its fdatasync. A failure fences the log before anything
-   * else can sync the file: a second fdatasync succeeds on the pages the failed one left marked
-   * clean, so a roll, flush or close after it would vouch for data that is not on the device.
-   * Inline, the fence comes before this returns. On the thread pool, rolls and flushes may run
-   * while the sync does; when it fails, none of them vouches for anything after the synced point
-   * it started from, and the fence cuts back there.
-   */
-  #startGroupSync(): Promise<number> {
-    this.#writePending();
-    const active = this.#active;
-    const covered = this.#syncedPointOf(active);
-    if (this.config.groupSync === 'inline') {
-      this.#guard('sync', () => this.config.io.fdatasync(active.handle));
-      this.#groupSynced(active, covered);
-      return Promise.resolve(covered.nextOffset);
-    }
-    const before = this.#synced;
-    return this.config.io.fdatasyncAsync(active.handle).then(
-      () => {
-        this.#groupSynced(active, covered);
-        return covered.nextOffset;
-      },
-      (error: unknown) => {
-        // Group commit fences the log next (its onFailure), cutting back to here.
-        this.#synced = before;
-        throw error;
-      },
-    );
-  }
-
-  #groupSynced(active: Segment, covered: SyncedPoint): void {
-    // A roll while the sync ran synced this segment whole and moved on: nothing to record.
-    if (this.#synced.segment === active && covered.positionBytes > this.#synced.positionBytes) {
-      this.#synced = covered;
-    }
   }
 
   /**
@@ -512,16 +500,16 @@ export class Log {
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
     if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
-    const background = this.config.durability === 'none';
-    this.#guard('sync', () => {
+    const background = !this.#engine.syncsBeforeAcknowledging;
+    this.#engine.guard('sync', () => {
       this.#finishRollSync(true);
       active.trim();
       if (background) {
         // Said before the next segment exists: a crash may now leave this one short of it.
-        this.#writeRecoveryPointAt(this.#synced, true);
+        this.#writeRecoveryPointAt(this.#engine.synced, true);
       } else {
         active.sync();
-        this.#synced = this.#syncedPointOf(active);
+        this.#vouch(this.#syncedPointOf(active));
       }
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
@@ -535,10 +523,9 @@ export class Log {
         this.#rollSync = this.#startRollSync(active, next);
         return;
       }
-      this.#synced = start;
+      this.#vouch(start);
       this.#writeRecoveryPointAt(start);
     });
-    if (!background) this.#group?.markDurable(active.nextOffset);
   }
 
   #startRollSync(sealed: Segment, next: Segment): RollSync {
@@ -553,12 +540,12 @@ export class Log {
   /** The background sync settled; a roll, flush or close may have stood in for it already. */
   #afterRollSync(sync: RollSync, error: unknown): void {
     if (this.#rollSync === sync) this.#rollSync = null;
-    if (sync.done || this.#fenced !== null || this.#closed) return;
+    if (sync.done || this.#engine.fenced !== null || this.#closed) return;
     try {
       if (error !== null) throw error;
       this.#rollSynced(sync);
     } catch (failure) {
-      this.#fenceOnIoError(failure, 'sync');
+      this.#engine.fenceOnIoError(failure, 'sync');
     }
   }
 
@@ -577,8 +564,8 @@ export class Log {
     sync.sealed.sync();
     if (!savePoint) return;
     const next: SyncedPoint = { segment: sync.next, positionBytes: 0, nextOffset: sync.next.baseOffset };
-    if (!this.#segments.includes(sync.next) || this.#synced.segment.baseOffset >= next.segment.baseOffset) return;
-    this.#synced = next;
+    if (!this.#segments.includes(sync.next) || this.#engine.synced.segment.baseOffset >= next.segment.baseOffset) return;
+    this.#vouch(next);
     this.#writeRecoveryPointAt(next);
   }
 
@@ -591,9 +578,12 @@ export class Log {
     // The data is on the device now (rolls made the names of new segments durable): a recovery
     // point that then fails to save must not make the fence cut synced records, which a
     // recovery point whose rename did reach the device may already vouch for.
-    this.#synced = this.#syncedPointOf(active);
+    this.#vouch(this.#syncedPointOf(active));
     this.#writeRecoveryPoint(active);
-    this.#group?.markDurable(active.nextOffset);
+  }
+
+  #vouch(point: SyncedPoint): void {
+    this.#engine.vouch(point, point.nextOffset);
   }
 
   /** Also makes new segment files durable: it fsyncs the directory that holds them. */
@@ -629,32 +619,6 @@ export class Log {
     );
   }
 
-  #guard(call: FailedCall, action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      this.#fenceOnIoError(error, call);
-      throw error;
-    }
-  }
-
-  #fenceOnIoError(error: unknown, call: FailedCall): void {
-    if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error, call);
-  }
-
-  #fence(cause: Error, call: FailedCall): void {
-    if (this.#fenced !== null) return;
-    this.#fenced = new StorageError(
-      'LOG_FENCED',
-      `the log in ${this.dir} stopped accepting appends after an I/O failure (${cause.message}); ` +
-        'fix the disk, then reopen the log: recovery keeps only what reached the device',
-      { cause },
-    );
-    this.#group?.fail(this.#fenced);
-    // A sync that fails after close has nothing to cut: the files may be another log's by now.
-    if (!this.#closed) this.#cutBack(call);
-  }
-
   /**
    * See the top of this file: what a failed write or sync leaves is not served. The last good
    * sync can lie in an older segment (a roll made while a thread-pool sync that then failed ran):
@@ -664,10 +628,10 @@ export class Log {
    * are removed newest first, each durably before the next, and only then is the kept segment
    * cut.
    */
-  #cutBack(call: FailedCall): void {
+  #cutBack(call: FailedCall, synced: SyncedPoint): void {
     // Never written, never acknowledged: the fence drops them with the rest.
     this.#dropPending();
-    const keep = call === 'sync' ? this.#syncedPointStillHere() : this.#syncedPointOf(this.#active);
+    const keep = call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active);
     const removed: Segment[] = [];
     while (this.#active !== keep.segment) {
       this.#baseOffsets.pop();
@@ -712,8 +676,8 @@ export class Log {
   }
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */
-  #syncedPointStillHere(): SyncedPoint {
-    if (this.#segments.includes(this.#synced.segment)) return this.#synced;
+  #syncedPointStillHere(synced: SyncedPoint): SyncedPoint {
+    if (this.#segments.includes(synced.segment)) return synced;
     const first = this.#segments[0]!;
     return { segment: first, positionBytes: 0, nextOffset: first.baseOffset };
   }
@@ -729,7 +693,7 @@ export class Log {
   #checkWritable(): void {
     this.#checkOpen();
     this.#checkNotReadOnly('append to');
-    if (this.#fenced !== null) throw this.#fenced;
+    this.#engine.checkNotFenced();
   }
 
   #checkNotReadOnly(what: string): void {
@@ -751,6 +715,12 @@ export class Log {
       { file: this.dir, fromOffset: this.endOffset, toOffset: last },
     );
   }
+}
+
+/** One promise that settles when every one given has; null when none is given. */
+function settled(promises: ReadonlyArray<Promise<unknown> | null | undefined>): Promise<unknown> | null {
+  const pending = promises.filter((promise) => promise != null);
+  return pending.length === 0 ? null : Promise.allSettled(pending);
 }
 
 function ignoreFailure(action: () => void): void {

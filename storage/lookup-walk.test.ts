@@ -33,7 +33,7 @@ describe('the seed lookup walk', () => {
     const bodies = seedRecordSizes().map((size, relative) =>
       relative === ASHA - BASE ? ASHA_BODY : Buffer.alloc(size - RECORD_HEADER_BYTES, relative % 251),
     );
-    for (let i = 0; i < bodies.length; i += 4096) log.appendBatch(bodies.slice(i, i + 4096));
+    for (let i = 0; i < bodies.length; i += 4096) log.appendBatchNoWait(bodies.slice(i, i + 4096));
 
     const record = log.read(ASHA);
     expect(record.body.equals(ASHA_BODY)).toBe(true);

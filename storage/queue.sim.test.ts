@@ -38,7 +38,8 @@ function openSlots(
   durability: DurabilityPolicy,
   options: SlotFileOptions = {},
 ): SlotFileQueue {
-  return SlotFileQueue.open(SLOT_FILE, { io: disk, durability, groupMaxDelayMs: 0, ...options });
+  // Inline syncs: a fault hits the call that caused it (the crash loop covers the thread pool).
+  return SlotFileQueue.open(SLOT_FILE, { io: disk, durability, groupMaxDelayMs: 0, syncMode: 'inline', ...options });
 }
 
 function openLogQueue(
@@ -46,7 +47,7 @@ function openLogQueue(
   durability: DurabilityPolicy,
   options: LogQueueOptions = {},
 ): LogQueue {
-  const defaults = { io: disk, durability, groupMaxDelayMs: 0, clock: new ManualClock() };
+  const defaults = { io: disk, durability, groupMaxDelayMs: 0, syncMode: 'inline' as const, clock: new ManualClock() };
   return LogQueue.open(QUEUE_DIR, { ...defaults, ...options });
 }
 
@@ -243,7 +244,7 @@ describe('closing the slot file', () => {
 
   it('waits for a thread-pool sync in flight, then acknowledges what it made durable', async () => {
     const disk = diskWithDataDir(1);
-    const queue = openSlots(disk, 'group', { io: new SlowPoolIO(disk), groupSync: 'thread-pool' });
+    const queue = openSlots(disk, 'group', { io: new SlowPoolIO(disk), syncMode: 'thread-pool' });
     const sent = queue.send(Buffer.from('hello')).then(() => 'ok', () => 'rejected');
     await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
     await queue.close();

@@ -10,7 +10,7 @@
  * message can be delivered more than once (at-least-once). `delete` of an id that was never
  * received or was already deleted is a typed error and changes nothing.
  */
-import type { DurabilityPolicy, GroupSyncMode } from './durability.js';
+import type { DurabilityPolicy, SyncMode } from './durability.js';
 import type { FileIO } from './file-io.js';
 import { wallClockMs } from './wall-clock.js';
 import { checkMs } from './config-checks.js';
@@ -70,7 +70,7 @@ export interface QueueOptions {
   readonly durability?: DurabilityPolicy;
   readonly groupMaxDelayMs?: number;
   readonly groupMaxBytes?: number;
-  readonly groupSync?: GroupSyncMode;
+  readonly syncMode?: SyncMode;
   readonly clock?: QueueClock;
   readonly io?: FileIO;
 }

@@ -127,7 +127,7 @@ describe('segment statistics of a loglab log and of what is no log', () => {
   it('reads a loglab log: one record a batch, its size on disk with the header', async () => {
     const dir = newDir();
     const log = Log.open(dir);
-    for (const size of [10, 20, 30, 40, 50]) log.append(Buffer.alloc(size, 1));
+    for (const size of [10, 20, 30, 40, 50]) log.appendNoWait(Buffer.alloc(size, 1));
     await log.close();
     const stats = readSegmentStats(io, dir);
     expect(stats.format).toBe('loglab');

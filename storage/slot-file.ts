@@ -26,12 +26,12 @@ import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
 import { closeAfterFailure, NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
-import { GroupCommit } from './group-commit.js';
+import { DurabilityEngine, type SyncPlan } from './durability-engine.js';
 import {
-  DEFAULT_GROUP_SYNC,
-  type DurabilityPolicy,
-  type GroupSyncMode,
-  parseGroupSyncMode,
+  DEFAULT_DURABILITY,
+  DEFAULT_SYNC_MODE,
+  parseDurabilityPolicy,
+  parseSyncMode,
   resolveGroupCommitOptions,
 } from './durability.js';
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
@@ -100,8 +100,8 @@ export class SlotFileQueue implements Queue {
   /** Held from before the file is created or opened until close: one writer per slot file. */
   readonly #lock: WriterLock;
   readonly #handle: FileHandle;
-  readonly #durability: DurabilityPolicy;
-  readonly #groupSync: GroupSyncMode;
+  /** Owns the policy, the fence and the synced point: the newest slot known on the device. */
+  readonly #engine: DurabilityEngine<number>;
   readonly #clock: QueueClock;
   readonly #chunkSlots: number;
   readonly #states = new SlotStates();
@@ -113,16 +113,7 @@ export class SlotFileQueue implements Queue {
   #nextId = 0;
   /** The slot holding the highest id written so far (by a send, or found when opening). */
   #newestSlot = -1;
-  /**
-   * The slot holding the highest id known to be on the device; never reused while it is. The
-   * next id after a restart is one past the highest id in the file, deleted slots included;
-   * overwriting that slot with a write a crash tears would take the id with it, and the id of
-   * an acknowledged, deleted message would be handed out again.
-   */
-  #protectedSlot = -1;
   #writes = 0;
-  #group: GroupCommit | null = null;
-  #fenced: StorageError | null = null;
   #closed = false;
   #corruptSkipped = 0;
 
@@ -133,20 +124,29 @@ export class SlotFileQueue implements Queue {
       throw new StorageError('INVALID_CONFIG', `slotBytes must be an integer from ${SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1} to 1048576, got ${this.slotBytes}`);
     }
     this.#io = options.io ?? new NodeFileIO();
-    this.#durability = options.durability ?? 'none';
-    this.#groupSync = parseGroupSyncMode(options.groupSync ?? DEFAULT_GROUP_SYNC);
+    const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
+    this.#engine = new DurabilityEngine<number>(
+      {
+        policy: parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY),
+        syncMode: parseSyncMode(options.syncMode ?? DEFAULT_SYNC_MODE),
+        groupMaxDelayMs: group.maxDelayMs,
+        groupMaxBytes: group.maxBytes,
+        io: this.#io,
+        subject: `the slot file ${path}`,
+        fencedCode: 'QUEUE_FENCED',
+      },
+      -1,
+      0,
+    );
+    this.#engine.attach({
+      beforeSync: () => this.#beforeSync(),
+      // Slots are written in place: nothing to cut back, the fence refuses what comes next.
+      onFence: () => undefined,
+    });
     this.#clock = options.clock ?? wallClock;
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
     this.#buffer = Buffer.alloc(this.slotBytes);
-    if (this.#durability === 'group') {
-      this.#group = new GroupCommit(
-        resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes),
-        0,
-        () => this.#startGroupSync(),
-        (error) => this.#fence(error),
-      );
-    }
     // Last: every check above can refuse the options without a lock or handle to leak. The
     // lock comes before the file is created, so of two racing creators only one goes on.
     this.#lock = acquireWriterLock(this.#io, lockPathForSlotFile(path), `the slot file ${path}`);
@@ -198,9 +198,8 @@ export class SlotFileQueue implements Queue {
     this.#encodeSlot(id, body, dueMs);
     this.#newestSlot = slot;
     const write = this.#write(this.#buffer, this.slotBytes, slot);
-    if (this.#durability === 'always') this.#protectedSlot = slot;
     this.#track(slot, id, dueMs);
-    await this.#acknowledged(write);
+    await this.#engine.acknowledged(write);
     return id;
   }
 
@@ -245,7 +244,7 @@ export class SlotFileQueue implements Queue {
     if (refused !== null) throw unknownMessage(id, refused);
     const write = this.#write(STATE_BYTE, 1, slot, STATE_AT);
     this.#release(id, slot);
-    await this.#acknowledged(write);
+    await this.#engine.acknowledged(write);
   }
 
   stats(): QueueStats {
@@ -270,10 +269,16 @@ export class SlotFileQueue implements Queue {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const engine = this.#engine;
     try {
-      for (let sync = this.#group?.inFlight ?? null; sync !== null; sync = this.#group?.inFlight ?? null) await sync;
-      if (this.#fenced === null) this.#guard(() => this.#io.fdatasync(this.#handle));
-      this.#group?.close(this.#writes);
+      for (let sync = engine.inFlight; sync !== null; sync = engine.inFlight) await sync;
+      if (engine.fenced === null) {
+        engine.guard('sync', () => this.#io.fdatasync(this.#handle));
+        engine.close(this.#newestSlot, this.#writes);
+      } else engine.abandon();
+    } catch (error) {
+      engine.abandon();
+      throw error;
     } finally {
       try {
         this.#io.close(this.#handle);
@@ -328,7 +333,7 @@ export class SlotFileQueue implements Queue {
   #takeFreeSlot(): number {
     if (this.#freeSlots.length === 0) this.#grow();
     const slot = this.#freeSlots.pop()!;
-    if (slot !== this.#protectedSlot) return slot;
+    if (slot !== this.#protectedSlot()) return slot;
     if (this.#freeSlots.length === 0) this.#grow();
     const other = this.#freeSlots.pop()!;
     this.#freeSlots.push(slot);
@@ -338,7 +343,7 @@ export class SlotFileQueue implements Queue {
   /** Appends a chunk of zeroed (free) slots: real blocks, not a sparse hole. */
   #grow(): void {
     const chunk = Buffer.alloc(this.#chunkSlots * this.slotBytes);
-    this.#guard(() => this.#io.write(this.#handle, chunk, 0, chunk.length, this.#position(this.#slots)));
+    this.#engine.guard('write', () => this.#io.write(this.#handle, chunk, 0, chunk.length, this.#position(this.#slots)));
     this.#states.grow(this.#slots + this.#chunkSlots);
     for (let slot = this.#slots + this.#chunkSlots - 1; slot >= this.#slots; slot--) this.#freeSlots.push(slot);
     this.#slots += this.#chunkSlots;
@@ -356,39 +361,31 @@ export class SlotFileQueue implements Queue {
   }
 
   /**
-   * One positional write into a slot (at `atBytes` within it), synced under `always`; returns
-   * its sequence number.
+   * One positional write into a slot (at `atBytes` within it), handed to the engine (which syncs
+   * it under `always`); returns its ticket for the acknowledgement.
    */
   #write(bytes: Buffer, length: number, slot: number, atBytes = 0): number {
-    this.#guard(() => {
-      this.#io.write(this.#handle, bytes, 0, length, this.#position(slot) + atBytes);
-      if (this.#durability === 'always') this.#io.fdatasync(this.#handle);
-    });
-    // Counted before group commit hears of it: noteWrite may start a sync at once, and that
-    // sync must cover this write, or its sender waits for a sync that never comes.
+    this.#engine.guard('write', () => this.#io.write(this.#handle, bytes, 0, length, this.#position(slot) + atBytes));
+    // Counted before the engine hears of it: `wrote` may sync at once, and that sync must cover
+    // this write, or its sender waits for a sync that never comes.
     const write = this.#writes++;
-    this.#group?.noteWrite(length);
+    this.#engine.wrote(this.#writes, length);
     return write;
   }
 
-  #acknowledged(write: number): Promise<void> {
-    if (this.#fenced !== null) return Promise.reject(this.#fenced);
-    return this.#group === null ? Promise.resolve() : this.#group.waitFor(write);
+  /** Slots are written at once: a sync started now covers every write so far. */
+  #beforeSync(): SyncPlan<number> {
+    return { handle: this.#handle, point: this.#newestSlot, endTicket: this.#writes };
   }
 
-  /** Inline, a failure fences before this returns, as in the log (Log.#startGroupSync). */
-  #startGroupSync(): Promise<number> {
-    const end = this.#writes;
-    const newestSlot = this.#newestSlot;
-    const synced = (): number => {
-      this.#protectedSlot = newestSlot;
-      return end;
-    };
-    if (this.#groupSync === 'inline') {
-      this.#guard(() => this.#io.fdatasync(this.#handle));
-      return Promise.resolve(synced());
-    }
-    return this.#io.fdatasyncAsync(this.#handle).then(synced);
+  /**
+   * The slot holding the highest id known to be on the device; never reused while it is. The
+   * next id after a restart is one past the highest id in the file, deleted slots included;
+   * overwriting that slot with a write a crash tears would take the id with it, and the id of
+   * an acknowledged, deleted message would be handed out again.
+   */
+  #protectedSlot(): number {
+    return this.#engine.synced;
   }
 
   #load(): void {
@@ -419,7 +416,6 @@ export class SlotFileQueue implements Queue {
         if (parsed !== null && parsed.id >= this.#nextId && parsed.state !== STATE_FREE) {
           this.#nextId = parsed.id + 1;
           this.#newestSlot = slot;
-          this.#protectedSlot = slot;
         }
         if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
         else {
@@ -429,15 +425,17 @@ export class SlotFileQueue implements Queue {
       }
     }
     this.#freeSlots.reverse();
+    // What the file holds is on the device as far as anyone can tell: its newest slot is protected.
+    this.#engine.vouch(this.#newestSlot, 0);
     return full;
   }
 
   /** An empty file someone else created: give it a header. */
   #writeFileHeader(): void {
     const header = encodeFileHeader(this.slotBytes);
-    this.#guard(() => {
+    this.#engine.guard('write', () => {
       this.#io.write(this.#handle, header, 0, header.length, 0);
-      if (this.#durability !== 'none') this.#io.fdatasync(this.#handle);
+      if (this.#engine.syncsBeforeAcknowledging) this.#io.fdatasync(this.#handle);
     });
   }
 
@@ -457,28 +455,9 @@ export class SlotFileQueue implements Queue {
     }
   }
 
-  #guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.#fence(error);
-      throw error;
-    }
-  }
-
-  #fence(cause: Error): void {
-    if (this.#fenced !== null) return;
-    this.#fenced = new StorageError(
-      'LOG_FENCED',
-      `the slot file ${this.path} stopped accepting writes after an I/O failure (${cause.message}); fix the disk, then reopen it`,
-      { cause },
-    );
-    this.#group?.fail(this.#fenced);
-  }
-
   #checkWritable(): void {
-    if (this.#closed) throw new StorageError('LOG_CLOSED', `the slot file ${this.path} is closed; open it again to use it`);
-    if (this.#fenced !== null) throw this.#fenced;
+    if (this.#closed) throw new StorageError('QUEUE_CLOSED', `the slot file ${this.path} is closed; open it again to use it`);
+    this.#engine.checkNotFenced();
   }
 }
 

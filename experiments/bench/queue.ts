@@ -116,9 +116,9 @@ async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'n
 /** Design B's in-flight bookkeeping with `messages` in flight: typed arrays and JS heap per message. */
 async function inFlightMemory(ctx: LabContext, messages: number): Promise<Metric[]> {
   const dir = freshDir(ctx, 'inflight');
-  const queue = LogQueue.open(dir, { segmentBytes: 256 * 1024 * 1024 });
+  const queue = LogQueue.open(dir, { durability: 'none', segmentBytes: 256 * 1024 * 1024 });
   const body = Buffer.alloc(16, 0x73);
-  for (let i = 0; i < messages; i++) queue.log.append(body);
+  for (let i = 0; i < messages; i++) queue.log.appendNoWait(body);
   (globalThis as { gc?: () => void }).gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const trackingBefore = queue.trackingHeapBytes;

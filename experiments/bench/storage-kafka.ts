@@ -132,10 +132,10 @@ export async function kafkaAppendMetrics(
     { name: 'own', round: (round: number) => {
       const dir = roundDir(ctx, 'own-batched', round);
       const log = Log.open(dir, options);
-      const append = () => log.appendBatch(bodies);
+      const append = () => log.appendBatchNoWait(bodies);
       warmUpSync(own, append, warmup);
       const rate = measureSync(own, append, budget).ratePerSec;
-      log.close();
+      void log.close();
       fs.rmSync(dir, { recursive: true });
       return rate;
     } },

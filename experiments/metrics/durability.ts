@@ -5,7 +5,7 @@
 import { declareMetrics } from '../../lab/metric-catalog.js';
 import { openLoopDeclarations } from './open-loop.js';
 
-const SERIES = ['policy', 'maxDelayMs', 'groupSync', 'producers'];
+const SERIES = ['policy', 'maxDelayMs', 'syncMode', 'producers'];
 
 export const DURABILITY_METRICS = declareMetrics('durability', {
   msgsPerSec: { unit: 'msgs/s', class: 'timing', direction: 'higher', labels: SERIES,

@@ -92,7 +92,7 @@ async function appendInput(log: Log): Promise<{ appended: number; failure: Failu
   let appended = 0;
   try {
     for (const line of await readLines(process.stdin)) {
-      log.append(line);
+      log.appendNoWait(line);
       appended++;
     }
     return { appended, failure: null };
@@ -120,9 +120,9 @@ async function acknowledge(
   }
 }
 
-function closeLog(log: Log): Failure | null {
+async function closeLog(log: Log): Promise<Failure | null> {
   try {
-    log.close();
+    await log.close();
     return null;
   } catch (error) {
     return { error };
@@ -169,7 +169,7 @@ async function appendCommand(dir: string, options: AppendOptions): Promise<void>
   const ackFailure = appended === 0
     ? null
     : await acknowledge(log, appendedEnd - 1, failure !== null);
-  const closeFailure = closeLog(log);
+  const closeFailure = await closeLog(log);
   const unvouched = ackFailure ?? closeFailure;
   // After a failed acknowledgement or close, only what reached the device is vouched for.
   const storedEnd = unvouched === null

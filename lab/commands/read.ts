@@ -49,7 +49,7 @@ export function registerReadCommand(program: Command): void {
       try {
         printRecords(log, offset, count);
       } finally {
-        log.close();
+        void log.close();
       }
     });
 }

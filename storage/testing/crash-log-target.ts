@@ -68,7 +68,7 @@ class LogTarget implements OpenTarget {
       case 'retention':
         return this.#retention(context);
       case 'flush':
-        return guarded(context, 'flush', () => this.#log.flush());
+        return this.#log.flush().catch((error: unknown) => context.onError(error, 'flush'));
     }
   }
 
@@ -88,8 +88,8 @@ class LogTarget implements OpenTarget {
     return found;
   }
 
-  async close(): Promise<void> {
-    this.#log.close();
+  close(): Promise<void> {
+    return this.#log.close();
   }
 
   /** `count` appends, written now, acknowledged together. */
@@ -99,7 +99,7 @@ class LogTarget implements OpenTarget {
     for (let i = 0; i < count; i++) {
       const seq = model.sendStarted(this.#log.endOffset);
       try {
-        const offset = this.#log.append(model.body(seq));
+        const offset = this.#log.appendNoWait(model.body(seq));
         acks.push(this.#log.acknowledged(offset).then(
           () => model.sendAcked(seq, offset),
           (error: unknown) => context.onError(error, 'append acknowledgement'),
@@ -116,7 +116,7 @@ class LogTarget implements OpenTarget {
     const end = this.#log.endOffset;
     const seqs = Array.from({ length: count }, (_, i) => model.sendStarted(end + i));
     try {
-      const first = this.#log.appendBatch(seqs.map((seq) => model.body(seq)));
+      const first = this.#log.appendBatchNoWait(seqs.map((seq) => model.body(seq)));
       await this.#log.acknowledged(asOffset(first + count - 1));
       seqs.forEach((seq, i) => model.sendAcked(seq, first + i));
     } catch (error) {

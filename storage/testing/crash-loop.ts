@@ -77,7 +77,7 @@ const DRIVERS: Readonly<Record<CrashTargetName, TargetDriver>> = {
   'log-queue': logQueueDriver,
   'slot-file': slotFileDriver,
 };
-const ALLOWED_ERROR_CODES = new Set(['IO_ERROR', 'SHORT_IO', 'LOG_FENCED']);
+const ALLOWED_ERROR_CODES = new Set(['IO_ERROR', 'SHORT_IO', 'LOG_FENCED', 'QUEUE_FENCED']);
 const MAX_ROUNDS = 3;
 
 export function emptyCounts(): CrashCounts {
