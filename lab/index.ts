@@ -8,7 +8,7 @@
  * `loglab report` and `loglab compare`.
  *
  * Tests that mock a harness module (vi.mock) must not import this file inside vi.hoisted: it
- * loads the harness's modules before the mock is registered (lab/commands/run-storage.test.ts).
+ * loads the harness's modules before the mock is registered (cli/commands/run-storage.test.ts).
  */
 export {
   type ContextOptions,

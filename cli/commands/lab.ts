@@ -9,8 +9,8 @@ import type { Command } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
-import { LabError } from '../errors.js';
-import { classifyStorage, describeStorage } from '../storage-kind.js';
+import { LabError } from '../../lab/errors.js';
+import { classifyStorage, describeStorage } from '../../lab/storage-kind.js';
 import {
   ALLOW_MEMORY_HELP,
   ALLOW_MEMORY_OPTION,

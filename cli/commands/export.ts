@@ -16,21 +16,21 @@ import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkDirectoryArgument, parseChoice, parsePercentArgument } from '../arguments.js';
-import { DEFAULT_THRESHOLD, compareDocuments } from '../compare.js';
-import { LabError } from '../errors.js';
-import { toBencherMetricFormat } from '../export/bencher.js';
+import { DEFAULT_THRESHOLD, compareDocuments } from '../../lab/compare.js';
+import { LabError } from '../../lab/errors.js';
+import { toBencherMetricFormat } from '../../lab/export/bencher.js';
 import {
   type BetterDirection,
   GITHUB_ACTION_BENCHMARK_TOOL,
   type LeftOut,
   toGithubActionBenchmark,
-} from '../export/github-action-benchmark.js';
+} from '../../lab/export/github-action-benchmark.js';
 import {
   inferredContractWarnings,
   pairWithBaseline,
   readExportInputs,
-} from '../export/inputs.js';
-import { toJunitXml } from '../export/junit.js';
+} from '../../lab/export/inputs.js';
+import { toJunitXml } from '../../lab/export/junit.js';
 
 export const EXPORT_FORMATS = ['github-action-benchmark', 'bencher', 'junit'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

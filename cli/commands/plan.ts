@@ -12,14 +12,14 @@ import {
   parseDurationSeconds,
   parseRatePerSec,
 } from '../arguments.js';
-import { EXOS_X20 } from '../models.js';
-import { type PlanCosts, modelCosts } from '../plan-costs.js';
-import { planLines } from '../plan-lines.js';
-import { measuredFigures, readMeasuredDocuments } from '../plan-measured.js';
-import { recommend } from '../plan-recommend.js';
-import { PLAN_DEFAULTS, type PlanInput, planFigures } from '../plan.js';
-import { type GivenFigures, inputFromSegments, segmentStatsLines } from '../plan-from-segments.js';
-import { LabError } from '../errors.js';
+import { EXOS_X20 } from '../../lab/models.js';
+import { type PlanCosts, modelCosts } from '../../lab/plan-costs.js';
+import { planLines } from '../../lab/plan-lines.js';
+import { measuredFigures, readMeasuredDocuments } from '../../lab/plan-measured.js';
+import { recommend } from '../../lab/plan-recommend.js';
+import { PLAN_DEFAULTS, type PlanInput, planFigures } from '../../lab/plan.js';
+import { type GivenFigures, inputFromSegments, segmentStatsLines } from '../../lab/plan-from-segments.js';
+import { LabError } from '../../lab/errors.js';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { type SegmentStats, readSegmentStats } from '../../storage/segment-stats.js';
 

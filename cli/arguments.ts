@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { badArgument } from './errors.js';
+import { badArgument } from '../lab/errors.js';
 
 const BYTE_UNITS: Readonly<Record<string, number>> = {
   b: 1,

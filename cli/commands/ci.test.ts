@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runMain } from '../../test/fixtures/main-in-process.js';
 import { expectMetricContract } from '../../test/fixtures/metric-contract.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
-import type { Results } from '../results.js';
+import type { Results } from '../../lab/results.js';
 
 const newDir = tempDirs('ci');
 const BYTES_PER_MSG = 'ci.B.none.send.writeBytesPerMsg';

@@ -1,5 +1,5 @@
 /**
- * The one `loglab` program. Each command lives in its own file under lab/commands/ and registers
+ * The one `loglab` program. Each command lives in its own file under cli/commands/ and registers
  * itself on the program; this file only wires them together and maps errors to exit codes.
  *
  * Exit codes (docs/cli.md lists them, code by code): 0 success; 1 a check failed (corrupt data,
@@ -10,9 +10,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { StorageError, type StorageErrorCode } from '../storage/errors.js';
-import { LabError, describePathError, isPathErrno, isPathError } from './errors.js';
+import { LabError, describePathError, isPathErrno, isPathError } from '../lab/errors.js';
 import { commands } from './commands/index.js';
-import { packageVersion } from './package-root.js';
+import { packageVersion } from '../lab/package-root.js';
 
 export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
-import { readResultsFile } from '../results.js';
-import type { StorageClass } from '../storage-kind.js';
+import { readResultsFile } from '../../lab/results.js';
+import type { StorageClass } from '../../lab/storage-kind.js';
 import { mainJobPlace } from './lab.js';
 
 /** One experiment that records where it ran; and the directories the fake probe calls memory. */
@@ -13,8 +13,8 @@ const { probe, seen, memoryDirs, diskDirs } = await vi.hoisted(async () => {
   // From the harness's own files, not its public face (../index.js): this runs before the mock
   // of ../storage-kind.js below is registered, and the public face's runExperiment loads
   // experiment.ts, which would bind the real storage-kind.js before the mock could replace it.
-  const { runSync } = await import('../runner.js');
-  type Experiment = import('../experiment.js').Experiment;
+  const { runSync } = await import('../../lab/runner.js');
+  type Experiment = import('../../lab/experiment.js').Experiment;
   const seen = { dirs: [] as string[] };
   const memoryDirs = new Set<string>();
   /** Disks mounted inside a memory dir (as a test's current directory is, under the temp dir). */
@@ -38,8 +38,8 @@ const { probe, seen, memoryDirs, diskDirs } = await vi.hoisted(async () => {
 vi.mock('../../experiments/index.js', () => ({ experiments: [probe] }));
 
 /** The device probe, faked: a directory under one of `memoryDirs` is a tmpfs. */
-vi.mock('../storage-kind.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../storage-kind.js')>();
+vi.mock('../../lab/storage-kind.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lab/storage-kind.js')>();
   const classifyStorage = (dir: string): StorageClass => {
     const under = (roots: Set<string>) =>
       [...roots].some((root) => dir === root || dir.startsWith(`${root}/`));

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { benchSuites } from '../../experiments/bench/index.js';
 import { checkTargets } from '../../experiments/bench/targets.js';
 import { parseChoice } from '../arguments.js';
-import { formatFigure } from '../format.js';
+import { formatFigure } from '../../lab/format.js';
 import {
   ALLOW_MEMORY_HELP,
   ALLOW_MEMORY_OPTION,

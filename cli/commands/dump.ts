@@ -35,7 +35,7 @@ import {
 } from '../../storage/kafka-dump.js';
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment.js';
 import { parseByteSize } from '../arguments.js';
-import { LabError, badArgument } from '../errors.js';
+import { LabError, badArgument } from '../../lab/errors.js';
 
 interface DumpFlags {
   records?: boolean;

@@ -4,17 +4,17 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
-import { readResultsFile } from '../results.js';
+import { readResultsFile } from '../../lab/results.js';
 
 /** Experiments defined for these tests: one that measures a no-op, one that fails. */
 const { probe, failing, cold, strayPath, seen } = await vi.hoisted(async () => {
   const fs = await import('node:fs');
   const { join } = await import('node:path');
-  const { LabError } = await import('../errors.js');
-  const { OWNED_MARKER } = await import('../owned-dir.js');
+  const { LabError } = await import('../../lab/errors.js');
+  const { OWNED_MARKER } = await import('../../lab/owned-dir.js');
   // Written as an experiment file would be: against the harness's public face.
-  const { runSync } = await import('../index.js');
-  type Experiment = import('../index.js').Experiment;
+  const { runSync } = await import('../../lab/index.js');
+  type Experiment = import('../../lab/index.js').Experiment;
 
   /** What the probe experiment saw of its context, for the assertions. */
   const seen = { dirs: [] as string[], quick: [] as boolean[], seconds: [] as number[] };

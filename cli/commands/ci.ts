@@ -10,12 +10,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiment as ciCounters } from '../../experiments/ci-counters.js';
-import { compareDocuments, readBaselineFor } from '../compare.js';
-import { LabError } from '../errors.js';
-import { runExperiment } from '../experiment.js';
-import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
-import { packageFile } from '../package-root.js';
-import { type Results, writeResultsFile } from '../results.js';
+import { compareDocuments, readBaselineFor } from '../../lab/compare.js';
+import { LabError } from '../../lab/errors.js';
+import { runExperiment } from '../../lab/experiment.js';
+import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';
+import { packageFile } from '../../lab/package-root.js';
+import { type Results, writeResultsFile } from '../../lab/results.js';
 import { type GateOptions, parseGateOptions, reportComparison } from './compare.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ReportError } from '../../reports/report-error.js';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
 import { checkDirectoryArgument } from '../arguments.js';
-import { LabError } from '../errors.js';
+import { LabError } from '../../lab/errors.js';
 
 interface ReportOptions {
   readonly out?: string;

@@ -7,7 +7,7 @@ import { StorageError, type StorageErrorCode } from '../storage/errors.js';
 import { runMain } from '../test/fixtures/main-in-process.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { describeFailure, exitCodeFor } from './cli.js';
-import { LabError } from './errors.js';
+import { LabError } from '../lab/errors.js';
 
 const newDir = tempDirs('cli-main');
 

@@ -15,15 +15,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiments } from '../../experiments/index.js';
 import { checkDirectoryArgument, parseChoice, parsePositiveNumberArgument } from '../arguments.js';
-import { COLD_READ_MODES, type ColdReadMode } from '../cold-reads.js';
-import { LabError } from '../errors.js';
-import { type Experiment, runExperiment } from '../experiment.js';
-import { formatFigure } from '../format.js';
-import { createOwnedDir, removeOwnedDir } from '../owned-dir.js';
-import { type ProgressReporter, progressFor } from '../progress.js';
-import { SuiteProgress } from '../suite-progress.js';
-import { classifyStorage, describeStorage } from '../storage-kind.js';
-import { type Metric, type Results, writeResultsFile } from '../results.js';
+import { COLD_READ_MODES, type ColdReadMode } from '../../lab/cold-reads.js';
+import { LabError } from '../../lab/errors.js';
+import { type Experiment, runExperiment } from '../../lab/experiment.js';
+import { formatFigure } from '../../lab/format.js';
+import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';
+import { type ProgressReporter, progressFor } from '../../lab/progress.js';
+import { SuiteProgress } from '../../lab/suite-progress.js';
+import { classifyStorage, describeStorage } from '../../lab/storage-kind.js';
+import { type Metric, type Results, writeResultsFile } from '../../lab/results.js';
 import { writeReport } from '../../reports/report.js';
 
 /** The longest `--seconds` accepted: a day. */

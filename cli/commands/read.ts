@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { Log } from '../../storage/log.js';
 import type { LogOptions } from '../../storage/log-config.js';
 import { parseIntegerArgument } from '../arguments.js';
-import { badArgument } from '../errors.js';
+import { badArgument } from '../../lab/errors.js';
 
 /**
  * Typed so that it compiles both before and after `LogOptions` gains `readOnly`; once it has,

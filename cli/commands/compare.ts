@@ -14,15 +14,15 @@ import {
   compareDocuments,
   readComparablePair,
   readComparableSuites,
-} from '../compare.js';
+} from '../../lab/compare.js';
 import {
   COMPARE_FORMATS,
   type CompareFormat,
   formatComparison,
   sideBySide,
   summaryLine,
-} from '../compare-format.js';
-import { LabError } from '../errors.js';
+} from '../../lab/compare-format.js';
+import { LabError } from '../../lab/errors.js';
 
 export interface GateOptions {
   readonly threshold?: string;

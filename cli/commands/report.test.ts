@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { samplePageCache, samplePuzzle } from '../../test/fixtures/sample-experiments.js';
 import { main } from '../cli.js';
-import { writeResultsFile } from '../results.js';
+import { writeResultsFile } from '../../lab/results.js';
 
 let dir: string;
 let stdout: string[];

@@ -18,7 +18,7 @@ import { runMain } from '../../test/fixtures/main-in-process.js';
 import { sampleResults } from '../../test/fixtures/sample-results.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { type XmlElement, parseXmlSubset } from '../../test/fixtures/xml-subset.js';
-import { type Metric, type Results, readResultsFile, writeResultsFile } from '../results.js';
+import { type Metric, type Results, readResultsFile, writeResultsFile } from '../../lab/results.js';
 
 const SAMPLE = fileURLToPath(new URL('../../docs/sample-report/', import.meta.url));
 const PUZZLE = path.join(SAMPLE, 'puzzle.json');
