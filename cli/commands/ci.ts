@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { experiment as ciCounters } from '../../experiments/ci-counters.js';
-import { compareDocuments, readBaselineFor } from '../../lab/compare.js';
+import { compareDocuments, readBaselineFor } from '../../lab/compare/compare.js';
 import { LabError } from '../../lab/errors.js';
 import { runExperiment } from '../../lab/experiment.js';
 import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';

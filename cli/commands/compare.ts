@@ -1,7 +1,7 @@
 /**
  * `loglab compare BASELINE.json CURRENT.json` (or two directories of results files, matched by
  * experiment id): metric by metric, what changed and whether it is a regression
- * (lab/compare.ts). Exit 0 when nothing gated regressed, 1 when something did, 2 when the
+ * (lab/compare/compare.ts). Exit 0 when nothing gated regressed, 1 when something did, 2 when the
  * documents cannot be compared.
  */
 import type { Command } from 'commander';
@@ -14,14 +14,14 @@ import {
   compareDocuments,
   readComparablePair,
   readComparableSuites,
-} from '../../lab/compare.js';
+} from '../../lab/compare/compare.js';
 import {
   COMPARE_FORMATS,
   type CompareFormat,
   formatComparison,
   sideBySide,
   summaryLine,
-} from '../../lab/compare-format.js';
+} from '../../lab/compare/compare-format.js';
 import { LabError } from '../../lab/errors.js';
 
 export interface GateOptions {

@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkDirectoryArgument, parseChoice, parsePercentArgument } from '../arguments.js';
-import { DEFAULT_THRESHOLD, compareDocuments } from '../../lab/compare.js';
+import { DEFAULT_THRESHOLD, compareDocuments } from '../../lab/compare/compare.js';
 import { LabError } from '../../lab/errors.js';
 import { toBencherMetricFormat } from '../../lab/export/bencher.js';
 import {

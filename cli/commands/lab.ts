@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
 import { LabError } from '../../lab/errors.js';
-import { classifyStorage, describeStorage } from '../../lab/storage-kind.js';
+import { classifyStorage, describeStorage } from '../../lab/probes/storage-kind.js';
 import {
   ALLOW_MEMORY_HELP,
   ALLOW_MEMORY_OPTION,

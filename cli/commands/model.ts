@@ -1,8 +1,8 @@
 /** `loglab model`: the seed's arithmetic, computed line by line from a disk model. */
 import type { Command } from 'commander';
 import { parseChoice } from '../arguments.js';
-import { DISK_PRESETS, type DiskModel } from '../../lab/models.js';
-import { hddSeedLines, ssdSeedLines } from '../../lab/seed-arithmetic.js';
+import { DISK_PRESETS, type DiskModel } from '../../lab/models/models.js';
+import { hddSeedLines, ssdSeedLines } from '../../lab/models/seed-arithmetic.js';
 
 function linesFor(model: DiskModel): string[] {
   const lines = model.kind === 'hdd' ? hddSeedLines(model) : ssdSeedLines(model);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
 import { readResultsFile } from '../../lab/results.js';
-import type { StorageClass } from '../../lab/storage-kind.js';
+import type { StorageClass } from '../../lab/probes/storage-kind.js';
 import { mainJobPlace } from './lab.js';
 
 /** One experiment that records where it ran; and the directories the fake probe calls memory. */
@@ -38,8 +38,8 @@ const { probe, seen, memoryDirs, diskDirs } = await vi.hoisted(async () => {
 vi.mock('../../experiments/index.js', () => ({ experiments: [probe] }));
 
 /** The device probe, faked: a directory under one of `memoryDirs` is a tmpfs. */
-vi.mock('../../lab/storage-kind.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../lab/storage-kind.js')>();
+vi.mock('../../lab/probes/storage-kind.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lab/probes/storage-kind.js')>();
   const classifyStorage = (dir: string): StorageClass => {
     const under = (roots: Set<string>) =>
       [...roots].some((root) => dir === root || dir.startsWith(`${root}/`));

@@ -22,7 +22,7 @@ import { formatFigure } from '../../lab/format.js';
 import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';
 import { type ProgressReporter, progressFor } from '../../lab/progress.js';
 import { SuiteProgress } from '../../lab/suite-progress.js';
-import { classifyStorage, describeStorage } from '../../lab/storage-kind.js';
+import { classifyStorage, describeStorage } from '../../lab/probes/storage-kind.js';
 import { type Metric, type Results, writeResultsFile } from '../../lab/results.js';
 import { writeReport } from '../../reports/report.js';
 

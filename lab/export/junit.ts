@@ -1,5 +1,5 @@
 /**
- * A comparison (lab/compare.ts) as a JUnit XML report, what GitLab's `artifacts:reports:junit`,
+ * A comparison (lab/compare/compare.ts) as a JUnit XML report, what GitLab's `artifacts:reports:junit`,
  * Jenkins and most test reporters read:
  *
  *   <testsuites name="loglab compare" tests failures errors skipped>
@@ -19,7 +19,7 @@ import {
   type Comparison,
   type MetricComparison,
   isGated,
-} from '../compare.js';
+} from '../compare/compare.js';
 import { formatFigure } from '../format.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
 
