@@ -41,8 +41,8 @@ import {
   QueueCycle,
   bodyBytesFor,
   phaseSeconds,
-} from './queue-cycle.js';
-import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
+} from './support/queue-cycle.js';
+import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 
 /**
  * The three comparisons (and `none`), each with the guarantee it compares under; the category is

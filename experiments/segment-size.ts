@@ -35,11 +35,11 @@ import { Log } from '../storage/log.js';
 import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { parseSegmentFileName } from '../storage/segment.js';
-import { formatNs } from './figures.js';
+import { formatNs } from './support/figures.js';
 import { SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
-import { recordBodies } from './record-bodies.js';
-import { timedLogOpen } from './timed-open.js';
-import { randomOffsets } from './targets.js';
+import { recordBodies } from './support/record-bodies.js';
+import { timedLogOpen } from './support/timed-open.js';
+import { randomOffsets } from './support/targets.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

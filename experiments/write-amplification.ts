@@ -55,7 +55,7 @@ import {
   QueueCycle,
   bodyBytesFor,
   phaseSeconds,
-} from './queue-cycle.js';
+} from './support/queue-cycle.js';
 
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
 

@@ -56,7 +56,7 @@ for required in package.json README.md bin/loglab.js ci/baseline.json \
   scripts/fio/append.fio scripts/fio/random-write.fio docs/cli.md docs/storage.md \
   dist/cli/main.js dist/lab/index.js dist/lab/index.d.ts dist/storage/index.js \
   dist/storage/index.d.ts dist/experiments/index.js dist/experiments/index.d.ts \
-  dist/experiments/queue-depth-child.js; do
+  dist/experiments/support/queue-depth-child.js; do
   grep -qxF "$required" "$work/files.txt" || fail "the tarball lacks $required"
 done
 if grep -E '\.test\.|\.ts$|^(test|storage|lab|cli|experiments|reports)/' "$work/files.txt" \

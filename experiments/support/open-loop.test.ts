@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../lab/random.js';
+import { SeededRandom } from '../../lab/random.js';
 import {
   LateStarts,
   OFFERED_PCTS,
@@ -8,9 +8,9 @@ import {
   openLoopRound,
   startedLate,
 } from './open-loop.js';
-import { Measurement } from '../lab/measurement.js';
-import { declareMetrics } from '../lab/metric-catalog.js';
-import { openLoopDeclarations } from './metrics/open-loop.js';
+import { Measurement } from '../../lab/measurement.js';
+import { declareMetrics } from '../../lab/metric-catalog.js';
+import { openLoopDeclarations } from '../metrics/open-loop.js';
 
 /** Holds the event loop for `ns`, as a synced write under `always` does. */
 function busyFor(ns: number): void {

@@ -10,7 +10,7 @@
  * `openLoopLatencyNs` (from the intended start), `openLoopServiceNs` (from the actual start),
  * `openLoopMsgsPerSec` (achieved) and `openLoopLateSends`.
  */
-import { assert } from '../storage/errors.js';
+import { assert } from '../../storage/errors.js';
 import {
   type AsyncOperation,
   type Labels,
@@ -19,8 +19,8 @@ import {
   type Repetition,
   type SeededRandom,
   measureOpenLoopAsync,
-} from '../lab/index.js';
-import type { OpenLoopSpecs } from './metrics/open-loop.js';
+} from '../../lab/index.js';
+import type { OpenLoopSpecs } from '../metrics/open-loop.js';
 
 /** The shares of the closed-loop rate offered, in percent, lowest first. */
 export const OFFERED_PCTS: readonly number[] = [25, 50, 75, 90];

@@ -2,7 +2,7 @@
  * One queue depth of the queue-depth experiment, in a process of its own: libuv reads
  * UV_THREADPOOL_SIZE and UV_USE_IO_URING once, so each depth and engine needs a fresh process.
  *
- *   node --import tsx experiments/queue-depth-child.ts '<ChildConfig as JSON>'
+ *   node --import tsx experiments/support/queue-depth-child.ts '<ChildConfig as JSON>'
  *
  * It measures each method with `depth` operations in flight (the runner's async closed loop),
  * methods interleaved in rounds, samples the device's in-flight writes while each repetition
@@ -21,9 +21,9 @@ import {
   measureAsync,
   openDeviceWriteFile,
   warmUpAsync,
-} from '../lab/index.js';
-import type { WarmUp } from '../lab/runner.js';
-import { SlotFileQueue } from '../storage/slot-file.js';
+} from '../../lab/index.js';
+import type { WarmUp } from '../../lab/runner.js';
+import { SlotFileQueue } from '../../storage/slot-file.js';
 import { bodyBytesFor } from './queue-cycle.js';
 import {
   type ChildConfig,

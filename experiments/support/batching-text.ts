@@ -4,7 +4,7 @@
  * codec Kafka's seed lesson dumped), and says what batching and compression did to messages per
  * second, bytes per message and the cost of reading one record back.
  */
-import { type LabContext, type Metric, formatFigure } from '../lab/index.js';
+import { type LabContext, type Metric, formatFigure } from '../../lab/index.js';
 import { SEGMENT_BYTES } from './batching-appends.js';
 
 type Figure = (name: string) => number | undefined;

@@ -19,14 +19,14 @@ import {
   type SeededRandom,
   formatBytes,
   measureSync,
-} from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import type { FileHandle } from '../storage/file-io.js';
-import type { Log } from '../storage/log.js';
-import { searchIndexFile } from '../storage/offset-index.js';
-import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
+} from '../../lab/index.js';
+import { assert } from '../../storage/errors.js';
+import type { FileHandle } from '../../storage/file-io.js';
+import type { Log } from '../../storage/log.js';
+import { searchIndexFile } from '../../storage/offset-index.js';
+import { INDEX_SUFFIX, segmentFileName } from '../../storage/segment.js';
 import { formatNs, mean } from './figures.js';
-import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
+import { INDEX_DENSITY_METRICS } from '../metrics/index-density.js';
 
 /** Kafka's warm section: the last 8 KiB of the index (AbstractIndex, `warmEntries`). */
 const WARM_SECTION_BYTES = 8 * 1024;

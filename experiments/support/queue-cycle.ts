@@ -20,14 +20,14 @@ import {
   measureAsync,
   traceSlice,
   warmUpAsync,
-} from '../lab/index.js';
-import type { WarmUp } from '../lab/runner.js';
-import { assert } from '../storage/errors.js';
-import type { DurabilityPolicy } from '../storage/durability.js';
-import { type FileIO, NodeFileIO } from '../storage/file-io.js';
-import { LogQueue } from '../storage/log-queue.js';
-import type { Queue } from '../storage/queue.js';
-import { SLOT_HEADER_BYTES, SlotFileQueue } from '../storage/slot-file.js';
+} from '../../lab/index.js';
+import type { WarmUp } from '../../lab/runner.js';
+import { assert } from '../../storage/errors.js';
+import type { DurabilityPolicy } from '../../storage/durability.js';
+import { type FileIO, NodeFileIO } from '../../storage/file-io.js';
+import { LogQueue } from '../../storage/log-queue.js';
+import type { Queue } from '../../storage/queue.js';
+import { SLOT_HEADER_BYTES, SlotFileQueue } from '../../storage/slot-file.js';
 import type { OpenLoopRound, OpenLoopSeries } from './open-loop.js';
 
 export type Design = 'A' | 'B';
@@ -203,7 +203,7 @@ export class QueueCycle {
   }
 
   /**
-   * One open-loop round (experiments/open-loop.ts): sends start on `series`'s schedule for
+   * One open-loop round (experiments/support/open-loop.ts): sends start on `series`'s schedule for
    * `seconds`, at most `producers` in flight, each timed from its intended start; then
    * consumers take as many, unmeasured, so the queue keeps its size for the next round.
    */

@@ -11,8 +11,8 @@
  * Each kind is a pool of distinct bodies; the experiment cycles through it, so no batch of up
  * to `POOL_BODIES` messages holds one body twice.
  */
-import type { SeededRandom } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
+import type { SeededRandom } from '../../lab/index.js';
+import { assert } from '../../storage/errors.js';
 
 export type BodyKind = 'json' | 'random';
 export const BODY_KINDS: readonly BodyKind[] = ['json', 'random'];

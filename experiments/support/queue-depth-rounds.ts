@@ -13,8 +13,8 @@ import {
   type SeededRandom,
   interleave,
   runFioJob,
-} from '../lab/index.js';
-import { assert } from '../storage/errors.js';
+} from '../../lab/index.js';
+import { assert } from '../../storage/errors.js';
 import type { ChildConfig, FioMethod, FioReport } from './queue-depth-protocol.js';
 
 export interface PairedDesign {

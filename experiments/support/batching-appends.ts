@@ -17,12 +17,12 @@ import {
   TracingFileIO,
   type WriteTrace,
   traceSlice,
-} from '../lab/index.js';
-import type { WarmUp } from '../lab/runner.js';
-import { NodeFileIO } from '../storage/file-io.js';
-import { BatchedLog, type BatchedRecordInput } from '../storage/batched-log.js';
-import type { KafkaCompression } from '../storage/kafka-batch.js';
-import { Log } from '../storage/log.js';
+} from '../../lab/index.js';
+import type { WarmUp } from '../../lab/runner.js';
+import { NodeFileIO } from '../../storage/file-io.js';
+import { BatchedLog, type BatchedRecordInput } from '../../storage/batched-log.js';
+import type { KafkaCompression } from '../../storage/kafka-batch.js';
+import { Log } from '../../storage/log.js';
 import type { BodyKind } from './batching-bodies.js';
 
 export type StoreKind = 'append' | 'appendBatch' | 'kafka';

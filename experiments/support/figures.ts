@@ -3,8 +3,8 @@
  * of per-lookup counts, pages a byte range spans, durations for notes. (A runner metric goes out
  * under a contract's name through its experiment's catalog: lab/metric-catalog.ts `adopt`.)
  */
-import { PAGE_BYTES, formatFigure } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
+import { PAGE_BYTES, formatFigure } from '../../lab/index.js';
+import { assert } from '../../storage/errors.js';
 
 export function mean(values: readonly number[]): number {
   assert(values.length > 0, 'a mean needs values');

@@ -3,9 +3,9 @@
  * included, as the seed counts them (Asha's record is 53 bytes: 16 of header, 37 of body). Bodies
  * are seeded random bytes, so nothing in the path can compress or deduplicate them.
  */
-import type { SeededRandom } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import { RECORD_HEADER_BYTES } from '../storage/record.js';
+import type { SeededRandom } from '../../lab/index.js';
+import { assert } from '../../storage/errors.js';
+import { RECORD_HEADER_BYTES } from '../../storage/record.js';
 
 /** A fixed whole-record size, or the mixed distribution. */
 export type RecordSize = number | 'mixed';

@@ -3,8 +3,8 @@
  * the child's configuration, as JSON on its command line, and its report, as JSON on its
  * standard output.
  */
-import type { BlockDevice, IoUringState, Metric } from '../lab/index.js';
-import type { WarmUp } from '../lab/runner.js';
+import type { BlockDevice, IoUringState, Metric } from '../../lab/index.js';
+import type { WarmUp } from '../../lab/runner.js';
 
 export type Method = 'random-write' | 'append' | 'slot-send';
 export const METHODS: readonly Method[] = ['random-write', 'append', 'slot-send'];
