@@ -145,7 +145,7 @@ try {
   assert.equal(typeof runExperiment, 'function');
   assert.equal(typeof writeResultsFile, 'function');
   assert.ok(experiments.some((experiment) => experiment.id === 'crash-safety'));
-  await assert.rejects(import('loglab/dist/storage/sim-disk.js'),
+  await assert.rejects(import('loglab/dist/storage/sim/sim-disk.js'),
     { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
   console.log(`consumer: appended and read offsets ${first} and ${second}; ` +
     `${KAFKA_COMPRESSIONS.length} codecs round-tripped`);

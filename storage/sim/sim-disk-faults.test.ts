@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { hex, patternBytes } from '../test/fixtures/sim-disk-tree.js';
-import type { FileHandle } from './file-io.js';
+import { hex, patternBytes } from '../../test/fixtures/sim-disk-tree.js';
+import type { FileHandle } from '../file-io.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
-import { errorOf } from '../test/fixtures/storage-error.js';
+import { errorOf } from '../../test/fixtures/storage-error.js';
 
 const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);
 

@@ -49,11 +49,11 @@
  * Paths are POSIX; a relative path is taken from '/'. Handles are plain numbers, never reused,
  * unique across a disk and the disks its crashes return.
  */
-import type { FileHandle, FileIO, FileIOCounters, FileLock } from './file-io.js';
-import { HandleLock, newCounters } from './file-io.js';
-import { assert } from './errors.js';
-import { SeededRandom } from './sim/prng.js';
-import { SimDirectory } from './sim/sim-directory.js';
+import type { FileHandle, FileIO, FileIOCounters, FileLock } from '../file-io.js';
+import { HandleLock, newCounters } from '../file-io.js';
+import { assert } from '../errors.js';
+import { SeededRandom } from './prng.js';
+import { SimDirectory } from './sim-directory.js';
 import {
   errnoException,
   ioError,
@@ -61,20 +61,20 @@ import {
   shortWriteError,
   SimPowerCutError,
   type SimErrno,
-} from './sim/sim-errors.js';
+} from './sim-errors.js';
 import {
   FaultPlan,
   type FaultEffect,
   type InjectedFault,
   type SimFault,
-} from './sim/sim-faults.js';
-import type { SimFile } from './sim/sim-file.js';
-import { normalizePath, SimNamespace, type PendingDirOp } from './sim/sim-namespace.js';
+} from './sim-faults.js';
+import type { SimFile } from './sim-file.js';
+import { normalizePath, SimNamespace, type PendingDirOp } from './sim-namespace.js';
 
-export type { InjectedFault, SimFault } from './sim/sim-faults.js';
-export type { PendingDirOp } from './sim/sim-namespace.js';
-export { SimPowerCutError } from './sim/sim-errors.js';
-export { SECTOR_BYTES } from './sim/sim-file.js';
+export type { InjectedFault, SimFault } from './sim-faults.js';
+export type { PendingDirOp } from './sim-namespace.js';
+export { SimPowerCutError } from './sim-errors.js';
+export { SECTOR_BYTES } from './sim-file.js';
 
 export interface SimDiskOptions {
   readonly seed: number;
