@@ -133,8 +133,8 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
     return JSON.parse(stdout) as ChildReport;
   } catch {
     throw new LabError('CHECK_FAILED', `queue-depth: the child at depth ${config.depth} ` +
-      `printed no report (${stdout.slice(0, 200)}); run experiments/support/queue-depth-child.ts by ` +
-      'hand to see why');
+      `printed no report (${stdout.slice(0, 200)}); run ` +
+      'experiments/support/queue-depth-child.ts by hand to see why');
   }
 }
 

@@ -8,9 +8,9 @@
  *
  * The total is split where it can be told honestly: `data` is the filesystem blocks the
  * program's writes dirtied, each counted once per sync that wrote it (from the run's write trace;
- * lab/models/trace-blocks.ts says why not /proc/self/io), `journal` is zero only when the filesystem
- * provably has none, and `metadata` is what remains of the total — inode, extent and bitmap
- * blocks, and whatever other programs wrote to the shared disk meanwhile.
+ * lab/models/trace-blocks.ts says why not /proc/self/io), `journal` is zero only when the
+ * filesystem provably has none, and `metadata` is what remains of the total — inode, extent and
+ * bitmap blocks, and whatever other programs wrote to the shared disk meanwhile.
  *
  * Design B under `always` is the log's synced append, so its total is also given as a byte
  * ledger (lab/models/byte-ledger.ts): the data share split by cause (record pages, preallocation,

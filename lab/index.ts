@@ -88,7 +88,11 @@ export { DurableWatermarkFileIO } from './durable-watermark.js';
 export { type DirtyMemory, readDirtyMemory } from './probes/meminfo.js';
 export { type JournalInfo, describeJournal } from './probes/fs-journal.js';
 export type { BlockDevice } from './probes/block-device.js';
-export { type DeviceWriteFile, type DeviceWriteMode, openDeviceWriteFile } from './probes/direct-io.js';
+export {
+  type DeviceWriteFile,
+  type DeviceWriteMode,
+  openDeviceWriteFile,
+} from './probes/direct-io.js';
 export {
   COLD_READ_MODES,
   ColdReadFileIO,

@@ -1,9 +1,10 @@
 /**
  * `loglab plan`: segment size, index interval, limits and page-cache coverage for a workload,
- * with the arithmetic shown (lab/plan/plan.ts); `--measured` prices reads with this machine's results
- * instead of the datasheet and recommends a segment size and an index interval;
+ * with the arithmetic shown (lab/plan/plan.ts); `--measured` prices reads with this machine's
+ * results instead of the datasheet and recommends a segment size and an index interval;
  * `--from-segments DIR` takes the workload from a Kafka partition directory or a loglab log
- * (lab/plan/plan-from-segments.ts), each figure saying whether the data, a flag or a default gave it.
+ * (lab/plan/plan-from-segments.ts), each figure saying whether the data, a flag or a default
+ * gave it.
  */
 import type { Command } from 'commander';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
@@ -18,7 +19,11 @@ import { planLines } from '../../lab/plan/plan-lines.js';
 import { measuredFigures, readMeasuredDocuments } from '../../lab/plan/plan-measured.js';
 import { recommend } from '../../lab/plan/plan-recommend.js';
 import { PLAN_DEFAULTS, type PlanInput, planFigures } from '../../lab/plan/plan.js';
-import { type GivenFigures, inputFromSegments, segmentStatsLines } from '../../lab/plan/plan-from-segments.js';
+import {
+  type GivenFigures,
+  inputFromSegments,
+  segmentStatsLines,
+} from '../../lab/plan/plan-from-segments.js';
 import { LabError } from '../../lab/errors.js';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { type SegmentStats, readSegmentStats } from '../../storage/segment-stats.js';

@@ -1,6 +1,6 @@
 /**
- * A comparison (lab/compare/compare.ts) as a JUnit XML report, what GitLab's `artifacts:reports:junit`,
- * Jenkins and most test reporters read:
+ * A comparison (lab/compare/compare.ts) as a JUnit XML report, what GitLab's
+ * `artifacts:reports:junit`, Jenkins and most test reporters read:
  *
  *   <testsuites name="loglab compare" tests failures errors skipped>
  *     <testsuite name="<experiment id>" tests failures errors skipped>  one per experiment
