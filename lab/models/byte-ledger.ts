@@ -14,7 +14,7 @@
  *                        directory entries, the journal, write-back the trace cannot see, and
  *                        other programs' writes to the same disk
  *
- * Every row but the last is counted from the write trace the way lab/trace-blocks.ts counts the
+ * Every row but the last is counted from the write trace the way trace-blocks.ts counts the
  * data share: a block a write touches is dirty until a sync of its file writes it, once however
  * often it was rewritten meanwhile, and what is still dirty when the stretch ends is written
  * then. A block two causes dirtied before one sync is charged to the first. The stretch must
