@@ -11,8 +11,8 @@ import {
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
 import { drawnCharts, expectWellFormed } from '../test/fixtures/experiment-shape.js';
-import { bodyPool, jsonEvent } from './batching-bodies.js';
-import { STORE_LABELS } from './batching-appends.js';
+import { bodyPool, jsonEvent } from './support/batching-bodies.js';
+import { STORE_LABELS } from './support/batching-appends.js';
 import { experiment } from './batching.js';
 
 const newDir = tempDirs('batching');

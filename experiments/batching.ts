@@ -25,14 +25,14 @@ import {
 import { assert } from '../storage/errors.js';
 import { KAFKA_COMPRESSIONS, type KafkaCompression } from '../storage/kafka-compression.js';
 import { BATCHING_METRICS as M } from './metrics/batching.js';
-import { BODY_KINDS, type BodyKind, bodyPool } from './batching-bodies.js';
+import { BODY_KINDS, type BodyKind, bodyPool } from './support/batching-bodies.js';
 import {
   type AppendPolicy, AppendSeries, type SeriesSpec, STORE_LABELS, type Workload,
   seriesLabels, seriesPrefix,
-} from './batching-appends.js';
-import { CpuSeries } from './batching-cpu.js';
-import { ReadSeries } from './batching-reads.js';
-import { headline, notes } from './batching-text.js';
+} from './support/batching-appends.js';
+import { CpuSeries } from './support/batching-cpu.js';
+import { ReadSeries } from './support/batching-reads.js';
+import { headline, notes } from './support/batching-text.js';
 
 const MiB = 1024 * 1024;
 /** Lookups of the fixed logs go to this many seeded offsets, the same for every store. */

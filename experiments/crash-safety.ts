@@ -57,8 +57,8 @@ async function run(ctx: LabContext): Promise<Results> {
     }));
   }
   ctx.progress.done();
-  ctx.note('The crash loop runs on a simulated disk in memory (storage/sim-disk.ts); the disk ' +
-    `under test is not touched. Seeds run from ${firstSeed} for each policy.`);
+  ctx.note('The crash loop runs on a simulated disk in memory (storage/sim/sim-disk.ts); the ' +
+    `disk under test is not touched. Seeds run from ${firstSeed} for each policy.`);
   const violations = [...results.values()].flatMap((result) => result.violations);
   for (const quoted of violations.slice(0, QUOTED_VIOLATIONS)) ctx.note(`violation: ${quoted}`);
   return ctx.results({

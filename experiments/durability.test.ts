@@ -11,7 +11,7 @@ import {
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { SYNCED_ROUND_MIN_SECONDS } from '../lab/round-length.js';
 import { experiment } from './durability.js';
-import { OFFERED_PCTS } from './open-loop.js';
+import { OFFERED_PCTS } from './support/open-loop.js';
 
 const tempDir = tempDirs('durability');
 const tiny = { ...experiment, params: { ...experiment.params, rounds: { quick: 1, full: 1 },

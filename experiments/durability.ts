@@ -34,7 +34,7 @@ import { NodeFileIO } from '../storage/file-io.js';
 import { Log } from '../storage/log.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
 import { DURABILITY_METRICS as M } from './metrics/durability.js';
-import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
+import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 
 const MEASURED_SHARE = 0.8;
 const SHORTEST_ROUND_SECONDS = 0.02;

@@ -31,15 +31,15 @@ import {
 } from '../lab/index.js';
 import { Log } from '../storage/log.js';
 import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
-import { formatNs, mean, pagesSpanned } from './figures.js';
+import { formatNs, mean, pagesSpanned } from './support/figures.js';
 import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
-import { randomOffsets } from './targets.js';
+import { randomOffsets } from './support/targets.js';
 import {
   type FileSearch,
   fileSearchResults,
   measureColdFileSearches,
   openFileSearches,
-} from './index-file-search.js';
+} from './support/index-file-search.js';
 import {
   MIXED_MAX_RECORD_BYTES,
   MIXED_MIN_RECORD_BYTES,
@@ -47,7 +47,7 @@ import {
   meanRecordBytes,
   mixedMeanRecordBytes,
   recordBodies,
-} from './record-bodies.js';
+} from './support/record-bodies.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -1,6 +1,7 @@
 /**
  * Every experiment `loglab run` knows, in the order it runs them. Each experiment is one file in
- * this folder (see lab/experiment.ts for the contract); add it here to make it runnable.
+ * this folder (see lab/experiment.ts for the contract; what several share is in support/); add it
+ * here to make it runnable.
  */
 import type { Experiment } from '../lab/experiment.js';
 import { experiment as batching } from './batching.js';

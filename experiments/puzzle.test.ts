@@ -9,7 +9,7 @@ import {
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { SYNCED_ROUND_MIN_SECONDS } from '../lab/round-length.js';
-import { OFFERED_PCTS } from './open-loop.js';
+import { OFFERED_PCTS } from './support/open-loop.js';
 import {
   COMPARISONS,
   DELETE_GUARANTEES,

@@ -41,8 +41,8 @@ import {
   QueueCycle,
   bodyBytesFor,
   phaseSeconds,
-} from './queue-cycle.js';
-import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './open-loop.js';
+} from './support/queue-cycle.js';
+import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 
 /**
  * The three comparisons (and `none`), each with the guarantee it compares under; the category is
@@ -349,7 +349,7 @@ function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Pred
     `(A ${seed('puzzle.A.seed.msgsPerSec')} vs B ${seed('puzzle.B.seed.msgsPerSec')}). ${why}`;
 }
 
-/** Whether the disk spins, from A's synced random slot writes (lab/spinning-verdict.ts). */
+/** Whether the disk spins, from A's synced random slot writes (lab/models/spinning-verdict.ts). */
 function spinning(ctx: LabContext, metrics: readonly Metric[]): SpinningVerdict | null {
   const latency = metrics.find((metric) => metric.name === 'puzzle.A.always.sendLatencyNs');
   if (latency === undefined) return null;

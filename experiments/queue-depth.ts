@@ -28,7 +28,7 @@ import {
 import { assert } from '../storage/errors.js';
 import { SlotFileQueue } from '../storage/slot-file.js';
 import { QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
-import { bodyBytesFor } from './queue-cycle.js';
+import { bodyBytesFor } from './support/queue-cycle.js';
 import {
   type ChildConfig,
   type ChildReport,
@@ -40,11 +40,11 @@ import {
   METHODS,
   type Method,
   type MethodReport,
-} from './queue-depth-protocol.js';
+} from './support/queue-depth-protocol.js';
 
-/** The child beside this file: its .ts source under tsx, or its .js when loglab is built. */
+/** The child in support/: its .ts source under tsx, or its .js when loglab is built. */
 const CHILD_SCRIPT = fileURLToPath(
-  new URL(`./queue-depth-child${path.extname(import.meta.url)}`, import.meta.url));
+  new URL(`./support/queue-depth-child${path.extname(import.meta.url)}`, import.meta.url));
 /** The fio jobs ship with the package (package.json `files`), found from its root. */
 const FIO_JOBS: Readonly<Record<FioMethod, string>> = {
   'random-write': packageFile('scripts', 'fio', 'random-write.fio'),
@@ -133,8 +133,8 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
     return JSON.parse(stdout) as ChildReport;
   } catch {
     throw new LabError('CHECK_FAILED', `queue-depth: the child at depth ${config.depth} ` +
-      `printed no report (${stdout.slice(0, 200)}); run experiments/queue-depth-child.ts by ` +
-      'hand to see why');
+      `printed no report (${stdout.slice(0, 200)}); run ` +
+      'experiments/support/queue-depth-child.ts by hand to see why');
   }
 }
 

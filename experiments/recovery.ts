@@ -45,10 +45,10 @@ import {
   TIME_INDEX_SUFFIX,
   segmentFileName,
 } from '../storage/segment.js';
-import { formatNs } from './figures.js';
+import { formatNs } from './support/figures.js';
 import { RECOVERY_METRICS } from './metrics/recovery.js';
-import { timedLogOpen } from './timed-open.js';
-import { recordBodies } from './record-bodies.js';
+import { timedLogOpen } from './support/timed-open.js';
+import { recordBodies } from './support/record-bodies.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

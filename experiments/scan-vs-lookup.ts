@@ -32,9 +32,9 @@ import {
 } from '../lab/index.js';
 import { StorageError } from '../storage/errors.js';
 import { Log } from '../storage/log.js';
-import { formatNs } from './figures.js';
+import { formatNs } from './support/figures.js';
 import { SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
-import { recordBodies } from './record-bodies.js';
+import { recordBodies } from './support/record-bodies.js';
 
 const MiB = 1024 * 1024;
 /** Target positions as fractions of the segment: 1, 4, 16, 24, 48 and 64 MiB of 64 MiB. */

@@ -8,7 +8,7 @@
  * left no recovery point in the active segment (its whole content scanned), lookup latency of
  * random offsets across all segments, and the retention lag for a stated consumer pattern. Beside
  * them, the seed's table: how long one segment lasts at 5 messages a second of 1 KiB
- * (lab/capacity.ts, which `loglab plan` shares).
+ * (lab/plan/capacity.ts, which `loglab plan` shares).
  *
  * Every log ends with a full active segment, so a crash scan reads one whole segment at every
  * size (the worst case) and the logs are a little larger than the stated total where the size
@@ -35,11 +35,11 @@ import { Log } from '../storage/log.js';
 import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
 import { RECORD_HEADER_BYTES } from '../storage/record.js';
 import { parseSegmentFileName } from '../storage/segment.js';
-import { formatNs } from './figures.js';
+import { formatNs } from './support/figures.js';
 import { SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
-import { recordBodies } from './record-bodies.js';
-import { timedLogOpen } from './timed-open.js';
-import { randomOffsets } from './targets.js';
+import { recordBodies } from './support/record-bodies.js';
+import { timedLogOpen } from './support/timed-open.js';
+import { randomOffsets } from './support/targets.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -339,7 +339,7 @@ function seedTable(settings: readonly SizeSetting[]): Prediction[] {
     unit: 's',
     value: secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC),
     basis: `seed: ${formatBytes(setting.segmentBytes)} / (5 messages/s × 1,024 B), headers ` +
-      'left out (lab/capacity.ts secondsToFill)',
+      'left out (lab/plan/capacity.ts secondsToFill)',
   }));
 }
 

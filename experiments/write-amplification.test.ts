@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExperiment } from '../lab/experiment.js';
-import type { JournalInfo } from '../lab/fs-journal.js';
+import type { JournalInfo } from '../lab/probes/fs-journal.js';
 import type { PhaseIo } from '../lab/io.js';
 import type { Results } from '../lab/results.js';
 import {

@@ -8,13 +8,13 @@
  *
  * The total is split where it can be told honestly: `data` is the filesystem blocks the
  * program's writes dirtied, each counted once per sync that wrote it (from the run's write trace;
- * lab/trace-blocks.ts says why not /proc/self/io), `journal` is zero only when the filesystem
- * provably has none, and `metadata` is what remains of the total — inode, extent and bitmap
- * blocks, and whatever other programs wrote to the shared disk meanwhile.
+ * lab/models/trace-blocks.ts says why not /proc/self/io), `journal` is zero only when the
+ * filesystem provably has none, and `metadata` is what remains of the total — inode, extent and
+ * bitmap blocks, and whatever other programs wrote to the shared disk meanwhile.
  *
  * Design B under `always` is the log's synced append, so its total is also given as a byte
- * ledger (lab/byte-ledger.ts): the data share split by cause (record pages, preallocation, the
- * indexes, the recovery point, the queue's head) and the rest as metadata and journal.
+ * ledger (lab/models/byte-ledger.ts): the data share split by cause (record pages, preallocation,
+ * the indexes, the recovery point, the queue's head) and the rest as metadata and journal.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -43,7 +43,7 @@ import {
   attributeTrace,
   byteLedger,
   describeLedger,
-} from '../lab/byte-ledger.js';
+} from '../lab/models/byte-ledger.js';
 import type { DurabilityPolicy } from '../storage/durability.js';
 import { recordSizeBytes } from '../storage/record.js';
 import { WRITE_AMPLIFICATION_METRICS } from './metrics/write-amplification.js';
@@ -55,7 +55,7 @@ import {
   QueueCycle,
   bodyBytesFor,
   phaseSeconds,
-} from './queue-cycle.js';
+} from './support/queue-cycle.js';
 
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
 
@@ -271,7 +271,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     const ledgers = configs.flatMap((config) => {
       const ledger = ledgerOf(config, roundsOf(config));
       return ledger === null ? [] : [`Design ${config.design} under ${config.policy}, its ` +
-        `device bytes by cause (lab/byte-ledger.ts): ${describeLedger(ledger)}.`];
+        `device bytes by cause (lab/models/byte-ledger.ts): ${describeLedger(ledger)}.`];
     });
     return ctx.results({
       metrics, predictions: beside, headline: headline(metrics),

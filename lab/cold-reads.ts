@@ -18,8 +18,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { DelegatingFileIO, type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
-import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './direct-io.js';
-import { type DropOptions, dropPageCache, flushDirtyPages } from './page-cache.js';
+import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './probes/direct-io.js';
+import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 
 export const COLD_READ_MODES = ['auto', 'drop-caches', 'o-direct', 'off'] as const;
 /** What `--cold-reads` accepts; `auto` drops the cache when allowed, else reads with O_DIRECT. */

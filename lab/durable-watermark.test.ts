@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SimDisk } from '../storage/sim-disk.js';
+import { SimDisk } from '../storage/sim/sim-disk.js';
 import { DurableWatermarkFileIO } from './durable-watermark.js';
 
 const RECORD_BYTES = 8;

@@ -1,5 +1,5 @@
 /**
- * Lab-side errors with a stable code. The CLI maps them to exit codes (see lab/cli.ts):
+ * Lab-side errors with a stable code. The CLI maps them to exit codes (see cli/cli.ts):
  * usage mistakes exit 2, failed checks exit 1.
  */
 export type LabErrorCode =

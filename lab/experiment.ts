@@ -17,17 +17,17 @@
  */
 import { assert } from '../storage/errors.js';
 import type { FileIOCounters } from '../storage/file-io.js';
-import { type BlockDevice, resolveBlockDevice } from './block-device.js';
+import { type BlockDevice, resolveBlockDevice } from './probes/block-device.js';
 import { type ColdReadFileIO, type ColdReadOptions, type ColdReads, startColdReads } from './cold-reads.js';
-import { captureEnvironment, ensureFreeSpace } from './env.js';
-import { DeviceSharingLog } from './device-share.js';
+import { captureEnvironment, ensureFreeSpace } from './probes/env.js';
+import { DeviceSharingLog } from './probes/device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
 import { type MetricCatalog, assertDeclared } from './metric-catalog.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from './random.js';
 import type { WarmUp } from './runner.js';
 import { SYNCED_ROUND_MIN_SECONDS } from './round-length.js';
-import { classifyStorage, notADiskNote } from './storage-kind.js';
+import { classifyStorage, notADiskNote } from './probes/storage-kind.js';
 import { timerOverheadNs } from './timer-overhead.js';
 import {
   type Environment,

@@ -8,7 +8,7 @@
  * `loglab report` and `loglab compare`.
  *
  * Tests that mock a harness module (vi.mock) must not import this file inside vi.hoisted: it
- * loads the harness's modules before the mock is registered (lab/commands/run-storage.test.ts).
+ * loads the harness's modules before the mock is registered (cli/commands/run-storage.test.ts).
  */
 export {
   type ContextOptions,
@@ -53,9 +53,9 @@ export {
 } from './stats.js';
 export { SeededRandom } from './random.js';
 export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
-export { flushDirtyPages } from './page-cache.js';
-export { type SpinningVerdict, spinningVerdict } from './spinning-verdict.js';
-export { TracingFileIO, WriteTrace } from './trace-io.js';
+export { flushDirtyPages } from './probes/page-cache.js';
+export { type SpinningVerdict, spinningVerdict } from './models/spinning-verdict.js';
+export { TracingFileIO, WriteTrace } from './models/trace-io.js';
 export {
   DISK_PRESETS,
   EXOS_X20,
@@ -64,16 +64,16 @@ export {
   type DiskModel,
   halfTurnMs,
   transferMs,
-} from './models.js';
+} from './models/models.js';
 export {
   SEED_NORMAL_TRAFFIC,
   SEED_SEGMENT_TABLE_BYTES,
   type Traffic,
   secondsToFill,
   trafficBytesPerSec,
-} from './capacity.js';
-export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './seed-arithmetic.js';
-export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
+} from './plan/capacity.js';
+export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './models/seed-arithmetic.js';
+export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './models/trace-estimate.js';
 export {
   type Metric,
   type Prediction,
@@ -82,13 +82,17 @@ export {
   writeResultsFile,
 } from './results.js';
 export { PhaseTotals } from './phase-totals.js';
-export { flushedBlocks } from './trace-blocks.js';
-export { traceSlice } from './trace-slice.js';
+export { flushedBlocks } from './models/trace-blocks.js';
+export { traceSlice } from './models/trace-slice.js';
 export { DurableWatermarkFileIO } from './durable-watermark.js';
-export { type DirtyMemory, readDirtyMemory } from './meminfo.js';
-export { type JournalInfo, describeJournal } from './fs-journal.js';
-export type { BlockDevice } from './block-device.js';
-export { type DeviceWriteFile, type DeviceWriteMode, openDeviceWriteFile } from './direct-io.js';
+export { type DirtyMemory, readDirtyMemory } from './probes/meminfo.js';
+export { type JournalInfo, describeJournal } from './probes/fs-journal.js';
+export type { BlockDevice } from './probes/block-device.js';
+export {
+  type DeviceWriteFile,
+  type DeviceWriteMode,
+  openDeviceWriteFile,
+} from './probes/direct-io.js';
 export {
   COLD_READ_MODES,
   ColdReadFileIO,
@@ -96,9 +100,9 @@ export {
   type ColdReadMode,
   type ColdReads,
 } from './cold-reads.js';
-export { InflightSampler, type InflightSummary } from './inflight-sampler.js';
-export { type IoUringState, ioUringAllowed, ioUringState } from './io-uring.js';
-export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './fio.js';
+export { InflightSampler, type InflightSummary } from './probes/inflight-sampler.js';
+export { type IoUringState, ioUringAllowed, ioUringState } from './probes/io-uring.js';
+export { type FioOutcome, type FioWrite, fioVersion, runFioJob } from './probes/fio.js';
 export { runTypeScriptChild } from './ts-child.js';
 export { packageFile } from './package-root.js';
 export { LabError } from './errors.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { NodeFileIO } from '../storage/file-io.js';
-import { resolveBlockDevice } from './block-device.js';
+import { resolveBlockDevice } from './probes/block-device.js';
 import {
   IoPhase,
   type PhaseIo,

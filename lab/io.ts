@@ -14,14 +14,14 @@
 import * as fs from 'node:fs';
 import type { FileIOCounters } from '../storage/file-io.js';
 import { assert } from '../storage/errors.js';
-import { readDirtyMemory } from './meminfo.js';
+import { readDirtyMemory } from './probes/meminfo.js';
 import {
   type BlockDevice,
   type BlockStat,
   STAT_SECTOR_BYTES,
   diffBlockStat,
   readBlockStat,
-} from './block-device.js';
+} from './probes/block-device.js';
 
 /** /proc/[pid]/io (proc(5)), renamed with units. */
 export interface ProcIo {

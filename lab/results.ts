@@ -107,7 +107,7 @@ export const environmentSchema = z.object({
   }),
   freeBytes: z.number().nonnegative().nullable(),
   /**
-   * What holds `dir` (lab/storage-kind.ts): a block device, memory (tmpfs, zram), or nothing
+   * What holds `dir` (lab/probes/storage-kind.ts): a block device, memory (tmpfs, zram), or nothing
    * loglab can see as a disk (overlay). Missing in files written before it was recorded.
    */
   storage: z.enum(['block', 'memory', 'no-device']).optional(),
@@ -135,7 +135,7 @@ export const resultsSchema = z.object({
   notes: z.array(z.string()),
   /**
    * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
-   * (lab/device-share.ts): those phases summed, and how many phases there were.
+   * (lab/probes/device-share.ts): those phases summed, and how many phases there were.
    */
   deviceShared: z.object({
     phases: z.number().int().nonnegative(),

@@ -1,14 +1,14 @@
 /**
  * What `loglab plan --measured` would recommend from the report's own results, for one stated
- * workload, in a sentence: the same functions the plan command calls (lab/plan*.ts) on the
+ * workload, in a sentence: the same functions the plan command calls (lab/plan/*.ts) on the
  * documents already loaded. Nothing is measured here.
  */
 import { formatAboutDuration, formatBytes, formatDurationNs } from '../lab/format.js';
-import { EXOS_X20 } from '../lab/models.js';
-import { modelCosts } from '../lab/plan-costs.js';
-import { MEASURED_EXPERIMENTS, measuredFigures } from '../lab/plan-measured.js';
-import { recommend, type Recommendation } from '../lab/plan-recommend.js';
-import { PLAN_DEFAULTS, type PlanInput, planFigures } from '../lab/plan.js';
+import { EXOS_X20 } from '../lab/models/models.js';
+import { modelCosts } from '../lab/plan/plan-costs.js';
+import { MEASURED_EXPERIMENTS, measuredFigures } from '../lab/plan/plan-measured.js';
+import { recommend, type Recommendation } from '../lab/plan/plan-recommend.js';
+import { PLAN_DEFAULTS, type PlanInput, planFigures } from '../lab/plan/plan.js';
 import type { Run } from './runs.js';
 
 const SECONDS_PER_DAY = 86_400;

@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d "${TMPDIR:-/tmp}/loglab-check-compare-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-loglab() { npx tsx lab/main.ts "$@"; }
+loglab() { npx tsx cli/main.ts "$@"; }
 
 what=(run puzzle --quick)
 if [ "${1:-}" = "--suite" ]; then what=(lab); fi

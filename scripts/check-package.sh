@@ -54,12 +54,12 @@ tarball="$work/$(cat "$work/tarball-name.txt")"
 # every entry point; a missing one fails here, before anything is installed.
 for required in package.json README.md bin/loglab.js ci/baseline.json \
   scripts/fio/append.fio scripts/fio/random-write.fio docs/cli.md docs/storage.md \
-  dist/lab/main.js dist/lab/index.js dist/lab/index.d.ts dist/storage/index.js \
+  dist/cli/main.js dist/lab/index.js dist/lab/index.d.ts dist/storage/index.js \
   dist/storage/index.d.ts dist/experiments/index.js dist/experiments/index.d.ts \
-  dist/experiments/queue-depth-child.js; do
+  dist/experiments/support/queue-depth-child.js; do
   grep -qxF "$required" "$work/files.txt" || fail "the tarball lacks $required"
 done
-if grep -E '\.test\.|\.ts$|^(test|storage|lab|experiments|reports)/' "$work/files.txt" \
+if grep -E '\.test\.|\.ts$|^(test|storage|lab|cli|experiments|reports)/' "$work/files.txt" \
   | grep -vE '^dist/.*\.d\.ts$' > "$work/stray.txt"; then
   fail "the tarball holds tests or sources: $(tr '\n' ' ' < "$work/stray.txt")"
 fi
@@ -145,7 +145,7 @@ try {
   assert.equal(typeof runExperiment, 'function');
   assert.equal(typeof writeResultsFile, 'function');
   assert.ok(experiments.some((experiment) => experiment.id === 'crash-safety'));
-  await assert.rejects(import('loglab/dist/storage/sim-disk.js'),
+  await assert.rejects(import('loglab/dist/storage/sim/sim-disk.js'),
     { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
   console.log(`consumer: appended and read offsets ${first} and ${second}; ` +
     `${KAFKA_COMPRESSIONS.length} codecs round-tripped`);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
 import type { DurabilityPolicy, SyncMode } from './durability.js';
-import { SimDisk, SimPowerCutError } from './sim-disk.js';
+import { SimDisk, SimPowerCutError } from './sim/sim-disk.js';
 import { BatchedLog, type BatchLocation, type BatchedRecordInput } from './batched-log.js';
 
 const newDir = tempDirs('batched-recovery');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirpDurable } from './durable-dir.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 
 describe('mkdirpDurable', () => {
   it('makes every level it creates durable, top first', () => {

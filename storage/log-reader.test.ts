@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Log } from './log.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 
 const RECORDS = 3_000;
 const BODY_BYTES = 100;

@@ -11,7 +11,7 @@ import { Log, type LogRecord } from './log.js';
 import { LogQueue } from './log-queue.js';
 import type { LogReader } from './log-reader.js';
 import { RECORD_HEADER_BYTES } from './record.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 
 const DIR = '/data/log';
 const RECORDS = 120;

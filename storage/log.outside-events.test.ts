@@ -11,7 +11,7 @@ import { LogQueue } from './log-queue.js';
 import { Log } from './log.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { LOG_SUFFIX, segmentFileName } from './segment.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 import { SlotFileQueue } from './slot-file.js';
 import {
   recordBoundaries,

@@ -13,7 +13,7 @@ import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { readRecordLimit } from './record-limit.js';
 import { writeRecoveryPoint } from './recovery-point.js';
-import { SimDisk, SimPowerCutError, type SimFault } from './sim-disk.js';
+import { SimDisk, SimPowerCutError, type SimFault } from './sim/sim-disk.js';
 import { PoolIO, SlowPoolIO } from './testing/pool-io.js';
 import { asOffset } from './units.js';
 import { errorOf, rejectionOf } from '../test/fixtures/storage-error.js';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FileHandle } from './file-io.js';
 import { OFFSET_INDEX_ENTRY_BYTES, OffsetIndex, searchIndexFile } from './offset-index.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 
 const WARM_SECTION_BYTES = 8192;
 

@@ -9,7 +9,7 @@ import type { DurabilityPolicy } from './durability.js';
 import { isStorageError } from './errors.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import { LogQueue, type LogQueueOptions } from './log-queue.js';
-import { SimDisk, SimPowerCutError } from './sim-disk.js';
+import { SimDisk, SimPowerCutError } from './sim/sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 import { SlowPoolIO } from './testing/pool-io.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ReadWindow } from './read-window.js';
 import { encodeRecord } from './record.js';
 import { findRecordAfterDamage } from './resync.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 
 /** `file` on a simulated disk, with a window bound to it. */
 function windowOver(file: Buffer): ReadWindow {

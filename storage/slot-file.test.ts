@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 import { acquireWriterLock } from './writer-lock.js';
 import { errorOf } from '../test/fixtures/storage-error.js';

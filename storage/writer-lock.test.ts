@@ -15,7 +15,7 @@ import type { LockAttempt } from '../test/fixtures/writer-lock-child.js';
 import { isStorageError } from './errors.js';
 import { NodeFileIO } from './file-io.js';
 import { loadNativeLocks } from './native-locks.js';
-import { SimDisk } from './sim-disk.js';
+import { SimDisk } from './sim/sim-disk.js';
 import {
   acquireWriterLock,
   describeThisProcess,

@@ -3,7 +3,7 @@
  * to the device total it measured. Shapes and sums only, never a timing or a byte count.
  */
 import { describe, expect, it } from 'vitest';
-import { CAUSE_TITLES } from '../../lab/byte-ledger.js';
+import { CAUSE_TITLES } from '../../lab/models/byte-ledger.js';
 import type { Results } from '../../lab/results.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runTiny } from '../../test/fixtures/tiny-experiment.js';

@@ -3,9 +3,9 @@
  * under `always` takes 1 KiB appends from one producer in steady state, once without retention
  * and once with it (a consumer's `deleteSegmentsBelow` every `retentionEveryMessages` appends, as
  * a log queue removes what its saved head passed), the two interleaved round by round. Each
- * round's device bytes (/sys/block/<disk>/stat, the whole disk) are split by lab/byte-ledger.ts
- * into the causes the round's write trace names; what the trace cannot explain is the file
- * system's metadata and journal row, never left out.
+ * round's device bytes (/sys/block/<disk>/stat, the whole disk) are split by
+ * lab/models/byte-ledger.ts into the causes the round's write trace names; what the trace cannot
+ * explain is the file system's metadata and journal row, never left out.
  *
  * Every row is a measurement: the disk decides the total, and the round's length decides how
  * many messages share a segment's zeros. The rows of one round add up to its total exactly; each
@@ -24,17 +24,17 @@ import {
   byteLedger,
   describeLedger,
   rowBytesPerMsg,
-} from '../../lab/byte-ledger.js';
+} from '../../lab/models/byte-ledger.js';
 import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { formatBytes, formatNumber } from '../../lab/format.js';
 import { IoPhase } from '../../lab/io.js';
 import { Measurement } from '../../lab/measurement.js';
 import { type Labels, metricFromSamples } from '../../lab/metric.js';
-import { flushDirtyPages } from '../../lab/page-cache.js';
+import { flushDirtyPages } from '../../lab/probes/page-cache.js';
 import type { Metric } from '../../lab/results.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import { median } from '../../lab/stats.js';
-import { TracingFileIO } from '../../lab/trace-io.js';
+import { TracingFileIO } from '../../lab/models/trace-io.js';
 import { NodeFileIO } from '../../storage/file-io.js';
 import { Log } from '../../storage/log.js';
 import { recordSizeBytes } from '../../storage/record.js';

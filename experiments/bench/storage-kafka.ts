@@ -20,7 +20,7 @@ import {
   encodeRecords,
 } from '../../storage/kafka-batch.js';
 import { Log } from '../../storage/log.js';
-import { jsonEvent } from '../batching-bodies.js';
+import { jsonEvent } from '../support/batching-bodies.js';
 
 const RECORDS_PER_BATCH = 100;
 const BODY_BYTES = 1024;

@@ -1,6 +1,6 @@
 /**
- * The open-loop phase's quantities (experiments/open-loop.ts), declared by every experiment that
- * runs one, with its series' label keys.
+ * The open-loop phase's quantities (experiments/support/open-loop.ts), declared by every
+ * experiment that runs one, with its series' label keys.
  */
 import type { MetricCatalog, MetricDeclaration } from '../../lab/metric-catalog.js';
 

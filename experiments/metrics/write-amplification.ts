@@ -12,8 +12,9 @@ export const WRITE_AMPLIFICATION_METRICS = declareMetrics('write-amplification',
     unit: 'ratio', class: 'measurement', direction: 'informational', ratio: true,
     labels: ['policy'], title: 'device bytes, A over B',
   },
-  // Design B's total under `always` again, split by what caused each byte (lab/byte-ledger.ts):
-  // the traced causes and, for the rest, file-system metadata and journal.
+  // Design B's total under `always` again, split by what caused each byte
+  // (lab/models/byte-ledger.ts): the traced causes and, for the rest, file-system metadata and
+  // journal.
   ledgerBytesPerMsg: {
     unit: 'B/msg', class: 'measurement', direction: 'lower', labels: ['design', 'policy', 'cause'],
     title: 'device bytes per message by cause',

@@ -15,7 +15,7 @@ import {
   type YamlValue,
   parseYamlSubset,
 } from '../../test/fixtures/yaml-subset.js';
-import { buildProgram } from '../cli.js';
+import { buildProgram } from '../../cli/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ACTION_TEXT = fs.readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
@@ -33,11 +33,11 @@ const runs = mapping(action.runs);
 const steps = (runs.steps as YamlValue[]).map(mapping);
 const stepNamed = (name: string) => steps.find((step) => step.name === name)!;
 
-/** `npx tsx lab/main.ts <command> args…` in every run script, continuation lines joined. */
+/** `npx tsx cli/main.ts <command> args…` in every run script, continuation lines joined. */
 function loglabCalls(): { command: string; flags: string[] }[] {
   return steps.flatMap((step) => {
     const script = String(step.run ?? '').replace(/\\\n\s*/g, ' ');
-    return [...script.matchAll(/npx tsx lab\/main\.ts (\S+)([^\n]*)/g)].map((match) => ({
+    return [...script.matchAll(/npx tsx cli\/main\.ts (\S+)([^\n]*)/g)].map((match) => ({
       command: match[1]!,
       flags: [...match[2]!.matchAll(/(?:^|\s)(--[a-z-]+)/g)].map((flag) => flag[1]!),
     }));

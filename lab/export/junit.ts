@@ -1,6 +1,6 @@
 /**
- * A comparison (lab/compare.ts) as a JUnit XML report, what GitLab's `artifacts:reports:junit`,
- * Jenkins and most test reporters read:
+ * A comparison (lab/compare/compare.ts) as a JUnit XML report, what GitLab's
+ * `artifacts:reports:junit`, Jenkins and most test reporters read:
  *
  *   <testsuites name="loglab compare" tests failures errors skipped>
  *     <testsuite name="<experiment id>" tests failures errors skipped>  one per experiment
@@ -19,7 +19,7 @@ import {
   type Comparison,
   type MetricComparison,
   isGated,
-} from '../compare.js';
+} from '../compare/compare.js';
 import { formatFigure } from '../format.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
 

@@ -7,7 +7,7 @@
  * to the end is read twice — by the sequential reader and by offset — and both must agree.
  */
 import * as path from 'node:path';
-import type { SimDisk } from '../sim-disk.js';
+import type { SimDisk } from '../sim/sim-disk.js';
 import { Log } from '../log.js';
 import type { LogReader } from '../log-reader.js';
 import { asOffset } from '../units.js';

@@ -17,7 +17,7 @@
  */
 import type { DurabilityPolicy } from '../durability.js';
 import { isStorageError } from '../errors.js';
-import { SimDisk, type SimFault } from '../sim-disk.js';
+import { SimDisk, type SimFault } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { CrashModel } from './crash-model.js';
 import { logDriver } from './crash-log-target.js';

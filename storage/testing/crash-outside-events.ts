@@ -41,7 +41,7 @@ import {
   segmentFileName,
   TIME_INDEX_SUFFIX,
 } from '../segment.js';
-import type { SimDisk } from '../sim-disk.js';
+import type { SimDisk } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { describeError, isPowerCut, type OpenTarget } from './crash-target.js';
 

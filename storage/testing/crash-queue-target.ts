@@ -10,7 +10,7 @@ import { readHeadCheckpoint } from '../head-checkpoint.js';
 import { LogQueue } from '../log-queue.js';
 import type { Log } from '../log.js';
 import type { Queue } from '../queue.js';
-import type { SimDisk } from '../sim-disk.js';
+import type { SimDisk } from '../sim/sim-disk.js';
 import { SlotFileQueue } from '../slot-file.js';
 import { crashBodySeq } from './crash-body.js';
 import type { Found } from './crash-model.js';

@@ -6,7 +6,7 @@
 import type { DurabilityPolicy } from '../durability.js';
 import { isStorageError } from '../errors.js';
 import type { Log } from '../log.js';
-import { type SimDisk, SimPowerCutError } from '../sim-disk.js';
+import { type SimDisk, SimPowerCutError } from '../sim/sim-disk.js';
 import type { SeededRandom } from '../sim/prng.js';
 import type { CrashModel, Found } from './crash-model.js';
 

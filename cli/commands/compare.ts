@@ -1,0 +1,120 @@
+/**
+ * `loglab compare BASELINE.json CURRENT.json` (or two directories of results files, matched by
+ * experiment id): metric by metric, what changed and whether it is a regression
+ * (lab/compare/compare.ts). Exit 0 when nothing gated regressed, 1 when something did, 2 when the
+ * documents cannot be compared.
+ */
+import type { Command } from 'commander';
+import * as fs from 'node:fs';
+import { parseChoice, parsePercentArgument } from '../arguments.js';
+import {
+  type Comparison,
+  type NamedResults,
+  DEFAULT_THRESHOLD,
+  compareDocuments,
+  readComparablePair,
+  readComparableSuites,
+} from '../../lab/compare/compare.js';
+import {
+  COMPARE_FORMATS,
+  type CompareFormat,
+  formatComparison,
+  sideBySide,
+  summaryLine,
+} from '../../lab/compare/compare-format.js';
+import { LabError } from '../../lab/errors.js';
+
+export interface GateOptions {
+  readonly threshold?: string;
+  readonly format: string;
+  readonly timings?: boolean;
+  readonly sideBySide?: boolean;
+}
+
+export function parseGateOptions(options: GateOptions) {
+  return {
+    thresholdRatio: options.threshold === undefined
+      ? DEFAULT_THRESHOLD
+      : parsePercentArgument('--threshold', options.threshold),
+    gateTimings: options.timings === true,
+    format: parseChoice<CompareFormat>('--format', options.format, COMPARE_FORMATS),
+  };
+}
+
+/** Prints the comparison; throws CHECK_FAILED (exit 1) when a gated metric regressed. */
+export function reportComparison(
+  comparison: Comparison,
+  format: CompareFormat,
+  command: string,
+): void {
+  process.stdout.write(`${formatComparison(comparison, format)}\n`);
+  failIfRegressed([comparison], command);
+}
+
+function failIfRegressed(comparisons: readonly Comparison[], command: string): void {
+  const failures = comparisons.flatMap((comparison) => comparison.failures);
+  if (failures.length > 0) {
+    throw new LabError('CHECK_FAILED', `${command}: ${failures.length} metric(s) regressed: ` +
+      `${failures.map((metric) => metric.name).join(', ')}`);
+  }
+}
+
+/** Every experiment's table, then one line per experiment; JSON: the list of comparisons. */
+function reportSuite(comparisons: readonly Comparison[], format: CompareFormat): void {
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify(comparisons, null, 2)}\n`);
+  } else {
+    const tables = comparisons.map((comparison) => formatComparison(comparison, format));
+    const failed = comparisons.filter((comparison) => comparison.failures.length > 0).length;
+    const lines = comparisons.map((comparison) => summaryLine(comparison));
+    const verdict = `suite: ${comparisons.length} experiment(s) compared, ${failed} failing`;
+    const summary = format === 'md'
+      ? [`**${verdict}**`, '', ...lines.map((line) => `- ${line}`)]
+      : [verdict, ...lines];
+    process.stdout.write(`${[...tables, ...summary].join('\n\n')}\n`);
+  }
+  failIfRegressed(comparisons, 'compare');
+}
+
+const isDirectory = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory();
+
+export function registerCompareCommand(program: Command): void {
+  program
+    .command('compare')
+    .description('compare two results files of one experiment, or two directories of them ' +
+      '(matched by experiment id); exit 1 when something gated regressed')
+    .argument('<baseline>', 'the results file (or directory) to compare against')
+    .argument('<current>', 'the results file (or directory) to judge')
+    .option('--threshold <percent>', `smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
+    .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
+    .option('--timings', 'let raw timings and measurements fail the comparison too (they are ' +
+      'reported either way)')
+    .option('--side-by-side', 'set two machines or runs next to each other: the same table, ' +
+      'differences beyond the noise marked changed, no verdict, exit 0')
+    .action((baselineFile: string, currentFile: string, options: GateOptions) => {
+      const gate = parseGateOptions(options);
+      const view = options.sideBySide === true ? sideBySide : (comparison: Comparison) => comparison;
+      if (isDirectory(baselineFile) && isDirectory(currentFile)) {
+        const pairs = readComparableSuites(baselineFile, currentFile);
+        if (options.sideBySide === true && pairs[0] !== undefined) printMachines(pairs[0], gate.format);
+        reportSuite(pairs.map(([baseline, current]) =>
+          view(compareDocuments(baseline, current, gate))), gate.format);
+        return;
+      }
+      const pair = readComparablePair(baselineFile, currentFile);
+      if (options.sideBySide === true) printMachines(pair, gate.format);
+      reportComparison(view(compareDocuments(pair[0], pair[1], gate)), gate.format, 'compare');
+    });
+}
+
+/** Which machine each side was measured on, before a side-by-side table. */
+function printMachines(pair: readonly [NamedResults, NamedResults], format: CompareFormat): void {
+  if (format === 'json') return;
+  const describe = ({ file, results }: NamedResults): string => {
+    const env = results.environment;
+    const device = env.device?.name ?? 'no block device';
+    return `${file}: ${env.hostname}, ${device} (${env.filesystem.type ?? 'unknown filesystem'}), ` +
+      `${env.cpuCores} cores, ${env.os}`;
+  };
+  process.stdout.write(`side by side, no verdict:\n  ${describe(pair[0])}\n  ${describe(pair[1])}\n\n`);
+}

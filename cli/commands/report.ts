@@ -1,0 +1,42 @@
+/**
+ * `loglab report FILES… [--out DIR]`: rebuilds a report from results files (or folders of them),
+ * from one machine or several side by side. Files that do not validate are named on stderr and
+ * left out; the rest still make the report.
+ */
+import type { Command } from 'commander';
+import { ReportError } from '../../reports/report-error.js';
+import { defaultReportDir, writeReport } from '../../reports/report.js';
+import { checkDirectoryArgument } from '../arguments.js';
+import { LabError } from '../../lab/errors.js';
+
+interface ReportOptions {
+  readonly out?: string;
+}
+
+async function runReport(files: readonly string[], options: ReportOptions): Promise<void> {
+  const outDir = options.out ?? defaultReportDir(new Date());
+  checkDirectoryArgument('--out', outDir, false);
+  let output;
+  try {
+    output = await writeReport(files, outDir);
+  } catch (error) {
+    if (error instanceof ReportError && error.code === 'NO_VALID_RESULTS') {
+      throw new LabError('INVALID_RESULTS', error.message);
+    }
+    throw error;
+  }
+  for (const warning of output.warnings) process.stderr.write(`loglab: left out ${warning}\n`);
+  for (const warning of output.chartWarnings) process.stderr.write(`loglab: chart ${warning}\n`);
+  for (const headline of output.headlines) process.stdout.write(`${headline}\n`);
+  process.stdout.write(`report: ${output.htmlPath}\nreport: ${output.markdownPath}\n`);
+}
+
+export function registerReportCommand(program: Command): void {
+  program
+    .command('report')
+    .description('write report.md, report.html and charts from results files; several ' +
+      'machines or runs of one experiment share a table and a chart')
+    .argument('<files...>', 'results files, or folders holding them')
+    .option('--out <dir>', 'folder for the report (default: ./loglab-report/<timestamp>/)')
+    .action(runReport);
+}

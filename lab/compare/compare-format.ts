@@ -1,0 +1,142 @@
+/**
+ * How `loglab compare` and `loglab ci` print a comparison: an aligned text table for a terminal,
+ * a Markdown table for a pull-request comment, or the comparison itself as JSON.
+ */
+import type { Comparison, MetricComparison } from './compare.js';
+import { formatFigure } from '../format.js';
+
+export const COMPARE_FORMATS = ['text', 'md', 'json'] as const;
+export type CompareFormat = (typeof COMPARE_FORMATS)[number];
+
+const HEADER = [
+  'metric',
+  'class',
+  'baseline',
+  'current',
+  'change',
+  '95% interval',
+  'verdict',
+] as const;
+
+const sign = (figure: number) => (figure > 0 ? '+' : '');
+const percent = (ratio: number) => `${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)}%`;
+const value = (figure: number, unit: string) => `${formatFigure(figure)} ${unit}`;
+
+function change(metric: MetricComparison): string {
+  if (metric.verdict === 'unchanged') return '0';
+  if (metric.change === null) {
+    return metric.difference === 0
+      ? '0'
+      : `${sign(metric.difference)}${value(metric.difference, metric.unit)}`;
+  }
+  if (metric.class === 'counter' && metric.difference !== 0) {
+    // A counter moves by whole bytes or calls: the absolute change says more than a percentage.
+    const difference = `${sign(metric.difference)}${formatFigure(metric.difference)}`;
+    return `${percent(metric.change)} (${difference})`;
+  }
+  return percent(metric.change);
+}
+
+function interval(metric: MetricComparison): string {
+  if (metric.ci95 !== null) return `[${percent(metric.ci95[0])}, ${percent(metric.ci95[1])}]`;
+  return metric.class === 'counter' ? 'exact' : (metric.intervalNote ?? 'unavailable');
+}
+
+function verdict(metric: MetricComparison): string {
+  const quiet = metric.verdict === 'within noise' || metric.verdict === 'unchanged';
+  if (quiet) return metric.verdict;
+  if (metric.direction === 'informational') return `${metric.verdict} (informational)`;
+  return metric.gated ? metric.verdict : `${metric.verdict} (${metric.class}, not gated)`;
+}
+
+/** `counter`, `measurement`, `timing`, and `ratio` after a within-run ratio's class. */
+function classCell(metric: MetricComparison): string {
+  return metric.kind === 'ratio' ? `${metric.class} ratio` : metric.class;
+}
+
+function rows(comparison: Comparison): string[][] {
+  return comparison.metrics.map((metric) => [
+    metric.name,
+    classCell(metric),
+    value(metric.baseline, metric.unit),
+    value(metric.current, metric.unit),
+    change(metric),
+    interval(metric),
+    verdict(metric),
+  ]);
+}
+
+export function summaryLine(comparison: Comparison): string {
+  const count = (verdict: string) =>
+    comparison.metrics.filter((metric) => metric.verdict === verdict).length;
+  const failed = comparison.failures.length;
+  const rule = `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
+    `for ratios${comparison.gateTimings
+      ? ', timings and measurements'
+      : ', timings and measurements reported only'}; informational never fail`;
+  const names = comparison.failures.map((metric) => metric.name).join(', ');
+  const outcome = failed === 0 ? 'no gated regression' : `${failed} failing: ${names}`;
+  return `${comparison.experimentId}: ${outcome} — ${count('regressed')} regressed, ` +
+    `${count('improved')} improved, ${count('changed')} changed, ` +
+    `${count('unchanged')} unchanged, ` +
+    `${count('within noise')} within noise (${rule})`;
+}
+
+function textTable(comparison: Comparison): string {
+  const table = [[...HEADER], ...rows(comparison)];
+  const widths = HEADER.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
+  const lines = table.map((row) =>
+    row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
+  lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
+  return [
+    `${comparison.baselineFile} → ${comparison.currentFile}`,
+    ...lines,
+    ...comparison.warnings.map((warning) => `warning: ${warning}`),
+    summaryLine(comparison),
+  ].join('\n');
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+function markdownTable(comparison: Comparison): string {
+  const mark = (metric: MetricComparison) => (comparison.failures.includes(metric) ? '❌ ' : '');
+  const body = rows(comparison).map((row, i) => {
+    const metric = comparison.metrics[i]!;
+    const cells = row.map((text, column) => (column === 0 ? `\`${cell(text)}\`` : cell(text)));
+    cells[6] = `${mark(metric)}${cells[6]}`;
+    return `| ${cells.join(' | ')} |`;
+  });
+  return [
+    `### loglab compare: \`${cell(comparison.experimentId)}\``,
+    '',
+    `| ${HEADER.join(' | ')} |`,
+    `| ${HEADER.map((_, i) => (i < 2 || i === HEADER.length - 1 ? '---' : '---:')).join(' | ')} |`,
+    ...body,
+    '',
+    ...comparison.warnings.flatMap((warning) => [`> warning: ${cell(warning)}`, '']),
+    `**${cell(summaryLine(comparison))}**`,
+  ].join('\n');
+}
+
+export function formatComparison(comparison: Comparison, format: CompareFormat): string {
+  if (format === 'json') return JSON.stringify(comparison, null, 2);
+  return format === 'md' ? markdownTable(comparison) : textTable(comparison);
+}
+
+/**
+ * The comparison as a side-by-side view of two machines or runs (`compare --side-by-side`): a
+ * difference beyond the noise is `changed`, neither better nor worse, since a faster disk is no
+ * regression of the code; nothing is gated and nothing fails.
+ */
+export function sideBySide(comparison: Comparison): Comparison {
+  return {
+    ...comparison,
+    metrics: comparison.metrics.map((metric) => ({
+      ...metric,
+      gated: false,
+      verdict: metric.verdict === 'regressed' || metric.verdict === 'improved' ? 'changed' : metric.verdict,
+    })),
+    failures: [],
+  };
+}
+

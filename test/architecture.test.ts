@@ -1,0 +1,152 @@
+/**
+ * The import rules of docs/architecture.md, checked from the code's own imports:
+ *
+ *   cli/ ──> lab/ ──> storage/        experiments/ ──> lab/, storage/
+ *   cli/ ──> experiments/, reports/   reports/ ──> the results contract of lab/ and experiments/
+ *
+ * Every non-test .ts file under the five folders is read; each relative import specifier
+ * (`import … from`, `export … from`, `import '…'`, `import('…')`) is resolved to a path and
+ * held against its folder's rule. Packages (`node:fs`, `zod`) are not judged. Tests and
+ * test/fixtures/ may import anything. A deliberate exception is listed below with its reason,
+ * and an exception the code no longer needs fails too, so the list only shrinks.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const FOLDERS = ['storage', 'lab', 'cli', 'experiments', 'reports'] as const;
+type Folder = (typeof FOLDERS)[number];
+
+/** What each folder's files may import, by the imported file's path from the repository root. */
+const RULES: Readonly<Record<Folder, (target: string) => boolean>> = {
+  storage: (target) => target.startsWith('storage/'),
+  lab: (target) => target.startsWith('lab/') || target.startsWith('storage/'),
+  cli: () => true,
+  experiments: (target) => ['experiments/', 'lab/', 'storage/'].some((folder) =>
+    target.startsWith(folder)),
+  // The results contract: the document's types and reader, the metric declarations (each
+  // experiment's own in experiments/metrics/, which import nothing but lab/metric-catalog.ts).
+  reports: (target) => target.startsWith('reports/') || target === 'lab/results.ts' ||
+    target === 'lab/metric-catalog.ts' || /^experiments\/metrics\/[^/]+\.ts$/.test(target),
+};
+
+interface Exception {
+  readonly from: string;
+  readonly to: RegExp;
+  readonly why: string;
+}
+
+/** Imports that break their folder's rule on purpose. */
+const EXCEPTIONS: readonly Exception[] = [
+  {
+    from: 'lab/plan/plan-measured.ts',
+    to: /^experiments\/metrics\/(index-density|recovery|scan-vs-lookup|segment-size)\.ts$/,
+    why: '`loglab plan --measured` selects this machine\'s figures through the declared metrics ' +
+      'of the four experiments it reads, never by the middle of a metric name',
+  },
+  {
+    from: 'reports/glance-plan.ts',
+    to: /^lab\/(plan\/[^/]+|models\/models|format)\.ts$/,
+    why: 'the report\'s plan glance calls the functions `loglab plan` calls, on figures read ' +
+      'from the results documents; nothing is measured (docs/report-contract.md)',
+  },
+  {
+    from: 'reports/charts/chart-types.ts',
+    to: /^storage\/errors\.ts$/,
+    why: 'the assertion helper every module uses for programmer mistakes',
+  },
+];
+
+interface Import {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The specifiers a module imports, read from its text: comment lines are skipped. */
+function importSpecifiers(text: string): string[] {
+  const code = text.split('\n').filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line)).join('\n');
+  const patterns = [
+    /^(?:import|export)\b[^;]*?\bfrom\s*(['"])([^'"\n]+)\1/gm,
+    /^import\s*(['"])([^'"\n]+)\1/gm,
+    /(?<![\w.])import\(\s*(['"])([^'"\n]+)\1\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[2]!));
+}
+
+/** The repository path a relative specifier names: `../lab/results.js` → `lab/results.ts`. */
+function resolveSpecifier(from: string, specifier: string): string {
+  const joined = posix.normalize(posix.join(posix.dirname(from), specifier));
+  return joined.replace(/\.js$/, '.ts');
+}
+
+function sourceFiles(folder: Folder): string[] {
+  return readdirSync(`${ROOT}${folder}`, { recursive: true, encoding: 'utf8' })
+    .map((name) => posix.join(folder, name.split('\\').join('/')))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .sort();
+}
+
+function importsOf(file: string): Import[] {
+  return importSpecifiers(readFileSync(`${ROOT}${file}`, 'utf8'))
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => ({ from: file, to: resolveSpecifier(file, specifier) }));
+}
+
+function folderOf(file: string): Folder {
+  const folder = FOLDERS.find((name) => file.startsWith(`${name}/`));
+  if (folder === undefined) throw new Error(`architecture: ${file} is in none of ${FOLDERS}`);
+  return folder;
+}
+
+function exceptionFor(edge: Import): Exception | undefined {
+  return EXCEPTIONS.find((exception) => exception.from === edge.from && exception.to.test(edge.to));
+}
+
+const edges = FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
+
+describe('the import rules', () => {
+  it('reads every folder\'s source files and finds their imports', () => {
+    for (const folder of FOLDERS) {
+      expect(sourceFiles(folder).length, folder).toBeGreaterThan(0);
+      expect(edges.some((edge) => edge.from.startsWith(`${folder}/`)), folder).toBe(true);
+    }
+  });
+
+  it('finds import, export-from, side-effect and dynamic imports, and skips comments', () => {
+    const text = [
+      "import type { A } from './a.js';",
+      'import {',
+      '  B,',
+      "} from '../b.js';",
+      "export { C } from './c.js';",
+      "import './d.js';",
+      "type E = import('./e.js').E;",
+      " * import { F } from './f.js';",
+      "// import { G } from './g.js';",
+    ].join('\n');
+    expect(importSpecifiers(text).sort())
+      .toEqual(['../b.js', './a.js', './c.js', './d.js', './e.js']);
+  });
+
+  it('lets each folder import only what its rule allows, apart from the listed exceptions', () => {
+    const broken = edges
+      .filter((edge) => !RULES[folderOf(edge.from)](edge.to) && exceptionFor(edge) === undefined)
+      .map((edge) => `${edge.from} -> ${edge.to}`);
+    expect(broken, 'imports that break docs/architecture.md\'s rules').toEqual([]);
+  });
+
+  it('lists no exception the code no longer needs', () => {
+    const stale = EXCEPTIONS.filter((exception) => !edges.some((edge) =>
+      edge.from === exception.from && exception.to.test(edge.to) &&
+      !RULES[folderOf(edge.from)](edge.to)));
+    expect(stale.map((exception) => exception.from)).toEqual([]);
+  });
+
+  it('leaves cli/ imported by no other folder', () => {
+    const intoCli = edges.filter((edge) => edge.to.startsWith('cli/') &&
+      !edge.from.startsWith('cli/'));
+    expect(intoCli.map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([]);
+  });
+});
