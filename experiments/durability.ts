@@ -2,9 +2,13 @@
  * Durability (seed, lesson 3's question): what does waiting for the drive cost, and how many
  * messages can one fsync cover? Producers append 1 KiB messages to a log and wait for the
  * acknowledgement its policy allows: `always` fdatasyncs every message, `group` shares one
- * fdatasync among every message waiting when it starts (at most `maxDelayMs` after the first),
- * `none` acknowledges once the bytes are in the page cache. Every policy, delay and producer
- * count runs in interleaved rounds on its own log.
+ * fdatasync among every message waiting when it starts (leader/follower: with no sync running one
+ * starts at the end of the event-loop turn; sends made while it runs are synced together when it
+ * ends; a delay only where a configuration asks for one), `none` acknowledges once the bytes are
+ * in the page cache. Producer counts from 1 to 256 (quick: 1 to 64) run `group` against `always`
+ * (both with the default thread-pool syncs), and `groupVsAlways` is their round-by-round ratio;
+ * a few counts repeat both with inline syncs (`threadPoolVsInline`). Every configuration runs in
+ * interleaved rounds on its own log.
  *
  * The loss window is measured, not assumed: a FileIO wrapper counts the appends a completed
  * fdatasync covers, and at every acknowledgement the experiment compares that with the
@@ -38,22 +42,23 @@ import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.
 
 const MEASURED_SHARE = 0.8;
 const SHORTEST_ROUND_SECONDS = 0.02;
-const GROUP_DELAYS_MS: readonly number[] = [0.1, 1, 10];
-const PRODUCER_COUNTS: readonly number[] = [1, 4, 16, 64];
+/** Producer counts of the group-against-always sweep. */
+const SWEEP = { quick: [1, 4, 16, 64], full: [1, 2, 4, 8, 16, 32, 64, 128, 256] } as const;
+/** Counts at which both policies also run with inline syncs, and `none` runs. */
+const SIDE_COUNTS = { quick: [1, 16], full: [1, 16, 64] } as const;
+/** Group commit with a delay the caller asked for, at this many producers (full runs only). */
+const DELAYED_GROUP = { producers: 16, delaysMs: [1, 10] } as const;
 /** Sealed segments are dropped after every round, so a long run does not fill the disk. */
 const SEGMENT_BYTES = 16 * 1024 * 1024;
 
-/** Group commit's fdatasync on the thread pool, beside the default inline one, at this delay. */
-const THREAD_POOL_DELAY_MS = 0.1;
-/** The open-loop phase drives the configurations of one producer, one send in flight. */
+/** The open-loop phase drives the default configurations of one producer, one send in flight. */
 const OPEN_LOOP_PRODUCERS = 1;
-/** Quick runs drive group commit at this delay only (inline), to stay within their budget. */
-const QUICK_OPEN_LOOP_DELAY_MS = 1;
 
 interface Config {
   readonly policy: DurabilityPolicy;
+  /** Group commit's delay; null for the other policies. */
   readonly maxDelayMs: number | null;
-  /** Where group commit's fdatasync runs; null for the other policies. */
+  /** Where the fdatasyncs run; null under none. */
   readonly syncMode: SyncMode | null;
   readonly producers: number;
   readonly prefix: string;
@@ -69,15 +74,21 @@ interface Config {
 
 type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'producers'>;
 
-function describeConfigs(): Shape[] {
+function describeConfigs(quick: boolean): Shape[] {
+  const mode = quick ? 'quick' : 'full';
+  const always = (syncMode: SyncMode, producers: number): Shape =>
+    ({ policy: 'always', maxDelayMs: null, syncMode, producers });
   const group = (maxDelayMs: number, syncMode: SyncMode, producers: number): Shape =>
     ({ policy: 'group', maxDelayMs, syncMode, producers });
-  return PRODUCER_COUNTS.flatMap((producers): Shape[] => [
-    { policy: 'always', maxDelayMs: null, syncMode: null, producers },
-    ...GROUP_DELAYS_MS.map((maxDelayMs) => group(maxDelayMs, 'inline', producers)),
-    group(THREAD_POOL_DELAY_MS, 'thread-pool', producers),
+  const sweep = SWEEP[mode].flatMap((producers) =>
+    [always('thread-pool', producers), group(0, 'thread-pool', producers)]);
+  const sides = SIDE_COUNTS[mode].flatMap((producers): Shape[] => [
+    always('inline', producers), group(0, 'inline', producers),
     { policy: 'none', maxDelayMs: null, syncMode: null, producers },
   ]);
+  const delayed = quick ? [] : DELAYED_GROUP.delaysMs.map((delayMs) =>
+    group(delayMs, 'thread-pool', DELAYED_GROUP.producers));
+  return [...sweep, ...sides, ...delayed];
 }
 
 /**
@@ -97,13 +108,12 @@ function recordsInSegmentWrite(file: string, buffer: Uint8Array, offset: number,
 
 function openConfig(ctx: LabContext, shape: Shape) {
   const { policy, maxDelayMs, syncMode, producers } = shape;
-  const where = syncMode === 'thread-pool' ? '.thread-pool' : '';
-  const prefix = maxDelayMs === null
-    ? `durability.${policy}.${producers}`
-    : `durability.${policy}.${maxDelayMs}ms${where}.${producers}`;
-  const labels = maxDelayMs === null || syncMode === null
-    ? { policy, producers }
-    : { policy, maxDelayMs, syncMode, producers };
+  const prefix = prefixOf(shape);
+  const labels = {
+    policy, producers,
+    ...(maxDelayMs === null ? {} : { maxDelayMs }),
+    ...(syncMode === null ? {} : { syncMode }),
+  };
   const io = new DurableWatermarkFileIO(new NodeFileIO(), recordsInSegmentWrite);
   const dir = path.join(ctx.dir, prefix);
   fs.mkdirSync(dir, { recursive: true });
@@ -118,6 +128,13 @@ function openConfig(ctx: LabContext, shape: Shape) {
     acknowledged: 0, largestWindow: 0, dirtyBytes: [],
   };
   return config;
+}
+
+/** `durability.<policy>[.<delay>ms][.inline].<producers>`: the defaults carry no suffix. */
+function prefixOf(shape: Shape): string {
+  const delay = shape.maxDelayMs !== null && shape.maxDelayMs > 0 ? `.${shape.maxDelayMs}ms` : '';
+  const inline = shape.syncMode === 'inline' ? '.inline' : '';
+  return `durability.${shape.policy}${delay}${inline}.${shape.producers}`;
 }
 
 function sender(config: Config, body: Buffer): () => Promise<number> {
@@ -182,10 +199,47 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
   return metrics;
 }
 
-function drivesOpenLoop(config: Config, quick: boolean): boolean {
-  if (config.producers !== OPEN_LOOP_PRODUCERS) return false;
-  if (!quick || config.policy !== 'group') return true;
-  return config.maxDelayMs === QUICK_OPEN_LOOP_DELAY_MS && config.syncMode === 'inline';
+/** The open loop drives each policy as a log runs it by default, one producer. */
+function drivesOpenLoop(config: Config): boolean {
+  return config.producers === OPEN_LOOP_PRODUCERS && config.syncMode !== 'inline' &&
+    (config.maxDelayMs ?? 0) === 0;
+}
+
+/**
+ * Round-by-round ratios of two configurations run in the same interleaved rounds: group over
+ * always at each producer count of the sweep, and thread-pool over inline syncs per policy.
+ */
+function ratioMetrics(configs: readonly Config[]): Metric[] {
+  const byPrefix = new Map(configs.map((config) => [config.prefix, config]));
+  const rates = (config: Config) => config.measurement.repetitions.map((rep) => rep.ratePerSec);
+  const ratio = (over: Config, under: Config) => {
+    const below = rates(under);
+    return rates(over).map((rate, i) => rate / (below[i] ?? Number.NaN));
+  };
+  const metrics: Metric[] = [];
+  for (const config of configs) {
+    const { producers } = config;
+    if (config.policy === 'group' && config.maxDelayMs === 0 && config.syncMode === 'thread-pool') {
+      const always = byPrefix.get(`durability.always.${producers}`);
+      if (always !== undefined) {
+        metrics.push(M.groupVsAlways.fromSamples(`durability.${producers}.groupVsAlways`,
+          ratio(config, always), { producers },
+          `group commit's acknowledged messages per second over always's, ${producers} ` +
+            'producers, thread-pool syncs, round by round'));
+      }
+    }
+    if (config.syncMode === 'inline') {
+      const pooled = byPrefix.get(prefixOf({ ...config, syncMode: 'thread-pool' }));
+      if (pooled !== undefined) {
+        metrics.push(M.threadPoolVsInline.fromSamples(
+          `durability.${config.policy}.${producers}.threadPoolVsInline`, ratio(pooled, config),
+          { policy: config.policy, producers },
+          `${config.policy} with its fdatasyncs on the thread pool over inline on the event ` +
+            `loop, ${producers} producers, round by round`));
+      }
+    }
+  }
+  return metrics;
 }
 
 interface OpenLoopRun {
@@ -216,7 +270,7 @@ async function openLoopRound(ctx: LabContext, config: Config, series: OpenLoopSe
  * rate its closed-loop rounds acknowledged, rates in turn and the policies interleaved at each.
  */
 async function openLoopPhase(ctx: LabContext, configs: readonly Config[], body: Buffer) {
-  const runs = configs.filter((config) => drivesOpenLoop(config, ctx.quick))
+  const runs = configs.filter((config) => drivesOpenLoop(config))
     .map((config): OpenLoopRun => {
       const rates = config.measurement.repetitions.map((rep) => rep.ratePerSec);
       const closedMsgsPerSec = median(rates);
@@ -255,18 +309,19 @@ function find(metrics: readonly Metric[], name: string): Metric | undefined {
   return metrics.find((metric) => metric.name === name);
 }
 
-function headline(metrics: readonly Metric[]): string {
-  const most = PRODUCER_COUNTS[PRODUCER_COUNTS.length - 1] ?? 1;
+function headline(metrics: readonly Metric[], quick: boolean): string {
+  const counts = SWEEP[quick ? 'quick' : 'full'];
+  const most = counts[counts.length - 1] ?? 1;
   const rate = (prefix: string) => formatFigure(find(metrics, `${prefix}.msgsPerSec`)?.median ??
     Number.NaN);
   const p99Ms = (prefix: string) =>
     formatFigure((find(metrics, `${prefix}.sendLatencyNs`)?.p99 ?? Number.NaN) / 1e6);
-  const group = `durability.group.1ms.${most}`;
+  const group = `durability.group.${most}`;
   const perFsync = formatFigure(find(metrics, `${group}.msgsPerFsync`)?.median ?? Number.NaN);
   const none = `durability.none.${most}`;
   const dirty = find(metrics, `${none}.dirtyBytes`)?.median;
   const window = find(metrics, `${none}.lossWindowMsgs`)?.median ?? Number.NaN;
-  return `With ${most} producers, group commit at 1 ms covered ${perFsync} messages per ` +
+  return `With ${most} producers, group commit covered ${perFsync} messages per ` +
     `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms) against ` +
     `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message (p99 ` +
     `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none ` +
@@ -276,14 +331,17 @@ function headline(metrics: readonly Metric[]): string {
 }
 
 const NOTES: readonly string[] = [
-  'Node timers cannot wait less than a millisecond: group commit runs a 0.1 ms delay as "the ' +
-    'next turn of the event loop", so every producer ready in that turn joins the sync.',
-  'always fdatasyncs inside the append, which blocks the event loop: more producers cannot ' +
-    'overlap those syncs, so its figures barely change with the producer count.',
-  'group writes a group\'s records with one write just before its fdatasync, which runs on the ' +
-    'event loop (syncMode inline, the default) or, in the thread-pool configurations at 0.1 ms, ' +
-    'on libuv\'s thread pool: there appends made meanwhile overlap the sync, at the price of two ' +
-    'thread hand-offs per sync.',
+  'group (leader/follower): with no sync running, one starts at the end of the event-loop turn, ' +
+    'so every producer ready in that turn joins it; sends made while it runs are synced ' +
+    'together the moment it ends. The 1 ms and 10 ms configurations (full runs) add the delay ' +
+    'a caller may ask for.',
+  'always issues one fdatasync per message, in order, and acknowledges each message by its ' +
+    'own sync: more producers queue behind each other, so its figures barely change with the ' +
+    'producer count. groupVsAlways is group over always at each producer count, round by round.',
+  'Syncs run on libuv\'s thread pool by default (the event loop stays free); the .inline ' +
+    'configurations run them on the event loop, which saves two thread hand-offs per sync. ' +
+    'threadPoolVsInline is the default over inline, round by round. group writes a group\'s ' +
+    'records with one write just before its fdatasync.',
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
     'the policy. Under none the log syncs only on a clean close, so it counts every message ' +
@@ -302,10 +360,11 @@ export async function run(ctx: LabContext): Promise<Results> {
   const rounds = ctx.numberParam('rounds');
   const body = Buffer.alloc(ctx.numberParam('messageBytes'));
   ctx.random.fillBytes(body);
-  ctx.ensureFreeSpace(describeConfigs().length * 2 * SEGMENT_BYTES);
+  const shapes = describeConfigs(ctx.quick);
+  ctx.ensureFreeSpace(shapes.length * 2 * SEGMENT_BYTES);
   const configs: Config[] = [];
   try {
-    for (const shape of describeConfigs()) configs.push(openConfig(ctx, shape));
+    for (const shape of shapes) configs.push(openConfig(ctx, shape));
     // The first append preallocates the segment's first extent (always, group): set-up, not a round.
     for (const config of configs) {
       await config.log.append(body);
@@ -320,14 +379,15 @@ export async function run(ctx: LabContext): Promise<Results> {
       name: config.prefix,
       round: () => measuredRound(ctx, config, body, secondsOf(config)),
     })), ctx.progress);
-    const metrics = configs.flatMap((config) => configMetrics(ctx, config));
+    const metrics = [...configs.flatMap((config) => configMetrics(ctx, config)),
+      ...ratioMetrics(configs)];
     const counters: Record<string, number> = Object.fromEntries(configs.map((config) =>
       [`${config.prefix}.fdatasyncCalls`, config.totals.total?.fileIo?.fdatasyncCalls ?? 0]));
     const openStartNs = process.hrtime.bigint();
     const open = await openLoopPhase(ctx, configs, body);
     counters['openLoop.elapsedNs'] = Number(process.hrtime.bigint() - openStartNs);
     return ctx.results({ metrics: [...metrics, ...openLoopMetrics(ctx, open)], counters,
-      headline: headline(metrics), notes: [...NOTES, openLoopNote(ctx, open)] });
+      headline: headline(metrics, ctx.quick), notes: [...NOTES, openLoopNote(ctx, open)] });
   } finally {
     for (const config of configs) await config.log.close();
   }

@@ -20,6 +20,11 @@ export const DURABILITY_METRICS = declareMetrics('durability', {
   // run reached (two quick reruns differed by more than 5%).
   msgsPerFsync: { unit: 'msgs', class: 'measurement', direction: 'higher', labels: SERIES,
     title: 'messages per fsync' },
+  // Ratios of two configurations' rates in the same interleaved rounds: compare gates them.
+  groupVsAlways: { unit: 'ratio', class: 'timing', direction: 'higher', ratio: true,
+    labels: ['producers'], title: 'group commit over always' },
+  threadPoolVsInline: { unit: 'ratio', class: 'timing', direction: 'higher', ratio: true,
+    labels: ['policy', 'producers'], title: 'thread-pool syncs over inline' },
   dirtyBytes: { unit: 'B', class: 'measurement', direction: 'informational', labels: SERIES,
     title: 'dirty page cache on the machine' },
   ...openLoopDeclarations(SERIES),
