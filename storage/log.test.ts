@@ -239,7 +239,7 @@ describe('durability', () => {
     expect(statSync(active.logPath).size).toBe(active.sizeBytes);
   });
 
-  it('preallocates one extent ahead, each with its own fdatasync, not the whole segment at once', () => {
+  it('preallocates one extent ahead, not the whole segment at once, synced with the appends', () => {
     const io = new NodeFileIO();
     const dir = newDir();
     const log = Log.open(dir, { durability: 'always', syncMode: 'inline', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
@@ -252,8 +252,8 @@ describe('durability', () => {
     expect(statSync(logPath).size).toBe(PREALLOCATE_EXTENT_BYTES);
     const appendsBefore = io.counters.fdatasyncCalls - syncsBefore;
     log.appendBatchNoWait(batch);
-    // One sync for the new extent's zeros, one for the batch.
-    expect(io.counters.fdatasyncCalls - syncsBefore).toBe(appendsBefore + 2);
+    // The new extent's zeros are committed by the batch's own sync: they add none of their own.
+    expect(io.counters.fdatasyncCalls - syncsBefore).toBe(appendsBefore + 1);
     expect(statSync(logPath).size).toBe(2 * PREALLOCATE_EXTENT_BYTES);
     const end = log.endOffset;
     log.close();
@@ -373,13 +373,24 @@ describe('durability', () => {
     log.close();
   });
 
-  it('throws the I/O error itself under always, then fences', () => {
+  it('throws the I/O error itself under always with inline syncs, then fences', async () => {
     const io = new FailingSyncIO();
-    const log = Log.open(newDir(), { durability: 'always', io });
+    const log = Log.open(newDir(), { durability: 'always', syncMode: 'inline', io });
     io.failSyncs = true;
     expect(() => log.appendNoWait(bodyFor(0))).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
     expect(isStorageError(log.fenced, 'LOG_FENCED')).toBe(true);
-    log.close();
+    await log.close();
+  });
+
+  it('rejects the append with the fence under always with thread-pool syncs, the I/O error its cause', async () => {
+    const io = new FailingSyncIO();
+    const log = Log.open(newDir(), { durability: 'always', io });
+    io.failSyncs = true;
+    const failed = await log.append(bodyFor(0)).catch((error: unknown) => error);
+    expect(isStorageError(failed, 'LOG_FENCED')).toBe(true);
+    expect(isStorageError((failed as Error).cause, 'IO_ERROR')).toBe(true);
+    expect(() => log.appendNoWait(bodyFor(1))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
+    await log.close();
   });
 });
 

@@ -2,6 +2,7 @@
 import type { Experiment } from '../../lab/experiment.js';
 import { BYTE_LEDGER_TARGETS, byteLedgerBench } from './byte-ledger.js';
 import { codecBench } from './codec.js';
+import { EVENT_LOOP_TARGETS, eventLoopBench } from './event-loop.js';
 import { queueBench } from './queue.js';
 import { storageBench } from './storage.js';
 import { QUEUE_TARGETS, STORAGE_TARGETS, type Target } from './targets.js';
@@ -17,4 +18,5 @@ export const benchSuites: readonly BenchSuite[] = [
   { name: 'queue', experiment: queueBench, targets: QUEUE_TARGETS },
   { name: 'codec', experiment: codecBench, targets: [] },
   { name: 'byte-ledger', experiment: byteLedgerBench, targets: BYTE_LEDGER_TARGETS },
+  { name: 'event-loop', experiment: eventLoopBench, targets: EVENT_LOOP_TARGETS },
 ];

@@ -1,0 +1,167 @@
+/**
+ * `loglab bench event-loop`: how long the event loop waits while 16 producers append with their
+ * acknowledgements, under `always` and `group`, with the engine's fdatasyncs on the thread pool
+ * (the default) and inline on the event loop. A program that serves anything else beside its
+ * appends (an HTTP server, a consumer) feels this delay on every other callback.
+ *
+ * The delay is measured as `perf_hooks.monitorEventLoopDelay` does it: a timer due every
+ * millisecond records how late it ran. Ours also records the gap from its last run to the end
+ * of the round: when appends never yield (inline syncs resolve their promises in one unbroken
+ * chain of microtasks) the timer never runs, and the histogram would report no delay at all
+ * where the loop was held for the whole round. The figure is the median over rounds of each
+ * round's p99 and max. The same rounds give the rate, so `threadPoolVsInline` says what keeping
+ * the loop free costs in messages a second.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { percentile } from '../../lab/stats.js';
+import type { Experiment, LabContext } from '../../lab/experiment.js';
+import { Measurement } from '../../lab/measurement.js';
+import { metricFromSamples } from '../../lab/metric.js';
+import type { Metric } from '../../lab/results.js';
+import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
+import { type DurabilityPolicy, Log, type LogOptions, type SyncMode } from '../../storage/index.js';
+import type { Target } from './targets.js';
+
+const BODY_BYTES = 1024;
+const PRODUCERS = 16;
+const SEGMENT_BYTES = 16 * 1024 * 1024;
+const WARMUP_SHARE = 0.1;
+const PREFIX = 'eventLoop';
+
+export const EVENT_LOOP_TARGETS: readonly Target[] = [
+  { metric: `${PREFIX}.always.delayP99Ns`, atMost: 1e6,
+    why: 'event-loop delay p99 at most 1 ms while 16 producers append under always, default options (issue 17)' },
+  { metric: `${PREFIX}.group.delayP99Ns`, atMost: 1e6,
+    why: 'event-loop delay p99 at most 1 ms while 16 producers append under group, default options' },
+];
+
+interface Setting {
+  readonly policy: DurabilityPolicy;
+  readonly syncMode: SyncMode;
+  readonly name: string;
+  readonly log: Log;
+  readonly measurement: Measurement;
+  readonly p99Ns: number[];
+  readonly maxNs: number[];
+}
+
+function openSetting(ctx: LabContext, policy: DurabilityPolicy, syncMode: SyncMode): Setting {
+  const name = `${policy}${syncMode === 'inline' ? '.inline' : ''}`;
+  const dir = path.join(ctx.dir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  // Only the policy changes between settings: the sync mode is the default or `inline`.
+  const options: LogOptions = { durability: policy, segmentBytes: SEGMENT_BYTES,
+    ...(syncMode === 'inline' ? { syncMode } : {}) };
+  const log = Log.open(dir, options);
+  return { policy, syncMode, name, log, measurement: new Measurement(`${PREFIX}.${name}`, 'async'),
+    p99Ns: [], maxNs: [] };
+}
+
+const TICK_MS = 1;
+
+/** How late a 1 ms timer ran, each time it ran and once more at `stop` (see the top). */
+class LoopLag {
+  readonly #lagsNs: number[] = [];
+  #lastNs = process.hrtime.bigint();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor() {
+    this.#timer = setInterval(() => this.#record(), TICK_MS);
+  }
+
+  stop(): number[] {
+    clearInterval(this.#timer);
+    this.#record();
+    return this.#lagsNs;
+  }
+
+  #record(): void {
+    const nowNs = process.hrtime.bigint();
+    this.#lagsNs.push(Math.max(0, Number(nowNs - this.#lastNs) - TICK_MS * 1e6));
+    this.#lastNs = nowNs;
+  }
+}
+
+async function round(setting: Setting, body: Buffer, seconds: number) {
+  const lag = new LoopLag();
+  const repetition = await measureAsync(setting.measurement, () => setting.log.append(body),
+    { seconds }, { concurrency: PRODUCERS });
+  const lagsNs = lag.stop().sort((a, b) => a - b);
+  setting.p99Ns.push(percentile(lagsNs, 99));
+  setting.maxNs.push(lagsNs[lagsNs.length - 1] ?? 0);
+  setting.log.deleteSegmentsBelow(setting.log.endOffset);
+  return repetition;
+}
+
+function settingMetrics(ctx: LabContext, setting: Setting): Metric[] {
+  const labels = { policy: setting.policy, syncMode: setting.syncMode, producers: PRODUCERS };
+  const timing = { class: 'timing', direction: 'lower', random: ctx.random, labels } as const;
+  const rates = setting.measurement.repetitions.map((rep) => rep.ratePerSec);
+  return [
+    metricFromSamples(`${PREFIX}.${setting.name}.delayP99Ns`, 'ns', setting.p99Ns, {
+      ...timing, description: 'p99 of how late a 1 ms timer ran, the end of the round ' +
+        'included, one sample per round' }),
+    metricFromSamples(`${PREFIX}.${setting.name}.delayMaxNs`, 'ns', setting.maxNs, {
+      ...timing, description: 'the longest the event loop was held up in a round' }),
+    metricFromSamples(`${PREFIX}.${setting.name}.msgsPerSec`, 'msgs/s', rates, {
+      ...timing, direction: 'higher', description: `acknowledged appends per second, ` +
+        `${PRODUCERS} producers, one sample per round` }),
+  ];
+}
+
+function ratioMetric(ctx: LabContext, pooled: Setting, inline: Setting): Metric {
+  const inlineRates = inline.measurement.repetitions.map((rep) => rep.ratePerSec);
+  const samples = pooled.measurement.repetitions.map((rep, i) =>
+    rep.ratePerSec / (inlineRates[i] ?? Number.NaN));
+  return metricFromSamples(`${PREFIX}.${pooled.policy}.threadPoolVsInline`, 'ratio', samples, {
+    class: 'timing', direction: 'higher', ratio: true, random: ctx.random,
+    labels: { policy: pooled.policy, producers: PRODUCERS },
+    description: `${pooled.policy} with thread-pool syncs over inline ones, messages a second, ` +
+      'round by round' });
+}
+
+export const eventLoopBench: Experiment = {
+  id: 'bench-event-loop',
+  question: 'how long does the event loop wait while 16 producers append and wait for the disk?',
+  params: {
+    rounds: { quick: 3, full: 7 },
+    roundSeconds: { quick: 0.3, full: 1 },
+  },
+  seed: 2027,
+  run: async (ctx) => {
+    const rounds = ctx.numberParam('rounds');
+    const seconds = ctx.syncedRoundSeconds(ctx.numberParam('roundSeconds'));
+    const body = Buffer.alloc(BODY_BYTES);
+    ctx.random.fillBytes(body);
+    const settings: Setting[] = [];
+    try {
+      for (const policy of ['always', 'group'] as const) {
+        for (const syncMode of ['thread-pool', 'inline'] as const) settings.push(openSetting(ctx, policy, syncMode));
+      }
+      for (const setting of settings) {
+        await warmUpAsync(setting.measurement, () => setting.log.append(body),
+          { seconds: seconds * WARMUP_SHARE }, { concurrency: PRODUCERS });
+      }
+      await interleave(rounds, settings.map((setting) => ({
+        name: setting.name, round: () => round(setting, body, seconds),
+      })), ctx.progress);
+      const byName = new Map(settings.map((setting) => [setting.name, setting]));
+      const ratios = (['always', 'group'] as const).map((policy) =>
+        ratioMetric(ctx, byName.get(policy)!, byName.get(`${policy}.inline`)!));
+      return ctx.results({
+        metrics: [...settings.flatMap((setting) => settingMetrics(ctx, setting)), ...ratios],
+        notes: [
+          `${PRODUCERS} closed-loop producers append ${BODY_BYTES}-byte bodies and await each ` +
+            'acknowledgement; always and group, each with the default thread-pool fdatasyncs ' +
+            'and with syncMode inline, in interleaved rounds on logs of their own.',
+          'Still on the event loop whatever the mode: the zero-fill of the next 4 MiB ' +
+            'preallocation extent, a recovery point every 16 MiB and a roll per segment; ' +
+            'delayMaxNs shows them.',
+        ],
+      });
+    } finally {
+      for (const setting of settings) await setting.log.close();
+    }
+  },
+};
