@@ -77,8 +77,10 @@ describe('exit codes', () => {
     ['LOG_LOCKED', 2], ['LOG_NOT_FOUND', 2], ['LOG_READ_ONLY', 2], ['OFFSET_LIMIT', 2],
     ['INVALID_CONFIG', 2], ['OFFSET_OUT_OF_RANGE', 2], ['INVALID_SEGMENT_FILE', 2],
     ['RECORD_TOO_LARGE', 2], ['LOCK_UNAVAILABLE', 2], ['CODEC_UNAVAILABLE', 2],
+    ['INVALID_QUEUE_FILE', 2], ['MESSAGE_TOO_LARGE', 2],
     ['LOG_GAP', 1], ['SEGMENT_NAME_MISMATCH', 1], ['SEGMENT_OVERLAP', 1], ['CORRUPT_RECORD', 1],
-    ['CORRUPT_CHECKPOINT', 1], ['CORRUPT_BATCH', 1], ['LOG_FENCED', 1],
+    ['CORRUPT_CHECKPOINT', 1], ['CORRUPT_BATCH', 1], ['LOG_FENCED', 1], ['QUEUE_FENCED', 1],
+    ['LOG_CLOSED', 1], ['QUEUE_CLOSED', 1],
   ])('maps storage error %s to exit %i', (code, exit) => {
     expect(exitCodeFor(new StorageError(code, 'x'))).toBe(exit);
   });

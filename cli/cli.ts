@@ -28,8 +28,12 @@ export const STORAGE_USAGE_CODES: ReadonlySet<StorageErrorCode> = new Set<Storag
   'INVALID_CONFIG',
   'OFFSET_OUT_OF_RANGE',
   'INVALID_SEGMENT_FILE',
+  // A queue directory holding a file that is not the queue's: another path fixes it.
+  'INVALID_QUEUE_FILE',
   // A line of `append` longer than the log's record limit: the input, not the log, is wrong.
   'RECORD_TOO_LARGE',
+  // A queue's body over its maxBodyBytes: likewise.
+  'MESSAGE_TOO_LARGE',
   // A native addon (the writer lock, a compression codec) that does not load on this machine.
   'LOCK_UNAVAILABLE',
   'CODEC_UNAVAILABLE',

@@ -52,7 +52,7 @@ function openQueue(
 ): Queue {
   const options = { durability: policy, clock: FIXED_CLOCK, io };
   return design === 'A'
-    ? SlotFileQueue.open(path.join(dir, 'slots'), options)
+    ? SlotFileQueue.open(dir, { ...options, slotBytes: 1024 }) // the 1 KiB slot the figures use
     : LogQueue.open(dir, { ...options, segmentBytes: ctx.numberParam('segmentBytes') });
 }
 

@@ -71,7 +71,8 @@ const MAX_DEPTH = 1020;
 interface Files {
   readonly randomFile: string;
   readonly appendFile: string;
-  readonly slotFiles: string[];
+  /** One design-A queue directory per depth, each holding its slot file. */
+  readonly slotDirs: string[];
 }
 
 /** The `depths` parameter, `'1,2,4'`: whole numbers libuv's thread pool can serve. */
@@ -98,22 +99,22 @@ function writeZeros(file: string, bytes: number): void {
   }
 }
 
-/** The random-write target, written through so its blocks exist, and one slot file per depth. */
+/** The random-write target, written through so its blocks exist, and one slot queue per depth. */
 async function prepareFiles(ctx: LabContext, maxDepth: number): Promise<Files> {
   const randomFile = path.join(ctx.dir, 'random-write.bin');
   writeZeros(randomFile, ctx.numberParam('randomFileMiB') * MIB);
   const slotBytes = ctx.numberParam('slotBytes');
   const body = Buffer.alloc(bodyBytesFor(slotBytes));
   ctx.random.fillBytes(body);
-  const slotFiles: string[] = [];
+  const slotDirs: string[] = [];
   for (let i = 0; i < maxDepth; i++) {
-    const file = path.join(ctx.dir, `slots-${i}`);
-    const queue = SlotFileQueue.open(file, { durability: 'none', slotBytes, chunkSlots: SLOT_CHUNK_SLOTS });
+    const dir = path.join(ctx.dir, `slots-${i}`);
+    const queue = SlotFileQueue.open(dir, { durability: 'none', slotBytes, chunkSlots: SLOT_CHUNK_SLOTS });
     for (let message = 0; message < SLOT_BACKLOG; message++) await queue.send(body);
     await queue.close();
-    slotFiles.push(file);
+    slotDirs.push(dir);
   }
-  return { randomFile, appendFile: path.join(ctx.dir, 'append.bin'), slotFiles };
+  return { randomFile, appendFile: path.join(ctx.dir, 'append.bin'), slotDirs };
 }
 
 async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {

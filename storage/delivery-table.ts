@@ -50,6 +50,14 @@ export class DeliveryTable {
     return this.#deadlines.heapBytes + this.#readyAgain.heapBytes;
   }
 
+  /**
+   * The earliest deadline or due time in the table (Infinity when none): when `expire` may next
+   * make a key ready again. It may belong to a key completed since, which `expire` then skips.
+   */
+  get nextDeadlineMs(): number {
+    return this.#deadlines.peekDeadlineMs();
+  }
+
   /** Moves every in-flight or delayed key whose deadline is <= now to the ready-again list. */
   expire(nowMs: number): void {
     while (this.#deadlines.peekDeadlineMs() <= nowMs) {

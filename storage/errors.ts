@@ -12,11 +12,16 @@ export type StorageErrorCode =
   | 'INVALID_SEGMENT_FILE'
   | 'LOG_CLOSED'
   | 'LOG_FENCED'
+  /** A queue stopped accepting writes after an I/O failure: fix the disk, then reopen it. */
   | 'QUEUE_FENCED'
+  /** A queue was used after `close()`. */
   | 'QUEUE_CLOSED'
   | 'IO_ERROR'
   | 'SHORT_IO'
-  | 'BODY_TOO_LARGE_FOR_SLOT'
+  /** A queue's send of a body over its `maxBodyBytes` (or over what its slot or record holds). */
+  | 'MESSAGE_TOO_LARGE'
+  /** A queue's file is not what the queue wrote (a slot file with a bad magic or version). */
+  | 'INVALID_QUEUE_FILE'
   | 'UNKNOWN_MESSAGE'
   | 'CORRUPT_CHECKPOINT'
   /** Another process (or another open in this one) holds the log for writing. */

@@ -144,9 +144,13 @@ export { DEFAULT_DURABILITY } from './durability.js';
 // ---- Queues ----
 
 /**
- * The queue contract both designs keep: `send` resolves once the message survives a restart as
- * the durability policy defines, `receive` hands out a ready message for a visibility timeout
- * (or null), `delete` acknowledges it, `stats` counts, `close` syncs and releases. Delivery is
+ * The queue contract both designs keep. Both open the same way (`open(dir, options)`: a
+ * directory, created durably when missing), take the same `QueueOptions` and limits (bodies up
+ * to `maxBodyBytes`, 1 KiB by default) and throw the same codes. `send` resolves once the
+ * message survives a restart as the durability policy defines; `receive` hands out a ready
+ * message for a visibility timeout (30 s unless told) or null at once; `receiveWait` waits up
+ * to `waitMs` for one; `delete` acknowledges it; `flush` syncs; `stats` and `counters` count;
+ * `close` syncs, releases the directory and resolves every waiting receive with null. Delivery is
  * at least once: after a restart every message not deleted is ready again.
  */
 export type { Queue } from './queue.js';
@@ -160,40 +164,82 @@ export type { QueueStats } from './queue.js';
 /** Options of `send`: `delayMs`, how long before the message may be delivered. */
 export type { SendOptions } from './queue.js';
 
-/** Options of `receive`: `visibilityTimeoutMs`, how long the receiver holds the message. */
+/**
+ * Options of `receive`: `visibilityTimeoutMs`, how long the receiver holds the message before it
+ * is ready again (default `DEFAULT_VISIBILITY_TIMEOUT_MS`).
+ */
 export type { ReceiveOptions } from './queue.js';
 
-/** The options both queue designs take: durability and group commit, clock, file I/O. */
+/**
+ * Options of `receiveWait`: `waitMs`, how long to wait for a message before resolving with null
+ * (0 to `LONGEST_RECEIVE_WAIT_MS`), and the receive's `visibilityTimeoutMs`. A waiting receive
+ * resolves as soon as a message is ready: a send, a visibility timeout that ran out, a delayed
+ * message coming due. Waiters are served in the order they asked.
+ */
+export type { ReceiveWaitOptions } from './queue.js';
+
+/**
+ * The options both queue designs take: durability and its group-commit tuning (`durability`,
+ * `groupMaxDelayMs`, `groupMaxBytes`, `syncMode`), the clock, a `FileIO`, and `maxBodyBytes`,
+ * the largest body `send` takes. Each is checked when the queue opens (INVALID_CONFIG).
+ */
 export type { QueueOptions } from './queue.js';
 
 /**
  * The clock deadlines and due times are read from (`nowMs()`, ms since the epoch by default,
- * since due times are stored); pass another to drive time in a test.
+ * since due times are stored); pass another to drive time in a test, with `setTimer` so that
+ * `receiveWait`'s waits follow it.
  */
 export type { QueueClock } from './queue.js';
+
+/** How long a received message stays invisible when `receive` names no timeout: 30 s (SQS's). */
+export { DEFAULT_VISIBILITY_TIMEOUT_MS } from './queue.js';
+
+/** The largest body a queue takes unless `maxBodyBytes` says otherwise: 1,024 bytes. */
+export { DEFAULT_MAX_BODY_BYTES } from './queue.js';
+
+/**
+ * The largest `maxBodyBytes` either design takes: 1 MiB less 28 bytes, what design A's largest
+ * slot holds beside its header and a due time.
+ */
+export { MAX_BODY_BYTES_LIMIT } from './queue.js';
+
+/** The longest `waitMs` of `receiveWait`: 2^31 - 1 ms (about 24.8 days), Node's longest timer. */
+export { LONGEST_RECEIVE_WAIT_MS } from './queue.js';
 
 /**
  * Design B: a queue on a log in a directory (`LogQueue.open(dir, options)`). Sends append,
  * receives read at a cursor, deletes move a head whose checkpoint lets whole segments be
- * deleted, so the disk stops growing while consumers keep up.
+ * deleted, so the disk stops growing while consumers keep up. The log is the queue's own and is
+ * not exposed: nothing may append behind the queue's back.
  */
 export { LogQueue } from './log-queue.js';
 
 /**
- * Options of `LogQueue.open`: the queue options plus the log's segment and record sizes and how
- * often the head is saved.
+ * Options of `LogQueue.open`: the queue options plus the log's segment size, index density and
+ * how often the head is saved.
  */
 export type { LogQueueOptions } from './log-queue.js';
 
 /**
- * Design A: a queue in one file of fixed-size slots updated in place
- * (`SlotFileQueue.open(file, options)`). A send writes one slot, a delete one state byte; the
- * file grows in preallocated chunks. `maxBodyBytes` is the largest body a slot holds.
+ * Design A: a queue in one file of fixed-size slots updated in place, `<dir>/slots`
+ * (`SlotFileQueue.open(dir, options)`). A send writes one slot, a delete one state byte; the
+ * file grows in preallocated chunks. Slots are sized for `maxBodyBytes` unless `slotBytes` is
+ * given (2,048 bytes for the default 1 KiB body).
  */
 export { SlotFileQueue } from './slot-file.js';
 
 /** Options of `SlotFileQueue.open`: the queue options plus slot size and growth chunk. */
 export type { SlotFileOptions } from './slot-file.js';
+
+/**
+ * The slot size `SlotFileQueue` picks for a `maxBodyBytes`: header, due time and body rounded up
+ * to a power of two, so that no slot straddles a 4 KiB page.
+ */
+export { slotBytesFor } from './slot-file.js';
+
+/** Design A's slot size when neither `slotBytes` nor `maxBodyBytes` is given: 2,048 bytes. */
+export { DEFAULT_SLOT_BYTES } from './slot-file.js';
 
 // ---- Kafka batches ----
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { LogQueue } from './log-queue.js';
+import { logOfQueueForTesting } from './testing/queue-log.js';
 
 const newDir = tempDirs('log-queue');
 
@@ -9,13 +10,13 @@ describe('design B retention and checkpoints', () => {
   it('deletes segments below the saved head once everything is consumed', async () => {
     const queue = LogQueue.open(newDir(), { segmentBytes: 4096, checkpointEveryDeletes: 10 });
     for (let i = 0; i < 200; i++) await queue.send(Buffer.alloc(100, i));
-    const segmentsBefore = queue.log.segments();
+    const segmentsBefore = logOfQueueForTesting(queue).segments();
     expect(segmentsBefore.length).toBeGreaterThan(5);
     for (let m = queue.receive({ visibilityTimeoutMs: 1000 }); m !== null; m = queue.receive({ visibilityTimeoutMs: 1000 })) {
       await queue.delete(m.id);
     }
     expect(queue.stats()).toMatchObject({ head: 200, cursor: 200, end: 200, inFlight: 0, ready: 0 });
-    const remaining = queue.log.segments();
+    const remaining = logOfQueueForTesting(queue).segments();
     expect(remaining.length).toBe(1);
     for (const segment of segmentsBefore.slice(0, -1)) expect(existsSync(segment.logPath)).toBe(false);
     await queue.close();

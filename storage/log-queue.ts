@@ -13,20 +13,47 @@
  * The head is saved in a checkpoint file; whole segments below the saved head are deleted
  * (retention), so the disk stops growing when consumers keep up. Only the saved head counts:
  * a segment is never removed before the checkpoint that makes it unnecessary is durable.
+ *
+ * The log is the queue's own: nothing outside appends to it (a record appended behind the queue's
+ * back would be delivered as a message). Tests that must look at it use storage/testing.
  */
 import { isStorageError } from './errors.js';
+import { CountingFileIO } from './counting-file-io.js';
+import { type FileIOCounters, NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
 import type { LogReader } from './log-reader.js';
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
-import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
-import { delayMsOf, visibilityTimeoutMsOf, wallClock } from './queue.js';
-import { unknownMessage } from './queue-errors.js';
+import { recordSizeBytes } from './record.js';
+import type {
+  Queue,
+  QueueClock,
+  QueueMessage,
+  QueueOptions,
+  QueueStats,
+  ReceiveOptions,
+  ReceiveWaitOptions,
+  SendOptions,
+} from './queue.js';
+import {
+  delayMsOf,
+  maxBodyBytesOf,
+  visibilityTimeoutMsOf,
+  waitMsOf,
+  wallClock,
+} from './queue.js';
+import {
+  asQueueError,
+  messageTooLarge,
+  queueClosed,
+  queueDirError,
+  unknownMessage,
+} from './queue-errors.js';
+import { ReceiveWaiters } from './receive-waiters.js';
 
 export interface LogQueueOptions extends QueueOptions {
   readonly segmentBytes?: number;
   readonly indexIntervalBytes?: number;
-  readonly maxRecordBytes?: number;
   /** Save the head at least this often while deletes happen. */
   readonly checkpointIntervalMs?: number;
   /** …and after this many deletes. */
@@ -90,8 +117,20 @@ class OffsetStates implements StateStore {
   }
 }
 
+/** Lets storage/testing reach a queue's log (logOfQueueForTesting); nothing else may. */
+let logOf: (queue: LogQueue) => Log;
+
 export class LogQueue implements Queue {
-  readonly log: Log;
+  static {
+    logOf = (queue) => queue.#log;
+  }
+
+  /** The directory the queue was opened on (its log's). */
+  readonly dir: string;
+  readonly maxBodyBytes: number;
+  readonly #log: Log;
+  readonly #io: CountingFileIO;
+  readonly #subject: string;
   readonly #clock: QueueClock;
   readonly #states: OffsetStates;
   readonly #table: DeliveryTable;
@@ -103,9 +142,15 @@ export class LogQueue implements Queue {
   #deletesSinceCheckpoint = 0;
   #lastCheckpointMs: number;
   #corruptSkipped = 0;
+  readonly #waiters: ReceiveWaiters;
+  #closed = false;
 
-  private constructor(log: Log, head: number, options: LogQueueOptions) {
-    this.log = log;
+  private constructor(log: Log, io: CountingFileIO, head: number, options: LogQueueOptions) {
+    this.dir = log.dir;
+    this.maxBodyBytes = maxBodyBytesOf(options);
+    this.#log = log;
+    this.#io = io;
+    this.#subject = `the queue in ${log.dir}`;
     this.#clock = options.clock ?? wallClock;
     this.#states = new OffsetStates(head);
     this.#table = new DeliveryTable(this.#states);
@@ -115,22 +160,40 @@ export class LogQueue implements Queue {
     this.#reader = log.reader(head);
     this.#savedHead = head;
     this.#lastCheckpointMs = this.#clock.nowMs();
+    this.#waiters = new ReceiveWaiters({
+      receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
+      nextDeadlineMs: () => this.#table.nextDeadlineMs,
+    }, this.#clock);
   }
 
-  /** Opens (recovering) the log in `dir`; every message from the saved head on is ready. */
+  /**
+   * Opens (creating, durably, when missing, or recovering) the queue's log in directory `dir`;
+   * every message from the saved head on is ready. Throws LOG_LOCKED while another writer, in
+   * this process or another, has it open.
+   */
   static open(dir: string, options: LogQueueOptions = {}): LogQueue {
-    const log = Log.open(dir, {
-      // Time-index entries on the queue's clock, like due times (a test's clock makes them exact).
-      ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
-      ...pick(options, ['durability', 'segmentBytes', 'indexIntervalBytes', 'maxRecordBytes', 'groupMaxDelayMs', 'groupMaxBytes', 'syncMode', 'io']),
-    });
+    maxBodyBytesOf(options); // refused before anything is created
+    const io = new CountingFileIO(options.io ?? new NodeFileIO());
+    let log: Log;
     try {
-      const saved = readHeadCheckpoint(log.config.io, dir);
+      log = Log.open(dir, {
+        // Time-index entries on the queue's clock, like due times (a test's clock makes them
+        // exact).
+        ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
+        ...pick(options, ['durability', 'segmentBytes', 'indexIntervalBytes', 'groupMaxDelayMs',
+          'groupMaxBytes', 'syncMode']),
+        io,
+      });
+    } catch (error) {
+      throw queueDirError(error, dir);
+    }
+    try {
+      const saved = readHeadCheckpoint(io, dir);
       const head = Math.min(Math.max(saved ?? log.startOffset, log.startOffset), log.endOffset);
       // A head past the end (the log lost its tail) must not outlive this open: offsets sent
       // again from the end would read as deleted after the next restart.
-      if (saved !== null && saved > head) writeHeadCheckpoint(log.config.io, dir, head);
-      return new LogQueue(log, head, options);
+      if (saved !== null && saved > head) writeHeadCheckpoint(io, dir, head);
+      return new LogQueue(log, io, head, options);
     } catch (error) {
       // The error that stopped the open is the one to report.
       log.close().catch(() => undefined);
@@ -139,13 +202,51 @@ export class LogQueue implements Queue {
   }
 
   async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
+    this.#checkOpen();
     const delayMs = delayMsOf(options);
-    const offset = delayMs > 0 ? this.log.appendNoWait(body, { dueTimeMs: this.#clock.nowMs() + delayMs }) : this.log.appendNoWait(body);
-    await this.log.acknowledged(offset);
-    return offset;
+    const attributes = delayMs > 0 ? { dueTimeMs: this.#clock.nowMs() + delayMs } : undefined;
+    this.#checkBodySize(body.length, attributes);
+    try {
+      const offset = this.#log.appendNoWait(body, attributes);
+      this.#waiters.notify();
+      await this.#log.acknowledged(offset);
+      return offset;
+    } catch (error) {
+      throw asQueueError(error, this.#subject);
+    }
   }
 
-  receive(options: ReceiveOptions): QueueMessage | null {
+  /** maxBodyBytes; the record must also fit the log's record limit (small segments lower it). */
+  #checkBodySize(bodyBytes: number, attributes: { dueTimeMs: number } | undefined): void {
+    if (bodyBytes > this.maxBodyBytes) {
+      throw messageTooLarge(bodyBytes, this.maxBodyBytes, 'maxBodyBytes');
+    }
+    const { maxRecordBytes } = this.#log.config;
+    const recordBytes = recordSizeBytes(bodyBytes, attributes);
+    if (recordBytes > maxRecordBytes) {
+      const limitBytes = bodyBytes - (recordBytes - maxRecordBytes);
+      throw messageTooLarge(bodyBytes, limitBytes,
+        `its record of ${recordBytes} bytes is over the log's record limit of ${maxRecordBytes} ` +
+        'bytes, which a segment must hold; open the queue with a larger segmentBytes');
+    }
+  }
+
+  receive(options: ReceiveOptions = {}): QueueMessage | null {
+    this.#checkOpen();
+    try {
+      return this.#receive(options);
+    } catch (error) {
+      throw asQueueError(error, this.#subject);
+    }
+  }
+
+  async receiveWait(options: ReceiveWaitOptions): Promise<QueueMessage | null> {
+    this.#checkOpen();
+    const waitMs = waitMsOf(options);
+    return this.#waiters.wait(waitMs, visibilityTimeoutMsOf(options));
+  }
+
+  #receive(options: ReceiveOptions): QueueMessage | null {
     const nowMs = this.#clock.nowMs();
     this.#table.expire(nowMs);
     const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
@@ -198,10 +299,10 @@ export class LogQueue implements Queue {
 
   #readBody(offset: number): Buffer | null {
     try {
-      return this.log.read(offset).body;
+      return this.#log.read(offset).body;
     } catch (error) {
       // A fence cut the message away (its write or sync failed): the queue must be reopened.
-      const fence = this.log.fenced;
+      const fence = this.#log.fenced;
       if (fence !== null && isStorageError(error, 'OFFSET_OUT_OF_RANGE')) throw fence;
       if (!isStorageError(error, 'CORRUPT_RECORD')) throw error;
       this.#table.drop(offset);
@@ -211,6 +312,7 @@ export class LogQueue implements Queue {
   }
 
   async delete(id: number): Promise<void> {
+    this.#checkOpen();
     if (!Number.isSafeInteger(id) || id < this.#states.base || id >= this.#cursor) {
       throw unknownMessage(id, id < this.#states.base && id >= 0 ? 'already deleted' : 'never received');
     }
@@ -220,14 +322,14 @@ export class LogQueue implements Queue {
     this.#deletesSinceCheckpoint++;
     const dueByCount = this.#deletesSinceCheckpoint >= this.#checkpointEveryDeletes;
     const dueByTime = this.#clock.nowMs() - this.#lastCheckpointMs >= this.#checkpointIntervalMs;
-    if (head > this.#savedHead && (dueByCount || dueByTime)) await this.#checkpoint(head);
+    if (head <= this.#savedHead || !(dueByCount || dueByTime)) return;
+    try {
+      await this.#checkpoint(head);
+    } catch (error) {
+      throw asQueueError(error, this.#subject);
+    }
   }
 
-  /**
-   * Saves the head durably, then drops whole segments below it. The log is synced up to the
-   * head first: a head saved past the log's durable end (a receiver may take a message before
-   * its send is synced) would, after a crash cut the log, skip the offsets sent again.
-   */
   /**
    * Saves the head, never past what the log holds on the device (a head beyond the durable end
    * would swallow the messages a crash makes the log write again). Under `always` the log is
@@ -237,33 +339,48 @@ export class LogQueue implements Queue {
    * and a crash redelivers a little more.
    */
   async #checkpoint(head: number, closing = false): Promise<void> {
-    const log = this.log;
+    const log = this.#log;
     const lagging = head > log.syncedEndOffset;
     if (lagging && (closing || log.syncsBeforeAcknowledging || this.#segmentBelow(head))) await log.flush();
     const saved = Math.min(head, log.syncedEndOffset);
     this.#deletesSinceCheckpoint = 0;
     this.#lastCheckpointMs = this.#clock.nowMs();
     if (saved <= this.#savedHead) return;
-    writeHeadCheckpoint(log.config.io, log.dir, saved);
+    writeHeadCheckpoint(this.#io, log.dir, saved);
     this.#savedHead = saved;
     log.deleteSegmentsBelow(saved);
   }
 
   /** Whether a whole segment lies below `head`, so retention could drop it. */
   #segmentBelow(head: number): boolean {
-    const second = this.log.segments()[1];
+    const second = this.#log.segments()[1];
     return second !== undefined && second.baseOffset <= head;
   }
 
+  /** fdatasyncs everything the log holds, whatever the policy (Log.flush). */
+  async flush(): Promise<void> {
+    this.#checkOpen();
+    try {
+      await this.#log.flush();
+    } catch (error) {
+      throw asQueueError(error, this.#subject);
+    }
+  }
+
+  get counters(): FileIOCounters {
+    return { ...this.#io.counters };
+  }
+
   stats(): QueueStats {
+    const log = this.#log;
     return {
-      ready: this.log.endOffset - this.#cursor + this.#table.readyAgain,
+      ready: log.endOffset - this.#cursor + this.#table.readyAgain,
       inFlight: this.#table.inFlight,
       delayed: this.#table.delayed,
-      end: this.log.endOffset,
+      end: log.endOffset,
       cursor: this.#cursor,
       head: this.#states.base,
-      diskBytes: this.log.sizeBytes,
+      diskBytes: log.sizeBytes,
       corruptSkipped: this.#corruptSkipped,
     };
   }
@@ -273,14 +390,37 @@ export class LogQueue implements Queue {
     return this.#table.heapBytes + this.#states.heapBytes;
   }
 
+  /**
+   * Resolves every waiting receive with null, saves the head and closes the log (which syncs);
+   * a second call does nothing.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#waiters.close();
     try {
-      const fenced = this.log.fenced !== null;
-      if (!fenced && this.#states.base > this.#savedHead) await this.#checkpoint(this.#states.base, true);
+      const fenced = this.#log.fenced !== null;
+      if (!fenced && this.#states.base > this.#savedHead) {
+        await this.#checkpoint(this.#states.base, true);
+      }
+    } catch (error) {
+      throw asQueueError(error, this.#subject);
     } finally {
-      await this.log.close();
+      await this.#log.close();
     }
   }
+
+  #checkOpen(): void {
+    if (this.#closed) throw queueClosed(this.#subject);
+  }
+}
+
+/**
+ * The log under a queue, for tests and crash targets that check it against the queue (its
+ * synced end, its segments): exported to callers only through storage/testing.
+ */
+export function logOfQueueForTesting(queue: LogQueue): Log {
+  return logOf(queue);
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

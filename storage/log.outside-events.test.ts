@@ -269,9 +269,9 @@ describe('a second writer', () => {
       const disk = diskWithData();
       const options = { io: disk, durability: 'always' as const };
       const queue = LogQueue.open('/data/queue', options);
-      const slots = SlotFileQueue.open('/data/slots', options);
+      const slots = SlotFileQueue.open('/data/slot-queue', options);
       expectLocked(disk, () => LogQueue.open('/data/queue', options));
-      expectLocked(disk, () => SlotFileQueue.open('/data/slots', options));
+      expectLocked(disk, () => SlotFileQueue.open('/data/slot-queue', options));
       for (const open of [queue, slots]) {
         const id = await open.send(bodyOf(7));
         expect(open.receive({ visibilityTimeoutMs: 1000 })).toMatchObject({ id, body: bodyOf(7) });

@@ -5,7 +5,6 @@
  * was asked for but not yet acknowledged at the kill, which may have gone either way.
  */
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crashQueueBody } from '../test/fixtures/crash-queue.js';
 import { runAndKill } from '../test/fixtures/kill-child.js';
@@ -18,7 +17,7 @@ const CHILD = fileURLToPath(new URL('../test/fixtures/crash-queue.ts', import.me
 const newDir = tempDirs('queue-crash');
 
 function reopen(design: string, dir: string): Queue {
-  return design === 'A' ? SlotFileQueue.open(join(dir, 'slots'), { durability: 'always' }) : LogQueue.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+  return design === 'A' ? SlotFileQueue.open(dir, { durability: 'always' }) : LogQueue.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
 }
 
 describe('queue crash with SIGKILL', () => {

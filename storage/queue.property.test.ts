@@ -4,7 +4,6 @@
  * deleted); every delivery must be of an existing message with its exact body, and after the
  * operations every existing message is eventually delivered.
  */
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
@@ -30,7 +29,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const newDir = tempDirs('queue-prop');
 /** Design B documents that deletes above the saved head come back after a restart. */
 const designs: Array<[string, (dir: string, clock: QueueClock) => Queue, boolean]> = [
-  ['design A', (dir, clock) => SlotFileQueue.open(join(dir, 'slots'), { clock, slotBytes: 256, chunkSlots: 8 }), false],
+  ['design A', (dir, clock) => SlotFileQueue.open(dir, { clock, slotBytes: 256, chunkSlots: 8 }), false],
   ['design B', (dir, clock) => LogQueue.open(dir, { clock, segmentBytes: 2048, checkpointEveryDeletes: 3 }), true],
 ];
 

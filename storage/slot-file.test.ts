@@ -10,6 +10,7 @@ import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 import { acquireWriterLock } from './writer-lock.js';
 import { errorOf } from '../test/fixtures/storage-error.js';
 
+const QUEUE_DIR = '/data';
 const SLOT_FILE = '/data/slots';
 const LOCK_FILE = '/data/slots.lock';
 const newDir = tempDirs('slot-file');
@@ -22,7 +23,7 @@ function diskWithDataDir(): SimDisk {
 }
 
 function openSlots(disk: SimDisk, options: SlotFileOptions = {}): SlotFileQueue {
-  return SlotFileQueue.open(SLOT_FILE, { io: disk, durability: 'always', ...options });
+  return SlotFileQueue.open(QUEUE_DIR, { io: disk, durability: 'always', ...options });
 }
 
 
@@ -71,14 +72,15 @@ describe('design A: one writer per slot file', () => {
     const handle = disk.open(SLOT_FILE, { create: false });
     disk.write(handle, Buffer.from('XXXX'), 0, 4, 0);
     disk.close(handle);
-    expect(errorOf(() => openSlots(disk, { slotBytes: 256 })).code).toBe('INVALID_SEGMENT_FILE');
+    expect(errorOf(() => openSlots(disk, { slotBytes: 256 })).code).toBe('INVALID_QUEUE_FILE');
     expect(disk.openHandles).toBe(0);
     expect(disk.heldLocks).toBe(0);
   });
 
   it('gives the lock back when creating or opening the file fails', () => {
     const disk = diskWithDataDir();
-    disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' });
+    // The first directory fsync makes /data durable; the second is the new file's.
+    disk.injectFault({ kind: 'error', call: 'fsyncDir', nth: 2, errno: 'EIO' });
     expect(errorOf(() => openSlots(disk)).code).toBe('IO_ERROR');
     expect(disk.openHandles).toBe(0);
     expect(disk.heldLocks).toBe(0);
@@ -103,13 +105,13 @@ describe('design A: one writer per slot file', () => {
   });
 
   it('refuses a second open on the real disk until the first is closed', async () => {
-    const file = join(newDir(), 'slots');
-    const first = SlotFileQueue.open(file);
-    expect(errorOf(() => SlotFileQueue.open(file))).toMatchObject({
+    const dir = newDir();
+    const first = SlotFileQueue.open(dir);
+    expect(errorOf(() => SlotFileQueue.open(dir))).toMatchObject({
       code: 'LOG_LOCKED',
-      context: { file: `${file}.lock` },
+      context: { file: join(dir, 'slots.lock') },
     });
     await first.close();
-    await SlotFileQueue.open(file).close();
+    await SlotFileQueue.open(dir).close();
   });
 });

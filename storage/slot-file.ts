@@ -3,6 +3,16 @@
  * Disk"). send writes one whole slot, somewhere in the file; delete writes the slot's state byte;
  * receive writes nothing. The file grows in preallocated chunks of zeroed slots.
  *
+ * The queue lives in a directory, as design B's does: the slot file is `<dir>/slots`, its writer
+ * lock `<dir>/slots.lock`; nothing else in the directory is touched.
+ *
+ * Slot size: a slot holds the header, an 8-byte due time (delayed messages only) and the body.
+ * Unless `slotBytes` is given it is sized for `maxBodyBytes` (1 KiB by default), delayed or not,
+ * rounded up to a power of two — 2,048 bytes by default — so that no slot straddles a 4 KiB page
+ * and a send or delete dirties one page, never two. A `slotBytes` given without `maxBodyBytes`
+ * takes a body as large as the slot holds undelayed (slotBytes - 20, the seed's 1 KiB slot holds
+ * 1,004 bytes); a delayed body must then leave room for its due time.
+ *
  *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 2 | slotBytes u32 | zeros
  *
  *   slot i (i >= 1), big-endian:
@@ -25,7 +35,16 @@
 import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
-import { closeAfterFailure, NodeFileIO, type FileHandle, type FileIO } from './file-io.js';
+import {
+  closeAfterFailure,
+  NodeFileIO,
+  type FileHandle,
+  type FileIO,
+  type FileIOCounters,
+} from './file-io.js';
+import { CountingFileIO } from './counting-file-io.js';
+import { checkInteger, invalidConfig } from './config-checks.js';
+import { mkdirpDurable } from './durable-dir.js';
 import { DurabilityEngine, type SyncPlan } from './durability-engine.js';
 import {
   DEFAULT_DURABILITY,
@@ -37,9 +56,27 @@ import {
 import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
 import { KeyRing } from './deadline-heap.js';
 import { readU64, writeU64 } from './record.js';
-import { unknownMessage } from './queue-errors.js';
-import type { Queue, QueueClock, QueueMessage, QueueOptions, QueueStats, ReceiveOptions, SendOptions } from './queue.js';
-import { delayMsOf, visibilityTimeoutMsOf, wallClock } from './queue.js';
+import { messageTooLarge, queueClosed, queueDirError, unknownMessage } from './queue-errors.js';
+import type {
+  Queue,
+  QueueClock,
+  QueueMessage,
+  QueueOptions,
+  QueueStats,
+  ReceiveOptions,
+  ReceiveWaitOptions,
+  SendOptions,
+} from './queue.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  MAX_BODY_BYTES_LIMIT,
+  delayMsOf,
+  maxBodyBytesOf,
+  visibilityTimeoutMsOf,
+  waitMsOf,
+  wallClock,
+} from './queue.js';
+import { ReceiveWaiters } from './receive-waiters.js';
 import {
   acquireWriterLock,
   lockPathForSlotFile,
@@ -58,14 +95,57 @@ const STATE_FULL = 1;
 const STATE_DELETED = 2;
 const FILE_MAGIC = 0x4c4c5346; // "LLSF"
 const FILE_VERSION = 2;
-export const DEFAULT_SLOT_BYTES = 1024;
+const MIN_SLOT_BYTES = SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1;
+const MAX_SLOT_BYTES = 1024 * 1024;
+/** The slot file's name inside the queue's directory; its lock is `slots.lock` beside it. */
+export const SLOT_FILE_NAME = 'slots';
 export const DEFAULT_CHUNK_SLOTS = 1024;
 const STATE_BYTE = Buffer.from([STATE_DELETED]);
 
+/**
+ * The slot a body of up to `maxBodyBytes` needs, delayed or not (header, due time, body), rounded
+ * up to a power of two: such a slot never straddles a 4 KiB page.
+ */
+export function slotBytesFor(maxBodyBytes: number): number {
+  const neededBytes = SLOT_HEADER_BYTES + DUE_TIME_BYTES + maxBodyBytes;
+  return Math.max(MIN_SLOT_BYTES, 2 ** Math.ceil(Math.log2(neededBytes)));
+}
+
+/**
+ * The slot size when neither `slotBytes` nor `maxBodyBytes` is given: the slot a default 1 KiB
+ * body needs (2,048 bytes). The seed's design A has 1 KiB slots; experiments that reproduce it
+ * pass `slotBytes: 1024`.
+ */
+export const DEFAULT_SLOT_BYTES = slotBytesFor(DEFAULT_MAX_BODY_BYTES);
+assert(DEFAULT_SLOT_BYTES === 2048, 'a 1 KiB body with its header and due time takes a 2 KiB slot');
+assert(slotBytesFor(MAX_BODY_BYTES_LIMIT) === MAX_SLOT_BYTES,
+  'the largest body fills the largest slot');
+
 export interface SlotFileOptions extends QueueOptions {
+  /**
+   * Bytes per slot, from 29 to 1,048,576; default: sized for `maxBodyBytes` (slotBytesFor).
+   * Given alone, `maxBodyBytes` defaults to what the slot holds undelayed (slotBytes - 20).
+   */
   readonly slotBytes?: number;
   /** Slots added each time the file grows. */
   readonly chunkSlots?: number;
+}
+
+/** Slot size and body limit, each from the other when only one is given. */
+function resolveSizes(options: SlotFileOptions): { slotBytes: number; maxBodyBytes: number } {
+  if (options.slotBytes === undefined) {
+    const maxBodyBytes = maxBodyBytesOf(options);
+    return { slotBytes: slotBytesFor(maxBodyBytes), maxBodyBytes };
+  }
+  const slotBytes = checkInteger('slotBytes', options.slotBytes, MIN_SLOT_BYTES, MAX_SLOT_BYTES);
+  const holdsBytes = slotBytes - SLOT_HEADER_BYTES;
+  const maxBodyBytes = maxBodyBytesOf(options, Math.min(holdsBytes, MAX_BODY_BYTES_LIMIT));
+  if (maxBodyBytes > holdsBytes) {
+    throw invalidConfig('maxBodyBytes', `at most ${holdsBytes} (what a ${slotBytes}-byte slot ` +
+      'holds after its header); raise slotBytes or leave it out to size slots for the body',
+    maxBodyBytes);
+  }
+  return { slotBytes, maxBodyBytes };
 }
 
 /**
@@ -94,9 +174,14 @@ class SlotStates implements StateStore {
 }
 
 export class SlotFileQueue implements Queue {
-  readonly path: string;
+  /** The directory the queue was opened on. */
+  readonly dir: string;
+  /** The slot file inside it. */
+  readonly filePath: string;
   readonly slotBytes: number;
-  readonly #io: FileIO;
+  readonly maxBodyBytes: number;
+  /** Every file call goes through it, so `counters` are this queue's own. */
+  readonly #io: CountingFileIO;
   /** Held from before the file is created or opened until close: one writer per slot file. */
   readonly #lock: WriterLock;
   readonly #handle: FileHandle;
@@ -109,6 +194,7 @@ export class SlotFileQueue implements Queue {
   readonly #ready = new KeyRing();
   readonly #freeSlots: number[] = [];
   readonly #buffer: Buffer;
+  readonly #waiters: ReceiveWaiters;
   #slots = 0;
   #nextId = 0;
   /** The slot holding the highest id written so far (by a send, or found when opening). */
@@ -117,13 +203,11 @@ export class SlotFileQueue implements Queue {
   #closed = false;
   #corruptSkipped = 0;
 
-  private constructor(path: string, options: SlotFileOptions) {
-    this.path = path;
-    this.slotBytes = options.slotBytes ?? DEFAULT_SLOT_BYTES;
-    if (!Number.isSafeInteger(this.slotBytes) || this.slotBytes < SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1 || this.slotBytes > 1 << 20) {
-      throw new StorageError('INVALID_CONFIG', `slotBytes must be an integer from ${SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1} to 1048576, got ${this.slotBytes}`);
-    }
-    this.#io = options.io ?? new NodeFileIO();
+  private constructor(dir: string, options: SlotFileOptions) {
+    this.dir = dir;
+    this.filePath = path.join(dir, SLOT_FILE_NAME);
+    ({ slotBytes: this.slotBytes, maxBodyBytes: this.maxBodyBytes } = resolveSizes(options));
+    this.#io = new CountingFileIO(options.io ?? new NodeFileIO());
     const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
     this.#engine = new DurabilityEngine<number>(
       {
@@ -132,7 +216,7 @@ export class SlotFileQueue implements Queue {
         groupMaxDelayMs: group.maxDelayMs,
         groupMaxBytes: group.maxBytes,
         io: this.#io,
-        subject: `the slot file ${path}`,
+        subject: `the slot file ${this.filePath}`,
         fencedCode: 'QUEUE_FENCED',
       },
       -1,
@@ -147,24 +231,29 @@ export class SlotFileQueue implements Queue {
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
     this.#buffer = Buffer.alloc(this.slotBytes);
+    this.#waiters = new ReceiveWaiters({
+      receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
+      nextDeadlineMs: () => this.#table.nextDeadlineMs,
+    }, this.#clock);
     // Last: every check above can refuse the options without a lock or handle to leak. The
     // lock comes before the file is created, so of two racing creators only one goes on.
-    this.#lock = acquireWriterLock(this.#io, lockPathForSlotFile(path), `the slot file ${path}`);
+    this.#lock = lockQueueDir(this.#io, dir, this.filePath);
     try {
-      if (!this.#io.exists(path)) createSlotFile(this.#io, path, this.slotBytes);
-      this.#handle = this.#io.open(path, { create: true });
+      if (!this.#io.exists(this.filePath)) createSlotFile(this.#io, this.filePath, this.slotBytes);
+      this.#handle = this.#io.open(this.filePath, { create: true });
     } catch (error) {
       releaseAfterFailure(this.#lock);
-      throw error;
+      throw queueDirError(error, dir);
     }
   }
 
   /**
-   * Opens (creating) the slot file at `path`; every full slot is ready again. Throws LOG_LOCKED
-   * while another writer, in this process or another, has it open.
+   * Opens (creating, durably, when missing) the queue in directory `dir`: its slot file is
+   * `<dir>/slots`. Every full slot is ready again. Throws LOG_LOCKED while another writer, in
+   * this process or another, has it open.
    */
-  static open(path: string, options: SlotFileOptions = {}): SlotFileQueue {
-    const queue = new SlotFileQueue(path, options);
+  static open(dir: string, options: SlotFileOptions = {}): SlotFileQueue {
+    const queue = new SlotFileQueue(dir, options);
     try {
       queue.#load();
     } catch (error) {
@@ -175,23 +264,10 @@ export class SlotFileQueue implements Queue {
     return queue;
   }
 
-  /** Largest body a slot holds (8 bytes less for a delayed message). */
-  get maxBodyBytes(): number {
-    return this.slotBytes - SLOT_HEADER_BYTES;
-  }
-
   async send(body: Uint8Array, options: SendOptions = {}): Promise<number> {
     this.#checkWritable();
     const delayMs = delayMsOf(options);
-    const capacity = this.maxBodyBytes - (delayMs > 0 ? DUE_TIME_BYTES : 0);
-    if (body.length > capacity) {
-      throw new StorageError(
-        'BODY_TOO_LARGE_FOR_SLOT',
-        `a body of ${body.length} bytes does not fit a ${this.slotBytes}-byte slot, which holds ${capacity} bytes; ` +
-          'send a smaller body or open the slot file with a larger slotBytes',
-        { sizeBytes: body.length, limitBytes: capacity },
-      );
-    }
+    this.#checkBodySize(body.length, delayMs > 0);
     const slot = this.#takeFreeSlot();
     const id = this.#nextId++;
     const dueMs = delayMs > 0 ? this.#clock.nowMs() + delayMs : undefined;
@@ -199,11 +275,26 @@ export class SlotFileQueue implements Queue {
     this.#newestSlot = slot;
     const write = this.#write(this.#buffer, this.slotBytes, slot);
     this.#track(slot, id, dueMs);
+    this.#waiters.notify();
     await this.#engine.acknowledged(write);
     return id;
   }
 
-  receive(options: ReceiveOptions): QueueMessage | null {
+  /** maxBodyBytes; a delayed body must also leave room in its slot for the due time. */
+  #checkBodySize(bodyBytes: number, delayed: boolean): void {
+    if (bodyBytes > this.maxBodyBytes) {
+      throw messageTooLarge(bodyBytes, this.maxBodyBytes, 'maxBodyBytes');
+    }
+    const delayedHoldsBytes = this.slotBytes - SLOT_HEADER_BYTES - DUE_TIME_BYTES;
+    if (delayed && bodyBytes > delayedHoldsBytes) {
+      throw messageTooLarge(bodyBytes, delayedHoldsBytes,
+        `a delayed body shares its ${this.slotBytes}-byte slot with an 8-byte due time; ` +
+        'open the queue with a larger slotBytes, or leave slotBytes out');
+    }
+  }
+
+  receive(options: ReceiveOptions = {}): QueueMessage | null {
+    this.#checkOpen();
     const nowMs = this.#clock.nowMs();
     this.#table.expire(nowMs);
     const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
@@ -236,6 +327,12 @@ export class SlotFileQueue implements Queue {
     return null;
   }
 
+  async receiveWait(options: ReceiveWaitOptions): Promise<QueueMessage | null> {
+    this.#checkOpen();
+    const waitMs = waitMsOf(options);
+    return this.#waiters.wait(waitMs, visibilityTimeoutMsOf(options));
+  }
+
   async delete(id: number): Promise<void> {
     this.#checkWritable();
     const slot = this.#states.slotById.get(id);
@@ -245,6 +342,20 @@ export class SlotFileQueue implements Queue {
     const write = this.#write(STATE_BYTE, 1, slot, STATE_AT);
     this.#release(id, slot);
     await this.#engine.acknowledged(write);
+  }
+
+  /**
+   * fdatasyncs the slot file on the event loop (as the log's flush does: asked for, and rare);
+   * every write so far is then durable, whatever the policy.
+   */
+  async flush(): Promise<void> {
+    this.#checkWritable();
+    this.#engine.guard('sync', () => this.#io.fdatasync(this.#handle));
+    this.#engine.vouch(this.#newestSlot, this.#writes);
+  }
+
+  get counters(): FileIOCounters {
+    return { ...this.#io.counters };
   }
 
   stats(): QueueStats {
@@ -269,6 +380,7 @@ export class SlotFileQueue implements Queue {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#waiters.close();
     const engine = this.#engine;
     try {
       for (let sync = engine.inFlight; sync !== null; sync = engine.inFlight) await sync;
@@ -443,21 +555,44 @@ export class SlotFileQueue implements Queue {
     const header = Buffer.alloc(12);
     this.#io.read(this.#handle, header, 0, 12, 0);
     if (header.readUInt32BE(0) !== FILE_MAGIC || header.readUInt32BE(4) !== FILE_VERSION) {
-      throw new StorageError('INVALID_SEGMENT_FILE', `${this.path} is not a loglab slot file (bad magic or version); check the path`, {
-        file: this.path,
-      });
+      throw new StorageError(
+        'INVALID_QUEUE_FILE',
+        `${this.filePath} is not a loglab slot file (bad magic or version); open the queue on ` +
+          'another directory, or move that file away',
+        { file: this.filePath },
+      );
     }
     const slotBytes = header.readUInt32BE(8);
     if (slotBytes !== this.slotBytes) {
-      throw new StorageError('INVALID_CONFIG', `${this.path} has ${slotBytes}-byte slots, but ${this.slotBytes} were asked for; open it with slotBytes ${slotBytes}`, {
-        file: this.path,
-      });
+      throw new StorageError(
+        'INVALID_CONFIG',
+        `${this.filePath} has ${slotBytes}-byte slots, but ${this.slotBytes} were asked for; ` +
+          `open it with slotBytes ${slotBytes}`,
+        { file: this.filePath, reason: 'slotBytes' },
+      );
     }
   }
 
+  #checkOpen(): void {
+    if (this.#closed) throw queueClosed(`the slot file ${this.filePath}`);
+  }
+
   #checkWritable(): void {
-    if (this.#closed) throw new StorageError('QUEUE_CLOSED', `the slot file ${this.path} is closed; open it again to use it`);
+    this.#checkOpen();
     this.#engine.checkNotFenced();
+  }
+}
+
+/**
+ * Creates the queue's directory durably and takes the slot file's writer lock in it; a directory
+ * that cannot be created or written is reported as such (queueDirError).
+ */
+function lockQueueDir(io: FileIO, dir: string, filePath: string): WriterLock {
+  try {
+    mkdirpDurable(io, dir);
+    return acquireWriterLock(io, lockPathForSlotFile(filePath), `the slot file ${filePath}`);
+  } catch (error) {
+    throw queueDirError(error, dir);
   }
 }
 

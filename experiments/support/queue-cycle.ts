@@ -88,10 +88,13 @@ function openQueue(options: QueueCycleOptions, policy: DurabilityPolicy, io: Fil
     'design A has no head to save: checkpointEveryDeletes is for design B');
   assert(options.design === 'B' || options.syncAtRoundEnd !== true,
     'design A syncs per write or per group: syncAtRoundEnd is for design B');
-  const common = { durability: policy, groupMaxDelayMs: options.groupMaxDelayMs, io };
+  // Both designs take the body that fills design A's slot, whatever slotBytes is.
+  const common = {
+    durability: policy, groupMaxDelayMs: options.groupMaxDelayMs, io,
+    maxBodyBytes: bodyBytesFor(options.slotBytes),
+  };
   if (options.design === 'A') {
-    const file = path.join(options.dir, 'slots');
-    return SlotFileQueue.open(file, { ...common, slotBytes: options.slotBytes });
+    return SlotFileQueue.open(options.dir, { ...common, slotBytes: options.slotBytes });
   }
   const every = options.checkpointEveryDeletes;
   return LogQueue.open(path.join(options.dir, 'log'),
@@ -224,7 +227,7 @@ export class QueueCycle {
     const queue = this.#queue;
     assert(queue instanceof LogQueue, 'only design B (the log) syncs at the end of a round');
     const startNs = process.hrtime.bigint();
-    void queue.log.flush();
+    void queue.flush();
     return Number(process.hrtime.bigint() - startNs);
   }
 

@@ -107,8 +107,8 @@ function slotSends(config: ChildConfig, random: SeededRandom): MethodRun {
   const body = Buffer.alloc(bodyBytesFor(config.slotBytes));
   random.fillBytes(body);
   const receive = { visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS };
-  const idle: SlotWorker[] = config.slotFiles.slice(0, config.depth).map((file) => {
-    const queue = SlotFileQueue.open(file, {
+  const idle: SlotWorker[] = config.slotDirs.slice(0, config.depth).map((dir) => {
+    const queue = SlotFileQueue.open(dir, {
       slotBytes: config.slotBytes, durability: 'group', groupMaxDelayMs: 0 });
     const inFlight = Array.from({ length: SLOT_IN_FLIGHT }, () => queue.receive(receive)?.id ?? -1);
     return { queue, inFlight: inFlight.filter((id) => id >= 0), sendNext: true };

@@ -34,8 +34,11 @@ export interface ChildConfig {
   readonly randomFileBytes: number;
   /** Created here, appended to, removed at the end. */
   readonly appendFile: string;
-  /** Slot files with a backlog, one per operation in flight (at least `depth` of them). */
-  readonly slotFiles: readonly string[];
+  /**
+   * Design-A queue directories whose slot files hold a backlog, one per operation in flight (at
+   * least `depth` of them).
+   */
+  readonly slotDirs: readonly string[];
   readonly slotBytes: number;
   /** The disk under the files, for its in-flight count and queue time; null when none. */
   readonly device: BlockDevice | null;

@@ -13,6 +13,7 @@ import type { Queue } from '../queue.js';
 import type { SimDisk } from '../sim/sim-disk.js';
 import { SlotFileQueue } from '../slot-file.js';
 import { crashBodySeq } from './crash-body.js';
+import { logOfQueueForTesting } from './queue-log.js';
 import type { Found } from './crash-model.js';
 import {
   type ManualClock,
@@ -25,7 +26,8 @@ import {
 
 export const CRASH_DATA_DIR = '/data';
 const QUEUE_DIR = path.posix.join(CRASH_DATA_DIR, 'queue');
-const SLOT_FILE = path.posix.join(CRASH_DATA_DIR, 'slots');
+/** Design A's directory: its slot file is /data/slots, its lock /data/slots.lock. */
+const SLOT_QUEUE_DIR = CRASH_DATA_DIR;
 /** Drains hold what they take for longer than any run of steps lasts. */
 const DRAIN_VISIBILITY_MS = 1e9;
 const DRAIN_CLOCK_JUMP_MS = 1e7;
@@ -164,7 +166,7 @@ export const logQueueDriver: TargetDriver = {
       checkpointEveryDeletes: config.checkpointEveryDeletes,
       checkpointIntervalMs: 1000,
     });
-    const { log } = queue;
+    const log = logOfQueueForTesting(queue);
     if (savedHead !== null && savedHead > log.endOffset) {
       report(`the head checkpoint ${savedHead} points past the log's end ${log.endOffset}`);
     }
@@ -177,7 +179,7 @@ export const slotFileDriver: TargetDriver = {
   deletesAreDurable: (durability: DurabilityPolicy) => durability !== 'none',
   logDir: null,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock): OpenTarget {
-    const queue = SlotFileQueue.open(SLOT_FILE, {
+    const queue = SlotFileQueue.open(SLOT_QUEUE_DIR, {
       io: disk,
       clock,
       durability: config.durability,
