@@ -22,8 +22,8 @@ import {
   estimateTrace,
   interleave,
 } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import { KAFKA_COMPRESSIONS, type KafkaCompression } from '../storage/kafka-compression.js';
+import { KAFKA_COMPRESSIONS, type KafkaCompression } from '../storage/index.js';
+import { assert } from '../storage/testing/index.js';
 import { BATCHING_METRICS as M } from './metrics/batching.js';
 import { BODY_KINDS, type BodyKind, bodyPool } from './support/batching-bodies.js';
 import {

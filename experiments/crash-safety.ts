@@ -19,12 +19,12 @@ import {
   type Metric,
   type Results,
 } from '../lab/index.js';
-import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/durability.js';
+import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/index.js';
 import {
   type CrashCounts,
   type CrashLoopResult,
   runCrashLoop,
-} from '../storage/testing/crash-loop.js';
+} from '../storage/testing/index.js';
 import { CRASH_SAFETY_METRICS } from './metrics/crash-safety.js';
 
 /** Violations quoted in the notes: enough to replay, few enough to read. */

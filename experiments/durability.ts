@@ -33,10 +33,15 @@ import {
   WARM_UP_SHARE_OF_ROUND,
   warmUpAsync,
 } from '../lab/index.js';
-import type { DurabilityPolicy, SyncMode } from '../storage/durability.js';
-import { NodeFileIO } from '../storage/file-io.js';
-import { Log } from '../storage/log.js';
-import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES, frameSizeAt } from '../storage/record.js';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  type DurabilityPolicy,
+  Log,
+  NodeFileIO,
+  RECORD_HEADER_BYTES,
+  type SyncMode,
+} from '../storage/index.js';
+import { LOG_SUFFIX, frameSizeAt } from '../storage/testing/index.js';
 import { DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 
@@ -96,7 +101,7 @@ function describeConfigs(quick: boolean): Shape[] {
  * several for a group commit's write, none for zero-filling (a zero length is no frame).
  */
 function recordsInSegmentWrite(file: string, buffer: Uint8Array, offset: number, length: number) {
-  if (!file.endsWith('.log')) return 0;
+  if (!file.endsWith(LOG_SUFFIX)) return 0;
   let records = 0;
   for (let at = offset; at + RECORD_HEADER_BYTES <= offset + length; records++) {
     const size = frameSizeAt(buffer, at, DEFAULT_MAX_RECORD_BYTES);

@@ -14,7 +14,6 @@
  * range from a few KiB to 10 MB) the .index file itself is searched, a pread per probe
  * (searchIndexFile), plainly and warm section first, for recent and for any offsets.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ColdReadFileIO,
@@ -29,8 +28,8 @@ import {
   interleave,
   measureSync,
 } from '../lab/index.js';
-import { Log } from '../storage/log.js';
-import { INDEX_SUFFIX, segmentFileName } from '../storage/segment.js';
+import { Log } from '../storage/index.js';
+import { OFFSET_INDEX_ENTRY_BYTES, offsetIndexFileBytes } from '../storage/testing/index.js';
 import { formatNs, mean, pagesSpanned } from './support/figures.js';
 import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
 import { randomOffsets } from './support/targets.js';
@@ -62,7 +61,6 @@ const WARM_TARGETS = 4096;
 const SEED_SEGMENT_BYTES = 64 * MiB;
 const SEED_RECORD_BYTES = 53;
 const SEED_SPARSE_INTERVAL_BYTES = 4096;
-const OFFSET_INDEX_ENTRY_BYTES = 8;
 
 interface Setting {
   readonly key: string;
@@ -236,10 +234,8 @@ function measureCold(
 }
 
 function indexFileBytes(setting: Setting): number {
-  return setting.log.segments().reduce((sum, segment) => {
-    const file = path.join(setting.log.dir, segmentFileName(segment.baseOffset, INDEX_SUFFIX));
-    return sum + fs.statSync(file).size;
-  }, 0);
+  return setting.log.segments().reduce((sum, segment) =>
+    sum + offsetIndexFileBytes(setting.log.dir, segment.baseOffset), 0);
 }
 
 function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMeasured: boolean) {

@@ -32,8 +32,7 @@ import {
   phaseCounters,
   warmUpSync,
 } from '../lab/index.js';
-import { Log } from '../storage/log.js';
-import { recordSizeBytes } from '../storage/record.js';
+import { Log, recordSizeBytes } from '../storage/index.js';
 import { PAGE_CACHE_METRICS } from './metrics/page-cache.js';
 
 type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';

@@ -30,9 +30,8 @@ import {
   type SpinningVerdict,
   spinningVerdict,
 } from '../lab/index.js';
-import type { DurabilityPolicy } from '../storage/durability.js';
-import { RECORD_HEADER_BYTES } from '../storage/record.js';
-import { SLOT_HEADER_BYTES } from '../storage/slot-file.js';
+import { type DurabilityPolicy, RECORD_HEADER_BYTES } from '../storage/index.js';
+import { SLOT_HEADER_BYTES } from '../storage/testing/index.js';
 import { PUZZLE_METRICS as M } from './metrics/puzzle.js';
 import {
   type CycleRound,

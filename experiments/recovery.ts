@@ -20,7 +20,6 @@
  * and fstats the segments before the recovery point (their indexes load on first use), so their
  * number matters, not their bytes, and 1,000 of them need not be written 12 times.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ColdReadFileIO,
@@ -34,17 +33,19 @@ import {
   interleave,
   measureSync,
 } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import { type FileIO, NodeFileIO } from '../storage/file-io.js';
-import { Log } from '../storage/log.js';
-import type { RecoveryReport } from '../storage/log-loader.js';
-import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
+import { type FileIO, Log, NodeFileIO, type RecoveryReport } from '../storage/index.js';
 import {
-  INDEX_SUFFIX,
-  LOG_SUFFIX,
-  TIME_INDEX_SUFFIX,
-  segmentFileName,
-} from '../storage/segment.js';
+  type SavedTail,
+  assert,
+  dropOffsetIndex,
+  linkSegmentFiles,
+  restoreRecoveryPoint,
+  restoreTail,
+  saveRecoveryPoint,
+  saveTail,
+  segmentFilePaths,
+  tearTail,
+} from '../storage/testing/index.js';
 import { formatNs } from './support/figures.js';
 import { RECOVERY_METRICS } from './metrics/recovery.js';
 import { timedLogOpen } from './support/timed-open.js';
@@ -57,7 +58,6 @@ export const STATES = ['clean', 'torn', 'recovery-point'] as const;
 type State = (typeof STATES)[number];
 const RECORD_BYTES = 1024;
 const APPEND_BATCH_RECORDS = 1024;
-const SEGMENT_SUFFIXES = [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX];
 
 export const recovery: Experiment = {
   id: 'recovery',
@@ -80,10 +80,8 @@ interface TailedLog {
   readonly segments: number;
   readonly tailBytes: number;
   readonly dir: string;
-  readonly activeLogPath: string;
-  /** Where the last record starts and the bytes it holds, to put it back after a cut. */
-  readonly lastRecordAt: number;
-  readonly lastRecord: Buffer;
+  /** The active segment's last record, where it starts and its bytes, to put back after a cut. */
+  readonly lastRecord: SavedTail;
   readonly cleanPoint: Buffer;
   readonly olderPoint: Buffer;
   readonly olderPointPositionBytes: number;
@@ -146,22 +144,6 @@ function buildTemplate(ctx: LabContext, body: Buffer, segments: number): Templat
   return { dir, baseOffsets };
 }
 
-function copyOf(file: string): Buffer {
-  return fs.readFileSync(file);
-}
-
-function readBytes(file: string, positionBytes: number, lengthBytes: number): Buffer {
-  const bytes = Buffer.alloc(lengthBytes);
-  const fd = fs.openSync(file, 'r');
-  try {
-    const got = fs.readSync(fd, bytes, 0, lengthBytes, positionBytes);
-    assert(got === lengthBytes, `${file} holds ${lengthBytes} bytes at ${positionBytes}`);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return bytes;
-}
-
 /** Writes the tail (saving the recovery point `gap` before its end), then links the rest. */
 function buildTailedLog(
   ctx: LabContext,
@@ -179,24 +161,20 @@ function buildTailedLog(
   appendRecords(log, body, Math.ceil((tailBytes - gapBytes) / RECORD_BYTES));
   void log.flush();
   const olderPointPositionBytes = log.sizeBytes;
-  const olderPoint = copyOf(path.join(dir, RECOVERY_POINT_FILE));
+  const olderPoint = saveRecoveryPoint(dir);
   appendRecords(log, body, Math.ceil((tailBytes - log.sizeBytes) / RECORD_BYTES));
   const endBytes = log.sizeBytes;
   void log.close();
-  const activeLogPath = path.join(dir, segmentFileName(baseOffset, LOG_SUFFIX));
-  const lastRecordAt = endBytes - RECORD_BYTES;
-  const lastRecord = readBytes(activeLogPath, lastRecordAt, RECORD_BYTES);
+  const activeLogPath = segmentFilePaths(dir, baseOffset).log;
+  const lastRecord = saveTail(activeLogPath, endBytes - RECORD_BYTES, RECORD_BYTES);
   for (const base of template.baseOffsets.slice(0, segments - 1)) {
-    for (const suffix of SEGMENT_SUFFIXES) {
-      const name = segmentFileName(base, suffix);
-      fs.linkSync(path.join(template.dir, name), path.join(dir, name));
-    }
+    linkSegmentFiles(template.dir, dir, base);
   }
   const open = (state: State) => new Measurement(`recovery.${segments}.${tailBytes}.${state}`,
     'sync', { segments, tailBytes, state, cache: 'warm' });
   return {
-    segments, tailBytes, dir, activeLogPath, lastRecordAt, lastRecord,
-    cleanPoint: copyOf(path.join(dir, RECOVERY_POINT_FILE)), olderPoint, olderPointPositionBytes,
+    segments, tailBytes, dir, lastRecord,
+    cleanPoint: saveRecoveryPoint(dir), olderPoint, olderPointPositionBytes,
     opens: { clean: open('clean'), torn: open('torn'), 'recovery-point': open('recovery-point') },
     reports: {},
     coldOpen: new Measurement(`recovery.${segments}.${tailBytes}.torn.cold`, 'sync',
@@ -210,18 +188,11 @@ function buildTailedLog(
  * the recovery point of the state (the end, none, or the older one).
  */
 function prepare(log: TailedLog, state: State): void {
-  const fd = fs.openSync(log.activeLogPath, 'r+');
-  try {
-    fs.writeSync(fd, log.lastRecord, 0, log.lastRecord.length, log.lastRecordAt);
-    const cutBytes = log.lastRecordAt + Math.floor(log.lastRecord.length / 2);
-    fs.ftruncateSync(fd, state === 'clean' ? log.lastRecordAt + log.lastRecord.length : cutBytes);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const pointPath = path.join(log.dir, RECOVERY_POINT_FILE);
-  if (state === 'clean') fs.writeFileSync(pointPath, log.cleanPoint);
-  else if (state === 'recovery-point') fs.writeFileSync(pointPath, log.olderPoint);
-  else fs.rmSync(pointPath, { force: true });
+  const recordBytes = log.lastRecord.bytes.length;
+  if (state === 'clean') restoreTail(log.lastRecord);
+  else tearTail(log.lastRecord, recordBytes - Math.floor(recordBytes / 2));
+  const point = { clean: log.cleanPoint, torn: null, 'recovery-point': log.olderPoint }[state];
+  restoreRecoveryPoint(log.dir, point);
 }
 
 /** One timed open of `log` as its files are. */
@@ -289,7 +260,6 @@ async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
   while (built.segments().length < 2) appendRecords(built, body, perSegment);
   const sealed = built.segments()[0]!;
   await built.close();
-  const indexPath = path.join(dir, segmentFileName(sealed.baseOffset, INDEX_SUFFIX));
   const target = sealed.baseOffset + Math.floor(perSegment / 2);
   const labels = (index: string) => ({ index, segmentBytes: sealed.sizeBytes });
   const missing = new Measurement('recovery.rebuild.missing', 'sync', labels('missing'));
@@ -304,7 +274,7 @@ async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
   };
   await interleave(ctx.numberParam('rounds'), [
     { name: 'first lookup, index deleted', round: () => {
-      fs.rmSync(indexPath);
+      dropOffsetIndex(dir, sealed.baseOffset);
       return firstLookup(missing);
     } },
     { name: 'first lookup, index present', round: () => firstLookup(present) },
@@ -367,7 +337,7 @@ function counters(logs: readonly TailedLog[], rebuild: Rebuild): Record<string, 
   const all: Record<string, number> = { 'rebuild.indexEntries': rebuild.entriesRebuilt };
   for (const log of logs) {
     const key = `${log.segments}.${log.tailBytes}`;
-    all[`${key}.tailBytes`] = log.lastRecordAt + log.lastRecord.length;
+    all[`${key}.tailBytes`] = log.lastRecord.positionBytes + log.lastRecord.bytes.length;
     all[`${key}.olderPointPositionBytes`] = log.olderPointPositionBytes;
     for (const state of STATES) {
       const report = reportOf(log, state);

@@ -30,8 +30,7 @@ import {
   measureSync,
   transferMs,
 } from '../lab/index.js';
-import { StorageError } from '../storage/errors.js';
-import { Log } from '../storage/log.js';
+import { Log, StorageError } from '../storage/index.js';
 import { formatNs } from './support/figures.js';
 import { SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
 import { recordBodies } from './support/record-bodies.js';

@@ -14,7 +14,6 @@
  * size (the worst case) and the logs are a little larger than the stated total where the size
  * does not divide it.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   type Experiment,
@@ -29,12 +28,14 @@ import {
   measureSync,
   secondsToFill,
 } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import { NodeFileIO } from '../storage/file-io.js';
-import { Log } from '../storage/log.js';
-import { RECOVERY_POINT_FILE } from '../storage/recovery-point.js';
-import { RECORD_HEADER_BYTES } from '../storage/record.js';
-import { parseSegmentFileName } from '../storage/segment.js';
+import { Log, NodeFileIO, RECORD_HEADER_BYTES } from '../storage/index.js';
+import {
+  assert,
+  dropRecoveryPoint,
+  rewindLogDir,
+  segmentFileNamesIn,
+  snapshotLogDir,
+} from '../storage/testing/index.js';
 import { formatNs } from './support/figures.js';
 import { SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
 import { recordBodies } from './support/record-bodies.js';
@@ -190,8 +191,7 @@ function shapeOf(setting: SizeSetting): Shape {
   const log = Log.open(setting.dir, { durability: 'none', segmentBytes: setting.segmentBytes, io: setting.io });
   const segments = log.segments();
   void log.close();
-  const files = fs.readdirSync(setting.dir)
-    .filter((name) => parseSegmentFileName(setting.dir, name) !== null).length;
+  const files = segmentFileNamesIn(setting.dir).length;
   const second = segments[1];
   assert(second !== undefined, `${setting.key}: the log rolled at least once`);
   return {
@@ -219,7 +219,7 @@ async function measureOpens(ctx: LabContext, settings: readonly SizeSetting[]): 
       {
         name: `recover ${setting.key}`,
         round: () => {
-          fs.rmSync(path.join(setting.dir, RECOVERY_POINT_FILE));
+          dropRecoveryPoint(setting.dir);
           return openOnce(setting.recovery);
         },
       },
@@ -239,17 +239,12 @@ async function measureGroupRolls(ctx: LabContext, settings: readonly SizeSetting
   await interleave(ctx.numberParam('rounds'), settings.map((setting) => ({
     name: `roll under group, ${formatBytes(setting.segmentBytes)} segments`,
     round: () => {
-      const pointPath = path.join(setting.dir, RECOVERY_POINT_FILE);
-      const point = fs.readFileSync(pointPath);
-      const before = new Set(fs.readdirSync(setting.dir));
+      const snapshot = snapshotLogDir(setting.dir);
       const log = Log.open(setting.dir,
         { segmentBytes: setting.segmentBytes, io: setting.io, durability: 'group' });
       const repetition = measureSync(setting.groupRoll, () => log.appendNoWait(body!), { ops: 1 });
       void log.close();
-      for (const name of fs.readdirSync(setting.dir)) {
-        if (!before.has(name)) fs.rmSync(path.join(setting.dir, name));
-      }
-      fs.writeFileSync(pointPath, point);
+      rewindLogDir(snapshot);
       return repetition;
     },
   })), ctx.progress);

@@ -44,8 +44,7 @@ import {
   byteLedger,
   describeLedger,
 } from '../lab/models/byte-ledger.js';
-import type { DurabilityPolicy } from '../storage/durability.js';
-import { recordSizeBytes } from '../storage/record.js';
+import { type DurabilityPolicy, recordSizeBytes } from '../storage/index.js';
 import { WRITE_AMPLIFICATION_METRICS } from './metrics/write-amplification.js';
 import {
   type CycleRound,

@@ -2,7 +2,9 @@
  * The storage core's public face: what a program outside this repository may rely on when it
  * imports `loglab` (package.json `exports["."]`). Everything else under storage/ is internal and
  * may change without notice: the simulated disk, the crash-test helpers, segment and index files'
- * classes, the durability engine.
+ * classes, the durability engine. What experiments and tests do beneath this face on purpose
+ * (tearing a tail, dropping a recovery point, the record codec) they take from the testing entry,
+ * storage/testing/index.ts, which is no stable API either.
  *
  * One shape throughout: what may wait for the disk returns a promise (`append`, `appendBatch`,
  * `flush`, `close`, a queue's `send`, `delete` and `close`), and no fdatasync blocks the event
@@ -285,6 +287,12 @@ export { decodeBatch } from './kafka-batch.js';
 /** Decodes and checks a batch's 61-byte header only, without its records. */
 export { decodeBatchHeader } from './kafka-batch.js';
 
+/**
+ * Bytes of a v2 batch's header (61): what every batch adds to its records, for sizing and for
+ * telling a batch's compressed payload from its header.
+ */
+export { BATCH_HEADER_BYTES } from './kafka-batch.js';
+
 /** What `encodeBatch` takes; fields left out get the defaults a Kafka producer writes. */
 export type { KafkaBatchInput } from './kafka-batch.js';
 
@@ -361,6 +369,18 @@ export { isStorageError } from './errors.js';
  * `io` to count what a workload costs, to trace writes or to inject faults.
  */
 export type { FileIO } from './file-io.js';
+
+/**
+ * An open file as a `FileIO` hands it out (`open`, `openReadOnly`) and takes it back: a number
+ * branded so that it cannot be mixed up with a byte count or a position.
+ */
+export type { FileHandle } from './file-io.js';
+
+/**
+ * The exclusive lock `FileIO.lockExclusive` returns (the log's writer lock): `writeHolder` says
+ * who holds it, `release` unlocks. Needed to implement a `FileIO` of one's own.
+ */
+export type { FileLock } from './file-io.js';
 
 /** Calls and bytes a `FileIO` has made: writes, reads, fdatasyncs and directory fsyncs. */
 export type { FileIOCounters } from './file-io.js';

@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/architecture.md, checked from the code's own imports:
  *
- *   cli/ ──> lab/ ──> storage/        experiments/ ──> lab/, storage/
+ *   cli/ ──> lab/ ──> storage/        experiments/ ──> lab/, storage's two entry points
  *   cli/ ──> experiments/, reports/   reports/ ──> the results contract of lab/ and experiments/
  *
  * Every non-test .ts file under the five folders is read; each relative import specifier
@@ -19,13 +19,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FOLDERS = ['storage', 'lab', 'cli', 'experiments', 'reports'] as const;
 type Folder = (typeof FOLDERS)[number];
 
+/**
+ * What experiments may import of storage/: the public entry and the testing entry (file surgery
+ * and format internals), nothing else, so that an outside program can do what they do.
+ */
+const STORAGE_ENTRIES: readonly string[] = ['storage/index.ts', 'storage/testing/index.ts'];
+
 /** What each folder's files may import, by the imported file's path from the repository root. */
 const RULES: Readonly<Record<Folder, (target: string) => boolean>> = {
   storage: (target) => target.startsWith('storage/'),
   lab: (target) => target.startsWith('lab/') || target.startsWith('storage/'),
   cli: () => true,
-  experiments: (target) => ['experiments/', 'lab/', 'storage/'].some((folder) =>
-    target.startsWith(folder)),
+  experiments: (target) => ['experiments/', 'lab/'].some((folder) =>
+    target.startsWith(folder)) || STORAGE_ENTRIES.includes(target),
   // The results contract: the document's types and reader, the metric declarations (each
   // experiment's own in experiments/metrics/, which import nothing but lab/metric-catalog.ts).
   reports: (target) => target.startsWith('reports/') || target === 'lab/results.ts' ||
@@ -38,8 +44,19 @@ interface Exception {
   readonly why: string;
 }
 
+/** Experiments that still import storage/ internals: their queue code is being changed. */
+const QUEUE_FILES_BEING_CONVERTED: readonly string[] = [
+  'experiments/bench/queue.ts',
+  'experiments/ci-counters.ts',
+  'experiments/queue-depth.ts',
+  'experiments/support/queue-cycle.ts',
+  'experiments/support/queue-depth-child.ts',
+];
+
 /** Imports that break their folder's rule on purpose. */
 const EXCEPTIONS: readonly Exception[] = [
+  ...QUEUE_FILES_BEING_CONVERTED.map((from) =>
+    ({ from, to: /^storage\//, why: 'being converted' })),
   {
     from: 'lab/plan/plan-measured.ts',
     to: /^experiments\/metrics\/(index-density|recovery|scan-vs-lookup|segment-size)\.ts$/,

@@ -35,9 +35,7 @@ import type { Metric } from '../../lab/results.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import { median } from '../../lab/stats.js';
 import { TracingFileIO } from '../../lab/models/trace-io.js';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { Log } from '../../storage/log.js';
-import { recordSizeBytes } from '../../storage/record.js';
+import { Log, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import type { Target } from './targets.js';
 
 const BODY_BYTES = 1024;

@@ -8,8 +8,9 @@ import { crc32c } from '@node-rs/crc32';
 import { Bench } from 'tinybench';
 import type { Experiment } from '../../lab/experiment.js';
 import type { Metric } from '../../lab/results.js';
-import { largestLowerBoundSlot } from '../../storage/index-file.js';
-import { checkRecord, decodeCheckedRecord, encodeRecord, encodeRecordInto } from '../../storage/record.js';
+import {
+  checkRecord, decodeCheckedRecord, encodeRecord, encodeRecordInto, largestLowerBoundSlot,
+} from '../../storage/testing/index.js';
 
 const BODY_BYTES = 1024;
 /** A 64 MiB segment indexed every 4 KiB holds this many entries (the seed's 16,384). */

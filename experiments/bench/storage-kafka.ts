@@ -14,12 +14,11 @@ import type { Metric } from '../../lab/results.js';
 import {
   interleave, measureAsync, measureSync, warmUpAsync, warmUpSync,
 } from '../../lab/runner.js';
-import { BatchedLog } from '../../storage/batched-log.js';
 import {
-  BATCH_HEADER_BYTES, type KafkaBatchInput, type KafkaCompression, decodeBatch, encodeBatch,
-  encodeRecords,
-} from '../../storage/kafka-batch.js';
-import { Log } from '../../storage/log.js';
+  BATCH_HEADER_BYTES, BatchedLog, type KafkaBatchInput, type KafkaCompression, Log, decodeBatch,
+  encodeBatch,
+} from '../../storage/index.js';
+import { encodeRecords } from '../../storage/testing/index.js';
 import { jsonEvent } from '../support/batching-bodies.js';
 
 const RECORDS_PER_BATCH = 100;

@@ -16,10 +16,8 @@ import { type Direction, measuredMetric, metricFromSamples } from '../../lab/met
 const RATE = { class: 'timing', direction: 'higher' } as const;
 import { interleave, measureAsync, measureSync, warmUpAsync, warmUpSync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
-import { Log } from '../../storage/log.js';
-import type { LogOptions } from '../../storage/log-config.js';
-import { RECOVERY_POINT_FILE } from '../../storage/recovery-point.js';
-import { encodeRecord } from '../../storage/record.js';
+import { Log, type LogOptions } from '../../storage/index.js';
+import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
 const BODY_BYTES = 1024;
@@ -277,7 +275,7 @@ function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number
   void buildLog(dir, segmentBytes, options).close();
   const rates: number[] = [];
   for (let r = 0; r < repetitions; r++) {
-    fs.rmSync(path.join(dir, RECOVERY_POINT_FILE));
+    dropRecoveryPoint(dir);
     const startNs = process.hrtime.bigint();
     const log = Log.open(dir, options);
     const elapsedNs = Number(process.hrtime.bigint() - startNs);

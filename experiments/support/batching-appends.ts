@@ -19,10 +19,13 @@ import {
   traceSlice,
 } from '../../lab/index.js';
 import type { WarmUp } from '../../lab/runner.js';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { BatchedLog, type BatchedRecordInput } from '../../storage/batched-log.js';
-import type { KafkaCompression } from '../../storage/kafka-batch.js';
-import { Log } from '../../storage/log.js';
+import {
+  BatchedLog,
+  type BatchedRecordInput,
+  type KafkaCompression,
+  Log,
+  NodeFileIO,
+} from '../../storage/index.js';
 import type { BodyKind } from './batching-bodies.js';
 
 export type StoreKind = 'append' | 'appendBatch' | 'kafka';

@@ -12,7 +12,7 @@
  * to `POOL_BODIES` messages holds one body twice.
  */
 import type { SeededRandom } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
+import { assert } from '../../storage/testing/index.js';
 
 export type BodyKind = 'json' | 'random';
 export const BODY_KINDS: readonly BodyKind[] = ['json', 'random'];

@@ -10,11 +10,12 @@
  *
  * A few distinct batches are cycled so a codec never sees one input only.
  */
-import { assert } from '../../storage/errors.js';
 import {
   type KafkaBatchInput, type KafkaRecord, decodeBatch, encodeBatch,
-} from '../../storage/kafka-batch.js';
-import { checkRecord, decodeCheckedRecord, encodeRecordInto } from '../../storage/record.js';
+} from '../../storage/index.js';
+import {
+  assert, checkRecord, decodeCheckedRecord, encodeRecordInto,
+} from '../../storage/testing/index.js';
 import type { SeriesSpec } from './batching-appends.js';
 
 /** Distinct batches cycled per series. */

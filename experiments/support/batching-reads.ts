@@ -15,10 +15,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type LabContext, Measurement, measureSync, type Metric } from '../../lab/index.js';
-import { BatchedLog } from '../../storage/batched-log.js';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { Log } from '../../storage/log.js';
-import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/offset-index.js';
+import { BatchedLog, Log, NodeFileIO } from '../../storage/index.js';
+import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/testing/index.js';
 import { SEGMENT_BYTES, type SeriesSpec, seriesLabels, seriesPrefix } from './batching-appends.js';
 
 const GiB = 1024 ** 3;

@@ -4,7 +4,7 @@
  * under a contract's name through its experiment's catalog: lab/metric-catalog.ts `adopt`.)
  */
 import { PAGE_BYTES, formatFigure } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
+import { assert } from '../../storage/testing/index.js';
 
 export function mean(values: readonly number[]): number {
   assert(values.length > 0, 'a mean needs values');

@@ -20,11 +20,13 @@ import {
   formatBytes,
   measureSync,
 } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
-import type { FileHandle } from '../../storage/file-io.js';
-import type { Log } from '../../storage/log.js';
-import { searchIndexFile } from '../../storage/offset-index.js';
-import { INDEX_SUFFIX, segmentFileName } from '../../storage/segment.js';
+import type { FileHandle, Log } from '../../storage/index.js';
+import {
+  INDEX_SUFFIX,
+  assert,
+  copyOffsetIndex,
+  searchIndexFile,
+} from '../../storage/testing/index.js';
 import { formatNs, mean } from './figures.js';
 import { INDEX_DENSITY_METRICS } from '../metrics/index-density.js';
 
@@ -73,11 +75,10 @@ export function openFileSearches(ctx: LabContext, logs: readonly SearchedLog[]):
   return logs.map((source) => {
     const segment = source.log.segments()[0];
     assert(segment !== undefined, `log ${source.key} has a segment`);
-    const indexPath = path.join(source.log.dir, segmentFileName(segment.baseOffset, INDEX_SUFFIX));
     const io = new ColdReadFileIO();
     const open = (kind: SearchKind) => {
       const copy = path.join(copies, `${source.key}.${kind}${INDEX_SUFFIX}`);
-      fs.copyFileSync(indexPath, copy);
+      copyOffsetIndex(source.log.dir, segment.baseOffset, copy);
       return io.openReadOnly(copy);
     };
     const handles = { plain: open('plain'), 'warm-first': open('warm-first') };

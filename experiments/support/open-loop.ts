@@ -10,7 +10,7 @@
  * `openLoopLatencyNs` (from the intended start), `openLoopServiceNs` (from the actual start),
  * `openLoopMsgsPerSec` (achieved) and `openLoopLateSends`.
  */
-import { assert } from '../../storage/errors.js';
+import { assert } from '../../storage/testing/index.js';
 import {
   type AsyncOperation,
   type Labels,

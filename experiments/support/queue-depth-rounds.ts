@@ -14,7 +14,7 @@ import {
   interleave,
   runFioJob,
 } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
+import { assert } from '../../storage/testing/index.js';
 import type { ChildConfig, FioMethod, FioReport } from './queue-depth-protocol.js';
 
 export interface PairedDesign {

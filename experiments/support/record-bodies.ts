@@ -4,8 +4,8 @@
  * are seeded random bytes, so nothing in the path can compress or deduplicate them.
  */
 import type { SeededRandom } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
-import { RECORD_HEADER_BYTES } from '../../storage/record.js';
+import { RECORD_HEADER_BYTES } from '../../storage/index.js';
+import { assert } from '../../storage/testing/index.js';
 
 /** A fixed whole-record size, or the mixed distribution. */
 export type RecordSize = number | 'mixed';

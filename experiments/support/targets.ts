@@ -1,6 +1,6 @@
 /** Lookup targets: offsets drawn from the experiment's seeded random source. */
 import type { SeededRandom } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
+import { assert } from '../../storage/testing/index.js';
 
 /** `count` offsets drawn uniformly from [0, endOffset). */
 export function randomOffsets(random: SeededRandom, endOffset: number, count: number): number[] {

@@ -3,10 +3,8 @@
  * clock stopped. Shared by the experiments that ask how long a log takes to serve again.
  */
 import { type Measurement, type Repetition, measureSync } from '../../lab/index.js';
-import { assert } from '../../storage/errors.js';
-import type { LogOptions } from '../../storage/log-config.js';
-import type { RecoveryReport } from '../../storage/log-loader.js';
-import { Log } from '../../storage/log.js';
+import { Log, type LogOptions, type RecoveryReport } from '../../storage/index.js';
+import { assert } from '../../storage/testing/index.js';
 
 export function timedLogOpen(
   measurement: Measurement,
