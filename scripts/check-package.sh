@@ -122,16 +122,16 @@ import { experiments } from 'loglab/experiments';
 const dir = mkdtempSync(join(tmpdir(), 'loglab-consumer-'));
 try {
   const log = Log.open(join(dir, 'log'), { durability: 'always' });
-  const first = await log.appendAcknowledged(Buffer.from('hello from a plain .mjs'));
-  const second = log.append(Buffer.from('{"order":4127}'));
+  const first = await log.append(Buffer.from('hello from a plain .mjs'));
+  const second = log.appendNoWait(Buffer.from('{"order":4127}'));
   await log.acknowledged(second);
   assert.equal(log.read(first).body.toString(), 'hello from a plain .mjs');
-  log.close();
+  await log.close();
   const reopened = Log.open(join(dir, 'log'), { readOnly: true });
   assert.equal(reopened.read(second).body.toString(), '{"order":4127}');
   assert.throws(() => reopened.read(second + 1),
     (error) => error instanceof StorageError && isStorageError(error, 'OFFSET_OUT_OF_RANGE'));
-  reopened.close();
+  await reopened.close();
   for (const compression of KAFKA_COMPRESSIONS) {
     const value = Buffer.from(`value ${compression} `.repeat(20));
     const bytes = await encodeBatch({ baseOffset: 7n, baseTimestampMs: 1_700_000_000_000,
@@ -147,6 +147,8 @@ try {
   assert.ok(experiments.some((experiment) => experiment.id === 'crash-safety'));
   await assert.rejects(import('loglab/dist/storage/sim/sim-disk.js'),
     { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+  const testing = await import('loglab/testing');
+  assert.equal(typeof testing.tearTail, 'function');
   console.log(`consumer: appended and read offsets ${first} and ${second}; ` +
     `${KAFKA_COMPRESSIONS.length} codecs round-tripped`);
 } finally {
@@ -165,10 +167,10 @@ import { experiments } from 'loglab/experiments';
 const options: LogOptions = { durability: 'group', groupMaxDelayMs: 1 };
 export async function roundTrip(dir: string): Promise<string> {
   const log = Log.open(dir, options);
-  const offset: Offset = await log.appendAcknowledged(new Uint8Array([1, 2, 3]));
+  const offset: Offset = await log.append(new Uint8Array([1, 2, 3]));
   const queue: Queue = SlotFileQueue.open(`${dir}/slots`, { durability: 'always' });
   await queue.close();
-  log.close();
+  await log.close();
   return log.read(offset).body.toString('hex');
 }
 export const first: Experiment | undefined = experiments[0];
