@@ -27,12 +27,16 @@ import {
   type Metric,
   type Results,
 } from '../lab/index.js';
-import type { DurabilityPolicy } from '../storage/durability.js';
-import { type FileIOCounters, NodeFileIO } from '../storage/file-io.js';
-import { Log } from '../storage/log.js';
-import { LogQueue } from '../storage/log-queue.js';
-import type { Queue, QueueClock } from '../storage/queue.js';
-import { SlotFileQueue } from '../storage/slot-file.js';
+import {
+  type DurabilityPolicy,
+  type FileIOCounters,
+  Log,
+  LogQueue,
+  NodeFileIO,
+  type Queue,
+  type QueueClock,
+  SlotFileQueue,
+} from '../storage/index.js';
 import { CI_COUNTERS_METRICS } from './metrics/ci-counters.js';
 
 const MIB = 1024 ** 2;

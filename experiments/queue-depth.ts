@@ -25,8 +25,8 @@ import {
   runTypeScriptChild,
   WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
-import { assert } from '../storage/errors.js';
-import { SlotFileQueue } from '../storage/slot-file.js';
+import { SlotFileQueue } from '../storage/index.js';
+import { assert } from '../storage/testing/index.js';
 import { QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
 import { bodyBytesFor } from './support/queue-cycle.js';
 import {

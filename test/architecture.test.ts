@@ -44,13 +44,12 @@ interface Exception {
   readonly why: string;
 }
 
-/** Experiments that still import storage/ internals: their queue code is being changed. */
+/**
+ * Experiments that still import storage/ internals: bench queue, whose imports are left to the
+ * bench files' owner (both entries now hold what it needs: logOfQueueForTesting is in testing).
+ */
 const QUEUE_FILES_BEING_CONVERTED: readonly string[] = [
   'experiments/bench/queue.ts',
-  'experiments/ci-counters.ts',
-  'experiments/queue-depth.ts',
-  'experiments/support/queue-cycle.ts',
-  'experiments/support/queue-depth-child.ts',
 ];
 
 /** Imports that break their folder's rule on purpose. */

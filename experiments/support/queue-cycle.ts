@@ -22,12 +22,15 @@ import {
   warmUpAsync,
 } from '../../lab/index.js';
 import type { WarmUp } from '../../lab/runner.js';
-import { assert } from '../../storage/errors.js';
-import type { DurabilityPolicy } from '../../storage/durability.js';
-import { type FileIO, NodeFileIO } from '../../storage/file-io.js';
-import { LogQueue } from '../../storage/log-queue.js';
-import type { Queue } from '../../storage/queue.js';
-import { SLOT_HEADER_BYTES, SlotFileQueue } from '../../storage/slot-file.js';
+import {
+  type DurabilityPolicy,
+  type FileIO,
+  LogQueue,
+  NodeFileIO,
+  type Queue,
+  SlotFileQueue,
+} from '../../storage/index.js';
+import { SLOT_HEADER_BYTES, assert } from '../../storage/testing/index.js';
 import type { OpenLoopRound, OpenLoopSeries } from './open-loop.js';
 
 export type Design = 'A' | 'B';

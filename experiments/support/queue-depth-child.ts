@@ -23,7 +23,7 @@ import {
   warmUpAsync,
 } from '../../lab/index.js';
 import type { WarmUp } from '../../lab/runner.js';
-import { SlotFileQueue } from '../../storage/slot-file.js';
+import { SlotFileQueue } from '../../storage/index.js';
 import { bodyBytesFor } from './queue-cycle.js';
 import {
   type ChildConfig,

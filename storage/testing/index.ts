@@ -164,6 +164,13 @@ export { OFFSET_INDEX_ENTRY_BYTES } from '../offset-index.js';
  */
 export { SLOT_HEADER_BYTES } from '../slot-file.js';
 
+/**
+ * The log under a design-B queue (`LogQueue` keeps it private: records appended to it would be
+ * delivered as messages), for a test or a bench that fills or inspects it on purpose. Not part
+ * of the stable API.
+ */
+export { logOfQueueForTesting } from './queue-log.js';
+
 // ---- The record codec ----
 
 /**
