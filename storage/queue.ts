@@ -69,7 +69,8 @@ export interface ReceiveOptions {
 export interface ReceiveWaitOptions extends ReceiveOptions {
   /**
    * How long to wait for a message before resolving with null: from 0 (a poll that answers
-   * through a promise) to LONGEST_RECEIVE_WAIT_MS (Node's longest timer, about 24.8 days).
+   * through a promise) to LONGEST_RECEIVE_WAIT_MS (Node's longest timer, about 24.8 days). Like
+   * any timer, a wait keeps the process alive until it ends or the queue is closed.
    */
   readonly waitMs: number;
 }
