@@ -7,8 +7,8 @@
  * storage/testing/index.ts, which is no stable API either.
  *
  * One shape throughout: what may wait for the disk returns a promise (`append`, `appendBatch`,
- * `flush`, `close`, a queue's `send`, `delete` and `close`), and no fdatasync blocks the event
- * loop unless `syncMode: 'inline'` asks for it. Reads (`read`, readers, lookups by time) are
+ * `flush`, `close`, a queue's `send`, `delete`, `flush`, `close` and `receiveWait`), and no
+ * fdatasync blocks the event loop unless `syncMode: 'inline'` asks for it. Reads (`read`, readers, lookups by time) are
  * synchronous positional reads, as in better-sqlite3: from the page cache they take microseconds,
  * and a promise per read would cost more than the read. Opening recovers synchronously (the scan
  * is bounded by the recovery point). The default durability is `group`: nothing is acknowledged

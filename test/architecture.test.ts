@@ -44,18 +44,8 @@ interface Exception {
   readonly why: string;
 }
 
-/**
- * Experiments that still import storage/ internals: bench queue, whose imports are left to the
- * bench files' owner (both entries now hold what it needs: logOfQueueForTesting is in testing).
- */
-const QUEUE_FILES_BEING_CONVERTED: readonly string[] = [
-  'experiments/bench/queue.ts',
-];
-
 /** Imports that break their folder's rule on purpose. */
 const EXCEPTIONS: readonly Exception[] = [
-  ...QUEUE_FILES_BEING_CONVERTED.map((from) =>
-    ({ from, to: /^storage\//, why: 'being converted' })),
   {
     from: 'lab/plan/plan-measured.ts',
     to: /^experiments\/metrics\/(index-density|recovery|scan-vs-lookup|segment-size)\.ts$/,

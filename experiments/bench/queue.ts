@@ -16,12 +16,10 @@ const RATE = { class: 'timing', direction: 'higher' } as const;
 const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
 import { interleave, measureAsync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { DURABILITY_POLICIES, type DurabilityPolicy } from '../../storage/durability.js';
-import { LogQueue } from '../../storage/log-queue.js';
-import type { Queue } from '../../storage/queue.js';
-import { SlotFileQueue } from '../../storage/slot-file.js';
-import { logOfQueueForTesting } from '../../storage/testing/queue-log.js';
+import {
+  DURABILITY_POLICIES, type DurabilityPolicy, LogQueue, NodeFileIO, type Queue, SlotFileQueue,
+} from '../../storage/index.js';
+import { logOfQueueForTesting } from '../../storage/testing/index.js';
 
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;

@@ -204,7 +204,7 @@ export class QueueCycle {
     const loop = { concurrency: producers };
     const sent = await measureAsync(send, this.send, { seconds }, loop);
     const consumed = await measureAsync(consume, this.consume, { ops: sent.ops }, loop);
-    const syncNs = this.options.syncAtRoundEnd === true ? this.#syncLog() : 0;
+    const syncNs = this.options.syncAtRoundEnd === true ? await this.#syncLog() : 0;
     return { messages: sent.ops, elapsedNs: sent.elapsedNs + consumed.elapsedNs + syncNs, syncNs };
   }
 
@@ -226,11 +226,11 @@ export class QueueCycle {
   }
 
   /** One fdatasync of everything design B appended; the nanoseconds it took. */
-  #syncLog(): number {
+  async #syncLog(): Promise<number> {
     const queue = this.#queue;
     assert(queue instanceof LogQueue, 'only design B (the log) syncs at the end of a round');
     const startNs = process.hrtime.bigint();
-    void queue.flush();
+    await queue.flush();
     return Number(process.hrtime.bigint() - startNs);
   }
 
