@@ -18,6 +18,7 @@ import { interleave, measureAsync, measureSync, warmUpAsync, warmUpSync } from '
 import type { Metric } from '../../lab/results.js';
 import { Log, type LogOptions } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
+import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
 const BODY_BYTES = 1024;
@@ -341,6 +342,7 @@ export const storageBench: Experiment = {
       ...pairMetrics(ctx, 'append.always', alwaysPreallocated.pairs, 'preallocatedFs', 'always').slice(1),
       always.logLatencyNs,
       ...(await groupVsAlways(ctx, rounds, seconds)),
+      ...(await fioSeqSyncMetrics(ctx, rounds, seconds)),
       ...warmLookups(ctx, ctx.numberParam('lookupLogBytes'), rounds),
       recoveryScan(ctx, ctx.numberParam('recoverySegmentBytes'), rounds),
       rssGrowth(ctx, ctx.numberParam('rssAppendBytes')),

@@ -16,6 +16,8 @@ export const STORAGE_TARGETS: readonly Target[] = [
   { metric: 'append.batched.bytesPerSec', atLeast: 500e6, why: 'batched appends at 500 MB/s or more' },
   { metric: 'append.always.vsRawFs', atLeast: 0.9, why: 'always within 10% of write+fdatasync' },
   { metric: 'append.group.vsAlways', atLeast: 10, why: 'group commit at 16 producers 10x always' },
+  { metric: 'append.always.vsFioSeqSync', atLeast: 1.0, why: 'always (default options) at least fio\'s sequential 1 KiB + fdatasync on a laid-out file (issue 20)' },
+  { metric: 'append.none.vsChecksummedFs', atLeast: 0.85, why: 'unbatched appends within 15% of the checksummed fs.writeSync loop (issue 20)' },
   { metric: 'lookup.warm.p50Ns', atMost: 5_000, why: 'warm lookup p50 at most 5 us' },
   { metric: 'lookup.warm.p99Ns', atMost: 50_000, why: 'warm lookup p99 at most 50 us' },
   { metric: 'recovery.scan.bytesPerSec', atLeast: 500e6, why: 'recovery scan at 500 MB/s or more' },
