@@ -17,7 +17,7 @@ const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
 import { interleave, measureAsync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import {
-  DURABILITY_POLICIES, type DurabilityPolicy, LogQueue, NodeFileIO, type Queue, SlotFileQueue,
+  DURABILITY_POLICIES, type DurabilityPolicy, Log, LogQueue, NodeFileIO, type Queue, SlotFileQueue,
 } from '../../storage/index.js';
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
 
@@ -47,11 +47,27 @@ async function cycle(queue: Queue, body: Buffer): Promise<number> {
   return id;
 }
 
+/**
+ * Under `always`, the bare log's synced appends run in the same interleaved rounds: a design B
+ * cycle (one synced append; receive and delete write nothing but the head now and then) should
+ * cost no more than the append alone (issue 20: `queue.B.always.vsLogAppend` at least 0.95).
+ */
+async function logAppendRound(ctx: LabContext, measurement: Measurement, body: Buffer, round: number, roundSeconds: number): Promise<number> {
+  const dir = freshDir(ctx, `log-always-${round}`);
+  const log = Log.open(dir, { durability: 'always' });
+  for (let i = 0; i < 50; i++) await log.append(body);
+  const repetition = await measureAsync(measurement, () => log.append(body), { seconds: roundSeconds });
+  await log.close();
+  fs.rmSync(dir, { recursive: true });
+  return repetition.ratePerSec;
+}
+
 async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: number, roundSeconds: number): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x71);
   const producers = policy === 'group' ? GROUP_PRODUCERS : 1;
   const measurements = { A: new Measurement(`A-${policy}`, 'async'), B: new Measurement(`B-${policy}`, 'async') };
-  const results = await interleave(rounds, (['A', 'B'] as const).map((design) => ({
+  const logAppends = new Measurement('log-always', 'async');
+  const designs = (['A', 'B'] as const).map((design) => ({
     name: design,
     round: async (round: number) => {
       const dir = freshDir(ctx, `${design}-${policy}-${round}`);
@@ -62,11 +78,23 @@ async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: num
       fs.rmSync(dir, { recursive: true });
       return repetition.ratePerSec;
     },
-  })), ctx.progress);
+  }));
+  const withLog = policy === 'always'
+    ? [...designs, { name: 'log', round: (round: number) => logAppendRound(ctx, logAppends, body, round, roundSeconds) }]
+    : designs;
+  const results = await interleave(rounds, withLog, ctx.progress);
   const a = results.get('A')!;
   const b = results.get('B')!;
+  const logRates = results.get('log');
   const labels = (design: Design) => ({ design, policy, producers });
+  const vsLog = logRates === undefined ? [] : [
+    metricFromSamples('queue.B.always.vsLogAppend', 'ratio', b.map((rate, i) => rate / logRates[i]!), {
+      random: ctx.random, ...RATE, ratio: true, labels: { policy, producers },
+      description: 'design B\'s send + receive + delete cycles per second over the bare log\'s synced ' +
+        'appends per second (default options, one producer), round by round' }),
+  ];
   return [
+    ...vsLog,
     metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, { random: ctx.random, ...RATE, labels: labels('A') }),
     metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, { random: ctx.random, ...RATE, labels: labels('B') }),
     metricFromSamples(`queue.${policy}.ratioBA`, 'ratio', b.map((rate, i) => rate / a[i]!), { random: ctx.random, ...RATE, ratio: true, labels: { policy, producers } }),

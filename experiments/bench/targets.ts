@@ -30,6 +30,7 @@ export const STORAGE_TARGETS: readonly Target[] = [
 
 export const QUEUE_TARGETS: readonly Target[] = [
   { metric: 'queue.B.inFlightTrackingBytesPerMsg', atMost: 100, why: 'at most ~100 bytes of memory per message in flight' },
+  { metric: 'queue.B.always.vsLogAppend', atLeast: 0.95, why: 'a design B cycle under always costs no more than its one synced append (issue 20)' },
 ];
 
 export interface TargetCheck {
