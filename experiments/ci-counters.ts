@@ -20,12 +20,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  type Experiment,
-  type LabContext,
-  type Labels,
-  type Metric,
-  type Results,
+import type {
+  Experiment,
+  LabContext,
+  Labels,
+  Metric,
+  Results,
 } from '../lab/index.js';
 import {
   type DurabilityPolicy,

@@ -13,11 +13,11 @@
  * count, not a timing. Seeds are consecutive from one drawn from the experiment's seed; a
  * violation is listed in the notes with its seed, which `runCrashIteration` replays exactly.
  */
-import {
-  type Experiment,
-  type LabContext,
-  type Metric,
-  type Results,
+import type {
+  Experiment,
+  LabContext,
+  Metric,
+  Results,
 } from '../lab/index.js';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/index.js';
 import {

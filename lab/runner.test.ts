@@ -54,8 +54,10 @@ describe('closed loops', () => {
 
   it('gives one median (= p50) over all operations, p99 from 100 and p999 from 1,000', () => {
     const options = { measure: { ops: 400 }, repetitions: 3, random: new SeededRandom(1) };
-    const summary = runSync('many', (index) => (busyWaitNs(index % 7 === 0 ? 2000 : 0), 1),
-      options);
+    const summary = runSync('many', (index) => {
+      busyWaitNs(index % 7 === 0 ? 2000 : 0);
+      return 1;
+    }, options);
     const latency = summary.latencyNs;
     expect(latency.count).toBe(1200);
     expect(latency.p50).toBe(latency.median);
@@ -80,7 +82,10 @@ describe('closed loops', () => {
 
   it('stops a timed repetition at its deadline', () => {
     const measurement = new Measurement('timed', 'sync');
-    const repetition = measureSync(measurement, () => (busyWaitMs(1), 1), { seconds: 0.03 });
+    const repetition = measureSync(measurement, () => {
+      busyWaitMs(1);
+      return 1;
+    }, { seconds: 0.03 });
     expect(repetition.ops).toBeGreaterThan(0);
     expect(repetition.ops).toBeLessThan(1000);
     expect(repetition.elapsedNs).toBeGreaterThanOrEqual(30e6);
@@ -208,8 +213,20 @@ describe('interleave', () => {
   it('runs designs in alternating rounds and returns each one\'s results in order', async () => {
     const order: string[] = [];
     const results = await interleave(3, [
-      { name: 'A', round: (round) => (order.push(`A${round}`), round) },
-      { name: 'B', round: async (round) => (order.push(`B${round}`), round * 10) },
+      {
+        name: 'A',
+        round: (round) => {
+          order.push(`A${round}`);
+          return round;
+        },
+      },
+      {
+        name: 'B',
+        round: async (round) => {
+          order.push(`B${round}`);
+          return round * 10;
+        },
+      },
     ]);
     expect(order).toEqual(['A0', 'B0', 'A1', 'B1', 'A2', 'B2']);
     expect(results.get('A')).toEqual([0, 1, 2]);

@@ -15,13 +15,13 @@ import { BatchedLog, type BatchLocation, type BatchedRecordInput } from './batch
 const newDir = tempDirs('batched-recovery');
 const FIRST_LOG = '00000000000000000000.log';
 
-function valueOf(offset: number): Buffer {
+function recordValue(offset: number): Buffer {
   return Buffer.from(`value ${offset} `.repeat(1 + (offset % 5)));
 }
 
 function recordsFrom(first: number, count: number): BatchedRecordInput[] {
   return Array.from({ length: count }, (_, i) => ({
-    value: valueOf(first + i), timestampMs: 1_000 + first + i,
+    value: recordValue(first + i), timestampMs: 1_000 + first + i,
   }));
 }
 
@@ -38,7 +38,7 @@ function codeOf(run: () => unknown): string {
 /** Every offset of the log reads back the value it was appended with. */
 function expectIntact(log: BatchedLog, where: string): void {
   for (let offset = log.startOffset; offset < log.endOffset; offset++) {
-    expect(Buffer.from(log.read(offset).value!).equals(valueOf(offset)), `${where}: ${offset}`)
+    expect(Buffer.from(log.read(offset).value!).equals(recordValue(offset)), `${where}: ${offset}`)
       .toBe(true);
   }
   expect([...log.records()].length, where).toBe(log.endOffset - log.startOffset);
@@ -159,7 +159,7 @@ describe('a flipped bit', () => {
     expect(codeOf(() => [...opened.records(0)])).toBe('CORRUPT_BATCH');
     for (let offset = 0; offset < 60; offset++) {
       if (offset >= middle.baseOffset && offset <= middle.lastOffset) continue;
-      expect(Buffer.from(opened.read(offset).value!).equals(valueOf(offset))).toBe(true);
+      expect(Buffer.from(opened.read(offset).value!).equals(recordValue(offset))).toBe(true);
     }
     await opened.close();
   });

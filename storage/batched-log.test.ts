@@ -23,13 +23,14 @@ function expectCode(run: () => unknown, code: string): void {
 }
 
 /** Record `offset`'s value: JSON-ish text so every codec has something to compress. */
-function valueOf(offset: number, sizeBytes = 40 + (offset % 90)): Buffer {
-  return Buffer.from(`{"event":${offset},"pad":"`.padEnd(sizeBytes - 2, 'x') + '"}');
+function recordValue(offset: number, sizeBytes = 40 + (offset % 90)): Buffer {
+  const head = `{"event":${offset},"pad":"`;
+  return Buffer.from(`${head.padEnd(sizeBytes - 2, 'x')}"}`);
 }
 
 function recordsFrom(first: number, count: number): BatchedRecordInput[] {
   return Array.from({ length: count }, (_, i) => ({
-    value: valueOf(first + i),
+    value: recordValue(first + i),
     key: (first + i) % 3 === 0 ? null : Buffer.from(`k${first + i}`),
     headers: (first + i) % 4 === 0 ? [{ key: Buffer.from('h'), value: Buffer.from([i]) }] : [],
     timestampMs: T0_MS + (first + i) * 7,
@@ -128,7 +129,7 @@ describe('BatchedLog lookup', () => {
     for (let offset = 0; offset < next; offset++) {
       const { record, walk } = log.lookup(offset);
       expect(record.offset).toBe(offset);
-      expect(Buffer.from(record.value!).equals(valueOf(offset))).toBe(true);
+      expect(Buffer.from(record.value!).equals(recordValue(offset))).toBe(true);
       expect(record.batch.baseOffset).toBeLessThanOrEqual(offset);
       expect(record.batch.lastOffset).toBeGreaterThanOrEqual(offset);
       // Batches here are at most ~1.5 KiB: one interval (600 B) plus the entry's batch.
@@ -269,7 +270,7 @@ describe('a Kafka partition directory', () => {
     expect(reader.recovery.startedFrom).toBe('segment-start');
     expect(reader.segments().at(-1)!.indexEntries).toBe(entries.length);
     for (let offset = 0; offset < 120; offset++) {
-      expect(Buffer.from(reader.read(offset).value!).equals(valueOf(offset))).toBe(true);
+      expect(Buffer.from(reader.read(offset).value!).equals(recordValue(offset))).toBe(true);
     }
     await reader.close();
     expect(readFileSync(indexPath).length).toBe(8 * (entries.length + 512));
@@ -321,7 +322,7 @@ describe('BatchedLog writers and durability', () => {
     expect(appended.map((a) => a.baseOffset)).toEqual(codecs.map((_, i) => i * 5));
     for (let i = 0; i < 10; i++) await log.appendBatch(recordsFrom(150 + i * 3, 3));
     for (let offset = 0; offset < 180; offset++) {
-      expect(log.read(offset).value).toEqual(valueOf(offset));
+      expect(log.read(offset).value).toEqual(recordValue(offset));
     }
     await log.close();
   });

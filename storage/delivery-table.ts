@@ -7,7 +7,7 @@
  */
 import { DeadlineHeap, KeyRing } from './deadline-heap.js';
 
-export const enum DeliveryState {
+export enum DeliveryState {
   /** Not handed out since the last restart; design B's cursor has not reached it. */
   Pending = 0,
   InFlight = 1,

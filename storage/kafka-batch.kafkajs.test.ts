@@ -13,6 +13,7 @@ import {
 // kafkajs's internals are untyped JS, hence the `any`s below.
 const requireJs = createRequire(import.meta.url);
 const KafkaDecoder = requireJs('kafkajs/src/protocol/decoder');
+// biome-ignore lint/suspicious/noExplicitAny: kafkajs's decoder is untyped JS
 const decodeKafkajsBatch: (decoder: unknown) => Promise<any> =
   requireJs('kafkajs/src/protocol/recordBatch/v0/decoder');
 const { RecordBatch: encodeKafkajsBatch } = requireJs('kafkajs/src/protocol/recordBatch/v0');
@@ -48,6 +49,7 @@ describe('kafkajs agrees with loglab on record batches', () => {
         isControlBatch: false, lastOffsetDelta: 2, producerId: String(2n ** 60n + 1n),
         producerEpoch: 4, firstSequence: 99, maxTimestamp: '1764600000250',
       });
+      // biome-ignore lint/suspicious/noExplicitAny: a record of kafkajs's untyped decoder
       expect(batch.records.map((r: any) => [r.offset, r.timestamp, r.key, r.value, r.headers]))
         .toEqual(RECORDS.map((r) => [
           String(2n ** 40n + 17n + BigInt(r.offsetDelta)),

@@ -82,7 +82,8 @@ class Harness {
         this.log = Log.open(this.dir, this.options);
         return;
       case 'tornTail':
-        return this.tornTail(op.fraction);
+        this.tornTail(op.fraction);
+        return;
       case 'retain': {
         this.log.deleteSegmentsBelow(this.start + Math.floor(op.fraction * (this.end - this.start)));
         for (let offset = this.start; offset < this.log.startOffset; offset++) this.records.delete(offset);
@@ -90,7 +91,8 @@ class Harness {
         return;
       }
       case 'read':
-        return this.checkOne(op.fraction);
+        this.checkOne(op.fraction);
+        return;
     }
   }
 

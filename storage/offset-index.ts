@@ -20,7 +20,7 @@ import type { FileHandle, FileIO } from './file-io.js';
 import { StorageError, assert } from './errors.js';
 import { putU32 } from './record.js';
 import {
-  IndexFile,
+  type IndexFile,
   TwoColumnIndex,
   U32Column,
   createIndexFile,

@@ -31,10 +31,11 @@ function rank(values: readonly number[], q: number): number {
 }
 
 function recordsOf(sizes: readonly number[], first: number): BatchedRecordInput[] {
-  return sizes.map((sizeBytes, i) => ({
-    value: Buffer.from(`{"id":${first + i},"text":"`.padEnd(sizeBytes - 2, 'a') + '"}'),
-    timestampMs: T0_MS + first + i,
-  }));
+  return sizes.map((sizeBytes, i) => {
+    const head = `{"id":${first + i},"text":"`;
+    const value = Buffer.from(`${head.padEnd(sizeBytes - 2, 'a')}"}`);
+    return { value, timestampMs: T0_MS + first + i };
+  });
 }
 
 /** 40 batches of 10 records, 1 ms apart; even batches plain, odd ones gzip; interval 1 KiB. */

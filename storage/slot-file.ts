@@ -502,7 +502,10 @@ export class SlotFileQueue implements Queue {
 
   #load(): void {
     const sizeBytes = this.#io.sizeBytes(this.#handle);
-    if (sizeBytes === 0) return this.#writeFileHeader();
+    if (sizeBytes === 0) {
+      this.#writeFileHeader();
+      return;
+    }
     this.#checkFileHeader();
     // A power cut can leave the size part-way through a slot (ext4 commits it at a page
     // boundary): that last slot counts, read as zeros past the end. A message may lie whole in

@@ -17,7 +17,7 @@ import type { FileIO } from './file-io.js';
 import { assert } from './errors.js';
 import {
   F64Column,
-  IndexFile,
+  type IndexFile,
   TwoColumnIndex,
   U32Column,
   createIndexFile,

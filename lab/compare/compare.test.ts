@@ -257,7 +257,7 @@ describe('loglab compare', () => {
     const [baseline, current] = files(puzzle(), puzzle({ bytes: 1 }));
     const run = await runMain(['compare', baseline, current, '--side-by-side']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toMatch(/^side by side, no verdict:\n  .*baseline\.json: /);
+    expect(run.stdout).toMatch(/^side by side, no verdict:\n {2}.*baseline\.json: /);
     expect(run.stdout).toMatch(/BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +changed/);
     expect(run.stdout).not.toMatch(/regressed\s*$/m);
   });

@@ -31,8 +31,14 @@ function warningLog(warnings: string[]): vega.LoggerInterface {
       level = next;
       return log;
     }) as vega.LoggerInterface['level'],
-    warn: (...args: readonly unknown[]) => (record(...args), log),
-    error: (...args: readonly unknown[]) => (record(...args), log),
+    warn: (...args: readonly unknown[]) => {
+      record(...args);
+      return log;
+    },
+    error: (...args: readonly unknown[]) => {
+      record(...args);
+      return log;
+    },
     info: () => log,
     debug: () => log,
   };

@@ -9,6 +9,7 @@ import { experimentCharts, type ExperimentChart } from './experiment-charts.js';
 import type { ChartPoint } from './panel-points.js';
 import { axisScale } from './vega-lite-spec.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk deep into generated Vega-Lite JSON
 type Json = Record<string, any>;
 
 function chartOf(results: Results, chartId: string): ExperimentChart {

@@ -149,7 +149,10 @@ export class SimDisk implements FileIO {
     const open = this.#handleFor(handle, 'write', 'write');
     if (!open.writable) throw failure('write', open.path, 'EBADF', 'write');
     // Like NodeFileIO's loop around fs.writeSync: an empty write makes no system call at all.
-    if (length === 0) return this.#countWrite(0);
+    if (length === 0) {
+      this.#countWrite(0);
+      return;
+    }
     const effect = this.#faults.effectFor('write', open.path, open.file.id);
     if (effect?.kind === 'error') throw failure('write', open.path, effect.errno, 'write');
     if (effect?.kind === 'short-write') {
