@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Results } from '../lab/results.js';
-import { SeededRandom } from '../lab/random.js';
+import { SeededRandom } from '../storage/sim/prng.js';
 import { gzipSync } from 'node:zlib';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import {

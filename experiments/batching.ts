@@ -211,7 +211,7 @@ async function cpuPhase(ctx: LabContext, plan: Plan): Promise<Metric[]> {
 async function readPhase(ctx: LabContext, plan: Plan): Promise<Metric[]> {
   const messages = ctx.numberParam('fixedMessages');
   const random = ctx.random.fork();
-  const offsets = Float64Array.from({ length: LOOKUP_OFFSETS }, () => random.int(messages));
+  const offsets = Float64Array.from({ length: LOOKUP_OFFSETS }, () => random.nextInt(messages));
   const series: ReadSeries[] = [];
   try {
     for (const spec of fixedSpecs(plan)) {

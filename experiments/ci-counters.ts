@@ -63,7 +63,7 @@ function openQueue(
 /** Bodies of 1 to `maxBytes` bytes drawn from the seed: lookups step over uneven records. */
 function bodies(ctx: LabContext, count: number, maxBytes: number): Buffer[] {
   const random = ctx.random.fork();
-  return Array.from({ length: count }, () => Buffer.alloc(1 + random.int(maxBytes), 0x61));
+  return Array.from({ length: count }, () => Buffer.alloc(1 + random.nextInt(maxBytes), 0x61));
 }
 
 function perMessageMetrics(

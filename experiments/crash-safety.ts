@@ -41,7 +41,7 @@ export const experiment: Experiment = {
 };
 
 async function run(ctx: LabContext): Promise<Results> {
-  const firstSeed = 1 + ctx.random.int(1_000_000_000);
+  const firstSeed = 1 + ctx.random.nextInt(1_000_000_000);
   const budgetNs = (ctx.secondsBudget * NS_PER_SECOND) / DURABILITY_POLICIES.length;
   const results = new Map<DurabilityPolicy, CrashLoopResult>();
   for (const durability of DURABILITY_POLICIES) {

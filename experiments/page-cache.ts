@@ -78,7 +78,7 @@ function spreadOffsets(ctx: LabContext, records: number, rounds: number, perRoun
     ctx.note(`old records are only ${spacingBytes} bytes apart, less than readahead can reach; ` +
       'a larger logBytes keeps cold reads cold');
   }
-  const offsets = Array.from({ length: slots }, (_, i) => i * stride + ctx.random.int(stride));
+  const offsets = Array.from({ length: slots }, (_, i) => i * stride + ctx.random.nextInt(stride));
   const warm: number[][] = [];
   const cold: number[][] = [];
   for (let round = 0; round < rounds; round++) {

@@ -346,7 +346,7 @@ function childConfig(
     depth, methods: METHODS, rounds: ctx.numberParam('rounds'), seconds,
     warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND, blockBytes: BLOCK_BYTES, ...files,
     randomFileBytes: ctx.numberParam('randomFileMiB') * MIB,
-    slotBytes: ctx.numberParam('slotBytes'), device: ctx.device, seed: ctx.random.uint32(), fio,
+    slotBytes: ctx.numberParam('slotBytes'), device: ctx.device, seed: ctx.random.nextU32(), fio,
   };
 }
 

@@ -50,7 +50,7 @@ describe('the lab context', () => {
 
   it('seeds its random source from the experiment', () => {
     const draw = (seed: number) =>
-      createContext(experiment({ seed }), { dir: tempDir(), quick: true }).random.uint32();
+      createContext(experiment({ seed }), { dir: tempDir(), quick: true }).random.nextU32();
     const first = draw(42);
     const again = draw(42);
     const other = draw(43);

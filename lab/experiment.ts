@@ -24,7 +24,7 @@ import { DeviceSharingLog } from './probes/device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
 import { type MetricCatalog, assertDeclared } from './metric-catalog.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../storage/sim/prng.js';
 import type { WarmUp } from './runner.js';
 import { SYNCED_ROUND_MIN_SECONDS } from './round-length.js';
 import { classifyStorage, notADiskNote } from './probes/storage-kind.js';
@@ -122,6 +122,7 @@ export function assertExperiment(experiment: Experiment): void {
   assert(EXPERIMENT_ID.test(experiment.id), `experiment id must be kebab-case: '${experiment.id}'`);
   assert(experiment.question.length > 0, `experiment ${experiment.id} needs a question`);
   assert(Number.isSafeInteger(experiment.seed), `${experiment.id} needs an integer seed`);
+  assert(experiment.seed >= 0, `${experiment.id} needs a seed >= 0: ${experiment.seed}`);
   for (const [name, spec] of Object.entries(experiment.params)) {
     const where = `parameter ${experiment.id}.${name}`;
     assert(typeof spec.quick === typeof spec.full, `${where} mixes a number and a string`);

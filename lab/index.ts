@@ -51,7 +51,7 @@ export {
   summarize,
   tukeyOutliers,
 } from './stats.js';
-export { SeededRandom } from './random.js';
+export { SeededRandom } from '../storage/sim/prng.js';
 export { IoPhase, type PhaseIo, pageCacheProof, perMessage, phaseCounters } from './io.js';
 export { flushDirtyPages } from './probes/page-cache.js';
 export { type SpinningVerdict, spinningVerdict } from './models/spinning-verdict.js';

@@ -12,7 +12,7 @@ import {
   phaseCounters,
   readProcIo,
 } from './io.js';
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../storage/sim/prng.js';
 
 const MIB = 1024 * 1024;
 const tempDir = tempDirs('io');

@@ -9,7 +9,7 @@
 import { build, type Histogram } from 'hdr-histogram-js';
 import { assert } from '../storage/errors.js';
 import { type Labels, metricFromSamples } from './metric.js';
-import type { SeededRandom } from './random.js';
+import type { SeededRandom } from '../storage/sim/prng.js';
 import { medianCiRanks, supportedPercentiles } from './stats.js';
 import type { Metric } from './results.js';
 

@@ -11,7 +11,7 @@
  * - `timing`: durations, rates, and ratios of them.
  */
 import type { Direction, Metric, MetricClass } from './results.js';
-import type { SeededRandom } from './random.js';
+import type { SeededRandom } from '../storage/sim/prng.js';
 import { medianCi, type Summary, summarize } from './stats.js';
 
 export type { Direction, MetricClass } from './results.js';

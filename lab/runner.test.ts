@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Measurement } from './measurement.js';
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../storage/sim/prng.js';
 import {
   interleave,
   measureAsync,

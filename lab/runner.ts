@@ -17,7 +17,7 @@ import { assert } from '../storage/errors.js';
 import { Measurement, type Repetition, type RunMode, type RunSummary } from './measurement.js';
 import type { Labels } from './metric.js';
 import { silentProgress, type ProgressReporter } from './progress.js';
-import type { SeededRandom } from './random.js';
+import type { SeededRandom } from '../storage/sim/prng.js';
 
 /** How much work one repetition (or warm-up) does: a count of operations or a time. */
 export type Budget = { readonly ops: number } | { readonly seconds: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../storage/sim/prng.js';
 import {
   median,
   medianCi,
@@ -103,8 +103,8 @@ describe('the median interval from order statistics', () => {
 
 /** A standard normal draw by Box-Muller. */
 function normal(random: SeededRandom): number {
-  const u = 1 - random.float();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.float());
+  const u = 1 - random.nextFloat();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.nextFloat());
 }
 
 /** The share of `trials` intervals from `n` draws that contain the true median. */

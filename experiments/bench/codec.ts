@@ -27,7 +27,7 @@ export const codecBench: Experiment = {
     const target = Buffer.allocUnsafe(record.length);
     const keys = Uint32Array.from({ length: INDEX_ENTRIES }, (_, i) => i * 4);
     const random = ctx.random.fork();
-    const probes = Uint32Array.from({ length: 4096 }, () => random.int(INDEX_ENTRIES * 4));
+    const probes = Uint32Array.from({ length: 4096 }, () => random.nextInt(INDEX_ENTRIES * 4));
     let checksum = 0;
     let probe = 0;
     const bench = new Bench({ time: ctx.numberParam('taskMs'), warmupTime: 50, retainSamples: true });

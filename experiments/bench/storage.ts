@@ -251,7 +251,7 @@ function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Me
   const log = buildLog(dir, logBytes, {});
   const random = ctx.random.fork();
   const end = log.endOffset;
-  const offsets = Float64Array.from({ length: 1 << 16 }, () => random.int(end));
+  const offsets = Float64Array.from({ length: 1 << 16 }, () => random.nextInt(end));
   const measurement = new Measurement('lookup.warm', 'sync');
   for (let i = 0; i < 20_000; i++) log.read(offsets[i & 0xffff]!);
   for (let r = 0; r < repetitions; r++) {

@@ -40,43 +40,39 @@ const EPOCH_MS = 1_764_547_200_000;
 
 function hex(random: SeededRandom, digits: number): string {
   let text = '';
-  while (text.length < digits) text += random.uint32().toString(16).padStart(8, '0');
+  while (text.length < digits) text += random.nextU32().toString(16).padStart(8, '0');
   return text.slice(0, digits);
-}
-
-function pick<T>(random: SeededRandom, values: readonly T[]): T {
-  return values[random.int(values.length)] as T;
 }
 
 /** The event's fields, most important first; as many are kept as leave room for the note. */
 function eventFields(random: SeededRandom, index: number): Array<[string, unknown]> {
-  const type = pick(random, EVENT_TYPES);
-  const page = pick(random, PAGES);
-  const items = Array.from({ length: 1 + random.int(3) }, () => ({
-    sku: `SKU-${100_000 + random.int(900_000)}`, qty: 1 + random.int(4),
-    priceCents: 199 + random.int(20_000),
+  const type = random.pick(EVENT_TYPES);
+  const page = random.pick(PAGES);
+  const items = Array.from({ length: 1 + random.nextInt(3) }, () => ({
+    sku: `SKU-${100_000 + random.nextInt(900_000)}`, qty: 1 + random.nextInt(4),
+    priceCents: 199 + random.nextInt(20_000),
   }));
   return [
     ['eventId', `${hex(random, 8)}-${hex(random, 4)}-${hex(random, 4)}-${hex(random, 12)}`],
     ['type', type],
-    ['ts', EPOCH_MS + index * 37 + random.int(1000)],
-    ['userId', `u-${random.int(5_000_000)}`],
-    ['country', pick(random, COUNTRIES)],
+    ['ts', EPOCH_MS + index * 37 + random.nextInt(1000)],
+    ['userId', `u-${random.nextInt(5_000_000)}`],
+    ['country', random.pick(COUNTRIES)],
     ['sessionId', hex(random, 16)],
-    ['page', page.endsWith('/') && page.length > 1 ? `${page}${random.int(100_000)}` : page],
-    ['referrer', `https://www.example.com/search?q=${pick(random, WORDS)}+${pick(random, WORDS)}`],
-    ['amountCents', type === 'purchase' ? random.int(100_000) : 0],
-    ['userAgent', pick(random, AGENTS)],
-    ['ip', `${random.int(224)}.${random.int(256)}.${random.int(256)}.${random.int(256)}`],
+    ['page', page.endsWith('/') && page.length > 1 ? `${page}${random.nextInt(100_000)}` : page],
+    ['referrer', `https://www.example.com/search?q=${random.pick(WORDS)}+${random.pick(WORDS)}`],
+    ['amountCents', type === 'purchase' ? random.nextInt(100_000) : 0],
+    ['userAgent', random.pick(AGENTS)],
+    ['ip', [224, 256, 256, 256].map((range) => random.nextInt(range)).join('.')],
     ['items', items],
-    ['experiment', { id: `exp-${random.int(40)}`, variant: pick(random, ['A', 'B', 'C']) }],
+    ['experiment', { id: `exp-${random.nextInt(40)}`, variant: random.pick(['A', 'B', 'C']) }],
   ];
 }
 
 /** Words to exactly `lengthBytes` characters (the last one cut to fit). */
 function note(random: SeededRandom, lengthBytes: number): string {
   let text = '';
-  while (text.length < lengthBytes) text += `${text.length === 0 ? '' : ' '}${pick(random, WORDS)}`;
+  while (text.length < lengthBytes) text += `${text.length === 0 ? '' : ' '}${random.pick(WORDS)}`;
   return text.slice(0, lengthBytes);
 }
 

@@ -98,7 +98,7 @@ function targets(search: FileSearch, kind: TargetKind, random: SeededRandom, cou
   const end = search.source.log.endOffset;
   const window = Math.min(search.recentRecords, end);
   return Array.from({ length: count }, () =>
-    kind === 'recent' ? end - 1 - random.int(window) : random.int(end));
+    kind === 'recent' ? end - 1 - random.nextInt(window) : random.nextInt(end));
 }
 
 /** Reads the last 8 KiB of the file, as appends and recent lookups would have kept them warm. */

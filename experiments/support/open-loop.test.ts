@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../lab/random.js';
+import { SeededRandom } from '../../storage/sim/prng.js';
 import {
   LateStarts,
   OFFERED_PCTS,

@@ -172,7 +172,7 @@ export class QueueCycle {
   readonly consume = async (): Promise<number> => {
     this.#receive();
     const window = this.#inFlight;
-    const at = this.options.random.int(window.length);
+    const at = this.options.random.nextInt(window.length);
     const id = window[at] as number;
     window[at] = window[window.length - 1] as number;
     window.pop();

@@ -66,7 +66,7 @@ function blockWriter(file: DeviceWriteFile, config: ChildConfig, position: () =>
 function randomWrites(config: ChildConfig, random: SeededRandom): MethodRun {
   const file = openDeviceWriteFile(config.randomFile, config.blockBytes, config.depth, 0);
   const blocks = Math.floor(config.randomFileBytes / config.blockBytes);
-  const write = blockWriter(file, config, () => random.int(blocks) * config.blockBytes);
+  const write = blockWriter(file, config, () => random.nextInt(blocks) * config.blockBytes);
   return { ioMode: file.mode, fallbackReason: file.fallbackReason, op: write,
     close: async () => fs.closeSync(file.fd) };
 }
@@ -124,7 +124,7 @@ function slotSends(config: ChildConfig, random: SeededRandom): MethodRun {
     } else {
       const received = queue.receive(receive);
       if (received !== null) inFlight.push(received.id);
-      const at = random.int(inFlight.length);
+      const at = random.nextInt(inFlight.length);
       id = inFlight[at] as number;
       inFlight[at] = inFlight[inFlight.length - 1] as number;
       inFlight.pop();

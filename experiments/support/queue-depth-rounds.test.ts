@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FioOutcome } from '../../lab/probes/fio.js';
-import { SeededRandom } from '../../lab/random.js';
+import { SeededRandom } from '../../storage/sim/prng.js';
 import type { ChildConfig } from './queue-depth-protocol.js';
 import { FioRuns, fioJobEnv, pairedRounds } from './queue-depth-rounds.js';
 

@@ -32,7 +32,7 @@ export function recordBodies(random: SeededRandom, size: RecordSize): Buffer[] {
   random.fillBytes(source);
   const span = Math.log(MIXED_MAX_RECORD_BYTES / MIXED_MIN_RECORD_BYTES);
   return Array.from({ length: MIXED_POOL_SIZE }, () => {
-    const recordBytes = Math.round(MIXED_MIN_RECORD_BYTES * Math.exp(random.float() * span));
+    const recordBytes = Math.round(MIXED_MIN_RECORD_BYTES * Math.exp(random.nextFloat() * span));
     return source.subarray(0, recordBytes - RECORD_HEADER_BYTES);
   });
 }

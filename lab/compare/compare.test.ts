@@ -6,7 +6,7 @@ import { sampleResults } from '../../test/fixtures/sample-results.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { type CompareOptions, compareDocuments } from './compare.js';
 import { inferredClass, inferredDirection } from '../metric-legacy.js';
-import { SeededRandom } from '../random.js';
+import { SeededRandom } from '../../storage/sim/prng.js';
 import type { Metric, Results } from '../results.js';
 
 const newDir = tempDirs('compare');
@@ -15,7 +15,7 @@ const GATE: CompareOptions = { thresholdRatio: 0.05, gateTimings: false };
 /** 20 samples within ±1% of `centre`, from a fixed seed. */
 function samples(centre: number, seed: number): number[] {
   const random = new SeededRandom(seed);
-  return Array.from({ length: 20 }, () => centre * (1 + (random.int(2001) - 1000) / 100_000));
+  return Array.from({ length: 20 }, () => centre * (1 + (random.nextInt(2001) - 1000) / 100_000));
 }
 
 type Contract = Pick<Metric, 'kind' | 'class' | 'direction'>;

@@ -6,7 +6,7 @@ import {
   hddQueuedRandomWriteMs,
   rotationMs,
 } from './models.js';
-import { SeededRandom } from '../random.js';
+import { SeededRandom } from '../../storage/sim/prng.js';
 import { predictionSchema } from '../results.js';
 import { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
@@ -20,7 +20,7 @@ function slotTrace(messages: number, sync: boolean): WriteTrace {
   const file = trace.fileId('/slots');
   const random = new SeededRandom(1);
   for (let i = 0; i < messages * 2; i++) {
-    trace.push(TRACE_WRITE, file, random.int(SLOT_FILE_BYTES / KIB) * KIB, KIB);
+    trace.push(TRACE_WRITE, file, random.nextInt(SLOT_FILE_BYTES / KIB) * KIB, KIB);
     if (sync) trace.push(TRACE_SYNC, file, 0, 0);
   }
   return trace;

@@ -1,7 +1,12 @@
 /**
- * The simulated disk's own seeded random source: xoshiro128** seeded through splitmix32. Small,
- * fast, and fully determined by one integer seed, so a crash is reproducible from its seed alone.
- * storage/ imports nothing from lab/, hence its own generator rather than the harness's.
+ * loglab's one seeded pseudo-random generator: xoshiro128**, its 128-bit state expanded from one
+ * integer seed by SplitMix32 so that nearby seeds give unrelated streams. The simulated disk and
+ * the crash loop draw from it, so a crash is reproducible from its seed alone; the lab hands one to
+ * every experiment (`ctx.random`), so every sample, key and resample can be drawn again from the
+ * seed recorded in the results. It lives in storage/ because storage/ imports nothing from lab/.
+ *
+ * Math.random cannot be seeded; xoshiro128** is fast, has a 2^128 - 1 period and passes BigCrush,
+ * far more than fault schedules, workload generation and bootstrap resampling need.
  */
 import { assert } from '../errors.js';
 
@@ -42,6 +47,18 @@ export class SeededRandom {
     if ((this.#s0 | this.#s1 | this.#s2 | this.#s3) === 0) this.#s0 = 1;
   }
 
+  /** A generator with exactly this state, for checking against the reference vectors. */
+  static fromState(words: readonly [number, number, number, number]): SeededRandom {
+    const [s0, s1, s2, s3] = words;
+    assert((s0 | s1 | s2 | s3) !== 0, 'xoshiro128** state must not be all zero');
+    const random = new SeededRandom(0);
+    random.#s0 = s0 >>> 0;
+    random.#s1 = s1 >>> 0;
+    random.#s2 = s2 >>> 0;
+    random.#s3 = s3 >>> 0;
+    return random;
+  }
+
   /** A uniformly distributed unsigned 32-bit integer. */
   nextU32(): number {
     const result = Math.imul(rotl(Math.imul(this.#s1, 5) >>> 0, 7), 9) >>> 0;
@@ -55,12 +72,16 @@ export class SeededRandom {
     return result;
   }
 
-  /** A float in [0, 1). */
+  /** A float in [0, 1) with 32 bits of randomness. */
   nextFloat(): number {
     return this.nextU32() / TWO_POW_32;
   }
 
-  /** An integer in [0, maxExclusive). */
+  /**
+   * An integer in [0, maxExclusive): one draw, scaled down. A value is at most
+   * maxExclusive / 2^32 more likely than another, nothing for the ranges drawn here; exactly one
+   * draw per call is what the crash loop's recorded seeds replay.
+   */
   nextInt(maxExclusive: number): number {
     assert(Number.isSafeInteger(maxExclusive), `maxExclusive must be an integer: ${maxExclusive}`);
     assert(maxExclusive > 0, `maxExclusive must be > 0: ${maxExclusive}`);
@@ -79,6 +100,7 @@ export class SeededRandom {
     return items[this.nextInt(items.length)] as T;
   }
 
+  /** Fills `target` with random bytes (bodies that do not compress or repeat), 4 a draw. */
   fillBytes(target: Uint8Array): void {
     for (let i = 0; i < target.length; i += 4) {
       let word = this.nextU32();
@@ -87,5 +109,10 @@ export class SeededRandom {
         word >>>= 8;
       }
     }
+  }
+
+  /** An independent generator seeded from this one, for a sub-task with a stream of its own. */
+  fork(): SeededRandom {
+    return new SeededRandom(this.nextU32() * 0x20_0000 + (this.nextU32() >>> 11));
   }
 }
