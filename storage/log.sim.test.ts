@@ -395,6 +395,31 @@ describe('a group sync that fails', () => {
     });
   }
 
+  it('on the thread pool, seals no segment on a roll that a failed sync still on its way could leave damaged', async () => {
+    // Crash-loop seed 2088 (log, group): the sync failed on the pool and the pages it covered
+    // were marked clean; a roll synced the segment (successfully, writing none of them), sealed
+    // it and saved a point at the next segment; the power failed before the failure came back.
+    // The reopen trusted the sealed segment, and reading it met zeros where records had been.
+    for (const seed of SEEDS) {
+      const disk = new SimDisk({ seed });
+      const options = { io: new PoolIO(disk), segmentBytes: 1024, nowMs: () => 0 };
+      const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'thread-pool' });
+      await log.append(body(0));
+      disk.injectFault(failingSync());
+      const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, 1 + i)))));
+      await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
+      for (let i = 6; log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, i)))));
+      const reopened = Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' });
+      const reader = reopened.reader(reopened.startOffset);
+      let read = 0;
+      while (reader.next() !== null) read++;
+      expect(read, `seed ${seed}`).toBe(reopened.endOffset);
+      expect(reopened.endOffset, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      expect(reopened.recovery.findings, `seed ${seed}`).toEqual([]);
+      await Promise.all(acks);
+    }
+  });
+
   it('on the thread pool, leaves no hole when the fence cannot durably remove later rolls', async () => {
     // Seeds enough for crashes that keep the middle one's unlink and drop the newest one's.
     for (let seed = 1; seed <= 60; seed++) {

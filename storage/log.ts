@@ -99,6 +99,10 @@ export class Log {
    * the directory fsync failed): see #finishRemoval.
    */
   #unremoved: Segment | null = null;
+  /** Where the engine's latest sync started from: what it proves nothing beyond until it ends. */
+  #syncStartedFrom: SyncedPoint;
+  /** The point a roll made while a thread-pool sync ran could not save yet (#syncForRoll). */
+  #pointAfterSync: SyncedPoint | null = null;
 
   private constructor(
     dir: string,
@@ -129,6 +133,7 @@ export class Log {
       this.#syncedPointOf(this.#active),
       this.#active.nextOffset,
     );
+    this.#syncStartedFrom = this.#engine.synced;
     this.#engine.attach({
       beforeSync: () => this.#beforeSync(),
       onFence: (call, synced) => this.#cutBack(call, synced),
@@ -430,15 +435,25 @@ export class Log {
   /** The engine is about to sync: the group's records are written, and the sync covers them. */
   #beforeSync(): SyncPlan<SyncedPoint> {
     this.#writePending();
+    this.#syncStartedFrom = this.#engine.synced;
     const active = this.#active;
     return { handle: active.handle, point: this.#syncedPointOf(active), endTicket: active.nextOffset };
   }
 
-  /** After a sync of the engine's: a recovery point once enough bytes were synced since the last. */
+  /**
+   * After a sync of the engine's: a recovery point once enough bytes were synced since the last,
+   * or the one a roll made while it ran left to save (#syncForRoll).
+   */
   #afterSync(): void {
-    if (this.#bytesSinceRecoveryPoint < this.config.recoveryPointIntervalBytes) return;
+    const afterRoll = this.#pointAfterSync;
+    this.#pointAfterSync = null;
+    const due = this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes;
+    if (!due && (afterRoll === null || !this.#segments.includes(afterRoll.segment))) return;
     try {
-      this.#engine.guard('sync', () => this.#saveRecoveryPoint());
+      this.#engine.guard('sync', () => {
+        if (due) this.#saveRecoveryPoint();
+        else this.#writeRecoveryPointAt(afterRoll!);
+      });
     } catch {
       // Fenced: the appends waiting learn it from the engine.
     }
@@ -504,13 +519,9 @@ export class Log {
     this.#engine.guard('sync', () => {
       this.#finishRollSync(true);
       active.trim();
-      if (background) {
-        // Said before the next segment exists: a crash may now leave this one short of it.
-        this.#writeRecoveryPointAt(this.#engine.synced, true);
-      } else {
-        active.sync();
-        this.#vouch(this.#syncedPointOf(active));
-      }
+      const sealingAt = background ? this.#engine.synced : this.#syncForRoll(active);
+      // Said before the next segment exists: a crash may now leave this one short of it.
+      if (sealingAt !== null) this.#writeRecoveryPointAt(sealingAt, true);
       active.seal();
       const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
       this.#segments.push(next);
@@ -524,8 +535,26 @@ export class Log {
         return;
       }
       this.#vouch(start);
-      this.#writeRecoveryPointAt(start);
+      if (sealingAt === null) this.#writeRecoveryPointAt(start);
+      else this.#pointAfterSync = start;
     });
+  }
+
+  /**
+   * Syncs the segment a roll seals under `always` and `group`. A sync of the engine's still on
+   * the thread pool may yet fail on pages of this segment that this sync, succeeding, did not
+   * write: the failed one left them marked clean, and the kernel reports its error once. Until
+   * its outcome is known, nothing past the point it started from is proven, so that is the point
+   * the roll saves, sealing (as under `none`), and the next segment's start is saved once the
+   * sync succeeds (#afterSync); when it fails, the fence cuts back to the same point. Returns
+   * that point; null when no sync is in flight. Without it a power cut before the failure came
+   * back left a sealed segment that the chain check trusts with records that never reached the
+   * device (crash-loop seed 2088, log under group).
+   */
+  #syncForRoll(active: Segment): SyncedPoint | null {
+    active.sync();
+    this.#vouch(this.#syncedPointOf(active));
+    return this.#engine.inFlight === null ? null : this.#syncStartedFrom;
   }
 
   #startRollSync(sealed: Segment, next: Segment): RollSync {
@@ -588,6 +617,7 @@ export class Log {
 
   /** Also makes new segment files durable: it fsyncs the directory that holds them. */
   #writeRecoveryPoint(active: Segment): void {
+    this.#pointAfterSync = null;
     this.#writeRecoveryPointAt(this.#syncedPointOf(active));
   }
 
