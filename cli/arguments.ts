@@ -5,13 +5,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { badArgument } from '../lab/errors.js';
+import { GiB, KiB, MiB } from '../storage/units.js';
 
 const BYTE_UNITS: Readonly<Record<string, number>> = {
   b: 1,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-  tib: 1024 ** 4,
+  kib: KiB,
+  mib: MiB,
+  gib: GiB,
+  tib: 1024 * GiB,
   kb: 1000,
   mb: 1000 ** 2,
   gb: 1000 ** 3,

@@ -22,7 +22,7 @@ import {
   estimateTrace,
   interleave,
 } from '../lab/index.js';
-import { KAFKA_COMPRESSIONS, type KafkaCompression } from '../storage/index.js';
+import { KAFKA_COMPRESSIONS, type KafkaCompression, MiB } from '../storage/index.js';
 import { assert } from '../storage/testing/index.js';
 import { BATCHING_METRICS as M } from './metrics/batching.js';
 import { BODY_KINDS, type BodyKind, bodyPool } from './support/batching-bodies.js';
@@ -34,7 +34,6 @@ import { CpuSeries } from './support/batching-cpu.js';
 import { ReadSeries } from './support/batching-reads.js';
 import { headline, notes } from './support/batching-text.js';
 
-const MiB = 1024 * 1024;
 /** Lookups of the fixed logs go to this many seeded offsets, the same for every store. */
 const LOOKUP_OFFSETS = 64;
 /** Timestamp of the CPU phase's batches: a fixed time keeps their bytes the same every run. */

@@ -32,6 +32,7 @@ import {
   type FileIOCounters,
   Log,
   LogQueue,
+  MiB,
   NodeFileIO,
   type Queue,
   type QueueClock,
@@ -39,7 +40,6 @@ import {
 } from '../storage/index.js';
 import { CI_COUNTERS_METRICS } from './metrics/ci-counters.js';
 
-const MIB = 1024 ** 2;
 const POLICIES: readonly DurabilityPolicy[] = ['none', 'always'];
 /** Deadlines and checkpoints read this clock; fixed, so none depends on the machine's speed. */
 const FIXED_CLOCK: QueueClock = { nowMs: () => 0 };
@@ -153,7 +153,7 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   const records = bodies(ctx, ctx.numberParam('logRecords'), ctx.numberParam('maxBodyBytes'));
   for (const body of records) log.appendNoWait(body);
   void log.close();
-  const logMiB = filesBytes(dir, '.log') / MIB;
+  const logMiB = filesBytes(dir, '.log') / MiB;
   const prefix = `ci.log.${intervalBytes === 0 ? 'dense' : 'sparse'}`;
   const labels = { intervalBytes };
   const reopened = Log.open(dir, { ...options, io: new NodeFileIO() });
@@ -230,7 +230,7 @@ export const experiment: Experiment = {
     // The seed's 1 KiB slot holds a body of 1,004 bytes after its 20-byte header.
     queueBodyBytes: fixed(1000),
     maxBodyBytes: fixed(2048),
-    segmentBytes: fixed(MIB),
+    segmentBytes: fixed(MiB),
     indexIntervalBytes: fixed(4096),
     logRecords: fixed(4096),
     lookupStride: fixed(7),

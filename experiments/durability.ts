@@ -37,6 +37,7 @@ import {
   DEFAULT_MAX_RECORD_BYTES,
   type DurabilityPolicy,
   Log,
+  MiB,
   NodeFileIO,
   RECORD_HEADER_BYTES,
   type SyncMode,
@@ -54,7 +55,7 @@ const SIDE_COUNTS = { quick: [1, 16], full: [1, 16, 64] } as const;
 /** Group commit with a delay the caller asked for, at this many producers (full runs only). */
 const DELAYED_GROUP = { producers: 16, delaysMs: [1, 10] } as const;
 /** Sealed segments are dropped after every round, so a long run does not fill the disk. */
-const SEGMENT_BYTES = 16 * 1024 * 1024;
+const SEGMENT_BYTES = 16 * MiB;
 
 /** The open-loop phase drives the default configurations of one producer, one send in flight. */
 const OPEN_LOOP_PRODUCERS = 1;

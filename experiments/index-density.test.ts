@@ -10,9 +10,9 @@ import {
 } from '../test/fixtures/tiny-experiment.js';
 import { expectHonestStatistics } from '../test/fixtures/experiment-shape.js';
 import { INTERVALS_BYTES, RECORD_SIZES, indexDensity } from './index-density.js';
+import { GiB } from '../storage/index.js';
 
 const newDir = tempDirs('index-density');
-const GiB = 1024 ** 3;
 const TINY = {
   logBytes: 128 * 1024,
   rounds: 2,

@@ -28,7 +28,7 @@ import {
   interleave,
   measureSync,
 } from '../lab/index.js';
-import { Log } from '../storage/index.js';
+import { GiB, KiB, Log, MiB } from '../storage/index.js';
 import { OFFSET_INDEX_ENTRY_BYTES, offsetIndexFileBytes } from '../storage/testing/index.js';
 import { formatNs, mean, pagesSpanned } from './support/figures.js';
 import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
@@ -48,9 +48,6 @@ import {
   recordBodies,
 } from './support/record-bodies.js';
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 export const INTERVALS_BYTES: readonly number[] = [0, 512, KiB, 4 * KiB, 16 * KiB, 64 * KiB];
 export const RECORD_SIZES: readonly RecordSize[] = [53, 1024, 'mixed'];
 /** Share of the time budget spent on warm lookups; fills and cold rounds are sized by count. */

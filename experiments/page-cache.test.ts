@@ -11,15 +11,15 @@ import {
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { experiment } from './page-cache.js';
+import { MiB } from '../storage/index.js';
 
 const tempDir = tempDirs('page-cache');
-const MIB = 1024 * 1024;
 
 const tiny = {
   ...experiment,
   params: {
     ...experiment.params,
-    logBytes: { quick: 4 * MIB, full: 4 * MIB },
+    logBytes: { quick: 4 * MiB, full: 4 * MiB },
     oldReads: { quick: 4, full: 4 },
     rounds: { quick: 2, full: 2 },
   },

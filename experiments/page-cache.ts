@@ -32,7 +32,7 @@ import {
   phaseCounters,
   warmUpSync,
 } from '../lab/index.js';
-import { Log, recordSizeBytes } from '../storage/index.js';
+import { KiB, Log, MiB, recordSizeBytes } from '../storage/index.js';
 import { PAGE_CACHE_METRICS } from './metrics/page-cache.js';
 
 type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';
@@ -45,7 +45,7 @@ const SEED_APPEND_MS = 0.004;
 /** Recent reads go to one of the last records appended. */
 const RECENT_RECORDS = 16;
 /** Old records this far apart do not share the kernel's readahead (128 KiB by default). */
-const COLD_SPACING_BYTES = 256 * 1024;
+const COLD_SPACING_BYTES = 256 * KiB;
 const MEASURED_SHARE = 0.5;
 const SHORTEST_PHASE_SECONDS = 0.02;
 const APPEND_BATCH = 256;
@@ -275,7 +275,7 @@ export const experiment: Experiment = {
   question: 'what does a write into memory cost, and when does a read touch the disk?',
   params: {
     messageBytes: { quick: 1024, full: 1024 },
-    logBytes: { quick: 32 * 1024 * 1024, full: 256 * 1024 * 1024 },
+    logBytes: { quick: 32 * MiB, full: 256 * MiB },
     oldReads: { quick: 16, full: 64 },
     rounds: { quick: 3, full: 10 },
   },

@@ -25,7 +25,7 @@ import {
   runTypeScriptChild,
   WARM_UP_SHARE_OF_ROUND,
 } from '../lab/index.js';
-import { SlotFileQueue } from '../storage/index.js';
+import { MiB, SlotFileQueue } from '../storage/index.js';
 import { assert } from '../storage/testing/index.js';
 import { QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
 import { bodyBytesFor } from './support/queue-cycle.js';
@@ -51,7 +51,6 @@ const FIO_JOBS: Readonly<Record<FioMethod, string>> = {
   'append': packageFile('scripts', 'fio', 'append.fio'),
 };
 const BLOCK_BYTES = 4096;
-const MIB = 1024 * 1024;
 const MEASURED_SHARE = 0.5;
 const SHORTEST_REPETITION_SECONDS = 0.02;
 /** Beyond the measured time, what a child may take to start, set up and report. */
@@ -87,7 +86,7 @@ function parseDepths(text: string): number[] {
 }
 
 function writeZeros(file: string, bytes: number): void {
-  const chunk = Buffer.alloc(MIB);
+  const chunk = Buffer.alloc(MiB);
   const fd = fs.openSync(file, 'w');
   try {
     for (let at = 0; at < bytes; at += chunk.length) {
@@ -102,7 +101,7 @@ function writeZeros(file: string, bytes: number): void {
 /** The random-write target, written through so its blocks exist, and one slot queue per depth. */
 async function prepareFiles(ctx: LabContext, maxDepth: number): Promise<Files> {
   const randomFile = path.join(ctx.dir, 'random-write.bin');
-  writeZeros(randomFile, ctx.numberParam('randomFileMiB') * MIB);
+  writeZeros(randomFile, ctx.numberParam('randomFileMiB') * MiB);
   const slotBytes = ctx.numberParam('slotBytes');
   const body = Buffer.alloc(bodyBytesFor(slotBytes));
   ctx.random.fillBytes(body);
@@ -345,7 +344,7 @@ function childConfig(
   return {
     depth, methods: METHODS, rounds: ctx.numberParam('rounds'), seconds,
     warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND, blockBytes: BLOCK_BYTES, ...files,
-    randomFileBytes: ctx.numberParam('randomFileMiB') * MIB,
+    randomFileBytes: ctx.numberParam('randomFileMiB') * MiB,
     slotBytes: ctx.numberParam('slotBytes'), device: ctx.device, seed: ctx.random.nextU32(), fio,
   };
 }
@@ -354,7 +353,7 @@ export async function run(ctx: LabContext): Promise<Results> {
   const depths = parseDepths(ctx.stringParam('depths'));
   const rounds = ctx.numberParam('rounds');
   const maxDepth = Math.max(...depths);
-  ctx.ensureFreeSpace(ctx.numberParam('randomFileMiB') * MIB * 2 +
+  ctx.ensureFreeSpace(ctx.numberParam('randomFileMiB') * MiB * 2 +
     maxDepth * SLOT_CHUNK_SLOTS * ctx.numberParam('slotBytes') * 2);
   const files = await prepareFiles(ctx, maxDepth);
   const engineList = engines(ctx);

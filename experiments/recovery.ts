@@ -33,7 +33,7 @@ import {
   interleave,
   measureSync,
 } from '../lab/index.js';
-import { type FileIO, Log, NodeFileIO, type RecoveryReport } from '../storage/index.js';
+import { type FileIO, KiB, Log, MiB, NodeFileIO, type RecoveryReport } from '../storage/index.js';
 import {
   type SavedTail,
   assert,
@@ -51,8 +51,6 @@ import { RECOVERY_METRICS } from './metrics/recovery.js';
 import { timedLogOpen } from './support/timed-open.js';
 import { recordBodies } from './support/record-bodies.js';
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
 export const TAILS_BYTES: readonly number[] = [1 * MiB, 16 * MiB, 64 * MiB];
 export const STATES = ['clean', 'torn', 'recovery-point'] as const;
 type State = (typeof STATES)[number];

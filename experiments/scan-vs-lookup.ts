@@ -30,12 +30,11 @@ import {
   measureSync,
   transferMs,
 } from '../lab/index.js';
-import { Log, StorageError } from '../storage/index.js';
+import { Log, MiB, StorageError } from '../storage/index.js';
 import { formatNs } from './support/figures.js';
 import { SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
 import { recordBodies } from './support/record-bodies.js';
 
-const MiB = 1024 * 1024;
 /** Target positions as fractions of the segment: 1, 4, 16, 24, 48 and 64 MiB of 64 MiB. */
 export const TARGET_SIXTY_FOURTHS: readonly number[] = [1, 4, 16, 24, 48, 64];
 /** The seed's case is the fourth target: 24 of 64. */

@@ -8,9 +8,9 @@ import {
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
 import { SEGMENT_SIZES_BYTES, segmentSize } from './segment-size.js';
+import { GiB } from '../storage/index.js';
 
 const newDir = tempDirs('segment-size');
-const GiB = 1024 ** 3;
 const RECORD_BYTES = 1040;
 const DIVISOR = 1024;
 const CHECK_MESSAGES = 40;

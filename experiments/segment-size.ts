@@ -28,7 +28,7 @@ import {
   measureSync,
   secondsToFill,
 } from '../lab/index.js';
-import { Log, NodeFileIO, RECORD_HEADER_BYTES } from '../storage/index.js';
+import { GiB, Log, MiB, NodeFileIO, RECORD_HEADER_BYTES } from '../storage/index.js';
 import {
   assert,
   dropRecoveryPoint,
@@ -42,8 +42,6 @@ import { recordBodies } from './support/record-bodies.js';
 import { timedLogOpen } from './support/timed-open.js';
 import { randomOffsets } from './support/targets.js';
 
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
 /** NATS work queues, NATS streams, this broker, NSQ, Kafka (seed, "Choosing the Segment Size"). */
 export const SEGMENT_SIZES_BYTES: readonly number[] = [4 * MiB, 8 * MiB, 64 * MiB, 100 * MiB, GiB];
 /** The seed's message: 1,024 bytes of body; the record adds its 16-byte header. */

@@ -13,8 +13,8 @@ import {
   readProcIo,
 } from './io.js';
 import { SeededRandom } from '../storage/sim/prng.js';
+import { MiB } from '../storage/units.js';
 
-const MIB = 1024 * 1024;
 const tempDir = tempDirs('io');
 
 describe('readProcIo', () => {
@@ -43,7 +43,7 @@ describe('IoPhase', () => {
   it('sees a known write plus fdatasync in the process, device and FileIO counters', () => {
     const dir = tempDir();
     const fileIo = new NodeFileIO();
-    const body = new Uint8Array(MIB);
+    const body = new Uint8Array(MiB);
     new SeededRandom(1).fillBytes(body);
     const phase = IoPhase.start({ device: resolveBlockDevice(dir), fileIo });
     const handle = fileIo.open(join(dir, 'data'), { create: true });
@@ -51,14 +51,14 @@ describe('IoPhase', () => {
     fileIo.fdatasync(handle);
     fileIo.close(handle);
     const io = phase.end();
-    expect(io.fileIo).toMatchObject({ writeCalls: 1, writeBytes: MIB, fdatasyncCalls: 1 });
-    expect(io.proc?.wcharBytes).toBeGreaterThanOrEqual(MIB);
+    expect(io.fileIo).toMatchObject({ writeCalls: 1, writeBytes: MiB, fdatasyncCalls: 1 });
+    expect(io.proc?.wcharBytes).toBeGreaterThanOrEqual(MiB);
     expect(io.proc?.writeSyscalls).toBeGreaterThanOrEqual(1);
     // write_bytes is charged per dirtied page; the filesystem may add its own, never fewer.
-    expect(io.proc?.writeBytes).toBeGreaterThanOrEqual(MIB);
+    expect(io.proc?.writeBytes).toBeGreaterThanOrEqual(MiB);
     if (io.device !== null) {
       // Other processes share the disk, so only a lower bound holds.
-      expect(io.device.writeBytes).toBeGreaterThanOrEqual(MIB);
+      expect(io.device.writeBytes).toBeGreaterThanOrEqual(MiB);
       expect(io.device.writeIos).toBeGreaterThanOrEqual(1);
     }
     expect(io.elapsedNs).toBeGreaterThan(0);
@@ -67,11 +67,11 @@ describe('IoPhase', () => {
   it('proves a read of freshly written data came from memory', () => {
     const dir = tempDir();
     const file = join(dir, 'warm');
-    fs.writeFileSync(file, new Uint8Array(MIB));
+    fs.writeFileSync(file, new Uint8Array(MiB));
     const phase = IoPhase.start({ device: null });
-    expect(fs.readFileSync(file).length).toBe(MIB);
+    expect(fs.readFileSync(file).length).toBe(MiB);
     const proof = pageCacheProof(phase.end());
-    expect(proof?.logicalReadBytes).toBeGreaterThanOrEqual(MIB);
+    expect(proof?.logicalReadBytes).toBeGreaterThanOrEqual(MiB);
     expect(proof?.servedFromMemoryFraction).toBeGreaterThan(0.9);
   });
 

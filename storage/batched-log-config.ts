@@ -12,9 +12,10 @@ import {
 import { type FileIO, NodeFileIO } from './file-io.js';
 import { DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
 import { wallClockMs } from './wall-clock.js';
+import { GiB, MiB } from './units.js';
 
 /** Kafka's segment.bytes default (1 GiB) and limit (Int.MaxValue). */
-export const DEFAULT_BATCHED_SEGMENT_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_BATCHED_SEGMENT_BYTES = GiB;
 export const MAX_BATCHED_SEGMENT_BYTES = 0x7fff_ffff;
 /** Kafka's index.interval.bytes default. */
 export const DEFAULT_BATCHED_INDEX_INTERVAL_BYTES = 4096;
@@ -23,7 +24,7 @@ export const MAX_RELATIVE_OFFSET = 0x7fff_ffff;
 const MIN_SEGMENT_BYTES = 1024;
 const MIN_BATCH_BYTES = 61;
 /** A recovery point every this many synced bytes bounds the scan after a crash. */
-export const DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES = 16 * MiB;
 
 export interface BatchedLogOptions {
   /** Offset of the first batch of a new log (ignored when the log exists). */

@@ -27,7 +27,7 @@ import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-e
 import { largestLowerBoundSlot } from './index-file.js';
 import { encodeBatch, type KafkaBatch, type KafkaBatchInput, type KafkaCompression,
   type KafkaHeader, type KafkaRecord } from './kafka-batch.js';
-import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
+import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import {
@@ -486,7 +486,7 @@ export class BatchedLog {
 
 const NO_HEADERS: readonly KafkaHeader[] = [];
 /** The encode scratch: batches larger than this get a buffer of their own. */
-const SCRATCH_MAX_BYTES = 1024 * 1024;
+const SCRATCH_MAX_BYTES = MiB;
 
 function batchInput(records: readonly BatchedRecordInput[], options: AppendBatchOptions,
   nowMs: () => number): KafkaBatchInput {

@@ -20,6 +20,7 @@
  */
 import { StorageError } from './errors.js';
 import { checkInteger, checkMs } from './config-checks.js';
+import { MiB } from './units.js';
 
 export type DurabilityPolicy = 'none' | 'always' | 'group';
 export const DURABILITY_POLICIES: readonly DurabilityPolicy[] = ['none', 'always', 'group'];
@@ -52,7 +53,7 @@ export const DEFAULT_DURABILITY: DurabilityPolicy = 'group';
 
 /** 0: no waiting beyond the current event-loop turn; producers that are ready join the sync. */
 export const DEFAULT_GROUP_MAX_DELAY_MS = 0;
-export const DEFAULT_GROUP_MAX_BYTES = 1024 * 1024;
+export const DEFAULT_GROUP_MAX_BYTES = MiB;
 
 /** The group-commit bounds of a log's or queue's options, checked; defaults where absent. */
 export function resolveGroupCommitOptions(

@@ -93,6 +93,15 @@ export type { Offset } from './units.js';
  */
 export { asOffset } from './units.js';
 
+/** 1,024 bytes. loglab writes sizes with these: `64 * MiB`, `4 * KiB`. */
+export { KiB } from './units.js';
+
+/** 1,048,576 bytes (1,024 KiB). */
+export { MiB } from './units.js';
+
+/** 1,073,741,824 bytes (1,024 MiB). */
+export { GiB } from './units.js';
+
 /**
  * Bytes every record adds to its body on disk (length, CRC-32C and id: 4 + 4 + 8), for sizing
  * segments and disks; `recordSizeBytes` gives a whole record's size.

@@ -29,6 +29,7 @@ import { createRequire } from 'node:module';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { StorageError, isStorageError } from './errors.js';
+import { KiB, MiB } from './units.js';
 
 export type KafkaCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
@@ -38,14 +39,14 @@ export const KAFKA_COMPRESSIONS: readonly KafkaCompression[] = [
 ];
 export const ZSTD_LEVEL_DEFAULT = 3;
 /** xerial snappy-java's default block size, which Kafka's Java producer uses. */
-const XERIAL_BLOCK_BYTES = 32 * 1024;
+const XERIAL_BLOCK_BYTES = 32 * KiB;
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_HEADER_BYTES = 16;
 const LZ4_MAGIC = 0x184d2204;
 /** LZ4 emits at most 255 output bytes per input byte (a run of 0xff length bytes). */
 const LZ4_MAX_EXPANSION = 255;
 const LZ4_BLOCK_MAX_BYTES: Readonly<Record<number, number>> = {
-  4: 64 * 1024, 5: 256 * 1024, 6: 1024 * 1024, 7: 4 * 1024 * 1024,
+  4: 64 * KiB, 5: 256 * KiB, 6: MiB, 7: 4 * MiB,
 };
 
 type SnappyModule = typeof import('snappy');

@@ -17,7 +17,7 @@ import {
   resolveGroupCommitOptions,
   syncsBeforeAcknowledging,
 } from './durability.js';
-import { MAX_POSITION_BYTES } from './units.js';
+import { MAX_POSITION_BYTES, MiB } from './units.js';
 import { wallClockMs } from './wall-clock.js';
 
 export interface LogOptions {
@@ -75,14 +75,14 @@ export interface LogConfig {
   readonly readOnly: boolean;
 }
 
-export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_SEGMENT_BYTES = 64 * MiB;
 export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
-export const DEFAULT_RECOVERY_POINT_INTERVAL_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_RECOVERY_POINT_INTERVAL_BYTES = 16 * MiB;
 /**
  * Zero-filling a whole 64 MiB segment at its first append stalled that append 42-57 ms here;
  * 4 MiB extents stall it 4-8 ms, with the same rate and p99 (docs/storage.md).
  */
-export const DEFAULT_PREALLOCATE_EXTENT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_PREALLOCATE_EXTENT_BYTES = 4 * MiB;
 const MIN_PREALLOCATE_EXTENT_BYTES = 512;
 const MIN_SEGMENT_BYTES = 1024;
 

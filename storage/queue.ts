@@ -24,6 +24,7 @@ import type { DurabilityPolicy, SyncMode } from './durability.js';
 import type { FileIOCounters, FileIO } from './file-io.js';
 import { wallClockMs } from './wall-clock.js';
 import { checkInteger, checkMs } from './config-checks.js';
+import { MiB } from './units.js';
 
 export interface QueueMessage {
   readonly id: number;
@@ -136,7 +137,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024;
  * after its 20-byte header and an 8-byte due time. Design B's record of such a body (with its
  * due time) still fits the log's default 1 MiB record limit.
  */
-export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 - 28;
+export const MAX_BODY_BYTES_LIMIT = MiB - 28;
 
 /** Node's longest timer (2^31 - 1 ms, about 24.8 days): the longest `waitMs`. */
 export const LONGEST_RECEIVE_WAIT_MS = 2 ** 31 - 1;

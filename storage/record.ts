@@ -28,6 +28,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
+import { MiB } from './units.js';
 
 export const LENGTH_FIELD_BYTES = 4;
 export const CRC_FIELD_BYTES = 4;
@@ -43,7 +44,7 @@ const FLAG_SEQUENCE_ID = 0x04;
 const KNOWN_FLAGS = FLAG_DUE_TIME | FLAG_GROUP_ID | FLAG_SEQUENCE_ID;
 /** Smallest legal value of the masked length field: crc + id, empty body. */
 export const MIN_LENGTH_FIELD = CRC_FIELD_BYTES + ID_FIELD_BYTES;
-export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RECORD_BYTES = MiB;
 const TWO_TO_32 = 0x1_0000_0000;
 /** Where the CRC of a record with attributes starts: the CRC of the byte 0x01. */
 const ATTRIBUTES_CRC_SEED = crc32c(Buffer.of(0x01));

@@ -29,8 +29,8 @@ import { BATCH_HEADER_BYTES, encodeRecords, type KafkaBatch } from './kafka-batc
 import { recordTimestampMs } from './batched-log-segment.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { RECORD_HEADER_BYTES } from './record.js';
+import { MiB } from './units.js';
 
-const MIB = 1024 * 1024;
 
 /** Exact counts of integer sizes: quantiles by nearest rank. */
 export class SizeHistogram {
@@ -405,7 +405,7 @@ function summarize(format: SegmentFormat, target: DumpTarget, tally: Tally): Seg
     batchBytes: tally.batchBytes.summary(), recordsPerBatch: tally.recordsPerBatch.summary(),
     storedBytesPerRecord: tally.logBytes / records, codecs,
     indexEntries: tally.indexEntries,
-    indexEntriesPerMiB: tally.indexEntries / (tally.logBytes / MIB),
+    indexEntriesPerMiB: tally.indexEntries / (tally.logBytes / MiB),
     indexInterval: tally.indexEntries === 0 ? null : tally.bounds.result(),
     time: timeSpan(tally), ignoredTail: tally.ignoredTail,
   };

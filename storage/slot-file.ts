@@ -83,6 +83,7 @@ import {
   releaseAfterFailure,
   type WriterLock,
 } from './writer-lock.js';
+import { MiB } from './units.js';
 
 export const SLOT_HEADER_BYTES = 20;
 assert(SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8, 'slot header is crc, state, flags, reserved, length, id');
@@ -96,7 +97,7 @@ const STATE_DELETED = 2;
 const FILE_MAGIC = 0x4c4c5346; // "LLSF"
 const FILE_VERSION = 2;
 const MIN_SLOT_BYTES = SLOT_HEADER_BYTES + DUE_TIME_BYTES + 1;
-const MAX_SLOT_BYTES = 1024 * 1024;
+const MAX_SLOT_BYTES = MiB;
 /** The slot file's name inside the queue's directory; its lock is `slots.lock` beside it. */
 export const SLOT_FILE_NAME = 'slots';
 export const DEFAULT_CHUNK_SLOTS = 1024;

@@ -1,9 +1,17 @@
 /**
- * Branded number types that must not be mixed. An Offset is a logical record number in the log
- * (u64 on disk, bigint-safe up to 2^53 here); a Position is a byte inside one segment file (u32 on
- * disk). Each has one checked constructor.
+ * Units of the storage core: the binary byte sizes every part of loglab counts in (one
+ * declaration, here), and the branded number types that must not be mixed. An Offset is a logical
+ * record number in the log (u64 on disk, bigint-safe up to 2^53 here); a Position is a byte inside
+ * one segment file (u32 on disk). Each has one checked constructor.
  */
 import { assert } from './errors.js';
+
+/** 1,024 bytes: `4 * KiB` is a page. */
+export const KiB = 1024;
+/** 1,048,576 bytes: `64 * MiB` is the default segment. */
+export const MiB = 1024 * KiB;
+/** 1,073,741,824 bytes. */
+export const GiB = 1024 * MiB;
 
 declare const offsetBrand: unique symbol;
 declare const positionBrand: unique symbol;

@@ -11,9 +11,9 @@ import { benchSuites } from './index.js';
 import { codecBench } from './codec.js';
 import { queueBench } from './queue.js';
 import { storageBench } from './storage.js';
+import { MiB } from '../../storage/index.js';
 
 const newDir = tempDirs('bench');
-const MiB = 1024 * 1024;
 
 describe('loglab bench', () => {
   it('storage reports every figure its targets check', async () => {

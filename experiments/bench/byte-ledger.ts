@@ -35,11 +35,10 @@ import type { Metric } from '../../lab/results.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import { median } from '../../lab/stats.js';
 import { TracingFileIO } from '../../lab/models/trace-io.js';
-import { Log, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
+import { Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import type { Target } from './targets.js';
 
 const BODY_BYTES = 1024;
-const MiB = 1024 * 1024;
 /** Each log appends for this share of a round before the first, so it starts in steady state. */
 const WARMUP_SHARE = 0.5;
 /** The most bytes a second synced 1 KiB appends could add to a log: what free space must hold. */

@@ -20,12 +20,18 @@ import { Measurement } from '../../lab/measurement.js';
 import { metricFromSamples } from '../../lab/metric.js';
 import type { Metric } from '../../lab/results.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
-import { type DurabilityPolicy, Log, type LogOptions, type SyncMode } from '../../storage/index.js';
+import {
+  type DurabilityPolicy,
+  Log,
+  type LogOptions,
+  MiB,
+  type SyncMode,
+} from '../../storage/index.js';
 import type { Target } from './targets.js';
 
 const BODY_BYTES = 1024;
 const PRODUCERS = 16;
-const SEGMENT_BYTES = 16 * 1024 * 1024;
+const SEGMENT_BYTES = 16 * MiB;
 const WARMUP_SHARE = 0.1;
 const PREFIX = 'eventLoop';
 

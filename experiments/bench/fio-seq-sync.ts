@@ -15,11 +15,11 @@ import { metricFromSamples } from '../../lab/metric.js';
 import { packageFile } from '../../lab/package-root.js';
 import { fioVersion, runFioJob } from '../../lab/probes/fio.js';
 import type { Metric } from '../../lab/results.js';
-import { Log, type LogOptions } from '../../storage/index.js';
+import { Log, type LogOptions, MiB } from '../../storage/index.js';
 
 const BODY = Buffer.alloc(1024, 0x6c);
-const LAID_OUT_BYTES = 64 * 1024 * 1024;
-const SEGMENT_BYTES = 64 * 1024 * 1024;
+const LAID_OUT_BYTES = 64 * MiB;
+const SEGMENT_BYTES = 64 * MiB;
 
 interface LogSide {
   readonly name: 'default' | 'inline';
@@ -43,7 +43,7 @@ async function logRound(side: LogSide, seconds: number): Promise<number> {
 function layOut(file: string): void {
   const fd = fs.openSync(file, 'w');
   try {
-    const chunk = Buffer.alloc(1024 * 1024);
+    const chunk = Buffer.alloc(MiB);
     for (let at = 0; at < LAID_OUT_BYTES; at += chunk.length) fs.writeSync(fd, chunk, 0, chunk.length, at);
     fs.fsyncSync(fd);
   } finally {

@@ -17,7 +17,8 @@ const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
 import { interleave, measureAsync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import {
-  DURABILITY_POLICIES, type DurabilityPolicy, Log, LogQueue, NodeFileIO, type Queue, SlotFileQueue,
+  DURABILITY_POLICIES, type DurabilityPolicy, Log, LogQueue, MiB, NodeFileIO, type Queue,
+  SlotFileQueue,
 } from '../../storage/index.js';
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
 
@@ -143,7 +144,7 @@ async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'n
 /** Design B's in-flight bookkeeping with `messages` in flight: typed arrays and JS heap per message. */
 async function inFlightMemory(ctx: LabContext, messages: number): Promise<Metric[]> {
   const dir = freshDir(ctx, 'inflight');
-  const queue = LogQueue.open(dir, { durability: 'none', segmentBytes: 256 * 1024 * 1024 });
+  const queue = LogQueue.open(dir, { durability: 'none', segmentBytes: 256 * MiB });
   const body = Buffer.alloc(16, 0x73);
   // Appended straight to the log, as before the queue kept its log private: sends would leave a
   // million settled promises on the heap this measures.

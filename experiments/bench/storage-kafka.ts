@@ -15,7 +15,13 @@ import {
   interleave, measureAsync, measureSync, warmUpAsync, warmUpSync,
 } from '../../lab/runner.js';
 import {
-  BATCH_HEADER_BYTES, BatchedLog, type KafkaBatchInput, type KafkaCompression, Log, decodeBatch,
+  BATCH_HEADER_BYTES,
+  BatchedLog,
+  GiB,
+  type KafkaBatchInput,
+  type KafkaCompression,
+  Log,
+  decodeBatch,
   encodeBatch,
 } from '../../storage/index.js';
 import { encodeRecords } from '../../storage/testing/index.js';
@@ -25,7 +31,7 @@ const RECORDS_PER_BATCH = 100;
 const BODY_BYTES = 1024;
 const WARMUP_SHARE = 0.1;
 /** Kafka's segment.bytes default, for both logs of the append comparison. */
-const APPEND_SEGMENT_BYTES = 1024 * 1024 * 1024;
+const APPEND_SEGMENT_BYTES = GiB;
 /** Batches a round appends per second of its nominal length: 200 MB a second of round. */
 const BATCHES_PER_SECOND = 2000;
 const RATE = { class: 'timing', direction: 'higher' } as const;

@@ -16,7 +16,7 @@ import { type Direction, measuredMetric, metricFromSamples } from '../../lab/met
 const RATE = { class: 'timing', direction: 'higher' } as const;
 import { interleave, measureAsync, measureSync, warmUpAsync, warmUpSync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
-import { Log, type LogOptions } from '../../storage/index.js';
+import { Log, type LogOptions, MiB } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
@@ -28,7 +28,6 @@ const BODY_BYTES = 1024;
  * group) as a long-running one would have already. Rolls inside the round stay measured.
  */
 const WARMUP_SHARE = 0.1;
-const MiB = 1024 * 1024;
 
 /** A fresh directory per round, removed after it: rounds never see each other's files. */
 function roundDir(ctx: LabContext, name: string, round: number): string {

@@ -3,6 +3,7 @@
  * either a bound on a metric's median or a ratio that must be reached.
  */
 import type { Results } from '../../lab/results.js';
+import { MiB } from '../../storage/index.js';
 
 export interface Target {
   readonly metric: string;
@@ -21,7 +22,7 @@ export const STORAGE_TARGETS: readonly Target[] = [
   { metric: 'lookup.warm.p50Ns', atMost: 5_000, why: 'warm lookup p50 at most 5 us' },
   { metric: 'lookup.warm.p99Ns', atMost: 50_000, why: 'warm lookup p99 at most 50 us' },
   { metric: 'recovery.scan.bytesPerSec', atLeast: 500e6, why: 'recovery scan at 500 MB/s or more' },
-  { metric: 'append.rssGrowthBytes', atMost: 64 * 1024 * 1024, why: 'resident set grows under 64 MiB' },
+  { metric: 'append.rssGrowthBytes', atMost: 64 * MiB, why: 'resident set grows under 64 MiB' },
   { metric: 'kafka.encode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 encode of 100 x 1 KiB at 1 GB/s or more' },
   { metric: 'kafka.decode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 decode of 100 x 1 KiB at 1 GB/s or more' },
   { metric: 'kafka.decode.lz4.bytesPerSec', atLeast: 500e6, why: 'lz4 batch decode at 500 MB/s of output or more' },

@@ -24,6 +24,7 @@ import {
   type BatchedRecordInput,
   type KafkaCompression,
   Log,
+  MiB,
   NodeFileIO,
 } from '../../storage/index.js';
 import type { BodyKind } from './batching-bodies.js';
@@ -60,7 +61,7 @@ export interface AppendSpec extends SeriesSpec {
 }
 
 /** Segments small enough that a run rolls some, as a long-running log does. */
-export const SEGMENT_BYTES = 64 * 1024 * 1024;
+export const SEGMENT_BYTES = 64 * MiB;
 
 /** The facet a series is drawn in: `1 KiB JSON events, none`. */
 export function workloadLabel(workload: Workload, policy?: AppendPolicy): string {

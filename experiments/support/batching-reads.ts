@@ -15,11 +15,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type LabContext, Measurement, measureSync, type Metric } from '../../lab/index.js';
-import { BatchedLog, Log, NodeFileIO } from '../../storage/index.js';
+import { BatchedLog, GiB, Log, NodeFileIO } from '../../storage/index.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/testing/index.js';
 import { SEGMENT_BYTES, type SeriesSpec, seriesLabels, seriesPrefix } from './batching-appends.js';
 
-const GiB = 1024 ** 3;
 
 /** What the code decided for the fixed messages; every figure exact. */
 export interface FixedFigures {

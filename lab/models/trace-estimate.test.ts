@@ -10,8 +10,8 @@ import { SeededRandom } from '../../storage/sim/prng.js';
 import { predictionSchema } from '../results.js';
 import { estimatePrediction, estimateTrace, estimatedRatePerSec } from './trace-estimate.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
+import { KiB } from '../../storage/units.js';
 
-const KIB = 1024;
 const SLOT_FILE_BYTES = 1024 ** 3;
 
 /** Design A: each message a slot write and a delete write at random slots, each synced. */
@@ -20,7 +20,7 @@ function slotTrace(messages: number, sync: boolean): WriteTrace {
   const file = trace.fileId('/slots');
   const random = new SeededRandom(1);
   for (let i = 0; i < messages * 2; i++) {
-    trace.push(TRACE_WRITE, file, random.nextInt(SLOT_FILE_BYTES / KIB) * KIB, KIB);
+    trace.push(TRACE_WRITE, file, random.nextInt(SLOT_FILE_BYTES / KiB) * KiB, KiB);
     if (sync) trace.push(TRACE_SYNC, file, 0, 0);
   }
   return trace;
@@ -31,7 +31,7 @@ function logTrace(messages: number, syncEvery: number): WriteTrace {
   const trace = new WriteTrace();
   const file = trace.fileId('/log');
   for (let i = 0; i < messages; i++) {
-    trace.push(TRACE_WRITE, file, i * KIB, KIB);
+    trace.push(TRACE_WRITE, file, i * KiB, KiB);
     if (syncEvery > 0 && (i + 1) % syncEvery === 0) trace.push(TRACE_SYNC, file, 0, 0);
   }
   return trace;
@@ -49,15 +49,15 @@ describe('estimateTrace on the hard-disk model', () => {
     const estimate = estimateTrace(logTrace(1_000_000, 0), EXOS_X20);
     expect(estimate.sequentialWrites).toBe(999_999);
     expect(estimate.flushedExtents).toBe(1);
-    expect(estimatedRatePerSec(estimate, 1_000_000) / (285e6 / KIB)).toBeGreaterThan(0.99);
-    expect(estimatedRatePerSec(estimate, 1_000_000) / (285e6 / KIB)).toBeLessThanOrEqual(1);
+    expect(estimatedRatePerSec(estimate, 1_000_000) / (285e6 / KiB)).toBeGreaterThan(0.99);
+    expect(estimatedRatePerSec(estimate, 1_000_000) / (285e6 / KiB)).toBeLessThanOrEqual(1);
   });
 
   it('charges a synced append a full turn, since its sector has just passed under the head', () => {
     const estimate = estimateTrace(logTrace(101, 1), EXOS_X20);
-    const expectedMs = 10 + 100 * rotationMs(EXOS_X20) + (101 * 4 * KIB) / 285e3;
+    const expectedMs = 10 + 100 * rotationMs(EXOS_X20) + (101 * 4 * KiB) / 285e3;
     expect(estimate.totalMs).toBeCloseTo(expectedMs, 6);
-    expect(estimate.deviceBytes).toBe(101 * 4 * KIB);
+    expect(estimate.deviceBytes).toBe(101 * 4 * KiB);
   });
 
   it('lets the drive reorder the scattered pages of one writeback', () => {
@@ -71,9 +71,9 @@ describe('estimateTrace on the hard-disk model', () => {
   it('costs a hop within a track half a turn', () => {
     const trace = new WriteTrace();
     const file = trace.fileId('/f');
-    trace.push(TRACE_WRITE, file, 0, 4 * KIB);
+    trace.push(TRACE_WRITE, file, 0, 4 * KiB);
     trace.push(TRACE_SYNC, file, 0, 0);
-    trace.push(TRACE_WRITE, file, 64 * KIB, 4 * KIB);
+    trace.push(TRACE_WRITE, file, 64 * KiB, 4 * KiB);
     trace.push(TRACE_SYNC, file, 0, 0);
     expect(estimateTrace(trace, EXOS_X20).positioningMs).toBeCloseTo(10 + halfTurnMs(EXOS_X20), 6);
   });
@@ -81,14 +81,14 @@ describe('estimateTrace on the hard-disk model', () => {
   it('coalesces rewrites of one page before a sync and counts a directory sync as a page', () => {
     const trace = new WriteTrace();
     const file = trace.fileId('/f');
-    for (let i = 0; i < 10; i++) trace.push(TRACE_WRITE, file, 2 * KIB, KIB);
+    for (let i = 0; i < 10; i++) trace.push(TRACE_WRITE, file, 2 * KiB, KiB);
     trace.push(TRACE_SYNC, file, 0, 0);
     trace.push(TRACE_DIR_SYNC, trace.fileId('/'), 0, 0);
     const estimate = estimateTrace(trace, EXOS_X20);
     expect(estimate).toMatchObject({
-      writes: 10, sequentialWrites: 0, syncs: 1, dirSyncs: 1, dataBytes: 10 * KIB,
+      writes: 10, sequentialWrites: 0, syncs: 1, dirSyncs: 1, dataBytes: 10 * KiB,
     });
-    expect(estimate.deviceBytes).toBe(8 * KIB);
+    expect(estimate.deviceBytes).toBe(8 * KiB);
   });
 });
 
@@ -100,8 +100,8 @@ describe('estimateTrace on the SSD model', () => {
   });
 
   it('writes about 8 KiB per message for design A and about 1 KiB for design B', () => {
-    expect(estimateTrace(slotTrace(500, true), SAMSUNG_990_PRO).deviceBytes / 500).toBe(8 * KIB);
-    expect(estimateTrace(logTrace(4000, 0), SAMSUNG_990_PRO).deviceBytes / 4000).toBe(KIB);
+    expect(estimateTrace(slotTrace(500, true), SAMSUNG_990_PRO).deviceBytes / 500).toBe(8 * KiB);
+    expect(estimateTrace(logTrace(4000, 0), SAMSUNG_990_PRO).deviceBytes / 4000).toBe(KiB);
   });
 
   it('classifies writes per file, so two interleaved appends stay sequential', () => {
@@ -109,7 +109,7 @@ describe('estimateTrace on the SSD model', () => {
     const log = trace.fileId('/log');
     const index = trace.fileId('/index');
     for (let i = 0; i < 10; i++) {
-      trace.push(TRACE_WRITE, log, i * KIB, KIB);
+      trace.push(TRACE_WRITE, log, i * KiB, KiB);
       trace.push(TRACE_WRITE, index, i * 8, 8);
     }
     expect(estimateTrace(trace, SAMSUNG_990_PRO))

@@ -8,6 +8,7 @@
  * so a real segment (16 header bytes per record) fills a little sooner than this says.
  */
 import { assert } from '../../storage/errors.js';
+import { MiB } from '../../storage/units.js';
 
 export interface Traffic {
   readonly msgsPerSec: number;
@@ -17,7 +18,6 @@ export interface Traffic {
 /** The email queue's normal traffic in the seed: 5 messages a second of 1,024 bytes. */
 export const SEED_NORMAL_TRAFFIC: Traffic = { msgsPerSec: 5, messageBytes: 1024 };
 
-const MiB = 1024 * 1024;
 
 /** The rows of the seed's segment-size table: 4 MiB, 64 MiB, 100 MiB and 1 GiB. */
 export const SEED_SEGMENT_TABLE_BYTES: readonly number[] = [

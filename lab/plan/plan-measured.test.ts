@@ -10,9 +10,8 @@ import { type MeasuredDocument, measuredFigures } from './plan-measured.js';
 import { recommend } from './plan-recommend.js';
 import { type PlanInput, PLAN_DEFAULTS } from './plan.js';
 import type { Metric, Results } from '../results.js';
+import { GiB, MiB } from '../../storage/units.js';
 
-const MIB = 1024 ** 2;
-const GIB = 1024 ** 3;
 const newDir = tempDirs('plan-measured');
 const INPUT: PlanInput = {
   ratePerSec: 5,
@@ -38,7 +37,7 @@ function indexDensity(): Results {
     const intervalBytes = Number(interval);
     const base = { intervalBytes, recordSizeBytes: 1024 };
     const name = (rest: string) => `index-density.${interval}.${rest}`;
-    const indexBytes = (8 * GIB) / Math.max(intervalBytes, 1024);
+    const indexBytes = (8 * GiB) / Math.max(intervalBytes, 1024);
     return [
       metric(name('1024.cold.lookupLatencyNs'), 'ns', ns, { ...base, cache: 'cold' }),
       metric(name('1024.warm.lookupLatencyNs'), 'ns', 900, { ...base, cache: 'warm' }),
@@ -55,7 +54,7 @@ const scan = (targetMiB: number, cache: string, ns: number) =>
     { method: 'scan', targetMiB, cache });
 
 function documents(recoveryTailNs = 0.1e9): MeasuredDocument[] {
-  const sizes = [16 * MIB, 64 * MIB, 256 * MIB, GIB];
+  const sizes = [16 * MiB, 64 * MiB, 256 * MiB, GiB];
   return [
     { file: 'index-density.json', results: indexDensity() },
     { file: 'scan-vs-lookup.json', results: doc('scan-vs-lookup', [
@@ -65,7 +64,7 @@ function documents(recoveryTailNs = 0.1e9): MeasuredDocument[] {
     ]) },
     { file: 'recovery.json', results: doc('recovery', [
       metric('recovery.torn.openNs', 'ns', recoveryTailNs,
-        { segments: 4, tailBytes: 16 * MIB, state: 'torn' }),
+        { segments: 4, tailBytes: 16 * MiB, state: 'torn' }),
       metric('recovery.clean.openNs', 'ns', 50e6, { segments: 100, tailBytes: 0, state: 'clean' }),
     ]) },
     { file: 'segment-size.json', results: doc('segment-size', sizes.flatMap((segmentBytes) => [
@@ -82,11 +81,11 @@ describe('measured figures for the plan', () => {
     expect(measured.intervals.map((figure) => [figure.intervalBytes, figure.lookupNs]))
       .toEqual([[0, 2.0e6], [1024, 2.0e6], [4096, 2.1e6], [16384, 2.6e6], [65536, 4e6]]);
     expect(measured.costs.coldLookupNs?.value).toBe(2.1e6);
-    expect(measured.costs.scanBytesPerSec?.value).toBeCloseTo((64 * MIB) / 0.5, 0);
-    expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MIB) / 0.1, 0);
+    expect(measured.costs.scanBytesPerSec?.value).toBeCloseTo((64 * MiB) / 0.5, 0);
+    expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MiB) / 0.1, 0);
     expect(measured.costs.openNsPerSegment?.value).toBe(5e5);
     expect(measured.segmentSizes.map((row) => row.segmentBytes))
-      .toEqual([16 * MIB, 64 * MIB, 256 * MIB, GIB]);
+      .toEqual([16 * MiB, 64 * MiB, 256 * MiB, GiB]);
     expect(measured.ignored).toEqual(['puzzle.json (puzzle)']);
   });
 
@@ -94,11 +93,11 @@ describe('measured figures for the plan', () => {
     const docs = documents();
     const recovery = docs.find((entry) => entry.file === 'recovery.json')!;
     const cold = metric('recovery.torn.cold.openNs', 'ns', 0.4e9,
-      { segments: 4, tailBytes: 16 * MIB, state: 'torn', cache: 'cold' });
+      { segments: 4, tailBytes: 16 * MiB, state: 'torn', cache: 'cold' });
     const withCold = [...docs.filter((entry) => entry !== recovery),
       { ...recovery, results: { ...recovery.results, metrics: [...recovery.results.metrics, cold] } }];
     const measured = measuredFigures(withCold, 1000, 4096);
-    expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MIB) / 0.4, 0);
+    expect(measured.costs.recoveryBytesPerSec?.value).toBeCloseTo((16 * MiB) / 0.4, 0);
   });
 
   it('keeps the default interval when no figure carries an interval or samples', () => {
@@ -116,7 +115,7 @@ describe('measured figures for the plan', () => {
     const slowRecovery = measuredFigures(documents(0.1e9), 1024, 4096);
     const costs = { ...modelCosts(EXOS_X20, 5120), ...slowRecovery.costs };
     const chosen = recommend(INPUT, costs, slowRecovery).segmentBytes;
-    expect(chosen.bytes).toBe(64 * MIB);
+    expect(chosen.bytes).toBe(64 * MiB);
     expect(chosen.reason).toMatch(/lasts about 3.6 hours \(5.06% of the retention\)/);
     expect(chosen.reason).toMatch(/128 MiB lasts about 7.3 hours \(10.1% of the retention\)/);
     expect(chosen.basis)
@@ -125,7 +124,7 @@ describe('measured figures for the plan', () => {
     const fast = measuredFigures(documents(0.05e9), 1024, 4096);
     const unbounded = { ...INPUT, retentionSeconds: null };
     const fastCosts = { ...modelCosts(EXOS_X20, 5120), ...fast.costs };
-    expect(recommend(unbounded, fastCosts, fast).segmentBytes.bytes).toBe(256 * MIB);
+    expect(recommend(unbounded, fastCosts, fast).segmentBytes.bytes).toBe(256 * MiB);
   });
 
   it('prints the recommendation with where each figure came from', async () => {

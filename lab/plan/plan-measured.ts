@@ -19,8 +19,8 @@ import { SCAN_VS_LOOKUP_METRICS } from '../../experiments/metrics/scan-vs-lookup
 import { SEGMENT_SIZE_METRICS } from '../../experiments/metrics/segment-size.js';
 import { type MetricSpec, experimentOf } from '../metric-catalog.js';
 import { type Metric, type Results, ResultsFormatError, readResultsFile } from '../results.js';
+import { MiB } from '../../storage/units.js';
 
-const MIB = 1024 ** 2;
 const NS_PER_SECOND = 1e9;
 export const MEASURED_EXPERIMENTS: readonly string[] = [
   INDEX_DENSITY_METRICS, SCAN_VS_LOOKUP_METRICS, SEGMENT_SIZE_METRICS, RECOVERY_METRICS,
@@ -184,7 +184,7 @@ function scanCost(docs: readonly MeasuredDocument[]): CostFigure | null {
   if (deepest === undefined || deepest.metric.median <= 0) return null;
   const read = find(docs, SCAN_VS_LOOKUP_METRICS.bytesRead).find((entry) =>
     JSON.stringify(entry.metric.labels) === JSON.stringify(deepest.metric.labels));
-  const bytes = read?.metric.median ?? numericLabel(deepest.metric, 'targetMiB')! * MIB;
+  const bytes = read?.metric.median ?? numericLabel(deepest.metric, 'targetMiB')! * MiB;
   const bytesPerSec = bytes / (deepest.metric.median / NS_PER_SECOND);
   return {
     value: bytesPerSec,

@@ -5,8 +5,8 @@ import { type PlanCosts, modelCosts } from './plan-costs.js';
 import type { IntervalFigure, MeasuredFigures, SegmentSizeFigure } from './plan-measured.js';
 import { recommend } from './plan-recommend.js';
 import { MAX_SEGMENTS, PLAN_DEFAULTS, type PlanInput } from './plan.js';
+import { MiB } from '../../storage/units.js';
 
-const MIB = 1024 ** 2;
 const WEEK_SECONDS = 7 * 86_400;
 const INPUT: PlanInput = {
   ratePerSec: 20_000,
@@ -19,7 +19,7 @@ const INPUT: PlanInput = {
 /** The sample report's cold walk rate: 4 MiB of torn tail in 9.88 ms. */
 const COSTS: PlanCosts = {
   ...modelCosts(EXOS_X20, 6144),
-  recoveryBytesPerSec: { value: (4 * MIB) / 9.88e-3, source: 'measured: test' },
+  recoveryBytesPerSec: { value: (4 * MiB) / 9.88e-3, source: 'measured: test' },
   openNsPerSegment: { value: 9.2e3, source: 'measured: test' },
 };
 
@@ -47,7 +47,7 @@ function measured(overrides: Partial<MeasuredFigures> = {}): MeasuredFigures {
     costs: {},
     intervalBasis: 'cold cache, 1024-byte records',
     intervals: [],
-    segmentSizes: [64 * 1024, MIB, 16 * MIB].map(row),
+    segmentSizes: [64 * 1024, MiB, 16 * MiB].map(row),
     segmentSizesQuick: true,
     ...overrides,
   };
@@ -59,7 +59,7 @@ const chooseInterval = (intervals: readonly IntervalFigure[]) =>
 describe('the segment recommendation', () => {
   it('considers 1 MiB … 2 GiB beyond the sizes measured and says it extrapolated', () => {
     const choice = recommend(INPUT, COSTS, measured()).segmentBytes;
-    expect(choice.bytes).toBe(256 * MIB);
+    expect(choice.bytes).toBe(256 * MiB);
     expect(choice.reason).toMatch(/^the largest candidate of 1 MiB … 2 GiB within the bounds/);
     expect(choice.basis).toMatch(/^extrapolated from the 16 MiB measurement \(open 700 µs/);
     expect(choice.basis).toMatch(/a --quick run with sizes divided by 64/);
@@ -69,16 +69,16 @@ describe('the segment recommendation', () => {
   it('restates segments, files, open and recovery time for the recommended size', () => {
     const choice = recommend(INPUT, COSTS, measured()).segmentBytes;
     const retainedBytes = WEEK_SECONDS * 20_000 * 2048;
-    expect(choice.segments).toBe(Math.ceil(retainedBytes / (256 * MIB)) + 1);
+    expect(choice.segments).toBe(Math.ceil(retainedBytes / (256 * MiB)) + 1);
     expect(choice.segments).toBeLessThanOrEqual(MAX_SEGMENTS);
     expect(choice.files).toBe(choice.segments! * 3);
     expect(choice.openNs).toBeCloseTo(choice.segments! * 9.2e3, 0);
-    expect(choice.recoveryNs).toBeCloseTo((256 * MIB) / COSTS.recoveryBytesPerSec.value * 1e9, 0);
+    expect(choice.recoveryNs).toBeCloseTo((256 * MiB) / COSTS.recoveryBytesPerSec.value * 1e9, 0);
     expect(choice.warning).toBeNull();
   });
 
   it('says a measured size was measured, and a size with no results was not', () => {
-    const at256 = recommend(INPUT, COSTS, measured({ segmentSizes: [row(256 * MIB)] }));
+    const at256 = recommend(INPUT, COSTS, measured({ segmentSizes: [row(256 * MiB)] }));
     expect(at256.segmentBytes.basis).toMatch(/^measured at this size, a --quick run/);
     const none = recommend(INPUT, COSTS, measured({ segmentSizes: [] }));
     expect(none.segmentBytes.basis).toMatch(/^no segment-size results, so nothing was measured/);

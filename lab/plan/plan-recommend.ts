@@ -36,6 +36,7 @@ import {
   segmentLife,
   segmentsKept,
 } from './plan.js';
+import { MiB } from '../../storage/units.js';
 
 /** A lookup this much slower than another counts as just as fast. */
 export const LOOKUP_SLACK = 0.1;
@@ -47,7 +48,7 @@ export const RETENTION_SHARE = 0.1;
 export const RECOVERY_BUDGET_NS = 1e9;
 /** Sizes always considered, whatever was measured: 1 MiB to 2 GiB. */
 export const CANDIDATE_SEGMENTS: readonly number[] =
-  Array.from({ length: 12 }, (_, i) => 1024 ** 2 * 2 ** i);
+  Array.from({ length: 12 }, (_, i) => MiB * 2 ** i);
 /** The run that measures segment sizes 4 MiB … 1 GiB (without --quick). */
 export const SEGMENT_SIZE_RUN = 'loglab run segment-size';
 const INDEX_DENSITY_RUN = 'loglab run index-density';

@@ -7,8 +7,8 @@ import { formatAboutDuration } from '../format.js';
 import { EXOS_X20 } from '../models/models.js';
 import { modelCosts } from './plan-costs.js';
 import { binarySearchComparisonsMax, type PlanInput, planFigures, PLAN_DEFAULTS } from './plan.js';
+import { MiB } from '../../storage/units.js';
 
-const MIB = 1024 ** 2;
 const SEED: PlanInput = {
   ratePerSec: 5,
   recordBytes: 1024,
@@ -64,7 +64,7 @@ describe('plan arithmetic', () => {
   it('keeps whole segments for the retention, one more than the bytes need', () => {
     const retention = planFigures({ ...SEED, retentionSeconds: 3 * 86_400 }).retention;
     expect(retention).toMatchObject({ bytes: 1_327_104_000, segments: 21, files: 63 });
-    expect(retention?.diskBytes).toBe(21 * 64 * MIB);
+    expect(retention?.diskBytes).toBe(21 * 64 * MiB);
   });
 
   it("prices a scan to Asha's record at the seed's 84 ms from the datasheet", () => {
@@ -76,9 +76,9 @@ describe('plan arithmetic', () => {
   it.each([
     [{ segmentBytes: 4 * 1024 ** 3 }, /--segment: 4 GiB breaks the 4 GiB position limit/],
     [{ recordBytes: 15 }, /--size: a record is at least its 16-byte header/],
-    [{ recordBytes: 2 * MIB, segmentBytes: MIB }, /--size: a 2 MiB record does not fit in a 1 MiB/],
-    [{ indexIntervalBytes: 2 * MIB, segmentBytes: MIB }, /--index-interval: 2 MiB is larger than/],
-    [{ lookupPositionBytes: 65 * MIB }, /--lookup-position: .* past the end/],
+    [{ recordBytes: 2 * MiB, segmentBytes: MiB }, /--size: a 2 MiB record does not fit in a 1 MiB/],
+    [{ indexIntervalBytes: 2 * MiB, segmentBytes: MiB }, /--index-interval: 2 MiB is larger than/],
+    [{ lookupPositionBytes: 65 * MiB }, /--lookup-position: .* past the end/],
   ])('refuses %j, naming the limit', (change, message) => {
     expect(() => planFigures({ ...SEED, ...change })).toThrow(message);
   });

@@ -16,12 +16,12 @@ import { DEFAULT_INDEX_INTERVAL_BYTES, DEFAULT_SEGMENT_BYTES } from '../../stora
 import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/offset-index.js';
 import { RECORD_HEADER_BYTES } from '../../storage/record.js';
 import { TIME_INDEX_ENTRY_BYTES } from '../../storage/time-index.js';
-import { MAX_POSITION_BYTES } from '../../storage/units.js';
+import { GiB, MAX_POSITION_BYTES, MiB } from '../../storage/units.js';
 import { LabError } from '../errors.js';
 import { formatBytes, formatNumber } from '../format.js';
 
 /** What the page cache is sized in when `--memory` is not given: the seed's "each GiB". */
-export const DEFAULT_MEMORY_BYTES = 1024 ** 3;
+export const DEFAULT_MEMORY_BYTES = GiB;
 /** Relative offsets are u32 in both indexes. */
 export const RELATIVE_OFFSET_LIMIT = 2 ** 32;
 /** Files per segment: `.log`, `.index`, `.timeindex`. */
@@ -56,10 +56,10 @@ export interface ReferenceSegment {
 }
 
 export const REFERENCE_SEGMENTS: readonly ReferenceSegment[] = [
-  { segmentBytes: 4 * 1024 ** 2, who: 'NATS JetStream work-queue blocks' },
-  { segmentBytes: 64 * 1024 ** 2, who: "the seed's broker, loglab's default" },
-  { segmentBytes: 100 * 1024 ** 2, who: 'NSQ disk queue' },
-  { segmentBytes: 1024 ** 3, who: "Kafka's default" },
+  { segmentBytes: 4 * MiB, who: 'NATS JetStream work-queue blocks' },
+  { segmentBytes: 64 * MiB, who: "the seed's broker, loglab's default" },
+  { segmentBytes: 100 * MiB, who: 'NSQ disk queue' },
+  { segmentBytes: GiB, who: "Kafka's default" },
 ];
 
 export interface SegmentLife {

@@ -5,10 +5,9 @@ import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { DeviceSharingLog, deviceShare, isShared } from './device-share.js';
 import { markedHeadline } from '../experiment.js';
 import { IoPhase, type PhaseIo } from '../io.js';
+import { KiB, MiB } from '../../storage/units.js';
 
 const tempDir = tempDirs('device-share');
-const KiB = 1024;
-const MiB = 1024 * KiB;
 
 /** A phase's deltas with only what deviceShare reads filled in. */
 function phase(deviceBytes: number, ownBytes: number, syncs: number | null): PhaseIo {

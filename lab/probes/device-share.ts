@@ -16,13 +16,14 @@
 import { assert } from '../../storage/errors.js';
 import { formatBytes } from '../format.js';
 import type { PhaseIo } from '../io.js';
+import { KiB } from '../../storage/units.js';
 
 /** Others' share above which a phase's device figures are called shared. */
 export const SHARED_FRACTION = 0.1;
 /** Journal and metadata bytes granted to each of our syncs before counting a byte as others'. */
-export const JOURNAL_ALLOWANCE_BYTES_PER_SYNC = 16 * 1024;
+export const JOURNAL_ALLOWANCE_BYTES_PER_SYNC = 16 * KiB;
 /** Others' bytes below this never flag a phase (a stray 5 s journal commit is 8–12 KiB). */
-export const SHARED_FLOOR_BYTES = 64 * 1024;
+export const SHARED_FLOOR_BYTES = 64 * KiB;
 
 export interface DeviceShare {
   /** What the disk wrote during the phase. */

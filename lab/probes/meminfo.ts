@@ -5,13 +5,13 @@
  * one program that acknowledged writes without syncing them.
  */
 import * as fs from 'node:fs';
+import { KiB } from '../../storage/units.js';
 
 export interface DirtyMemory {
   readonly dirtyBytes: number;
   readonly writebackBytes: number;
 }
 
-const KIB = 1024;
 
 /** The fields, or null when the file is missing or lacks them (not Linux). */
 export function readDirtyMemory(file = '/proc/meminfo'): DirtyMemory | null {
@@ -23,7 +23,7 @@ export function readDirtyMemory(file = '/proc/meminfo'): DirtyMemory | null {
   }
   const field = (name: string): number | null => {
     const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
-    return match?.[1] === undefined ? null : Number(match[1]) * KIB;
+    return match?.[1] === undefined ? null : Number(match[1]) * KiB;
   };
   const dirtyBytes = field('Dirty');
   const writebackBytes = field('Writeback');
