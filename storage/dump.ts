@@ -7,7 +7,10 @@
  * reader finds it, resync.ts: where its length says when that holds, else by the next record's
  * id and CRC); the walk goes on from there. Only when no good record follows does it end. Zeros
  * from there to the end of the file — the preallocated space of an active segment that was not
- * closed — are reported as one `zeros` entry, not as damage: recovery cuts them.
+ * closed — are reported as one `zeros` entry, not as damage: recovery cuts them. Likewise the
+ * older records behind the end of a recycled segment file (log.ts, segment reuse; found as
+ * recycled-tail.ts finds them) are one `recycled` entry: recovery cuts them, and only the frames
+ * before them that carry the segment's next ids are reported as a damaged record (a torn write).
  *
  * Dumping a directory also checks the chain its segments form (dump-chain.ts), from the same
  * walk: what follows a sealed segment's last record is judged against the next segment, as the
@@ -30,6 +33,7 @@ import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
+import { findRecycledTail } from './recycled-tail.js';
 import { startsLikeRecord } from './segment-chain.js';
 import { readRecoveryPoint } from './recovery-point.js';
 import {
@@ -77,11 +81,26 @@ export interface DumpedZeros {
   readonly sizeBytes: number;
 }
 
+/**
+ * Behind the last record of a recycled (last) segment file: an older segment's records, every id
+ * below this segment's, and anything after them to the end of the file. Not damage: recovery
+ * cuts them, and no read reaches them.
+ */
+export interface DumpedRecycled {
+  readonly type: 'recycled';
+  readonly segment: string;
+  readonly position: number;
+  readonly sizeBytes: number;
+  /** Where the first whole older record starts (what comes before it is part of one). */
+  readonly olderRecordPosition: number;
+}
+
 export type DumpEntry =
   | DumpedRecord
   | DumpedIndexEntry
   | DumpedTimeIndexEntry
   | DumpedZeros
+  | DumpedRecycled
   | DumpedChainProblem;
 
 export interface DumpOptions {
@@ -218,7 +237,7 @@ function* dumpSegment(
         yield entry;
         continue;
       }
-      if (entry.type === 'zeros') {
+      if (entry.type === 'zeros' || entry.type === 'recycled') {
         if (options.records) yield entry;
         continue;
       }
@@ -268,11 +287,16 @@ function* dumpRecordsAndEnd(
   startOffset: number,
   next: NextSegment | null,
   maxRecordBytes: number,
-): Generator<DumpedRecord | DumpedZeros | DumpedChainProblem> {
+): Generator<DumpedRecord | DumpedZeros | DumpedRecycled | DumpedChainProblem> {
   const walk = dumpRecords(io, logPath, startOffset, maxRecordBytes);
   let step = walk.next();
   for (; step.done !== true; step = walk.next()) yield step.value;
   const end = step.value;
+  if (next === null && end.recycled !== null) {
+    if (end.recycled.torn !== null) yield end.recycled.torn;
+    yield end.recycled.older;
+    return;
+  }
   if (next === null) {
     if (end.damaged !== null) yield end.damaged;
     if (end.zeros !== null) yield end.zeros;
@@ -288,6 +312,12 @@ interface RecordsEnd extends SegmentEnd {
   /** Bytes after the last good record that are not zeros and that no good record follows. */
   readonly damaged: DumpedRecord | null;
   readonly zeros: DumpedZeros | null;
+  /**
+   * The same bytes when an older segment's records follow the last good one (a recycled file):
+   * the frames of this segment's next ids before them (torn), then the older records. Used for
+   * the last segment only: a sealed one is trimmed to its records when it is sealed.
+   */
+  readonly recycled: { readonly torn: DumpedRecord | null; readonly older: DumpedRecycled } | null;
 }
 
 /**
@@ -326,7 +356,10 @@ function* dumpRecords(
         const at = window.ensure(position, RECORD_HEADER_BYTES, sizeBytes);
         const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, maxRecordBytes, expected);
         const damage = { crc: frame.crc, problem: frame.problem, likeRecord };
-        return tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
+        const end = tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
+        const recycled = recycledTailOf(window, segment, sizeBytes, position, expected, startOffset,
+          maxRecordBytes, damage);
+        return { ...end, recycled };
       }
       const records = resume.offset - expected;
       const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
@@ -335,10 +368,35 @@ function* dumpRecords(
       position = resume.positionBytes;
       expected = resume.offset;
     }
-    return tailOf(segment, sizeBytes, position, expected, sizeBytes, null);
+    return { ...tailOf(segment, sizeBytes, position, expected, sizeBytes, null), recycled: null };
   } finally {
     io.close(handle);
   }
+}
+
+/** The tail as RecordsEnd.recycled, when an older segment's records follow (recycled-tail.ts). */
+function recycledTailOf(
+  window: ReadWindow,
+  segment: string,
+  sizeBytes: number,
+  position: number,
+  nextOffset: number,
+  startOffset: number,
+  maxRecordBytes: number,
+  frame: { readonly crc: string; readonly problem: string },
+): RecordsEnd['recycled'] {
+  const found = findRecycledTail(window, sizeBytes, position, nextOffset, startOffset, maxRecordBytes);
+  if (found === null) return null;
+  const { tornEndBytes, olderRecordBytes } = found;
+  const torn: DumpedRecord | null = tornEndBytes === position ? null : {
+    type: 'record', segment, offset: nextOffset, position, sizeBytes: tornEndBytes - position,
+    crc: frame.crc, valid: false, problem: frame.problem,
+  };
+  const older: DumpedRecycled = {
+    type: 'recycled', segment, position: tornEndBytes, sizeBytes: sizeBytes - tornEndBytes,
+    olderRecordPosition: olderRecordBytes,
+  };
+  return { torn, older };
 }
 
 /**
@@ -352,7 +410,7 @@ function tailOf(
   nextOffset: number,
   dataEnd: number,
   frame: { readonly crc: string; readonly problem: string; readonly likeRecord: boolean } | null,
-): RecordsEnd {
+): Omit<RecordsEnd, 'recycled'> {
   // A good record may end in zeros, so the zero tail starts after it, not inside it.
   const zerosFrom = Math.max(dataEnd, position);
   const zeros: DumpedZeros | null = zerosFrom < sizeBytes

@@ -17,6 +17,11 @@
  *   below it is rebuilt (Segment.indexCovers); lost time-index entries get the open time.
  * If anything was scanned or cut, the repaired state is synced and a new recovery point saved.
  * A read-only open does the same checks and reads, and changes nothing on disk.
+ *
+ * A recycled active segment (log.ts, segment reuse) needs nothing more: past its data lie an
+ * older segment's records, every id below its base offset, so the first of them ends the scan
+ * as a bad record does, and the cut removes them with anything torn. The report tells the two
+ * apart (recycled-tail.ts). A spare segment file found by a writable open is unlinked first.
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
@@ -26,7 +31,9 @@ import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
+import { findRecycledTail } from './recycled-tail.js';
 import { endOfNonZeroBytes } from './resync.js';
+import { sparePath } from './segment-files.js';
 import { type ChainFinding, checkSealedEnd, checkSegmentName, overlap, trailing } from './segment-chain.js';
 import { MAX_END_OFFSET_WRITABLE } from './units.js';
 
@@ -37,6 +44,13 @@ export interface TruncationReport {
   readonly discardedBytes: number;
   /** Zero bytes after that: preallocated or zero-filled space, nothing that was ever data. */
   readonly zeroTailBytes: number;
+  /**
+   * In a recycled file (log.ts, segment reuse): the bytes from the end of the discarded ones to
+   * the end of the file, records of the older segment the file held (and any zeros after them),
+   * never data of this segment. Discarded then counts only frames that carry this segment's
+   * next ids. 0 in a file that was not recycled.
+   */
+  readonly recycledBytes: number;
   /** Record-shaped frames in the discarded bytes (a torn last record counts as one). */
   readonly discardedRecords: number;
   readonly reason: string;
@@ -61,6 +75,11 @@ export interface RecoveryReport {
   readonly removedSegments: readonly string[];
   readonly indexEntriesRebuilt: number;
   readonly timeIndexEntriesAdded: number;
+  /**
+   * A writable open found a spare segment file (log.ts, segment reuse) and unlinked it: a spare
+   * is reused only by the process that made it.
+   */
+  readonly spareRemoved: boolean;
   /** Damage and stray bytes the open found and left in place (the log still opened). */
   readonly findings: readonly ChainFinding[];
   /** The findings as lines for people. */
@@ -114,12 +133,17 @@ export function loadLog(dir: string, configured: LogConfig): LoadedLog {
   if (baseOffsets.length === 0 && config.readOnly) throw logNotFound(dir);
   if (baseOffsets.length === 0) {
     refuseIfPointVouches(dir, config);
-    return { ...newLog(dir, config), segmentConfig: config };
+    const created = newLog(dir, config);
+    const report = { ...created.report, spareRemoved: removeSpare(dir, config) };
+    return { ...created, report, segmentConfig: config };
   }
   const segments: Segment[] = [];
   try {
     for (const base of baseOffsets) segments.push(Segment.existing(config.io, dir, base, config));
-    return { ...recover(dir, config, segments), segmentConfig: config };
+    const recovered = recover(dir, config, segments);
+    // After every refusal, before the log can roll: see removeSpare.
+    const report = { ...recovered.report, spareRemoved: removeSpare(dir, config) };
+    return { ...recovered, report, segmentConfig: config };
   } catch (error) {
     // An open that fails part-way (EMFILE at the 500th segment) must not leak the 499 before.
     for (const segment of segments) segment.abandon();
@@ -134,6 +158,20 @@ function withStoredRecordLimit(dir: string, configured: LogConfig): LogConfig {
     ? Math.max(readRecordLimit(io, dir) ?? 0, configured.maxRecordBytes)
     : settleRecordLimit(io, dir, configured.maxRecordBytes);
   return limitBytes === configured.maxRecordBytes ? configured : { ...configured, maxRecordBytes: limitBytes };
+}
+
+/**
+ * A writable open unlinks the spare segment file, durably, once recovery is done: the
+ * process that made it is gone, and a power cut may have left its name beside a segment's for
+ * one file (a rename cut short), so the next roll must not write over it. Read-only opens leave
+ * it alone. Returns whether there was one.
+ */
+function removeSpare(dir: string, config: LogConfig): boolean {
+  const spare = sparePath(dir);
+  if (config.readOnly || !config.io.exists(spare)) return false;
+  config.io.unlink(spare);
+  config.io.fsyncDir(dir);
+  return true;
 }
 
 function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
@@ -195,6 +233,7 @@ function emptyReport(): RecoveryReport {
     removedSegments: [],
     indexEntriesRebuilt: 0,
     timeIndexEntriesAdded: 0,
+    spareRemoved: false,
     findings: [],
     warnings: [],
   };
@@ -233,6 +272,7 @@ function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<Load
       ...counts,
       truncation,
       removedSegments: removed.map((segment) => segment.logPath),
+      spareRemoved: false,
       findings,
       warnings: findings.map((finding) => finding.message),
     },
@@ -488,14 +528,33 @@ function activeSegmentMissing(active: Segment, point: RecoveryPoint): StorageErr
 function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number): TruncationReport {
   const window = new ReadWindow(segment.io, SCAN_WINDOW_BYTES);
   window.bind(segment.handle);
-  const dataEnd = endOfNonZeroBytes(window, scan.endPositionBytes, segment.sizeBytes);
-  const discardedBytes = dataEnd - scan.endPositionBytes;
-  const discardedRecords = discardedBytes === 0 ? 0 : countFrames(segment, window, scan.endPositionBytes, maxRecordBytes);
+  const from = scan.endPositionBytes;
+  const { baseOffset, sizeBytes } = segment;
+  const recycled = findRecycledTail(window, sizeBytes, from, scan.nextOffset, baseOffset, maxRecordBytes);
+  if (recycled !== null) {
+    // The older records are not read to their end: the report needs where they start only.
+    const { tornEndBytes, tornRecords } = recycled;
+    return {
+      segment: segment.logPath,
+      positionBytes: from,
+      discardedBytes: tornEndBytes - from,
+      zeroTailBytes: 0,
+      recycledBytes: segment.sizeBytes - tornEndBytes,
+      discardedRecords: tornRecords,
+      reason: tornRecords > 0 ? scan.problem ?? 'unknown' : 'an older segment\'s records follow',
+    };
+  }
+  const dataEnd = endOfNonZeroBytes(window, from, segment.sizeBytes);
+  const discardedBytes = dataEnd - from;
+  const discardedRecords = discardedBytes === 0
+    ? 0
+    : countFrames(segment, window, from, maxRecordBytes);
   return {
     segment: segment.logPath,
-    positionBytes: scan.endPositionBytes,
+    positionBytes: from,
     discardedBytes,
     zeroTailBytes: segment.sizeBytes - dataEnd,
+    recycledBytes: 0,
     discardedRecords,
     reason: scan.problem ?? 'unknown',
   };
@@ -531,12 +590,20 @@ export function describeRecovery(report: RecoveryReport): string {
   const lines = [`recovered: scanned ${report.scannedRecords} records (${report.scannedBytes} bytes) in ${report.scannedSegments} segment(s) from the ${report.startedFrom}`];
   if (report.recoveryPointProblem !== null) lines.push(`recovery point not used: ${report.recoveryPointProblem}`);
   const cut = report.truncation;
-  if (cut !== null) {
+  if (cut !== null && cut.recycledBytes > 0) {
+    const why = cut.discardedRecords > 0 ? ` (${cut.reason})` : '';
+    lines.push(
+      `cut ${path.basename(cut.segment)} at position ${cut.positionBytes}: ` +
+        `${cut.discardedBytes} bytes, ${cut.discardedRecords} record(s) discarded${why}, ` +
+        `then ${cut.recycledBytes} bytes of older records the recycled file held (not damage)`,
+    );
+  } else if (cut !== null) {
     lines.push(
       `cut ${path.basename(cut.segment)} at position ${cut.positionBytes}: ${cut.discardedBytes} bytes, ` +
         `${cut.discardedRecords} record(s) discarded (${cut.reason}), then ${cut.zeroTailBytes} zero bytes`,
     );
   }
+  if (report.spareRemoved) lines.push('removed the spare segment file the last run left');
   if (report.removedSegments.length > 0) {
     lines.push(`removed ${report.removedSegments.length} later segment(s), written after the cut and never synced`);
   }

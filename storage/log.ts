@@ -14,12 +14,23 @@
  * to where the last successful sync ended. The kernel marks the pages of a failed sync clean
  * while still showing their data, and no later fdatasync writes them again, so served or
  * recovered they would be data that looks durable and is not. Reopening recovers from the files.
+ *
+ * Segment reuse (under `always` and `group`, whose segments are preallocated): retention keeps
+ * the `.log` of a segment it removes as the spare (segment-files.ts) instead of unlinking it, and
+ * the next roll renames the spare into place as the new segment's file (Segment.recycled), as
+ * PostgreSQL recycles WAL segments: the file is allocated already, so the new segment writes no
+ * zeros. Past its data lie the older segment's records, each with an id below the new segment's
+ * base offset: no scan takes one for the next record, readers stop at the end of the data, and
+ * recovery cuts them with the tail and reports them apart from a torn write (log-loader.ts). A
+ * spare found when the log opens is unlinked, never reused: a power cut can leave the spare
+ * name beside a segment's for the same file (a rename cut short), and a file the next roll
+ * would write over must be one this process made a spare.
  */
 import { StorageError, assert } from './errors.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, closeSegments, type LookupWalk } from './segment.js';
-import { removeSegmentFiles } from './segment-files.js';
+import { removeSegmentFiles, sparePath } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { writeRecoveryPoint } from './recovery-point.js';
@@ -99,6 +110,15 @@ export class Log {
    * the directory fsync failed): see #finishRemoval.
    */
   #unremoved: Segment | null = null;
+  /**
+   * Whether the spare segment file exists, made by this log's retention and made durable. One at
+   * most: a roll takes one file, and retention frees segments about as fast as rolls fill them,
+   * so a second spare would wait for a burst of removals to be used while holding the disk space
+   * retention is meant to give back (PostgreSQL bounds its recycled WAL files the same way, by
+   * min_wal_size). One name also keeps what a power cut can leave to one file.
+   */
+  #hasSpare = false;
+  #segmentsReused = 0;
   /** Where the engine's latest sync started from: what it proves nothing beyond until it ends. */
   #syncStartedFrom: SyncedPoint;
   /** The point a roll made while a thread-pool sync ran could not save yet (#syncForRoll). */
@@ -177,6 +197,11 @@ export class Log {
   /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
   get syncedEndOffset(): Offset {
     return asOffset(this.#engine.synced.nextOffset);
+  }
+
+  /** Rolls since the log was opened that renamed the spare into place instead of a new file. */
+  get segmentsReused(): number {
+    return this.#segmentsReused;
   }
 
   /** Whether an acknowledgement waits for an fdatasync under this log's policy. */
@@ -320,7 +345,8 @@ export class Log {
    * Retention: deletes every sealed segment whose records are all below `offset`; never the
    * active segment. Returns what was removed. Oldest first, each made durable before the next:
    * a power cut then leaves the log without a prefix of them, never with a hole in the middle
-   * that would end a reader's walk early.
+   * that would end a reader's walk early. Under `always` and `group` the first one's `.log`
+   * becomes the spare when there is none (the top of this file), renamed as durably.
    */
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
@@ -338,9 +364,11 @@ export class Log {
       if (sync !== null) sync.done = true;
       // Out of the log now, whatever happens to its files: readers must not reach it.
       this.#unremoved = segment;
-      segment.delete(settled([sync?.promise, this.#engine.inFlight]));
+      const spare = this.#keepsAsSpare(segment) ? sparePath(this.dir) : null;
+      segment.delete(settled([sync?.promise, this.#engine.inFlight]), spare);
       this.config.io.fsyncDir(this.dir);
       this.#unremoved = null;
+      this.#hasSpare ||= spare !== null;
       segments++;
     }
     return { segments, bytes };
@@ -355,8 +383,49 @@ export class Log {
     const segment = this.#unremoved;
     if (segment === null) return;
     removeSegmentFiles(this.config.io, segment.paths);
+    // A rename to the spare name that failed, or whose directory fsync did, may have happened.
+    if (!this.#hasSpare) this.#removeSpare();
     this.config.io.fsyncDir(this.dir);
     this.#unremoved = null;
+  }
+
+  /** Whether retention keeps `segment`'s file as the spare: see the top of this file. */
+  #keepsAsSpare(segment: Segment): boolean {
+    return this.#reusesSegments && !this.#hasSpare && segment.fitsAsSpare;
+  }
+
+  /**
+   * Under `always` and `group`, whose segments are preallocated: there a reused file saves the
+   * zero-fill. Under `none` a roll does not wait for the disk, nor zero-fill anything.
+   */
+  get #reusesSegments(): boolean {
+    return this.#engine.syncsBeforeAcknowledging && this.config.preallocateBytes > 0;
+  }
+
+  /** Unlinks the spare's name if it is there; the caller fsyncs the directory. */
+  #removeSpare(): void {
+    this.#hasSpare = false;
+    const spare = sparePath(this.dir);
+    if (this.config.io.exists(spare)) this.config.io.unlink(spare);
+  }
+
+  /**
+   * The segment a roll starts at `baseOffset`: the spare renamed into place when there is one
+   * that fits, else a new file. The spare is given up first, so no failure can reuse it twice;
+   * the roll fsyncs the directory after either.
+   */
+  #nextSegment(baseOffset: number): Segment {
+    const { io } = this.config;
+    if (this.#hasSpare) {
+      this.#hasSpare = false;
+      const spare = sparePath(this.dir);
+      const reused = Segment.recycled(io, this.dir, baseOffset, this.#segmentConfig, spare);
+      if (reused !== null) {
+        this.#segmentsReused++;
+        return reused;
+      }
+    }
+    return Segment.create(io, this.dir, baseOffset, this.#segmentConfig);
   }
 
   /**
@@ -381,6 +450,9 @@ export class Log {
     try {
       if (engine.fenced === null && !this.config.readOnly) {
         this.#writePending();
+        // Unlinked before the last point, whose directory fsync makes it durable: a spare left
+        // for the next open would be unlinked there (the top of this file).
+        if (this.#hasSpare) ignoreFailure(() => this.#removeSpare());
         engine.guard('sync', () => this.#saveRecoveryPoint(true));
         engine.close(this.#syncedPointOf(this.#active), this.#active.nextOffset);
       } else engine.abandon();
@@ -523,7 +595,7 @@ export class Log {
       // Said before the next segment exists: a crash may now leave this one short of it.
       if (sealingAt !== null) this.#writeRecoveryPointAt(sealingAt, true);
       active.seal();
-      const next = Segment.create(this.config.io, this.dir, active.nextOffset, this.#segmentConfig);
+      const next = this.#nextSegment(active.nextOffset);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
       // The new names are durable before a point names them: a point naming a missing segment

@@ -2,6 +2,11 @@
  * The three files of a segment, named by its base offset (Kafka's names): the log, its offset
  * index and its time index. Both segment kinds (segment.ts, batched-log-segment.ts) and the
  * log's retention name and remove them through here.
+ *
+ * Beside them a log under `always` or `group` may hold one spare: the `.log` of a segment
+ * retention removed, kept under SPARE_SEGMENT_FILE for the next roll to rename into place
+ * instead of zero-filling a new file (log.ts, segment reuse). Its name is not a segment's, so
+ * listings, the chain check and `loglab dump` pass it by.
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
@@ -10,6 +15,8 @@ export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 export const BASE_OFFSET_DIGITS = 20;
+/** The spare segment file's name in the log directory: no digits, no segment suffix. */
+export const SPARE_SEGMENT_FILE = 'spare-segment';
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;
@@ -34,4 +41,8 @@ export function removeSegmentFiles(io: FileIO, paths: SegmentPaths): void {
   for (const file of [paths.log, paths.index, paths.timeIndex]) {
     if (io.exists(file)) io.unlink(file);
   }
+}
+
+export function sparePath(dir: string): string {
+  return path.join(dir, SPARE_SEGMENT_FILE);
 }

@@ -175,6 +175,42 @@ export class Segment {
     });
   }
 
+  /**
+   * A new, empty active segment in the spare's file (segment reuse, log.ts), or null when there is
+   * no spare or it does not fit this configuration (it is unlinked then, and the caller creates a
+   * new file; the caller's directory fsync makes the unlink durable). The spare's first record
+   * header is zeroed and synced before the rename can give the file a segment's name, since a
+   * rename may reach the device before the directory fsync asks for it: no crash can leave a
+   * segment whose first record is a sound record of the older segment, which the chain check
+   * would take for a renamed file. The older records after it stay where they are; their ids are
+   * all below `baseOffset`, so no walk takes one for a record of this segment, and readers stop at
+   * the end of the data. Preallocation starts at the spare's end, if an append ever gets there.
+   */
+  static recycled(
+    io: FileIO,
+    dir: string,
+    baseOffset: number,
+    config: SegmentConfig,
+    spare: string,
+  ): Segment | null {
+    if (!io.exists(spare)) return null;
+    const spareBytes = prepareSpare(io, spare, config);
+    if (spareBytes === null) {
+      io.unlink(spare);
+      return null;
+    }
+    const segment = new Segment(io, dir, baseOffset, config, 0);
+    io.rename(spare, segment.logPath);
+    return segment.#orAbandon(() => {
+      // Opened by its segment name, so a write trace names the file its records go to.
+      segment.#logHandle = io.open(segment.logPath, { create: false });
+      segment.#fileBytes = spareBytes;
+      segment.#nextOffset = baseOffset;
+      segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
+      segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
+    });
+  }
+
   /** An existing segment, opened lazily: files are read when first needed. */
   static existing(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
@@ -291,6 +327,14 @@ export class Segment {
     this.#fileBytes = Math.max(this.#fileBytes, position);
   }
 
+  /**
+   * Whether retention may keep this segment's file as the spare: a sealed file holding exactly
+   * its records, of a size a full segment of this configuration has (spareFits).
+   */
+  get fitsAsSpare(): boolean {
+    return this.#fileBytes === this.#sizeBytes && spareFits(this.#fileBytes, this.#config);
+  }
+
   /** True when appending `lengthBytes` would write past the preallocated space. */
   needsPreallocation(lengthBytes: number): boolean {
     return this.#config.preallocateBytes > 0 && this.#sizeBytes + lengthBytes > this.#fileBytes;
@@ -298,9 +342,10 @@ export class Segment {
 
   /**
    * Writes zeros after the preallocated space, one extent or as far as an append of
-   * `lengthBytes` needs, so later appends overwrite allocated blocks. Everything from the end of
-   * the data to the end of the file is zeros this segment wrote: opening a log cuts whatever
-   * followed the last good record. The zeros are not synced here: the durability engine's next
+   * `lengthBytes` needs, so later appends overwrite allocated blocks. What lies from the end of
+   * the data to the end of the file is zeros this segment wrote, or in a recycled file first the
+   * older segment's records (Segment.recycled): opening a log cuts whatever followed the last
+   * good record. The zeros are not synced here: the durability engine's next
    * fdatasync commits them and the file's new size with the appends it covers (on the thread
    * pool by default), and every sync after it commits data only. Syncing them here held the
    * event loop 4-8 ms per 4 MiB extent (docs/storage.md).
@@ -318,7 +363,11 @@ export class Segment {
     this.#fileBytes = target;
   }
 
-  /** Cuts preallocated space off the end (a roll or a clean close); the caller syncs. */
+  /**
+   * Cuts preallocated space off the end (a roll or a clean close); the caller syncs. In a recycled
+   * file that is the older segment's records too: a sealed segment then ends at its last record
+   * as any other does, and a log closed cleanly opens without a tail to look at.
+   */
   trim(): void {
     if (this.#fileBytes <= this.#sizeBytes) return;
     this.#io.truncate(this.handle, this.#sizeBytes);
@@ -701,15 +750,18 @@ export class Segment {
 
   /**
    * Closes and removes the three files (retention). With `inUse`, an fdatasync on the thread
-   * pool still holds the log file: the names go now, the file closes when it settles.
+   * pool still holds the log file: the names go now, the file closes when it settles. With
+   * `spare`, the `.log` is renamed to that name instead of unlinked (segment reuse, log.ts); the
+   * indexes go either way.
    */
-  delete(inUse: Promise<unknown> | null = null): void {
+  delete(inUse: Promise<unknown> | null = null, spare: string | null = null): void {
     this.#removed = true;
     if (inUse === null) this.close();
     else {
       this.seal();
       void inUse.finally(() => this.close());
     }
+    if (spare !== null) this.#io.rename(this.#paths.log, spare);
     removeSegmentFiles(this.#io, this.#paths);
   }
 
@@ -773,6 +825,43 @@ export class Segment {
     this.#timeIndex.sync();
     if (!active) this.seal();
   }
+}
+
+/**
+ * Whether a spare of `sizeBytes` is a file a full segment of this configuration leaves: a roll
+ * seals a segment when the next record (at most `maxRecordBytes`) does not fit, so its file ends
+ * less than one record short of the segment size. A spare made under another segment size (the
+ * log reopened with a new one) is not reused: a larger one would let appends run past
+ * `segmentBytes`, a much smaller one saves little of the zero-fill.
+ */
+export function spareFits(sizeBytes: number, config: SegmentConfig): boolean {
+  const segmentBytes = config.preallocateBytes;
+  return sizeBytes >= RECORD_HEADER_BYTES && sizeBytes <= segmentBytes &&
+    sizeBytes > segmentBytes - config.maxRecordBytes;
+}
+
+const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);
+
+/**
+ * Zeroes the spare's first record header and syncs it; returns the spare's size, or null (and
+ * writes nothing) when the spare does not fit.
+ */
+function prepareSpare(io: FileIO, spare: string, config: SegmentConfig): number | null {
+  const handle = io.open(spare, { create: false });
+  let sizeBytes: number | null;
+  try {
+    sizeBytes = io.sizeBytes(handle);
+    if (!spareFits(sizeBytes, config)) sizeBytes = null;
+    else {
+      io.write(handle, ZERO_HEADER, 0, RECORD_HEADER_BYTES, 0);
+      io.fdatasync(handle);
+    }
+  } catch (error) {
+    closeAfterFailure(io, handle);
+    throw error;
+  }
+  io.close(handle);
+  return sizeBytes;
 }
 
 /**

@@ -63,6 +63,10 @@ function formatText(entry: DumpEntry): string {
     case 'zeros':
       return `${entry.segment} zeros: ${entry.sizeBytes} bytes from position ${entry.position} ` +
         '(preallocated space after the last record; opening the log cuts it)';
+    case 'recycled':
+      return `${entry.segment} recycled: ${entry.sizeBytes} bytes from position ${entry.position} ` +
+        '(an older segment\'s records, left in the recycled file after the last record; opening ' +
+        'the log cuts them)';
     case 'chain':
       return `${entry.segment} chain: ${entry.problem}: ${describeChainProblem(entry)}`;
   }
