@@ -12,7 +12,7 @@
  */
 import { assert } from '../errors.js';
 
-const CRASH_BODY_MIN_BYTES = 8;
+export const CRASH_BODY_MIN_BYTES = 8;
 
 function mix32(value: number): number {
   let z = (value + 0x9e37_79b9) >>> 0;
@@ -21,12 +21,16 @@ function mix32(value: number): number {
   return (z ^ (z >>> 16)) >>> 0;
 }
 
-/** The body of message `seq`, between CRASH_BODY_MIN_BYTES and `maxBytes` long. */
-export function crashBody(seq: number, maxBytes: number): Buffer {
+/**
+ * The body of message `seq`, between `minBytes` (at least CRASH_BODY_MIN_BYTES) and `maxBytes`
+ * long; both equal, every body has that length.
+ */
+export function crashBody(seq: number, maxBytes: number, minBytes = CRASH_BODY_MIN_BYTES): Buffer {
   assert(Number.isInteger(seq) && seq >= 0 && seq < 2 ** 32, `seq must be a u32: ${seq}`);
-  assert(maxBytes >= CRASH_BODY_MIN_BYTES, `maxBytes must be >= 8: ${maxBytes}`);
-  const span = maxBytes - CRASH_BODY_MIN_BYTES + 1;
-  const lengthBytes = CRASH_BODY_MIN_BYTES + (mix32(seq ^ 0x5bd1_e995) % span);
+  assert(minBytes >= CRASH_BODY_MIN_BYTES, `minBytes must be >= 8: ${minBytes}`);
+  assert(maxBytes >= minBytes, `maxBytes must be >= minBytes: ${maxBytes}`);
+  const span = maxBytes - minBytes + 1;
+  const lengthBytes = minBytes + (mix32(seq ^ 0x5bd1_e995) % span);
   const body = Buffer.alloc(lengthBytes);
   const check = mix32(seq ^ lengthBytes);
   body.writeUInt32BE(seq, 0);

@@ -24,20 +24,33 @@ import {
 
 const LOG_DIR = path.posix.join(CRASH_DATA_DIR, 'log');
 
-type LogOp = 'append' | 'batch' | 'burst' | 'consume' | 'read' | 'retention' | 'flush';
+type LogOp = 'append' | 'batch' | 'burst' | 'consume' | 'read' | 'retention' | 'flush' | 'cut';
 const LOG_OPS: ReadonlyArray<readonly [LogOp, number]> = [
   ['append', 4], ['batch', 1], ['burst', 1], ['consume', 3], ['read', 1], ['retention', 1],
   ['flush', 1],
 ];
+/**
+ * Segment reuse (crash-target.ts, ReuseProfile): a consumer that reads to the end and retention
+ * after most appends, so nearly every roll finds a spare; and bursts the power fails in, between
+ * their write and its sync, so torn records land over the older records of a reused file.
+ */
+const REUSE_OPS: ReadonlyArray<readonly [LogOp, number]> = [
+  ['append', 4], ['batch', 1], ['burst', 2], ['consume', 2], ['read', 1], ['retention', 3],
+  ['flush', 1], ['cut', 1],
+];
+/** FileIO calls a cut burst's power cut lands within: its write, its sync, the next append's. */
+const CUT_WITHIN_CALLS = 4;
 
 class LogTarget implements OpenTarget {
   readonly #log: Log;
   readonly #report: (text: string) => void;
+  readonly #reuse: boolean;
   #reader: LogReader | null = null;
 
-  constructor(log: Log, report: (text: string) => void) {
+  constructor(log: Log, report: (text: string) => void, reuse: boolean) {
     this.#log = log;
     this.#report = report;
+    this.#reuse = reuse;
   }
 
   get endKey(): number {
@@ -54,7 +67,7 @@ class LogTarget implements OpenTarget {
 
   async step(context: StepContext): Promise<void> {
     const { rng } = context;
-    switch (pickWeighted(rng, LOG_OPS)) {
+    switch (pickWeighted(rng, this.#reuse ? REUSE_OPS : LOG_OPS)) {
       case 'append':
         return this.#appendAll(context, 1);
       case 'burst':
@@ -69,6 +82,11 @@ class LogTarget implements OpenTarget {
         return this.#retention(context);
       case 'flush':
         return this.#log.flush().catch((error: unknown) => context.onError(error, 'flush'));
+      case 'cut':
+        // Once a roll reused a spare, the active segment most likely is a reused file; not at
+        // every chance, so rounds go on to reuse more.
+        if (this.#log.segmentsReused > 0 && rng.chance(0.25)) context.cutPowerWithin(CUT_WITHIN_CALLS);
+        return this.#appendAll(context, 1 + rng.nextInt(5));
     }
   }
 
@@ -124,10 +142,14 @@ class LogTarget implements OpenTarget {
     }
   }
 
+  /** One record; with segment reuse, every record up to the end. */
   #consume(context: StepContext): void {
     this.#reader ??= this.#log.reader(this.#log.startOffset);
-    const record = this.#reader.next();
-    if (record !== null) context.model.checkDelivered(record.offset, record.body, 'reader');
+    for (;;) {
+      const record = this.#reader.next();
+      if (record !== null) context.model.checkDelivered(record.offset, record.body, 'reader');
+      if (record === null || !this.#reuse) return;
+    }
   }
 
   #readRandom(context: StepContext): void {
@@ -176,6 +198,6 @@ export const logDriver: TargetDriver = {
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,
     });
-    return new LogTarget(log, report);
+    return new LogTarget(log, report, config.reuse !== null);
   },
 };

@@ -12,6 +12,12 @@
  * reopen, a removed or renamed segment (refused, then put back), bytes appended to a sealed
  * segment, a recovery point moved to another record boundary.
  *
+ * Segment reuse (log.ts) comes on top for half the iterations of the raw log, drawn from a
+ * stream of its own too (crash-target.ts, ReuseProfile): a consumer that keeps up and frequent
+ * retention, so rolls under `always` and `group` reuse the spare retention left, with bodies of
+ * one length (older records in a reused file line up with the new ones) or of lengths that
+ * change from round to round (they do not). Iterations that draw no profile run as before.
+ *
  * Group commit runs on setImmediate (groupMaxDelayMs 0) and every acknowledgement is awaited
  * before the next operation, so the order of FileIO calls depends on the seed only.
  */
@@ -35,6 +41,7 @@ import {
   ManualClock,
   type OpenTarget,
   type StepContext,
+  type ReuseProfile,
   type TargetConfig,
   type TargetDriver,
   bodyMaxBytes,
@@ -61,6 +68,12 @@ export interface CrashCounts {
   lost: number;
   /** The most acknowledged sends one crash lost. */
   lossWindowMsgs: number;
+  /** Rolls that renamed the spare into place instead of a new file (segment reuse). */
+  segmentsReused: number;
+  /** Reopens whose cut removed an older segment's records behind a reused segment's tail. */
+  recycledTailsCut: number;
+  /** …of which with a torn record of the segment's own over those older records. */
+  tornOverRecycled: number;
   /** Outside events injected, by kind. */
   outside: OutsideCounts;
 }
@@ -82,7 +95,8 @@ const MAX_ROUNDS = 3;
 
 export function emptyCounts(): CrashCounts {
   return { iterations: 0, crashes: 0, faultsInjected: 0, ackedChecked: 0, lost: 0,
-    lossWindowMsgs: 0, outside: emptyOutsideCounts() };
+    lossWindowMsgs: 0, segmentsReused: 0, recycledTailsCut: 0, tornOverRecycled: 0,
+    outside: emptyOutsideCounts() };
 }
 
 export function addCounts(total: CrashCounts, more: CrashCounts): void {
@@ -92,6 +106,9 @@ export function addCounts(total: CrashCounts, more: CrashCounts): void {
   total.ackedChecked += more.ackedChecked;
   total.lost += more.lost;
   total.lossWindowMsgs = Math.max(total.lossWindowMsgs, more.lossWindowMsgs);
+  total.segmentsReused += more.segmentsReused;
+  total.recycledTailsCut += more.recycledTailsCut;
+  total.tornOverRecycled += more.tornOverRecycled;
   addOutsideCounts(total.outside, more.outside);
 }
 
@@ -111,10 +128,30 @@ export function formatCrashSummary(
   });
   return `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
     `${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged messages ` +
-    `checked, lost: ${lost.join(', ')}; ${formatOutsideCounts(total.outside)}`;
+    `checked, lost: ${lost.join(', ')}; segment reuse: ${total.segmentsReused} rolls reused ` +
+    `a spare, ${total.recycledTailsCut} reopens cut older records behind a reused segment's ` +
+    `tail (${total.tornOverRecycled} with a torn record over them); ` +
+    formatOutsideCounts(total.outside);
 }
 
-function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): TargetConfig {
+/** Salt of the segment-reuse stream, so drawing a profile never moves the operations' stream. */
+const REUSE_STREAM_SALT = 0x5e6_2e05;
+/** Body length ranges a `by-round` profile draws from, one a round. */
+const ROUND_BODY_SIZES = [
+  { minBytes: 8, maxBytes: 8 }, { minBytes: 40, maxBytes: 40 }, { minBytes: 8, maxBytes: 60 },
+  { minBytes: 100, maxBytes: 200 }, { minBytes: 8, maxBytes: 200 },
+] as const;
+
+/** Half the raw log's iterations exercise segment reuse (ReuseProfile); the others none. */
+function drawReuse(rng: SeededRandom, target: CrashTargetName): ReuseProfile | null {
+  if (target !== 'log' || !rng.chance(0.5)) return null;
+  return {
+    bodies: rng.pick(['one-size', 'mixed', 'by-round'] as const),
+    bodyBytes: rng.pick([8, 24, 57, 120, 200]),
+  };
+}
+
+function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): Omit<TargetConfig, 'reuse'> {
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
@@ -146,6 +183,8 @@ class CrashIteration {
   readonly #counts = emptyCounts();
   readonly #violations: string[] = [];
   readonly #outside: OutsideEvents;
+  /** The segment-reuse stream (drawReuse, ROUND_BODY_SIZES). */
+  readonly #reuseRng: SeededRandom;
   #disk: SimDisk;
   #round = 0;
 
@@ -153,12 +192,20 @@ class CrashIteration {
     this.#options = options;
     this.#rng = new SeededRandom(options.seed);
     this.#driver = DRIVERS[options.target];
-    this.#config = drawConfig(this.#rng, options.durability);
+    this.#reuseRng = new SeededRandom((options.seed ^ REUSE_STREAM_SALT) >>> 0);
+    const reuse = drawReuse(this.#reuseRng, options.target);
+    const config = { ...drawConfig(this.#rng, options.durability), reuse };
+    // Small segments with reuse: every few appends a roll, which finds a spare.
+    if (reuse !== null) config.segmentBytes = this.#reuseRng.pick([1024, 1024, 2048]);
+    this.#config = config;
     this.#model = new CrashModel({
       acksAreDurable: options.durability !== 'none',
       deletesAreDurable: this.#driver.deletesAreDurable(options.durability),
       bodyMaxBytes: bodyMaxBytes(this.#config),
     });
+    if (reuse?.bodies === 'one-size') {
+      this.#model.setBodySizes({ minBytes: reuse.bodyBytes, maxBytes: reuse.bodyBytes });
+    }
     this.#disk = new SimDisk({ seed: this.#rng.nextU32() });
     this.#outside = new OutsideEvents(options.seed, `${options.target}/${options.durability}`,
       (text) => void this.#violations.push(text));
@@ -180,7 +227,11 @@ class CrashIteration {
       const target = this.#openAndVerify();
       if (target === 'stop') return;
       if (last) return this.#close(target);
+      if (this.#config.reuse?.bodies === 'by-round') {
+        this.#model.setBodySizes(this.#reuseRng.pick(ROUND_BODY_SIZES));
+      }
       if (target !== null && !this.#powerIsOff()) await this.#operate(target);
+      this.#counts.segmentsReused += target?.log?.segmentsReused ?? 0;
       if (this.#outside.failed) return;
       this.#crash();
     }
@@ -215,6 +266,7 @@ class CrashIteration {
     const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
     try {
       const target = this.#openTarget(report);
+      this.#countRecycledCut(target);
       this.#outside.checkReopen(target.log, where);
       if (this.#round > 0) this.#verify(target, where);
       return target;
@@ -226,6 +278,14 @@ class CrashIteration {
       report(`reopening failed: ${describe(error)}`);
       return 'stop';
     }
+  }
+
+  /** What the reopen cut behind a reused segment's tail (RecoveryReport.truncation). */
+  #countRecycledCut(target: OpenTarget): void {
+    const cut = target.log?.recovery.truncation ?? null;
+    if (cut === null || cut.recycledBytes === 0) return;
+    this.#counts.recycledTailsCut++;
+    if (cut.discardedRecords > 0) this.#counts.tornOverRecycled++;
   }
 
   #openTarget(report: (text: string) => void): OpenTarget {
@@ -259,19 +319,29 @@ class CrashIteration {
 
   async #operate(target: OpenTarget): Promise<void> {
     const rng = this.#rng;
+    const where = `round ${this.#round}`;
+    // Segment reuse: rolls take spares first, with nothing armed, so that the faults and the
+    // power cut armed next (and the log target's cut bursts) land in reused files.
+    if (this.#config.reuse !== null) {
+      await this.#steps(target, 20 + this.#reuseRng.nextInt(80), null, where);
+    }
     const steps = 5 + rng.nextInt(40);
     if (rng.chance(0.5)) this.#arm({ kind: 'power-cut', nth: 1 + rng.nextInt(steps * 4) });
     if (rng.chance(0.35)) this.#arm(drawFault(rng));
-    const context = this.#context();
     const secondWriterAt = this.#outside.secondWriterStep(steps);
-    const where = `round ${this.#round}`;
+    await this.#steps(target, steps, secondWriterAt, where);
+    this.#violations.push(...this.#model.violations.splice(0).map((text) => `${where}: ${text}`));
+  }
+
+  async #steps(target: OpenTarget, steps: number, secondWriterAt: number | null, where: string)
+    : Promise<void> {
+    const context = this.#context();
     for (let i = 0; i < steps && !this.#powerIsOff(); i++) {
       if (i === secondWriterAt) await this.#secondWriter(where);
       await target.step(context);
       this.#model.markAckedDurable();
       if (!this.#powerIsOff()) this.#model.markSyncedBelow(target.syncedKeyBound);
     }
-    this.#violations.push(...this.#model.violations.splice(0).map((text) => `${where}: ${text}`));
   }
 
   /** Another writer opens the target while it is open: refused, and nothing changes. */
@@ -289,6 +359,7 @@ class CrashIteration {
         if (isAllowedError(error)) return;
         this.#violations.push(`round ${this.#round}: ${operation} threw ${describe(error)}`);
       },
+      cutPowerWithin: (calls) => this.#arm({ kind: 'power-cut', nth: 1 + this.#rng.nextInt(calls) }),
     };
   }
 

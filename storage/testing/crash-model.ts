@@ -12,7 +12,7 @@
  * - where deletes are durable, an acknowledged delete never comes back.
  * A send or delete whose acknowledgement was pending at the crash may go either way.
  */
-import { crashBody, crashBodySeq } from './crash-body.js';
+import { CRASH_BODY_MIN_BYTES, crashBody, crashBodySeq } from './crash-body.js';
 
 export interface ModelRules {
   /** Acknowledged sends survive a crash (`always`, `group`). */
@@ -30,6 +30,14 @@ interface MessageState {
   deleted: 'no' | 'pending' | 'acked';
   /** Synced, or found on the device after a crash: must never be lost. */
   durable: boolean;
+  /** The body's length range when it was sent (setBodySizes). */
+  readonly bodySizes: BodySizes;
+}
+
+/** Body lengths, inclusive: equal bounds give every body one length. */
+export interface BodySizes {
+  readonly minBytes: number;
+  readonly maxBytes: number;
 }
 
 /** A message found after a reopen: its key and its body. */
@@ -52,9 +60,23 @@ export class CrashModel {
   #nextSeq = 0;
   /** Largest key of an acknowledged send: keys must never go back below it. */
   #maxAckedKey = -1;
+  #bodySizes: BodySizes;
 
   constructor(rules: ModelRules) {
     this.rules = rules;
+    this.#bodySizes = { minBytes: CRASH_BODY_MIN_BYTES, maxBytes: rules.bodyMaxBytes };
+  }
+
+  /**
+   * The lengths of the bodies sent from now on, within the rules' maximum: one length makes every
+   * record one size, so a reused segment file's older records line up with the new ones; a change
+   * between rounds makes them differ.
+   */
+  setBodySizes(sizes: BodySizes): void {
+    this.#bodySizes = {
+      minBytes: Math.max(CRASH_BODY_MIN_BYTES, Math.min(sizes.minBytes, this.rules.bodyMaxBytes)),
+      maxBytes: Math.min(Math.max(sizes.maxBytes, sizes.minBytes), this.rules.bodyMaxBytes),
+    };
   }
 
   get maxAckedKey(): number {
@@ -62,13 +84,16 @@ export class CrashModel {
   }
 
   body(seq: number): Buffer {
-    return crashBody(seq, this.rules.bodyMaxBytes);
+    const { minBytes, maxBytes } = this.#messages.get(seq)?.bodySizes ?? this.#bodySizes;
+    return crashBody(seq, maxBytes, minBytes);
   }
 
   /** A new message about to be sent under `key` (the key it will get if the send gets that far). */
   sendStarted(key: number): number {
     const seq = this.#nextSeq++;
-    this.#messages.set(seq, { seq, key, sent: 'pending', deleted: 'no', durable: false });
+    this.#messages.set(seq, {
+      seq, key, sent: 'pending', deleted: 'no', durable: false, bodySizes: this.#bodySizes,
+    });
     return seq;
   }
 

@@ -24,6 +24,22 @@ export interface TargetConfig {
   readonly slotBytes: number;
   readonly chunkSlots: number;
   readonly checkpointEveryDeletes: number;
+  /** Drawn for some iterations of the raw log: see ReuseProfile. */
+  readonly reuse: ReuseProfile | null;
+}
+
+/**
+ * Segment reuse exercised (log.ts): the consumer keeps up and retention runs often, so under
+ * `always` and `group` retention leaves a spare at nearly every roll and the next roll reuses it,
+ * and the power fails inside reused files with an older segment's records behind the tail. Body
+ * lengths say what those records look like: all one length (`one-size`, every older record
+ * starts exactly where a new one does), spread (`mixed`), or a new spread each round
+ * (`by-round`: the older records are of other sizes than the ones written over them).
+ */
+export interface ReuseProfile {
+  readonly bodies: 'one-size' | 'mixed' | 'by-round';
+  /** The one length under `one-size`. */
+  readonly bodyBytes: number;
 }
 
 /** A clock the loop moves by hand: deadlines, due times and time-index entries. */
@@ -41,6 +57,11 @@ export interface StepContext {
   readonly clock: ManualClock;
   /** Every error an operation threw goes here; only typed I/O failures are allowed. */
   readonly onError: (error: unknown, operation: string) => void;
+  /**
+   * Arms a power cut at one of the next `calls` FileIO calls: an operation that writes next is
+   * cut between its write and the sync that would have made it durable.
+   */
+  readonly cutPowerWithin: (calls: number) => void;
 }
 
 export interface OpenTarget {
