@@ -1,4 +1,7 @@
-/** Number formatting shared by the CLI, the model printout and error messages. */
+/**
+ * Number formatting shared by the CLI, the model printout, error messages and the report (the one
+ * module of lab/ that reports/ may import besides the results contract).
+ */
 
 const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
 
@@ -33,11 +36,19 @@ export function roundSignificant(value: number, digits: number): number {
   return Math.round(value / scale) * scale;
 }
 
-/** A measured figure at a readable precision: 278,320 / 49.98 / 0.00125. */
+const FIGURE_SIGNIFICANT_DIGITS = 3;
+const SMALL_FIGURE = new Intl.NumberFormat('en-US', {
+  maximumSignificantDigits: FIGURE_SIGNIFICANT_DIGITS,
+});
+const LARGE_FIGURE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/**
+ * A measured figure for people, in the CLI, the notes and the report alike: three significant
+ * digits below 1,000, whole numbers with separators from 1,000 up. 278,320 / 50 / 84.2 / 0.00125.
+ */
 export function formatFigure(value: number): string {
   if (!Number.isFinite(value)) return String(value);
-  if (Math.abs(value) >= 100) return formatNumber(value);
-  return String(Number(value.toPrecision(3)));
+  return Math.abs(value) >= 1000 ? LARGE_FIGURE.format(value) : SMALL_FIGURE.format(value);
 }
 
 const DURATION_UNITS = [

@@ -5,7 +5,7 @@
 import type { Environment } from '../lab/results.js';
 import type { Table } from './figure-table.js';
 import type { ExperimentGroup, Run } from './runs.js';
-import { formatFigure } from './units.js';
+import { formatInDisplayUnit } from './units.js';
 
 type Field = readonly [string, (env: Environment) => string];
 
@@ -16,7 +16,7 @@ function known(value: string | number | boolean | null): string {
 }
 
 function bytes(value: number | null): string {
-  return value === null ? 'unknown' : formatFigure(value, 'B');
+  return value === null ? 'unknown' : formatInDisplayUnit(value, 'B');
 }
 
 const FIELDS: readonly Field[] = [
@@ -60,12 +60,12 @@ export function machinesTable(runs: readonly Run[]): Table {
 function timerText(run: Run): string {
   const overheadNs = run.results.timerOverheadNs;
   if (overheadNs === undefined) return run.results.timer;
-  return `${run.results.timer} (${formatFigure(overheadNs, 'ns')} per empty op)`;
+  return `${run.results.timer} (${formatInDisplayUnit(overheadNs, 'ns')} per empty op)`;
 }
 
 function durationText(run: Run): string {
   const elapsedMs = Date.parse(run.results.endedAt) - Date.parse(run.results.startedAt);
-  return formatFigure(elapsedMs, 'ms');
+  return formatInDisplayUnit(elapsedMs, 'ms');
 }
 
 export function runsTable(groups: readonly ExperimentGroup[]): Table {

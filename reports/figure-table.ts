@@ -9,7 +9,8 @@ import type { Metric } from '../lab/results.js';
 import { figureRows, labelKeys, type FigureRow, type LabelValue } from './figures.js';
 import { metricTitle } from './metric-titles.js';
 import type { ExperimentGroup } from './runs.js';
-import { displayUnitFor, formatFigure, formatLabelValue, formatNumber, type DisplayUnit } from
+import { formatFigure } from '../lab/format.js';
+import { displayUnitFor, formatInDisplayUnit, formatLabelValue, type DisplayUnit } from
   './units.js';
 
 /** Plain text cells; the Markdown and HTML writers escape them. */
@@ -43,18 +44,18 @@ function unitLabel(display: DisplayUnit): string {
 /** Shown in the table's unit without the unit: `1,027 – 2,755`. */
 function measuredCells(metric: Metric | null, display: DisplayUnit): readonly string[] {
   if (metric === null) return [MISSING, MISSING, MISSING, MISSING];
-  const shown = (value: number): string => formatNumber(value / display.divisor);
+  const shown = (value: number): string => formatFigure(value / display.divisor);
   const interval = metric.ci95 === undefined ? MISSING
     : `${shown(metric.ci95[0])} – ${shown(metric.ci95[1])}`;
   const count = metric.count ?? metric.samples?.length;
   return [shown(metric.median), interval, metric.p99 === undefined ? MISSING : shown(metric.p99),
-    count === undefined ? MISSING : formatNumber(count)];
+    count === undefined ? MISSING : formatFigure(count)];
 }
 
 function predictedCell(row: FigureRow, display: DisplayUnit, unit: string): string {
   const cells = row.predictions.map((prediction) => {
-    const value = prediction.unit === unit ? formatNumber(prediction.value / display.divisor)
-      : formatFigure(prediction.value, prediction.unit);
+    const value = prediction.unit === unit ? formatFigure(prediction.value / display.divisor)
+      : formatInDisplayUnit(prediction.value, prediction.unit);
     return `${prediction.model}: ${value}`;
   });
   return cells.length === 0 ? MISSING : cells.join('; ');

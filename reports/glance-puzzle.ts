@@ -7,7 +7,7 @@
  */
 import { PUZZLE_METRICS } from '../experiments/metrics/puzzle.js';
 import type { Metric, Results } from '../lab/results.js';
-import { formatNumber } from './units.js';
+import { formatFigure } from '../lab/format.js';
 
 /** The disk model standing in for a 7,200 rpm disk: predictions from `hdd:` models. */
 const SPINNING_MODEL_PREFIX = 'hdd:';
@@ -79,8 +79,8 @@ export function puzzleAnswer(results: Results): PuzzleAnswer {
     'none') };
 }
 
-const rate = (value: number): string => formatNumber(value);
-const times = (value: number): string => `${formatNumber(value)}×`;
+const rate = (value: number): string => formatFigure(value);
+const times = (value: number): string => `${formatFigure(value)}×`;
 
 /** The answer in plain words; null when the document holds neither comparison. */
 export function puzzleSentence(answer: PuzzleAnswer, where: string): string | null {

@@ -6,14 +6,15 @@ import type { Metric } from '../lab/results.js';
 import { quantityOf } from './figures.js';
 import { metricTitle } from './metric-titles.js';
 import type { Run } from './runs.js';
-import { formatLabelValue, formatNumber } from './units.js';
+import { formatFigure } from '../lab/format.js';
+import { formatLabelValue } from './units.js';
 
 /** Rounds below this say too little about their spread to call a run noisy. */
 export const NOISY_MIN_ROUNDS = 6;
 /** A figure whose rounds vary by more than this (coefficient of variation) is noisy. */
 export const NOISY_CV = 0.25;
 
-const percent = (share: number): string => `${formatNumber(share * 100)}%`;
+const percent = (share: number): string => `${formatFigure(share * 100)}%`;
 
 function spread(metric: Metric): number | null {
   if (metric.class === 'counter' || metric.cv === undefined) return null;

@@ -6,7 +6,7 @@
  */
 import type { ExperimentGroup } from './runs.js';
 import { quantityOf } from './figures.js';
-import { formatNumber } from './units.js';
+import { formatFigure } from '../lab/format.js';
 
 const NUMBER = /\d[\d,]*(?:\.\d+)?/g;
 
@@ -24,7 +24,7 @@ function mergeNumbers(texts: readonly string[]): string {
     slot += 1;
     const low = Math.min(...values);
     const high = Math.max(...values);
-    return low === high ? raw : `${formatNumber(low)}–${formatNumber(high)}`;
+    return low === high ? raw : `${formatFigure(low)}–${formatFigure(high)}`;
   });
 }
 

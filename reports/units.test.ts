@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { displayUnitFor, formatFigure, formatLabelValue, formatNumber } from './units.js';
+import { formatFigure } from '../lab/format.js';
+import { displayUnitFor, formatInDisplayUnit, formatLabelValue } from './units.js';
 
 describe('display units', () => {
   it('shows nanosecond figures of milliseconds as ms', () => {
@@ -24,15 +25,15 @@ describe('display units', () => {
 
 describe('number formatting', () => {
   it('gives three significant digits below a thousand and whole numbers above', () => {
-    expect(formatNumber(84.237)).toBe('84.2');
-    expect(formatNumber(0.51234)).toBe('0.512');
-    expect(formatNumber(278_431.7)).toBe('278,432');
+    expect(formatFigure(84.237)).toBe('84.2');
+    expect(formatFigure(0.51234)).toBe('0.512');
+    expect(formatFigure(278_431.7)).toBe('278,432');
   });
 
   it('writes counts bare and ratios with a times sign', () => {
-    expect(formatFigure(3, 'count')).toBe('3');
-    expect(formatFigure(55.8, 'ratio')).toBe('55.8×');
-    expect(formatFigure(84_200_000, 'ns')).toBe('84.2 ms');
+    expect(formatInDisplayUnit(3, 'count')).toBe('3');
+    expect(formatInDisplayUnit(55.8, 'ratio')).toBe('55.8×');
+    expect(formatInDisplayUnit(84_200_000, 'ns')).toBe('84.2 ms');
   });
 
   it('reads byte, millisecond and MiB labels as sizes and durations', () => {

@@ -1,8 +1,10 @@
 /**
  * Units for people: picks a display unit for a set of figures (ns shown as ms when the figures are
  * milliseconds long, bytes as KiB or MiB) and formats numbers the same way in charts and tables.
- * Results documents keep their raw units; only what a reader sees is converted.
+ * Results documents keep their raw units; only what a reader sees is converted. The numbers
+ * themselves are written by lab/format.ts's `formatFigure`, as the CLI writes them.
  */
+import { formatFigure } from '../lab/format.js';
 
 /** How a raw figure is shown: `shown = raw / divisor`, labelled `unit`. */
 export interface DisplayUnit {
@@ -25,12 +27,6 @@ const BYTE_FAMILY: UnitFamily = {
   pattern: /^(B|KiB|MiB|GiB|TiB)(\/.+)?$/,
   steps: [['B', 1], ['KiB', 1024], ['MiB', 1024 ** 2], ['GiB', 1024 ** 3], ['TiB', 1024 ** 4]],
 };
-
-const SIGNIFICANT_DIGITS = 3;
-const SMALL_NUMBER = new Intl.NumberFormat('en-US', {
-  maximumSignificantDigits: SIGNIFICANT_DIGITS,
-});
-const LARGE_NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 function familyOf(unit: string): { family: UnitFamily; prefix: string; suffix: string } | null {
   for (const family of [TIME_FAMILY, BYTE_FAMILY]) {
@@ -73,21 +69,15 @@ export function displayUnitFor(unit: string, values: readonly number[]): Display
   return { unit: `${chosen[0]}${parsed.suffix}`, divisor: chosen[1] / base };
 }
 
-/** 3 significant digits below 1,000; whole numbers with separators from 1,000 up. */
-export function formatNumber(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  return Math.abs(value) >= 1000 ? LARGE_NUMBER.format(value) : SMALL_NUMBER.format(value);
-}
-
 /** A number already in `unit`, written with it: `84.2 ms`, `55.8×` for ratios, bare counts. */
 export function withUnit(value: number, unit: string): string {
-  if (unit === 'count') return formatNumber(value);
-  if (unit === 'ratio') return `${formatNumber(value)}×`;
-  return `${formatNumber(value)} ${unit}`;
+  if (unit === 'count') return formatFigure(value);
+  if (unit === 'ratio') return `${formatFigure(value)}×`;
+  return `${formatFigure(value)} ${unit}`;
 }
 
-/** One figure with the display unit that suits it alone, e.g. `84.2 ms`. */
-export function formatFigure(value: number, unit: string): string {
+/** One figure in the display unit that suits it alone: 84,200,000 ns → `84.2 ms`. */
+export function formatInDisplayUnit(value: number, unit: string): string {
   const display = displayUnitFor(unit, [value]);
   return withUnit(value / display.divisor, display.unit);
 }
@@ -99,10 +89,10 @@ const BINARY_STEPS: readonly (readonly [string, number])[] = BYTE_FAMILY.steps;
  * rounded `1.56 MiB` a quick run's 100 MiB / 64 would read as), else three significant digits.
  */
 export function formatExactBytes(value: number): string {
-  if (!Number.isInteger(value) || value <= 0) return formatFigure(value, 'B');
+  if (!Number.isInteger(value) || value <= 0) return formatInDisplayUnit(value, 'B');
   let chosen: readonly [string, number] = ['B', 1];
   for (const step of BINARY_STEPS) if (value % step[1] === 0) chosen = step;
-  return `${formatNumber(value / chosen[1])} ${chosen[0]}`;
+  return `${formatFigure(value / chosen[1])} ${chosen[0]}`;
 }
 
 /**
@@ -125,7 +115,7 @@ export function formatLabelValue(key: string, value: LabelInput): string {
   if (named !== undefined) return named;
   if (typeof value !== 'number') return String(value);
   if (key.endsWith('Bytes')) return formatExactBytes(value);
-  if (key.endsWith('Ms')) return `${formatNumber(value)} ms`;
-  if (key.endsWith('MiB')) return `${formatNumber(value)} MiB`;
-  return formatNumber(value);
+  if (key.endsWith('Ms')) return `${formatFigure(value)} ms`;
+  if (key.endsWith('MiB')) return `${formatFigure(value)} MiB`;
+  return formatFigure(value);
 }

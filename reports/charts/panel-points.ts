@@ -6,7 +6,8 @@
 import type { Metric, Prediction, Results } from '../../lab/results.js';
 import { predictionLabels, quantityOf, type LabelValue, type Labels } from '../figures.js';
 import type { ExperimentGroup, Run } from '../runs.js';
-import { displayUnitFor, formatLabelValue, formatNumber } from '../units.js';
+import { formatFigure } from '../../lab/format.js';
+import { displayUnitFor, formatLabelValue } from '../units.js';
 import type { PanelDef } from './chart-types.js';
 
 export const MEASURED_MODEL = 'measured';
@@ -178,7 +179,7 @@ function textOf(def: PanelDef, point: RawPoint): string | null {
     return value === undefined ? null : formatLabelValue(def.order, value);
   }
   if (point.total === null) return null;
-  return `${formatNumber(point.y.value)} of ${formatNumber(point.total.value)}`;
+  return `${formatFigure(point.y.value)} of ${formatFigure(point.total.value)}`;
 }
 
 function facetOf(def: PanelDef, point: RawPoint): Category | null {
