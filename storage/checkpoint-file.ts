@@ -1,7 +1,7 @@
 /**
  * Small files that must never be seen half-written: the log's recovery point and the queue's
- * head. Written atomically (temp file, fdatasync, rename, fsync of the directory) and checked
- * when read.
+ * head. Written atomically (atomic-file.ts: temp file, fdatasync, rename, fsync of the directory)
+ * and checked when read.
  *
  *   +-----------+-----------+-----------+----------------------+
  *   | magic u32 | bytes u32 | crc32c u32|  payload (bytes)     |
@@ -10,8 +10,8 @@
  * The CRC covers the payload. A file that fails any check reads as "unreadable" with a reason;
  * the caller decides what that costs (the log scans more, the queue redelivers more).
  */
-import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
+import { writeFileAtomically } from './atomic-file.js';
 import type { FileIO } from './file-io.js';
 
 const HEADER_BYTES = 12;
@@ -24,17 +24,7 @@ export function writeCheckpointFile(io: FileIO, filePath: string, magic: number,
   bytes.writeUInt32BE(payload.length, 4);
   bytes.writeUInt32BE(crc32c(payload), 8);
   bytes.set(payload, HEADER_BYTES);
-  const tmpPath = `${filePath}.tmp`;
-  const handle = io.open(tmpPath, { create: true });
-  try {
-    io.truncate(handle, 0);
-    io.write(handle, bytes, 0, bytes.length, 0);
-    io.fdatasync(handle);
-  } finally {
-    io.close(handle);
-  }
-  io.rename(tmpPath, filePath);
-  io.fsyncDir(path.dirname(filePath));
+  writeFileAtomically(io, filePath, bytes);
 }
 
 /** null when the file does not exist. */

@@ -34,6 +34,7 @@
  */
 import * as path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
+import { writeFileAtomically } from './atomic-file.js';
 import { StorageError, assert } from './errors.js';
 import {
   closeAfterFailure,
@@ -615,18 +616,7 @@ function encodeFileHeader(slotBytes: number): Buffer {
  * longer opens — or take the name, and every synced slot, away.
  */
 function createSlotFile(io: FileIO, filePath: string, slotBytes: number): void {
-  const header = encodeFileHeader(slotBytes);
-  const tmpPath = `${filePath}.tmp`;
-  const handle = io.open(tmpPath, { create: true });
-  try {
-    io.truncate(handle, 0);
-    io.write(handle, header, 0, header.length, 0);
-    io.fdatasync(handle);
-  } finally {
-    io.close(handle);
-  }
-  io.rename(tmpPath, filePath);
-  io.fsyncDir(path.dirname(filePath));
+  writeFileAtomically(io, filePath, encodeFileHeader(slotBytes));
 }
 
 interface ParsedSlot {

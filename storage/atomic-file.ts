@@ -1,0 +1,29 @@
+/**
+ * A small file replaced whole or not at all: the bytes are written under `<file>.tmp`,
+ * fdatasynced, closed, renamed over `<file>`, and the rename made durable with an fsync of the
+ * directory. After any crash a reader finds the old file or the new one, never a part of either.
+ * The checkpoint files (the log's recovery point, the queue's head, the record limit) and a new
+ * slot file's header are written this way.
+ *
+ * When a call fails, its error is the one thrown: a close that fails on the way out (as it may,
+ * on the same dead disk) is dropped rather than put in its place, so the caller learns that the
+ * write or the sync failed, not merely that a handle would not close.
+ */
+import * as path from 'node:path';
+import { closeAfterFailure, type FileIO } from './file-io.js';
+
+export function writeFileAtomically(io: FileIO, filePath: string, bytes: Uint8Array): void {
+  const tmpPath = `${filePath}.tmp`;
+  const handle = io.open(tmpPath, { create: true });
+  try {
+    io.truncate(handle, 0);
+    io.write(handle, bytes, 0, bytes.length, 0);
+    io.fdatasync(handle);
+  } catch (error) {
+    closeAfterFailure(io, handle);
+    throw error;
+  }
+  io.close(handle);
+  io.rename(tmpPath, filePath);
+  io.fsyncDir(path.dirname(filePath));
+}
