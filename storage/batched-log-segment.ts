@@ -496,11 +496,6 @@ export class BatchedSegment {
     this.#timeIndex!.truncateFromRelativeOffset(nextOffset - this.baseOffset);
   }
 
-  /** fdatasync of the log file alone: what acknowledges a batch under `always` and `group`. */
-  syncLog(): void {
-    this.#io.fdatasync(this.#file);
-  }
-
   /** Writes buffered index entries, then makes the log and both indexes durable. */
   sync(): void {
     this.#io.fdatasync(this.#file);

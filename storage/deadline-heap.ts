@@ -142,11 +142,6 @@ export class KeyRing {
     this.#length++;
   }
 
-  clear(): void {
-    this.#first = 0;
-    this.#length = 0;
-  }
-
   #grow(): void {
     const keys = new Float64Array(this.#keys.length * 2);
     const attempts = new Uint32Array(this.#keys.length * 2);

@@ -31,11 +31,6 @@ export class ReadWindow {
     this.#lengthBytes = 0;
   }
 
-  /** Forgets buffered bytes (the file changed under them, e.g. truncation). */
-  invalidate(): void {
-    this.#lengthBytes = 0;
-  }
-
   /**
    * Reads exactly [positionBytes, positionBytes + lengthBytes) (cut at the end of the file): a
    * lookup knows from the index the range its record lies in, so one read of just that range

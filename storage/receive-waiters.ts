@@ -54,11 +54,6 @@ export class ReceiveWaiters {
     this.#clock = clock;
   }
 
-  /** How many receives wait now. */
-  get waiting(): number {
-    return this.#waiters.length;
-  }
-
   /** Waits behind everyone already waiting; the design has checked both durations. */
   wait(waitMs: number, visibilityTimeoutMs: number): Promise<QueueMessage | null> {
     assert(!this.#closed, 'the design refuses receiveWait once closed');

@@ -166,15 +166,6 @@ export function encodeRecord(id: number, body: Uint8Array, attributes?: RecordAt
   return buffer;
 }
 
-/** What the first 16 bytes of a record say, before the CRC is checked. */
-export interface RecordFrame {
-  /** Whole record size on disk, length field included. */
-  readonly sizeBytes: number;
-  readonly hasAttributes: boolean;
-  readonly crc: number;
-  readonly id: number;
-}
-
 /** Why a frame is not a good record; `null` when it is good. */
 export type FrameProblem =
   | 'length below minimum'
