@@ -1,12 +1,13 @@
 /**
- * Batching (seed 004, issue 16): how much do batches and compression save? The same messages —
- * 1 KiB and 200 B, JSON events that compress as real ones do and random bytes that do not — go
- * through loglab's log (one record per append, and appendBatch) and through Kafka v2 batches in
- * the batched log, at several batch sizes and with every codec, under `none` and with one
- * fdatasync per batch (`always`). Every series runs in every round, interleaved, so drift falls
- * on all of them alike. Beside the timed appends: CPU per message to encode and decode, and a
- * fixed set of messages per store for what the code decides exactly (bytes written, index
- * size, compression) and for the cost of reading one record back out of a batch.
+ * Batching (issue 16; the Kafka storage text, ../shared/seeds/004_bb62643935f5b191.txt): how much
+ * do batches and compression save? The same messages — 1 KiB and 200 B, JSON events that compress
+ * as real ones do and random bytes that do not — go through loglab's log (one record per append,
+ * and appendBatch) and through Kafka v2 batches in the batched log, at several batch sizes and with
+ * every codec, under `none` and with one fdatasync per batch (`always`). Every series runs in every
+ * round, interleaved, so drift falls on all of them alike. Beside the timed appends: CPU per
+ * message to encode and decode, and a fixed set of messages per store for what the code decides
+ * exactly (bytes written, index size, compression) and for the cost of reading one record back out
+ * of a batch.
  */
 import * as path from 'node:path';
 import {

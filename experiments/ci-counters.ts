@@ -227,7 +227,7 @@ export const experiment: Experiment = {
   params: {
     messages: fixed(512),
     syncedMessages: fixed(64),
-    // The seed's 1 KiB slot holds a body of 1,004 bytes after its 20-byte header.
+    // The course's 1 KiB slot holds a body of 1,004 bytes after its 20-byte header.
     queueBodyBytes: fixed(1000),
     maxBodyBytes: fixed(2048),
     segmentBytes: fixed(MiB),

@@ -1,5 +1,5 @@
 /**
- * Durability (seed, lesson 3's question): what does waiting for the drive cost, and how many
+ * Durability (the course, lesson 3's question): what does waiting for the drive cost, and how many
  * messages can one fsync cover? Producers append 1 KiB messages to a log and wait for the
  * acknowledgement its policy allows: `always` fdatasyncs every message, `group` shares one
  * fdatasync among every message waiting when it starts (leader/follower: with no sync running one

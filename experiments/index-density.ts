@@ -3,7 +3,7 @@
  *
  * One log per setting — index intervals 0 (dense), 512 B, 1, 4, 16 and 64 KiB, records of 53 B,
  * 1 KiB and a mixed distribution — filled side by side in interleaved rounds with the index
- * maintained. Per setting: index bytes per GiB of log (the seed's 131,072 vs 10,129,640 bytes per
+ * maintained. Per setting: index bytes per GiB of log (the course's 131,072 vs 10,129,640 bytes per
  * 64 MiB segment of 53-byte records beside them), append throughput, lookup latency of random
  * offsets with a warm and a cold cache, bytes and 4 KiB pages the step forward reads, and the
  * binary search's comparisons (Log.explainLookup).
@@ -54,7 +54,7 @@ export const RECORD_SIZES: readonly RecordSize[] = [53, 1024, 'mixed'];
 const WARM_LOOKUP_SHARE = 0.4;
 /** Random offsets drawn once per setting for the warm lookups, cycled through. */
 const WARM_TARGETS = 4096;
-/** The seed's sizing example (lesson 2): a 64 MiB segment of 53-byte records. */
+/** The sizing example of the course (lesson 2): a 64 MiB segment of 53-byte records. */
 const SEED_SEGMENT_BYTES = 64 * MiB;
 const SEED_RECORD_BYTES = 53;
 const SEED_SPARSE_INTERVAL_BYTES = 4096;
@@ -270,10 +270,10 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
   return metrics;
 }
 
-/** The seed's two index sizes for 64 MiB of 53-byte records, per GiB of log. */
+/** The course's two index sizes for 64 MiB of 53-byte records, per GiB of log. */
 function seedPredictions(): Prediction[] {
   const segmentsPerGiB = GiB / SEED_SEGMENT_BYTES;
-  // Rounded as the seed rounds it: 67,108,864 / 53 = 1,266,205 entries.
+  // Rounded as the course rounds it: 67,108,864 / 53 = 1,266,205 entries.
   const denseBytes = Math.round(SEED_SEGMENT_BYTES / SEED_RECORD_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
   const sparseBytes = (SEED_SEGMENT_BYTES / SEED_SPARSE_INTERVAL_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
   const labels = (intervalBytes: number) => ({ intervalBytes, recordSizeBytes: SEED_RECORD_BYTES });
@@ -340,7 +340,7 @@ function designNotes(ctx: LabContext, coldMeasured: boolean): string[] {
   return notes;
 }
 
-/** Why the measured sparse index is a little smaller than the seed's round figure. */
+/** Why the measured sparse index is a little smaller than the course's round figure. */
 function sparseRuleNote(): string {
   const recordsPerEntry = Math.floor(SEED_SPARSE_INTERVAL_BYTES / SEED_RECORD_BYTES) + 1;
   const bytesPerEntry = recordsPerEntry * SEED_RECORD_BYTES;

@@ -1,14 +1,14 @@
 /**
- * The page cache (seed, "The Page Cache: Why Recent Reads Never Touch the Disk"): what a write
- * into memory costs, and when a read touches the disk. In interleaved rounds on one log
- * (durability `none`): appends; reads of a record just appended; reads of old records whose pages
- * were just read (warm); and reads of other old records the page cache cannot answer (cold: read
- * right after a drop, or with O_DIRECT). /proc/self/io's rchar against read_bytes, per phase,
+ * The page cache (the course, lesson 2, "The Page Cache: Why Recent Reads Never Touch the Disk"):
+ * what a write into memory costs, and when a read touches the disk. In interleaved rounds on one
+ * log (durability `none`): appends; reads of a record just appended; reads of old records whose
+ * pages were just read (warm); and reads of other old records the page cache cannot answer (cold:
+ * read right after a drop, or with O_DIRECT). /proc/self/io's rchar against read_bytes, per phase,
  * shows which reads came from memory.
  *
  * Old records are spread through the log far enough apart that the kernel's readahead around one
  * cold read does not warm the next; warm and cold reads take the same kind of offsets, so only
- * the cache differs. The seed's checkout account closes it: the append's share of a 300 ms
+ * the cache differs. The course's checkout account closes it: the append's share of a 300 ms
  * checkout, on this disk.
  */
 import * as fs from 'node:fs';
@@ -38,9 +38,9 @@ import { PAGE_CACHE_METRICS } from './metrics/page-cache.js';
 type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';
 const KINDS: readonly ReadKind[] = ['append', 'recent', 'old-warm', 'old-cold'];
 
-/** The seed's checkout after the email moved onto a queue. */
+/** The course's checkout after the email moved onto a queue. */
 const SEED_CHECKOUT_MS = 300;
-/** The seed's append into the page cache: a median on one laptop (Apple M1 Max, macOS). */
+/** The course's append into the page cache: a median on one laptop (Apple M1 Max, macOS). */
 const SEED_APPEND_MS = 0.004;
 /** Recent reads go to one of the last records appended. */
 const RECENT_RECORDS = 16;

@@ -1,12 +1,12 @@
 /**
- * The puzzle (seed, lesson 2): on one disk, design A (a file of 1 KiB slots updated in place)
+ * The puzzle (the course, lesson 2): on one disk, design A (a file of 1 KiB slots updated in place)
  * stores about 50 messages a second and design B (a log) about 278,000. Both designs do the same
  * send, receive and delete work here, in interleaved rounds, compared three ways, each under the
- * guarantee it states: the same policy (always, group), and the seed's own comparison — A synced
- * per message against B streaming at the disk's bandwidth with one sync a round. Each series
- * says how it keeps deletes (A writes them, B saves a head). Beside what this disk showed stand
- * the disk models' estimates of the same run, priced from its write trace, and the seed's
- * datasheet arithmetic.
+ * guarantee it states: the same policy (always, group), and the course's own comparison — A synced
+ * per message against B streaming at the disk's bandwidth with one sync a round. Each series says
+ * how it keeps deletes (A writes them, B saves a head). Beside what this disk showed stand the disk
+ * models' estimates of the same run, priced from its write trace, and the course's datasheet
+ * arithmetic.
  */
 import * as path from 'node:path';
 import {
@@ -97,7 +97,7 @@ export const VARIANTS: readonly Variant[] = [
   { design: 'B', policy: 'none', key: 'none', comparison: 'none', deletes: 'headEvery1000' },
 ];
 
-/** B over A: `ratio` names `puzzle.<ratio>.ratioBA`; the seed's compares B streaming. */
+/** B over A: `ratio` names `puzzle.<ratio>.ratioBA`; the course's compares B streaming. */
 export const PAIRS = [
   { ratio: 'always', a: 'always', b: 'always', comparison: 'always' },
   { ratio: 'alwaysHeadEach', a: 'always', b: 'alwaysHeadEach', comparison: 'always' },
@@ -117,7 +117,7 @@ function labelsOf(variant: Variant): Labels {
   return labels;
 }
 
-/** Design A synced per message, as the seed's comparison shows it: A under `always`. */
+/** Design A synced per message, as the course's comparison shows it: A under `always`. */
 const SEED_A_LABELS: Labels = { ...labelsOf(VARIANTS[0] as Variant),
   comparison: COMPARISONS.seed.category };
 
@@ -249,7 +249,7 @@ function ratioMetrics(rates: ReadonlyMap<string, number[]>): Metric[] {
   });
 }
 
-/** The seed's comparison sets A synced per message beside B streaming: A's `always` rounds. */
+/** The course's comparison sets A synced per message beside B streaming: A's `always` rounds. */
 function seedAMetric(rates: ReadonlyMap<string, number[]>): Metric {
   return M.msgsPerSec.fromSamples('puzzle.A.seed.msgsPerSec', rates.get('A.always') ?? [],
     SEED_A_LABELS, 'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +

@@ -1,13 +1,13 @@
 /**
- * Queue depth (seed: "A disk can reorder waiting writes", the datasheets' QD1 and QD32 figures):
- * how much does parallelism hide the cost of random writes? Random 4 KiB writes, design A's slot
- * operations and sequential appends run with 1 to 64 operations in flight, each depth in a child
- * process of its own (libuv's thread pool is 4 threads unless UV_THREADPOOL_SIZE says otherwise
- * before it starts), once through libuv's thread pool and once through io_uring where the kernel
- * allows it. Each figure records the depth the device actually saw, sampled while it ran. When
- * fio is installed, its equivalent jobs (scripts/fio/) run as a cross-check inside the libuv
- * child's rounds, each paired with ours in the same round (queue-depth-rounds.ts), so ours over
- * fio's is a within-run ratio per round.
+ * Queue depth (the course, lesson 2: "A disk can reorder waiting writes"; the datasheets' QD1 and
+ * QD32 figures): how much does parallelism hide the cost of random writes? Random 4 KiB writes,
+ * design A's slot operations and sequential appends run with 1 to 64 operations in flight, each
+ * depth in a child process of its own (libuv's thread pool is 4 threads unless UV_THREADPOOL_SIZE
+ * says otherwise before it starts), once through libuv's thread pool and once through io_uring
+ * where the kernel allows it. Each figure records the depth the device actually saw, sampled while
+ * it ran. When fio is installed, its equivalent jobs (scripts/fio/) run as a cross-check inside the
+ * libuv child's rounds, each paired with ours in the same round (queue-depth-rounds.ts), so ours
+ * over fio's is a within-run ratio per round.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * scan-vs-lookup: how much does the index save when a message comes back after its deadline?
  *
- * One segment of 1 KiB records (the seed's email queue), targets at 1, 4, 16, 24, 48 and 64 MiB
+ * One segment of 1 KiB records (the course's email queue), targets at 1, 4, 16, 24, 48 and 64 MiB
  * of a 64 MiB segment (the same fractions of a smaller one with --quick). For each target: the
  * time to reach the record by scanning from the segment start (LogReader, every record's length,
  * CRC and id checked) and by an index lookup (Log.read), with a warm cache and, where the page
@@ -37,11 +37,11 @@ import { recordBodies } from './support/record-bodies.js';
 
 /** Target positions as fractions of the segment: 1, 4, 16, 24, 48 and 64 MiB of 64 MiB. */
 export const TARGET_SIXTY_FOURTHS: readonly number[] = [1, 4, 16, 24, 48, 64];
-/** The seed's case is the fourth target: 24 of 64. */
+/** The course's case is the fourth target: 24 of 64. */
 const SEED_TARGET_INDEX = 3;
 const RECORD_BYTES = 1024;
 const APPEND_BATCH_RECORDS = 1024;
-/** The seed's walk (lesson 2): Asha's record starts 23,959,523 bytes into its segment. */
+/** The lookup walk of the course (lesson 2): Asha's record starts 23,959,523 bytes in. */
 const SEED_RECORD_POSITION_BYTES = 23_959_523;
 const SEED_RECORD_BYTES = 53;
 const SEED_LOOKUP_PAGES = 2;
@@ -231,7 +231,7 @@ function hddReadNs(bytes: number): number {
 
 /**
  * The HDD model's price of every cold figure, from the bytes each method read here; beside the
- * 24 MiB target (full runs) the seed's own figures for its case.
+ * 24 MiB target (full runs) the course's own figures for its case.
  */
 export function scanPredictions(
   targets: ReadonlyArray<Pick<Target, 'targetMiB' | 'bytesRead'>>,

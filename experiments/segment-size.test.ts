@@ -52,7 +52,7 @@ describe('the segment-size experiment', () => {
       const name = `segment-size.${segmentBytes}.lifetimeSeconds`;
       const seed = run.predictions.find((prediction) => prediction.name === name);
       expect(seed?.value).toBe(segmentBytes / 5_120);
-      // Records carry a 16-byte header the seed's arithmetic leaves out.
+      // Records carry a 16-byte header the course's arithmetic leaves out.
       expect(metricNamed(run, name).median).toBeLessThan(segmentBytes / 5_120);
     }
   });

@@ -1,13 +1,13 @@
 /**
  * segment-size: what does the segment size trade?
  *
- * Segment sizes of 4, 8, 64 and 100 MiB and 1 GiB (the seed's, NATS's, ours, NSQ's and Kafka's;
+ * Segment sizes of 4, 8, 64 and 100 MiB and 1 GiB (the course's, NATS's, ours, NSQ's and Kafka's;
  * divided by `sizeDivisor` with --quick), one log each of the same total size of 1 KiB messages,
  * built side by side in interleaved rounds. Per size: the cost of a roll (timed append that starts
  * a segment), files per GiB, the time to open the log after a clean close and after a crash that
  * left no recovery point in the active segment (its whole content scanned), lookup latency of
  * random offsets across all segments, and the retention lag for a stated consumer pattern. Beside
- * them, the seed's table: how long one segment lasts at 5 messages a second of 1 KiB
+ * them, the course's table: how long one segment lasts at 5 messages a second of 1 KiB
  * (lab/plan/capacity.ts, which `loglab plan` shares).
  *
  * Every log ends with a full active segment, so a crash scan reads one whole segment at every
@@ -42,9 +42,12 @@ import { recordBodies } from './support/record-bodies.js';
 import { timedLogOpen } from './support/timed-open.js';
 import { randomOffsets } from './support/targets.js';
 
-/** NATS work queues, NATS streams, this broker, NSQ, Kafka (seed, "Choosing the Segment Size"). */
+/**
+ * NATS work queues, NATS streams, this broker, NSQ, Kafka (the course, lesson 2, "Choosing the
+ * Segment Size").
+ */
 export const SEGMENT_SIZES_BYTES: readonly number[] = [4 * MiB, 8 * MiB, 64 * MiB, 100 * MiB, GiB];
-/** The seed's message: 1,024 bytes of body; the record adds its 16-byte header. */
+/** The course's message: 1,024 bytes of body; the record adds its 16-byte header. */
 const MESSAGE_BYTES = SEED_NORMAL_TRAFFIC.messageBytes;
 const RECORD_BYTES = MESSAGE_BYTES + RECORD_HEADER_BYTES;
 const APPEND_BATCH_RECORDS = 1024;
@@ -275,7 +278,7 @@ function lagAt(log: Log, head: number): number {
 
 /**
  * The consumer pattern: one consumer keeps pace with the producer and retention checks every
- * `retentionCheckMessages` messages (5 minutes, Kafka's default check interval, at the seed's 5
+ * `retentionCheckMessages` messages (5 minutes, Kafka's default check interval, at the course's 5
  * messages a second), deleting every segment wholly below the consumer. The lag grows between
  * checks and drops at each; it is sampled just before and just after every check. Destructive:
  * it runs last.

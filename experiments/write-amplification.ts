@@ -1,10 +1,10 @@
 /**
- * Write amplification (seed, "On an SSD the Gap Shrinks"): how many bytes reach the device per
- * 1 KiB message. The seed predicts about 8 KiB for design A (a send and a delete each rewrite a
- * 4 KiB page) and about 1 KiB for design B (the message appended once). Both designs do the
- * puzzle's send, receive and delete work in interleaved rounds, with no sync until the end of
- * each round (`none`) and with an fdatasync per write (`always`); the device's own counters,
- * read after a sync, say what reached it.
+ * Write amplification (the course, lesson 2, "On an SSD the Gap Shrinks"): how many bytes reach the
+ * device per 1 KiB message. The course predicts about 8 KiB for design A (a send and a delete each
+ * rewrite a 4 KiB page) and about 1 KiB for design B (the message appended once). Both designs do
+ * the puzzle's send, receive and delete work in interleaved rounds, with no sync until the end of
+ * each round (`none`) and with an fdatasync per write (`always`); the device's own counters, read
+ * after a sync, say what reached it.
  *
  * The total is split where it can be told honestly: `data` is the filesystem blocks the
  * program's writes dirtied, each counted once per sync that wrote it (from the run's write trace;
@@ -195,7 +195,7 @@ function throughputMetrics(config: Config, rounds: readonly CycleRound[]): Metri
     'messages sent, received and deleted per second (one producer), per round');
 }
 
-/** The seed's figures, beside the totals under `always` (its per-write page rewrites). */
+/** The course's figures, beside the totals under `always` (its per-write page rewrites). */
 function seedPredictions(): Prediction[] {
   const seed = ssdSeedFigures(SAMSUNG_990_PRO);
   const seedBytes: Record<Design, number> = { A: seed.bytesPerMessageA, B: seed.bytesPerMessageB };

@@ -59,7 +59,7 @@ const DURATION_UNITS = [
 export type DurationUnit = (typeof DURATION_UNITS)[number]['name'];
 
 /**
- * A duration the way the seed says it: two significant digits in the largest unit (up to
+ * A duration the way the course says it: two significant digits in the largest unit (up to
  * `largestUnit`) that holds at least one of it. 13,107 s → `about 3.6 hours`; 819 s →
  * `about 14 minutes`; 209,715 s → `about 58 hours`, or `about 2.4 days` with `'day'`.
  */

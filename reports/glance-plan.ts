@@ -14,7 +14,7 @@ import type { Run } from './runs.js';
 const SECONDS_PER_DAY = 86_400;
 
 /**
- * The seed's workload: 1 KiB messages at 5 a second (the segment-size experiment's table), kept
+ * The course's workload: 1 KiB messages at 5 a second (the segment-size experiment's table), kept
  * Kafka's default 7 days.
  */
 export const GLANCE_WORKLOAD: PlanInput = {

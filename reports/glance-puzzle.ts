@@ -1,8 +1,8 @@
 /**
  * The puzzle answered in a sentence for the report's first screen: design A (the slot file)
  * against design B (the log) with every send synced, on this disk and on the modelled 7,200 rpm
- * disk, then the seed's comparison. Series are found by their labels (docs/report-contract.md):
- * the same-guarantee pair has `policy: 'always'` on both sides, the seed's pairs A under
+ * disk, then the course's comparison. Series are found by their labels (docs/report-contract.md):
+ * the same-guarantee pair has `policy: 'always'` on both sides, the course's pairs A under
  * `always` with B under `none`; B's head-at-each-delete variant is left to the tables.
  */
 import { PUZZLE_METRICS } from '../experiments/metrics/puzzle.js';
@@ -26,7 +26,7 @@ export interface PuzzlePair {
   /** The 7,200 rpm model's prediction for the same writes; null when not predicted. */
   readonly modelled: PuzzleFigures | null;
   readonly model: string | null;
-  /** The seed's datasheet arithmetic, B over A; null when not predicted. */
+  /** The course's datasheet arithmetic, B over A; null when not predicted. */
   readonly seedRatio: number | null;
 }
 

@@ -1,7 +1,7 @@
 /**
- * What both queue designs track in memory about delivered messages (lesson 2, "Where Ready, In
- * Flight and Deleted Live"): an in-flight table of (key, deadline, attempt) — no bodies — a
- * ready-again list for messages whose deadline passed, and delayed messages waiting for their due
+ * What both queue designs track in memory about delivered messages (the course, lesson 2, "Where
+ * Ready, In Flight and Deleted Live"): an in-flight table of (key, deadline, attempt) — no bodies —
+ * a ready-again list for messages whose deadline passed, and delayed messages waiting for their due
  * time. A key is an offset (design B) or a slot number (design A); the per-key state lives in the
  * design's own compact store.
  */

@@ -1,11 +1,11 @@
 /**
  * The file behind an index: fixed-size entries appended at the end, written behind.
  *
- * An index is a cache of the log (lesson 2: "the index is a copy, not the truth"), so its entries
- * need not reach the file with every record: they are buffered here and written in one positional
- * write when `flushEntries` is called (a full buffer, a roll, a recovery point, close). A crash
- * loses at most the buffered entries, which recovery rebuilds from the log. The log is always
- * written before its index entries, so an index never points past data that was written.
+ * An index is a cache of the log (the course, lesson 2: "the index is a copy, not the truth"), so
+ * its entries need not reach the file with every record: they are buffered here and written in one
+ * positional write when `flushEntries` is called (a full buffer, a roll, a recovery point, close).
+ * A crash loses at most the buffered entries, which recovery rebuilds from the log. The log is
+ * always written before its index entries, so an index never points past data that was written.
  */
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { assert } from './errors.js';

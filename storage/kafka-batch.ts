@@ -40,8 +40,8 @@
  * and length against its record, and the record count against the records. Any failure is a
  * CORRUPT_BATCH StorageError with a `reason`; nothing damaged is returned as data.
  *
- * The seed's batch (../shared/seeds/004_…): baseOffset 0, batchLength 70, partitionLeaderEpoch
- * 0, magic 2, crc 3516512333 (d1 99 b8 4d).
+ * The batch decoded by hand in ../shared/seeds/004_bb62643935f5b191.txt: baseOffset 0, batchLength
+ * 70, partitionLeaderEpoch 0, magic 2, crc 3516512333 (d1 99 b8 4d).
  */
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * Design B: the queue on the log (lesson 2). Three offsets:
+ * Design B: the queue on the log (the course, lesson 2). Three offsets:
  *
  *   head ............ cursor ............ end
  *   oldest not        oldest never        where the next

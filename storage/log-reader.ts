@@ -1,7 +1,7 @@
 /**
- * Reads the log in order from a starting point, segment after segment, with one large read
- * window and no index (the cursor's path in lesson 2: "keep the file and byte position, read the
- * next record, move on"). At the end it returns null; call `next` again after more appends.
+ * Reads the log in order from a starting point, segment after segment, with one large read window
+ * and no index (the cursor's path in the course, lesson 2: "keep the file and byte position, read
+ * the next record, move on"). At the end it returns null; call `next` again after more appends.
  *
  * A damaged record costs that record, not the rest of the log: `next` throws CORRUPT_RECORD for
  * it and has already moved past it, to the record after it (resync.ts), so the following call

@@ -1,5 +1,5 @@
 /**
- * One queue contract, two designs (lesson 1 and lesson 2 of the seed):
+ * One queue contract, two designs (the course, lessons 1 and 2):
  *
  * - design A, `SlotFileQueue` (slot-file.ts): a file of fixed slots updated in place;
  * - design B, `LogQueue` (log-queue.ts): a log appended at the end, with end, cursor and head.

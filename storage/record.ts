@@ -23,8 +23,8 @@
  *                        sequenceId  ordered queues: the message's place within its group
  *   body        the message, exactly as the producer sent it.
  *
- * Asha's confirmation (lesson 2): body {"order":4127,"email":"confirmation"} at id 1,268,410
- * encodes to 53 bytes with length 0x31 and crc 0x4405f473.
+ * Asha's confirmation (the course, lesson 2): body {"order":4127,"email":"confirmation"} at id
+ * 1,268,410 encodes to 53 bytes with length 0x31 and crc 0x4405f473.
  */
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';

@@ -1,7 +1,7 @@
 /**
- * Design A: a file of fixed slots updated in place (lesson 1, "Two Ways to Keep Messages on
- * Disk"). send writes one whole slot, somewhere in the file; delete writes the slot's state byte;
- * receive writes nothing. The file grows in preallocated chunks of zeroed slots.
+ * Design A: a file of fixed slots updated in place (the course, lesson 2, "Two Ways to Keep
+ * Messages on Disk"). send writes one whole slot, somewhere in the file; delete writes the slot's
+ * state byte; receive writes nothing. The file grows in preallocated chunks of zeroed slots.
  *
  * The queue lives in a directory, as design B's does: the slot file is `<dir>/slots`, its writer
  * lock `<dir>/slots.lock`; nothing else in the directory is touched.
@@ -10,7 +10,7 @@
  * Unless `slotBytes` is given it is sized for `maxBodyBytes` (1 KiB by default), delayed or not,
  * rounded up to a power of two — 2,048 bytes by default — so that no slot straddles a 4 KiB page
  * and a send or delete dirties one page, never two. A `slotBytes` given without `maxBodyBytes`
- * takes a body as large as the slot holds undelayed (slotBytes - 20, the seed's 1 KiB slot holds
+ * takes a body as large as the slot holds undelayed (slotBytes - 20, the course's 1 KiB slot holds
  * 1,004 bytes); a delayed body must then leave room for its due time.
  *
  *   slot 0 is the file header:  magic u32 "LLSF" | version u32 = 2 | slotBytes u32 | zeros
@@ -115,7 +115,7 @@ export function slotBytesFor(maxBodyBytes: number): number {
 
 /**
  * The slot size when neither `slotBytes` nor `maxBodyBytes` is given: the slot a default 1 KiB
- * body needs (2,048 bytes). The seed's design A has 1 KiB slots; experiments that reproduce it
+ * body needs (2,048 bytes). The course's design A has 1 KiB slots; experiments that reproduce it
  * pass `slotBytes: 1024`.
  */
 export const DEFAULT_SLOT_BYTES = slotBytesFor(DEFAULT_MAX_BODY_BYTES);

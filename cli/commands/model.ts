@@ -1,4 +1,4 @@
-/** `loglab model`: the seed's arithmetic, computed line by line from a disk model. */
+/** `loglab model`: the course's arithmetic, computed line by line from a disk model. */
 import type { Command } from 'commander';
 import { parseChoice } from '../arguments.js';
 import { DISK_PRESETS, type DiskModel } from '../../lab/models/models.js';

@@ -13,7 +13,7 @@ import {
 } from '../../storage/testing/index.js';
 
 const BODY_BYTES = 1024;
-/** A 64 MiB segment indexed every 4 KiB holds this many entries (the seed's 16,384). */
+/** A 64 MiB segment indexed every 4 KiB holds this many entries (the course's 16,384). */
 const INDEX_ENTRIES = 16_384;
 
 export const codecBench: Experiment = {

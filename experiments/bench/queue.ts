@@ -4,7 +4,7 @@
  * design writes per message, and the memory design B's in-flight table costs per message.
  *
  * Bodies are 1,000 bytes so that design A's 1,024-byte slot (20-byte header) holds one, as in the
- * seed's "slots of 1 KB"; design B's record is then 1,016 bytes.
+ * course's "slots of 1 KB" (lesson 2); design B's record is then 1,016 bytes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,7 +29,7 @@ type Design = 'A' | 'B';
 
 function openQueue(design: Design, dir: string, durability: DurabilityPolicy, io = new NodeFileIO()): Queue {
   return design === 'A'
-    ? SlotFileQueue.open(dir, { durability, io, slotBytes: 1024 }) // the seed's 1 KiB slot
+    ? SlotFileQueue.open(dir, { durability, io, slotBytes: 1024 }) // the course's 1 KiB slot
     : LogQueue.open(dir, { durability, io });
 }
 

@@ -8,7 +8,7 @@
  * - offset-index bytes per GiB of log, and message bytes over log bytes (compression);
  * - per lookup, the bytes its walk read and the records it decoded. A Kafka lookup steps batch
  *   headers from its index entry and reads, checks and decompresses the whole batch holding the
- *   record — the seed's trade-off — where loglab's log reads from its entry to the record.
+ *   record — the course's trade-off — where loglab's log reads from its entry to the record.
  *
  * Lookup time is measured warm (the log was just written), a batch of lookups per round.
  */

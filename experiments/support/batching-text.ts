@@ -1,8 +1,9 @@
 /**
- * The batching experiment's headline and notes, from the figures it measured. The headline
- * takes one workload (1 KiB JSON events when measured), the largest batch size and lz4 (the
- * codec Kafka's seed lesson dumped), and says what batching and compression did to messages per
- * second, bytes per message and the cost of reading one record back.
+ * The batching experiment's headline and notes, from the figures it measured. The headline takes
+ * one workload (1 KiB JSON events when measured), the largest batch size and lz4 (the codec dumped
+ * in the Kafka storage text, ../shared/seeds/004_bb62643935f5b191.txt), and says what batching and
+ * compression did to messages per second, bytes per message and the cost of reading one record
+ * back.
  */
 import { type LabContext, type Metric, formatFigure } from '../../lab/index.js';
 import { SEGMENT_BYTES } from './batching-appends.js';

@@ -1,6 +1,7 @@
 /**
  * The index-density experiment's second question: what Kafka's "warm section first" saves when an
- * index's pages have left the page cache (seed, "Kafka: A Sparse Index Every 4 KB").
+ * index's pages have left the page cache (the course, lesson 2, "Kafka: A Sparse Index Every 4
+ * KB").
  *
  * A copy of a log's .index file per search kind is searched on disk, a pread per probe
  * (storage/offset-index.ts searchIndexFile): plainly, and Kafka's way, the last 8 KiB first.

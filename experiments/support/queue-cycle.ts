@@ -1,5 +1,5 @@
 /**
- * The seed's queue work, shared by the puzzle and write-amplification experiments: messages are
+ * The course's queue work, shared by the puzzle and write-amplification experiments: messages are
  * sent, received and deleted on design A (a file of 1 KiB slots updated in place) or design B (a
  * log), at one durability policy.
  *
@@ -73,7 +73,7 @@ export interface QueueCycleOptions {
   readonly checkpointEveryDeletes?: number;
   /**
    * Design B only: end each round with one fdatasync of the log, timed as part of the round —
-   * the seed's design B streaming at the disk's bandwidth under `none`, made durable once.
+   * the course's design B streaming at the disk's bandwidth under `none`, made durable once.
    */
   readonly syncAtRoundEnd?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * Record bodies for the storage experiments. Sizes are whole records, the 16-byte header
- * included, as the seed counts them (Asha's record is 53 bytes: 16 of header, 37 of body). Bodies
+ * included, as the course counts them (Asha's record is 53 bytes: 16 of header, 37 of body). Bodies
  * are seeded random bytes, so nothing in the path can compress or deduplicate them.
  */
 import type { SeededRandom } from '../../lab/index.js';
@@ -11,7 +11,7 @@ import { assert } from '../../storage/testing/index.js';
 export type RecordSize = number | 'mixed';
 
 /**
- * The mixed distribution: whole-record sizes log-uniform from the seed's smallest record (53 B)
+ * The mixed distribution: whole-record sizes log-uniform from the course's smallest record (53 B)
  * to 8 KiB, so small notifications and larger emails share one log.
  */
 export const MIXED_MIN_RECORD_BYTES = 53;

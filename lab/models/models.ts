@@ -1,7 +1,7 @@
 /**
  * Disk models from datasheet figures: what a write costs on a spinning disk (seek, rotation,
  * transfer) and on a flash drive (per-I/O time at a queue depth, whole pages). They price the
- * seed's arithmetic (seed-arithmetic.ts) and the write trace of a real run (trace-estimate.ts),
+ * course's arithmetic (seed-arithmetic.ts) and the write trace of a real run (trace-estimate.ts),
  * so the puzzle can be reproduced on a machine without a hard disk. Assumptions and where the
  * models are known to be wrong: docs/models.md.
  *
@@ -49,7 +49,7 @@ export type DiskModel = HddModel | SsdModel;
 
 const EXOS_X20_RPM = 7200;
 /**
- * Kafka's design documentation prices a seek plus the rotational wait at 10 ms, and the seed
+ * Kafka's design documentation prices a seek plus the rotational wait at 10 ms, and the course
  * uses that figure. The Exos X20 datasheet gives no seek time, so the preset's seek is what is
  * left of those 10 ms after the half turn at 7,200 rpm.
  */

@@ -1,8 +1,8 @@
 /**
- * The seed's arithmetic ("Why Position Matters on a Hard Disk", "On an SSD the Gap Shrinks"),
+ * The course's arithmetic ("Why Position Matters on a Hard Disk", "On an SSD the Gap Shrinks"),
  * computed from a disk model rather than typed in: design A (a file of 1 KiB slots, a send and a
  * delete each a write somewhere in the file) against design B (a log, every write at the end),
- * and the sale from lesson 1 played on the disk. `loglab model` prints these lines.
+ * and the sale of the course's lesson 1 played on the disk. `loglab model` prints these lines.
  */
 import { formatBytes, formatNumber } from '../format.js';
 import {
@@ -19,7 +19,10 @@ export interface SeedScenario {
   readonly messageBytes: number;
   /** Design A writes twice per message: the send fills a slot, the delete frees it. */
   readonly writesPerMessageA: number;
-  /** Lesson 1's sale: sends per second, the email provider's pace, the backlog after the outage. */
+  /**
+   * The course's sale (lesson 1): sends per second, the email provider's pace, the backlog after
+   * the outage.
+   */
   readonly sale: {
     readonly sendsPerSec: number;
     readonly providerPerSec: number;

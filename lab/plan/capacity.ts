@@ -1,10 +1,10 @@
 /**
- * Capacity arithmetic shared by `loglab plan` and the experiments: how long a number of bytes
- * lasts at a given traffic. The seed uses it twice (lesson 2): how long one segment lasts
- * ("Choosing the Segment Size": 64 MiB / 5,120 B/s = 13,107 s, about 3.6 hours) and how much
- * traffic one GiB of page cache holds ("The Page Cache": 209,715 s, about 2.4 days).
+ * Capacity arithmetic shared by `loglab plan` and the experiments: how long a number of bytes lasts
+ * at a given traffic. The course uses it twice (lesson 2): how long one segment lasts ("Choosing
+ * the Segment Size": 64 MiB / 5,120 B/s = 13,107 s, about 3.6 hours) and how much traffic one GiB
+ * of page cache holds ("The Page Cache": 209,715 s, about 2.4 days).
  *
- * Message bytes here are what the producer sends; the seed's table leaves the record header out,
+ * Message bytes here are what the producer sends; the course's table leaves the record header out,
  * so a real segment (16 header bytes per record) fills a little sooner than this says.
  */
 import { assert } from '../../storage/errors.js';
@@ -19,7 +19,7 @@ export interface Traffic {
 export const SEED_NORMAL_TRAFFIC: Traffic = { msgsPerSec: 5, messageBytes: 1024 };
 
 
-/** The rows of the seed's segment-size table: 4 MiB, 64 MiB, 100 MiB and 1 GiB. */
+/** The rows of the course's segment-size table: 4 MiB, 64 MiB, 100 MiB and 1 GiB. */
 export const SEED_SEGMENT_TABLE_BYTES: readonly number[] = [
   4 * MiB,
   64 * MiB,
@@ -35,7 +35,7 @@ function assertTraffic(traffic: Traffic): void {
   assert(messageBytes > 0, `messageBytes must be positive: ${messageBytes}`);
 }
 
-/** Bytes a second the traffic writes: 5 × 1,024 = 5,120 for the seed's normal traffic. */
+/** Bytes a second the traffic writes: 5 × 1,024 = 5,120 for the course's normal traffic. */
 export function trafficBytesPerSec(traffic: Traffic): number {
   assertTraffic(traffic);
   return traffic.msgsPerSec * traffic.messageBytes;
@@ -43,7 +43,7 @@ export function trafficBytesPerSec(traffic: Traffic): number {
 
 /**
  * Seconds until `bytes` are filled at `traffic`: a segment's lifetime, or how far back the page
- * cache reaches. Not rounded; the seed prints 819 s for 4 MiB (819.2).
+ * cache reaches. Not rounded; the course prints 819 s for 4 MiB (819.2).
  */
 export function secondsToFill(bytes: number, traffic: Traffic): number {
   assert(Number.isFinite(bytes), `bytes must be finite: ${bytes}`);

@@ -1,6 +1,6 @@
 /**
  * What the plan's reads cost in time: a scan, a lookup whose pages are not cached, and the
- * recovery walk after a crash. By default they come from the seed's disk model (the Exos X20
+ * recovery walk after a crash. By default they come from the course's disk model (the Exos X20
  * datasheet, models.ts); `loglab plan --measured` replaces each figure it finds in this
  * machine's results (plan-measured.ts).
  */

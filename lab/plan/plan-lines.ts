@@ -33,7 +33,7 @@ const bytes = (value: number) => `${count(value)} B`;
 /** `131,072 B (128 KiB)`: exact for hand checks, binary for reading. */
 const sized = (value: number) =>
   (value < 1024 ? bytes(value) : `${bytes(value)} (${formatBytes(value)})`);
-/** The seed's "about 5,850" for 5,849.49: a fraction rounds to tens (below 1,000: 3 digits). */
+/** The course's "about 5,850" for 5,849.49: a fraction rounds to tens (below 1,000: 3 digits). */
 const approx = (value: number) => {
   if (Number.isInteger(value)) return count(value);
   const digits = Math.floor(Math.log10(Math.abs(value))) + 1;

@@ -1,13 +1,13 @@
 /**
- * Capacity-planning arithmetic for the log (the seed's "Choosing the Segment Size", "Finding a
+ * Capacity-planning arithmetic for the log (the course's "Choosing the Segment Size", "Finding a
  * Record by Its Offset" and "The Page Cache"): how long a segment lasts, how big its indexes are,
  * how far a lookup searches and steps, which limits a choice is near, and how much of the
  * traffic the page cache holds. Everything is computed from the workload and the log's own
  * constants (record header, index entry sizes, u32 positions); `loglab plan` prints it.
  *
- * The record size is what one message takes in a segment: the 16-byte header (length, CRC, id)
- * plus the body. The seed's arithmetic uses 1,024 bytes a message, so `--size 1KiB` reproduces it.
- * Counts of records and entries are rounded to the nearest whole one, as the seed rounds them
+ * The record size is what one message takes in a segment: the 16-byte header (length, CRC, id) plus
+ * the body. The course's arithmetic uses 1,024 bytes a message, so `--size 1KiB` reproduces it.
+ * Counts of records and entries are rounded to the nearest whole one, as the course rounds them
  * (67,108,864 / 53 = 1,266,204.98 → 1,266,205 entries), so the printout matches it figure for
  * figure; the difference from the floor is at most one record.
  */
@@ -20,7 +20,7 @@ import { GiB, MAX_POSITION_BYTES, MiB } from '../../storage/units.js';
 import { LabError } from '../errors.js';
 import { formatBytes, formatNumber } from '../format.js';
 
-/** What the page cache is sized in when `--memory` is not given: the seed's "each GiB". */
+/** What the page cache is sized in when `--memory` is not given: the course's "each GiB". */
 export const DEFAULT_MEMORY_BYTES = GiB;
 /** Relative offsets are u32 in both indexes. */
 export const RELATIVE_OFFSET_LIMIT = 2 ** 32;
@@ -49,7 +49,7 @@ export const PLAN_DEFAULTS = {
   memoryBytes: DEFAULT_MEMORY_BYTES,
 } as const;
 
-/** The sizes the seed compares, with who chose them ("Choosing the Segment Size"). */
+/** The sizes the course compares, with who chose them ("Choosing the Segment Size"). */
 export interface ReferenceSegment {
   readonly segmentBytes: number;
   readonly who: string;

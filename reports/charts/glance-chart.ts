@@ -1,7 +1,7 @@
 /**
  * The first screen's small chart: the puzzle's messages per second, A (the slot file) beside B
  * (the log), on this disk and on the modelled 7,200 rpm disk, for the same guarantee and for the
- * seed's comparison. Log axis: the two sides differ by up to thousands of times.
+ * course's comparison. Log axis: the two sides differ by up to thousands of times.
  */
 import type { PuzzleAnswer, PuzzlePair } from '../glance-puzzle.js';
 import { SERIES_COLOURS, axisScale, type VegaLiteSpec } from './vega-lite-spec.js';

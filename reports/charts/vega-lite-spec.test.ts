@@ -90,7 +90,7 @@ describe('the puzzle throughput chart', () => {
     // Vega-Lite would stroke the legend's symbols `transparent` without this.
     expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
       value: '#222222' });
-    // The seed's 278,000 a second is B streaming, never B synced per message.
+    // The course's 278,000 a second is B streaming, never B synced per message.
     const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B: log');
     expect(seedB).toHaveLength(1);
     expect(seedB[0]).toMatchObject({ y: 278_000, predicted: true });
