@@ -436,11 +436,13 @@ export class BatchedLog {
   async flush(): Promise<void> {
     this.#checkWritable();
     await this.#writeTurn;
-    for (let sync = this.#engine.inFlight; sync !== null; sync = this.#engine.inFlight) await sync;
-    this.#checkWritable();
-    this.#engine.guard('sync', () => {
-      this.#active.sync();
-      this.#savePoint();
+    // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why).
+    await this.#engine.exclusive(() => {
+      this.#checkWritable();
+      this.#engine.guard('sync', () => {
+        this.#active.sync();
+        this.#savePoint();
+      });
     });
   }
 
@@ -449,24 +451,25 @@ export class BatchedLog {
     if (this.#closing) return;
     this.#closing = true;
     await this.#writeTurn;
-    for (let sync = this.#engine.inFlight; sync !== null; sync = this.#engine.inFlight) await sync;
-    this.#closed = true;
     const engine = this.#engine;
-    try {
-      if (!this.config.readOnly && engine.fenced === null) {
-        engine.guard('sync', () => {
-          this.#active.finishTimeIndex();
-          this.#active.sync();
-          this.#savePoint();
-        });
-        engine.close(this.#endOfActive(), this.#active.nextOffset);
-      } else engine.abandon();
-    } catch (error) {
-      engine.abandon();
-      throw error;
-    } finally {
-      this.#closeFiles();
-    }
+    await engine.exclusive(() => {
+      this.#closed = true;
+      try {
+        if (!this.config.readOnly && engine.fenced === null) {
+          engine.guard('sync', () => {
+            this.#active.finishTimeIndex();
+            this.#active.sync();
+            this.#savePoint();
+          });
+          engine.close(this.#endOfActive(), this.#active.nextOffset);
+        } else engine.abandon();
+      } catch (error) {
+        engine.abandon();
+        throw error;
+      } finally {
+        this.#closeFiles();
+      }
+    });
   }
 
   #closeFiles(): void {

@@ -104,6 +104,8 @@ export class DurabilityEngine<P> {
   #deferredEnd = 0;
   #fence: StorageError | null = null;
   #closed = false;
+  /** Callers of `exclusive` waiting or running: no sync of the engine's starts meanwhile. */
+  #exclusive = 0;
 
   constructor(options: EngineOptions, synced: P, durableEnd: number) {
     assert(options.groupMaxDelayMs >= 0 && options.groupMaxBytes > 0, 'group commit bounds are positive');
@@ -148,6 +150,24 @@ export class DurabilityEngine<P> {
   /** The thread-pool sync in flight, or null (see #inFlight). */
   get inFlight(): Promise<void> | null {
     return this.#inFlight;
+  }
+
+  /**
+   * Runs `action` (a flush, a close: syncs of the design's own) once no thread-pool sync is in
+   * flight, starting none meanwhile. A sync in flight may yet fail, leaving the pages it covered
+   * marked clean: a sync of the same file made meanwhile would succeed without writing them and
+   * vouch for what is not on the device. Waiting for it, and holding the next one back so a busy
+   * log cannot starve the caller, closes that race.
+   */
+  async exclusive<T>(action: () => T): Promise<T> {
+    this.#exclusive++;
+    try {
+      while (this.#inFlight !== null) await this.#inFlight;
+      return action();
+    } finally {
+      this.#exclusive--;
+      if (this.#exclusive === 0) this.#startNext();
+    }
   }
 
   /** Throws the fence when there is one. */
@@ -261,7 +281,7 @@ export class DurabilityEngine<P> {
 
   /** Starts the next sync unless one runs (its end starts the next) or the engine is fenced. */
   #startSync(): void {
-    if (this.#inFlight !== null || this.#fence !== null || this.#closed) return;
+    if (this.#inFlight !== null || this.#fence !== null || this.#closed || this.#exclusive > 0) return;
     this.#cancelTimer();
     const acknowledgedEnd = this.#nextAcknowledgedEnd();
     if (acknowledgedEnd === null) return;

@@ -32,7 +32,7 @@ function bodyOf(offset: number): Buffer {
 }
 
 function openLog(disk: SimDisk): Log {
-  return Log.open(DIR, { io: disk, durability: 'always', segmentBytes: SEGMENT_BYTES });
+  return Log.open(DIR, { io: disk, durability: 'always', syncMode: 'inline', segmentBytes: SEGMENT_BYTES });
 }
 
 /** A disk holding a closed log of RECORDS records in several segments. */
@@ -224,7 +224,7 @@ describe('a log changed from outside while it was closed', () => {
     const disk = new SimDisk({ seed: 14 });
     disk.mkdirp('/data');
     disk.fsyncDir('/');
-    const log = Log.open(DIR, { io: disk, durability: 'always' });
+    const log = Log.open(DIR, { io: disk, durability: 'always', syncMode: 'inline' });
     for (let offset = 0; offset < 5; offset++) log.appendNoWait(bodyOf(offset));
     log.close();
     removeFiles(disk, DIR, 0);
@@ -260,7 +260,7 @@ describe('a second writer', () => {
     expect(log.appendNoWait(bodyOf(1))).toBe(1);
     await log.acknowledged(1 as never);
     expect(log.read(1).body).toEqual(bodyOf(1));
-    log.close();
+    await log.close();
     expect(openOutcome(disk)).toBe('opened');
   });
 

@@ -104,7 +104,7 @@ describe('retention whose removal fails', () => {
   // Crash-loop seed 616982201 (log-queue, group): the unlink of the oldest segment failed,
   // the log forgot the segment all the same, and the next retention removed the one after it.
   for (const call of ['unlink', 'fsyncDir'] as const) {
-    it(`removes the segment whose ${call} failed before any later one, so no hole opens`, () => {
+    it(`removes the segment whose ${call} failed before any later one, so no hole opens`, async () => {
       // Seeds enough for crashes that keep a later unlink and drop an earlier pending one.
       for (let seed = 1; seed <= 50; seed++) {
         for (let nth = 1; nth <= 12; nth++) {
@@ -117,7 +117,7 @@ describe('retention whose removal fails', () => {
           const where = `seed ${seed}, ${call} failed, power cut at call ${nth}`;
           try {
             expect(log.deleteSegmentsBelow(bases[3]!).segments, where).toBe(2);
-            log.close();
+            await log.close();
           } catch (error) {
             if (!(error instanceof SimPowerCutError)) throw error;
           }
@@ -127,14 +127,14 @@ describe('retention whose removal fails', () => {
     });
   }
 
-  it('opens whole in the same process after the unlink failed, and removes it next time', () => {
+  it('opens whole in the same process after the unlink failed, and removes it next time', async () => {
     const disk = new SimDisk({ seed: 1 });
     const { log, bases } = logOfSegments(disk);
     disk.injectFault({ kind: 'error', call: 'unlink', nth: 1, errno: 'EIO' });
     expect(errorOf(() => log.deleteSegmentsBelow(bases[1]!)).code).toBe('IO_ERROR');
     expect(log.startOffset).toBe(bases[1]);
     expect(log.deleteSegmentsBelow(bases[2]!).segments).toBe(1);
-    log.close();
+    await log.close();
     const reopened = openLog(disk);
     expect(reopened.startOffset).toBe(bases[2]);
     expectWholeFromStart(reopened, 'reopened');
@@ -257,13 +257,13 @@ describe('a failed fsync', () => {
     await expect(log.acknowledged(asOffset(0))).rejects.toMatchObject({ code: 'LOG_FENCED' });
     expect(log.endOffset).toBe(3);
     expect(errorOf(() => log.read(3)).code).toBe('OFFSET_OUT_OF_RANGE');
-    log.close();
+    await log.close();
     // Same disk, no crash: the page cache still shows the record the failed sync covered.
     const reopened = openLog(disk);
     expect(reopened.endOffset).toBe(3);
     expectBodies(reopened, 0, 3);
     expect(await reopened.append(body(5))).toBe(3);
-    reopened.close();
+    await reopened.close();
   });
 
   it('never leaves a record whose sync failed among acknowledged ones after a crash', async () => {
@@ -273,7 +273,7 @@ describe('a failed fsync', () => {
       await appendAll(log, 0, 2);
       disk.injectFault(failingSync());
       expect(errorOf(() => log.appendNoWait(body(99))).code).toBe('IO_ERROR');
-      log.close();
+      await log.close();
       const reopened = openLog(disk);
       await appendAll(reopened, 2, 2);
       const recovered = openLog(disk.crash());
@@ -288,7 +288,7 @@ describe('a failed fsync', () => {
     await appendAll(log, 0, 2);
     disk.injectFault(failingSync(true));
     expect(errorOf(() => log.appendNoWait(body(2))).code).toBe('IO_ERROR');
-    log.close();
+    await log.close();
     const reopening = errorOf(() => openLog(disk).appendNoWait(body(2)));
     expect(reopening.code).toBe('IO_ERROR');
     expect(reopening.context.reason).toBe('EIO');
@@ -328,7 +328,7 @@ describe('a failed fsync', () => {
     const reopened = openLog(disk.crash(), 'none');
     expect(reopened.endOffset).toBe(third);
     expectBodies(reopened, 0, third);
-    reopened.close();
+    await reopened.close();
   });
 
   it('rejects every pending group acknowledgement and serves none of those records', async () => {
@@ -341,7 +341,7 @@ describe('a failed fsync', () => {
     const fenced = { status: 'rejected', reason: { code: 'LOG_FENCED' } };
     for (const ack of acks) expect(ack).toMatchObject(fenced);
     expect(log.endOffset).toBe(2);
-    log.close();
+    await log.close();
     const reopened = openLog(disk, 'group');
     expect(reopened.endOffset).toBe(2);
     expectBodies(reopened, 0, 2);
@@ -469,7 +469,7 @@ describe('a group sync that fails', () => {
 
 describe('recovery from a saved point', () => {
   const timed = (on: SimDisk, nowMs: number, durability: DurabilityPolicy) =>
-    Log.open(DIR, { io: on, durability, segmentBytes: 1 << 20, indexIntervalBytes: 256, nowMs: () => nowMs });
+    Log.open(DIR, { io: on, durability, syncMode: 'inline', segmentBytes: 1 << 20, indexIntervalBytes: 256, nowMs: () => nowMs });
 
   it('scans nothing and keeps the time index when only zeros follow the point', () => {
     const disk = new SimDisk({ seed: 7 });
@@ -502,14 +502,14 @@ describe('recovery from a saved point', () => {
     expect(reopened.offsetForTime(5_000)).toBe(100);
   });
 
-  it('read-only, leaves the segments after a cut in place and unread', () => {
+  it('read-only, leaves the segments after a cut in place and unread', async () => {
     const disk = new SimDisk({ seed: 1 });
     const log = openLog(disk);
     for (let i = 0; i < 40; i++) log.appendNoWait(body(i));
     const cutAt = log.read(5);
     const files = log.segments().map((segment) => segment.logPath);
     expect(files.length).toBe(2);
-    log.close();
+    await log.close();
     // What a fence that moved the point back and was cut short before removing a roll leaves.
     const point = { segmentBaseOffset: 0, positionBytes: cutAt.positionBytes, nextOffset: 5 };
     writeRecoveryPoint(disk, DIR, { ...point, sealing: true });
@@ -520,18 +520,18 @@ describe('recovery from a saved point', () => {
     expect(readOnly.endOffset).toBe(5);
     expect(readOnly.recovery.removedSegments).toEqual([files[1]]);
     expect(files.map((file) => disk.exists(file))).toEqual([true, true]);
-    readOnly.close();
+    await readOnly.close();
     const writable = openLog(disk);
     expect(writable.recovery.removedSegments).toEqual([files[1]]);
     expect(files.map((file) => disk.exists(file))).toEqual([true, false]);
     expectBodies(writable, 0, 5);
   });
 
-  it('distrusts a point whose next offset cannot sit where it says', () => {
+  it('distrusts a point whose next offset cannot sit where it says', async () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
     for (let i = 0; i < 10; i++) log.appendNoWait(body(i));
-    log.close();
+    await log.close();
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 5 });
     const reopened = timed(disk, 9_000, 'none');
     expect(reopened.endOffset).toBe(10);
@@ -539,12 +539,12 @@ describe('recovery from a saved point', () => {
     expectBodies(reopened, 0, 10);
   });
 
-  it('rescans the segment from its start when the point lands on a record with another id', () => {
+  it('rescans the segment from its start when the point lands on a record with another id', async () => {
     const disk = new SimDisk({ seed: 7 });
     const log = timed(disk, 1_000, 'none');
     for (let i = 0; i < 100; i++) log.appendNoWait(body(i));
     const record50 = log.read(50);
-    log.close();
+    await log.close();
     // A point that lands on record 50 while claiming offset 100 comes next.
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: record50.positionBytes, nextOffset: 100 });
     const reopened = timed(disk, 9_000, 'none');
@@ -559,7 +559,7 @@ describe('recovery from a saved point', () => {
 describe('the record limit stored with the log', () => {
   const big = Buffer.alloc(3000, 0x62);
 
-  it('keeps reading and recovering longer records when reopened with a smaller limit', () => {
+  it('keeps reading and recovering longer records when reopened with a smaller limit', async () => {
     const disk = new SimDisk({ seed: 2 });
     const log = Log.open(DIR, { io: disk, durability: 'always', syncMode: 'inline', segmentBytes: 1 << 20, maxRecordBytes: 8192 });
     for (let i = 0; i < 3; i++) log.appendNoWait(big);
@@ -573,21 +573,21 @@ describe('the record limit stored with the log', () => {
     reopened.appendNoWait(Buffer.alloc(500));
     for (let i = 0; reopened.segments().length < 2; i++) reopened.appendNoWait(Buffer.alloc(1000, i));
     expect(reopened.read(2).body.equals(big)).toBe(true);
-    reopened.close();
+    await reopened.close();
   });
 
-  it('rises when the log is opened with a larger one', () => {
+  it('rises when the log is opened with a larger one', async () => {
     const disk = new SimDisk({ seed: 2 });
-    Log.open(DIR, { io: disk, maxRecordBytes: 1024 }).close();
+    await Log.open(DIR, { io: disk, maxRecordBytes: 1024 }).close();
     expect(readRecordLimit(disk, DIR)).toBe(1024);
-    Log.open(DIR, { io: disk, maxRecordBytes: 4096 }).close();
-    Log.open(DIR, { io: disk, maxRecordBytes: 2048 }).close();
+    await Log.open(DIR, { io: disk, maxRecordBytes: 4096 }).close();
+    await Log.open(DIR, { io: disk, maxRecordBytes: 2048 }).close();
     expect(readRecordLimit(disk, DIR)).toBe(4096);
   });
 });
 
 describe('an index write that fails part-way through a batch', () => {
-  it('leaves the log ending where the batch began, index and range included', () => {
+  it('leaves the log ending where the batch began, index and range included', async () => {
     const disk = new SimDisk({ seed: 1 });
     // Dense: an entry per record, and the write-behind buffer holds 512 of them.
     const log = Log.open(DIR, { io: disk, durability: 'none', indexIntervalBytes: 0, nowMs: () => 0 });
@@ -599,7 +599,7 @@ describe('an index write that fails part-way through a batch', () => {
     expect(errorOf(() => log.read(505)).message).toContain('offsets 0 to 499');
     expect(log.explainLookup(499).indexEntries).toBe(500);
     expectBodies(log, 490, 10);
-    log.close();
+    await log.close();
     const reopened = openLog(disk, 'none');
     expect(reopened.endOffset).toBe(500);
     expectBodies(reopened, 0, 500);
@@ -622,7 +622,7 @@ describe('a disk that fills up part-way through a record', () => {
         if (then === 'ENOSPC') expect(failed.message).toMatch(/the disk is full/);
         expect(errorOf(() => log.appendNoWait(body(4))).code).toBe('LOG_FENCED');
         expect(disk.readWholeFile(FIRST_SEGMENT)!.length).toBe(sizeBefore);
-        log.close();
+        await log.close();
         const reopened = openLog(disk, 'none');
         expect(reopened.recovery.truncation).toBeNull();
         expect(reopened.endOffset).toBe(3);
@@ -653,7 +653,7 @@ describe('too many open files', () => {
     expect(failed.message).toMatch(/too many open files .*ulimit -n/);
     expect(log.fenced?.code).toBe('LOG_FENCED');
     const reached = log.endOffset;
-    log.close();
+    await log.close();
     expect(disk.openHandles).toBe(0);
     const reopened = openLog(disk);
     expect(reopened.endOffset).toBe(reached);
@@ -698,7 +698,7 @@ describe('too many open files', () => {
       }).context.reason).toBe('EMFILE');
       // The sealed segment's indexes were closed at the roll; nothing of the new one is open.
       expect(disk.openHandles).toBeLessThanOrEqual(open);
-      log.close();
+      await log.close();
       expect(disk.openHandles).toBe(0);
     }
   });
@@ -708,14 +708,14 @@ describe('too many open files', () => {
     const log = openLog(disk);
     let i = 0;
     while (log.segments().length < 4) await log.append(body(i++));
-    log.close();
+    await log.close();
     const third = path.posix.join(DIR, `${String(log.segments()[2]!.baseOffset).padStart(20, '0')}.log`);
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: new RegExp(`${third}$`) });
     expect(errorOf(() => openLog(disk)).context).toMatchObject({ file: third, reason: 'EMFILE' });
     expect(disk.openHandles).toBe(0);
     const reopened = openLog(disk);
     expect(reopened.endOffset).toBe(i);
-    reopened.close();
+    await reopened.close();
     expect(disk.openHandles).toBe(0);
   });
 
@@ -723,7 +723,7 @@ describe('too many open files', () => {
     const disk = new SimDisk({ seed: 5 });
     const log = openLog(disk);
     await appendAll(log, 0, 40);
-    log.close();
+    await log.close();
     disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: /\.log$/ });
     const failed = errorOf(() => openLog(disk));
     expect(failed.code).toBe('IO_ERROR');

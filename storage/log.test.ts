@@ -16,35 +16,35 @@ function fill(log: Log, count: number, sizeBytes = 100): void {
 }
 
 describe('appending and reading', () => {
-  it('reads back every appended record byte for byte, across segment rolls', () => {
+  it('reads back every appended record byte for byte, across segment rolls', async () => {
     const log = Log.open(newDir(), { segmentBytes: 4096, baseOffset: 10 });
     fill(log, 200);
     expect(log.segments().length).toBeGreaterThan(5);
     for (let offset = 10; offset < 210; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
-    log.close();
+    await log.close();
   });
 
-  it('names segment files by base offset padded to 20 digits', () => {
+  it('names segment files by base offset padded to 20 digits', async () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: 1_245_036 });
     log.appendNoWait(Buffer.from('x'));
-    log.close();
+    await log.close();
     expect(readdirSync(dir)).toEqual(
       expect.arrayContaining(['00000000000001245036.log', '00000000000001245036.index', '00000000000001245036.timeindex']),
     );
   });
 
-  it('starts a new segment only when the next record would pass segmentBytes', () => {
+  it('starts a new segment only when the next record would pass segmentBytes', async () => {
     const log = Log.open(newDir(), { segmentBytes: 1100 });
     fill(log, 8, 94); // 110-byte records: 10 fit exactly
     fill(log, 2, 94);
     expect(log.segments().length).toBe(1);
     fill(log, 1, 94);
     expect(log.segments().map((s) => s.baseOffset)).toEqual([0, 10]);
-    log.close();
+    await log.close();
   });
 
-  it('writes a batch with the same offsets and index entries as single appends', () => {
+  it('writes a batch with the same offsets and index entries as single appends', async () => {
     const single = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
     const batched = Log.open(newDir(), { segmentBytes: 8192, indexIntervalBytes: 512 });
     const bodies = Array.from({ length: 300 }, (_, i) => bodyFor(i, 10 + (i % 90)));
@@ -54,27 +54,27 @@ describe('appending and reading', () => {
     for (let offset = 0; offset < 300; offset += 7) {
       expect(batched.explainLookup(offset)).toEqual(single.explainLookup(offset));
     }
-    single.close();
-    batched.close();
+    await single.close();
+    await batched.close();
   });
 
-  it('refuses a record above the maximum size, naming both sizes', () => {
+  it('refuses a record above the maximum size, naming both sizes', async () => {
     const log = Log.open(newDir(), { maxRecordBytes: 1000 });
     expect(() => log.appendNoWait(Buffer.alloc(1000))).toThrow(/1016 bytes exceeds the maximum record size of 1000 bytes/);
     expect(log.endOffset).toBe(0);
-    log.close();
+    await log.close();
   });
 
-  it('throws OFFSET_OUT_OF_RANGE outside the log', () => {
+  it('throws OFFSET_OUT_OF_RANGE outside the log', async () => {
     const log = Log.open(newDir(), { baseOffset: 5 });
     fill(log, 3);
     for (const offset of [4, 8, -1, 1.5]) {
       expect(() => log.read(offset)).toThrow(expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE' }));
     }
-    log.close();
+    await log.close();
   });
 
-  it('reads sequentially from any offset across segments without the index', () => {
+  it('reads sequentially from any offset across segments without the index', async () => {
     const log = Log.open(newDir(), { segmentBytes: 2048 });
     fill(log, 100);
     const reader = log.reader(37);
@@ -83,21 +83,21 @@ describe('appending and reading', () => {
     expect(seen).toEqual(Array.from({ length: 63 }, (_, i) => 37 + i));
     fill(log, 2);
     expect(reader.next()?.offset).toBe(100);
-    log.close();
+    await log.close();
   });
 
-  it('keeps an entry for every record with a dense index (interval 0)', () => {
+  it('keeps an entry for every record with a dense index (interval 0)', async () => {
     const log = Log.open(newDir(), { indexIntervalBytes: 0 });
     fill(log, 50);
     const walk = log.explainLookup(33);
     expect(walk.indexEntries).toBe(50);
     expect(walk.recordsStepped).toBe(1);
-    log.close();
+    await log.close();
   });
 });
 
 describe('time index', () => {
-  it('finds the first offset whose entry time is at or after a time', () => {
+  it('finds the first offset whose entry time is at or after a time', async () => {
     let nowMs = 1_000;
     // Under `group` a record's entry time is when its group is written, up to one sync later.
     const log = Log.open(newDir(), { durability: 'none', indexIntervalBytes: 0, nowMs: () => nowMs });
@@ -110,53 +110,53 @@ describe('time index', () => {
     expect(log.offsetForTime(1_050)).toBe(1);
     expect(log.offsetForTime(1_900)).toBe(9);
     expect(log.offsetForTime(5_000)).toBe(10);
-    log.close();
+    await log.close();
   });
 
-  it('never lets times go backwards when the clock steps back', () => {
+  it('never lets times go backwards when the clock steps back', async () => {
     const times = [5_000, 4_000, 6_000];
     const log = Log.open(newDir(), { indexIntervalBytes: 0, nowMs: () => times.shift() ?? 7_000 });
     fill(log, 3);
     expect(log.offsetForTime(5_000)).toBe(0);
     expect(log.offsetForTime(5_001)).toBe(2);
-    log.close();
+    await log.close();
   });
 });
 
 describe('reopening', () => {
-  it('scans nothing after a clean close', () => {
+  it('scans nothing after a clean close', async () => {
     const dir = newDir();
     const log = Log.open(dir, { segmentBytes: 4096 });
     fill(log, 100);
-    log.close();
+    await log.close();
     const reopened = Log.open(dir, { segmentBytes: 4096 });
     expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0, truncation: null });
     expect(reopened.endOffset).toBe(100);
     reopened.appendNoWait(bodyFor(100));
     expect(reopened.read(100).body.equals(bodyFor(100))).toBe(true);
-    reopened.close();
+    await reopened.close();
   });
 
-  it('rebuilds a missing index and a damaged one from the log', () => {
+  it('rebuilds a missing index and a damaged one from the log', async () => {
     const dir = newDir();
     const log = Log.open(dir, { segmentBytes: 64 * 1024, indexIntervalBytes: 256 });
     fill(log, 2000);
     const sealed = log.segments()[0]!;
-    log.close();
+    await log.close();
     const indexPath = sealed.logPath.replace(/\.log$/, '.index');
     const before = readFileSync(indexPath);
     writeFileSync(indexPath, Buffer.alloc(before.length, 0xff));
     const damaged = Log.open(dir, { indexIntervalBytes: 256 });
     expect(damaged.read(17).body.equals(bodyFor(17))).toBe(true);
-    damaged.close();
+    await damaged.close();
     expect(readFileSync(indexPath).equals(before)).toBe(true);
     writeFileSync(indexPath, Buffer.alloc(0));
     const missing = Log.open(dir, { indexIntervalBytes: 256 });
     expect(missing.explainLookup(400).recordsStepped).toBeLessThan(5);
-    missing.close();
+    await missing.close();
   });
 
-  it('rebuilds the index of a sealed segment damaged near its end once, not at every open', () => {
+  it('rebuilds the index of a sealed segment damaged near its end once, not at every open', async () => {
     const dir = newDir();
     const options = { segmentBytes: 64 * 1024, indexIntervalBytes: 4096 };
     const log = Log.open(dir, options);
@@ -164,7 +164,7 @@ describe('reopening', () => {
     const sealed = log.segments()[0]!;
     const lastOffset = log.segments()[1]!.baseOffset - 1;
     const last = log.read(lastOffset);
-    log.close();
+    await log.close();
     // The last record of the sealed segment: its length damaged, after the last index entry.
     const bytes = readFileSync(sealed.logPath);
     bytes[last.positionBytes + 1] = 0xff;
@@ -184,11 +184,11 @@ describe('reopening', () => {
     expect(syncsOfFirstLookup()).toBe(0);
   });
 
-  it('leaves foreign files alone and names a file that claims to be a segment but is not', () => {
+  it('leaves foreign files alone and names a file that claims to be a segment but is not', async () => {
     const dir = newDir();
-    Log.open(dir).close();
+    await Log.open(dir).close();
     writeFileSync(join(dir, 'notes.txt'), 'mine');
-    Log.open(dir).close();
+    await Log.open(dir).close();
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
     writeFileSync(join(dir, '12.log'), 'x');
     expect(() => Log.open(dir)).toThrow(/12\.log looks like a segment/);
@@ -196,7 +196,7 @@ describe('reopening', () => {
 });
 
 describe('retention', () => {
-  it('deletes whole segments below an offset, never the active one', () => {
+  it('deletes whole segments below an offset, never the active one', async () => {
     const dir = newDir();
     const log = Log.open(dir, { segmentBytes: 2048 });
     fill(log, 100);
@@ -208,7 +208,7 @@ describe('retention', () => {
     log.deleteSegmentsBelow(1_000_000);
     expect(log.segments().length).toBe(1);
     expect(log.read(99).body.equals(bodyFor(99))).toBe(true);
-    log.close();
+    await log.close();
     expect(Log.open(dir).startOffset).toBe(log.segments()[0]!.baseOffset);
   });
 });
@@ -225,7 +225,7 @@ describe('durability', () => {
     await log.close();
   });
 
-  it('preallocates segments under always, trims them at a roll and a clean close', () => {
+  it('preallocates segments under always, trims them at a roll and a clean close', async () => {
     const dir = newDir();
     const log = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
     fill(log, 10);
@@ -235,11 +235,11 @@ describe('durability', () => {
     expect(statSync(first.logPath).size).toBe(log.segments()[0]!.sizeBytes);
     const active = log.segments().at(-1)!;
     expect(statSync(active.logPath).size).toBe(64 * 1024);
-    log.close();
+    await log.close();
     expect(statSync(active.logPath).size).toBe(active.sizeBytes);
   });
 
-  it('preallocates one extent ahead, not the whole segment at once, synced with the appends', () => {
+  it('preallocates one extent ahead, not the whole segment at once, synced with the appends', async () => {
     const io = new NodeFileIO();
     const dir = newDir();
     const log = Log.open(dir, { durability: 'always', syncMode: 'inline', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
@@ -256,11 +256,11 @@ describe('durability', () => {
     expect(io.counters.fdatasyncCalls - syncsBefore).toBe(appendsBefore + 1);
     expect(statSync(logPath).size).toBe(2 * PREALLOCATE_EXTENT_BYTES);
     const end = log.endOffset;
-    log.close();
+    await log.close();
     const reopened = Log.open(dir, { durability: 'always', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES });
     expect(reopened.endOffset).toBe(end);
     expect(reopened.read(end - 1).body.equals(bodyFor(999, 1024))).toBe(true);
-    reopened.close();
+    await reopened.close();
   });
 
   it('refuses a preallocation extent below 512 bytes, naming the accepted range', () => {
@@ -268,14 +268,14 @@ describe('durability', () => {
       .toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringMatching(/preallocateExtentBytes must be an integer from 512/) }));
   });
 
-  it('recovers a preallocated segment after a crash, reporting the zeros as zeros', () => {
+  it('recovers a preallocated segment after a crash, reporting the zeros as zeros', async () => {
     const dir = newDir();
     const log = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
     fill(log, 30);
     const active = log.segments()[0]!;
     const crashed = readFileSync(active.logPath);
     const point = readFileSync(join(dir, RECOVERY_POINT_FILE));
-    log.close();
+    await log.close();
     writeFileSync(active.logPath, crashed);
     writeFileSync(join(dir, RECOVERY_POINT_FILE), point);
     const reopened = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
@@ -283,7 +283,7 @@ describe('durability', () => {
     expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 0, discardedRecords: 0, zeroTailBytes: 64 * 1024 - 30 * 116 });
     reopened.appendNoWait(bodyFor(30));
     expect(reopened.read(30).body.equals(bodyFor(30))).toBe(true);
-    reopened.close();
+    await reopened.close();
   });
 
   it('covers many concurrent appends with one fdatasync under group', async () => {
@@ -295,7 +295,7 @@ describe('durability', () => {
     const syncs = io.counters.fdatasyncCalls - before;
     expect(syncs).toBeGreaterThanOrEqual(1);
     expect(syncs).toBeLessThanOrEqual(2);
-    log.close();
+    await log.close();
   });
 
   it('writes a group with one write before its fdatasync, inline or on the thread pool', async () => {
@@ -309,11 +309,11 @@ describe('durability', () => {
       const writesMid = io.counters.writeCalls;
       await Promise.all(acksAgain);
       expect(io.counters.writeCalls - writesMid).toBe(1);
-      log.close();
+      await log.close();
     }
   });
 
-  it('serves appends that wait for their group before the group has written them', () => {
+  it('serves appends that wait for their group before the group has written them', async () => {
     const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, segmentBytes: 4096 });
     const reader = log.reader(0);
     fill(log, 3);
@@ -326,7 +326,7 @@ describe('durability', () => {
     fill(log, 60);
     expect(log.segments().length).toBeGreaterThan(1);
     for (let offset = 0; offset < 65; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
-    log.close();
+    await log.close();
   });
 
   it('refuses an unknown syncMode, naming the accepted ones', () => {
@@ -339,7 +339,7 @@ describe('durability', () => {
     const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, groupMaxBytes: 1000, io });
     const ack = log.append(bodyFor(0, 2000));
     await expect(ack).resolves.toBe(0);
-    log.close();
+    await log.close();
   });
 
   it('fences the log after a failed fdatasync until it is reopened', async () => {
@@ -351,15 +351,15 @@ describe('durability', () => {
     await expect(log.append(bodyFor(1))).rejects.toMatchObject({ code: 'LOG_FENCED' });
     expect(() => log.appendNoWait(bodyFor(2))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
     await expect(log.acknowledged(log.endOffset)).rejects.toMatchObject({ code: 'LOG_FENCED' });
-    log.close();
+    await log.close();
     io.failSyncs = false;
     const reopened = Log.open(dir, { io });
     expect(reopened.read(0).body.equals(bodyFor(0))).toBe(true);
     reopened.appendNoWait(bodyFor(9));
-    reopened.close();
+    await reopened.close();
   });
 
-  it('drops a record whose write threw under none: the next append takes its offset', () => {
+  it('drops a record whose write threw under none: the next append takes its offset', async () => {
     const io = new InterruptedWriteIO();
     const log = Log.open(newDir(), { io, durability: 'none' });
     log.appendNoWait(bodyFor(0));
@@ -370,7 +370,7 @@ describe('durability', () => {
     expect(log.appendNoWait(bodyFor(1))).toBe(1);
     expect(log.read(1).body.equals(bodyFor(1))).toBe(true);
     expect(log.endOffset).toBe(2);
-    log.close();
+    await log.close();
   });
 
   it('throws the I/O error itself under always with inline syncs, then fences', async () => {
@@ -395,7 +395,7 @@ describe('durability', () => {
 });
 
 describe('torn tails', () => {
-  it('keeps the log up to the record before a cut at every byte of the last record', () => {
+  it('keeps the log up to the record before a cut at every byte of the last record', async () => {
     const dir = newDir();
     const log = Log.open(dir, { indexIntervalBytes: 64 });
     fill(log, 20, 50);
@@ -403,7 +403,7 @@ describe('torn tails', () => {
     const pointBefore = readFileSync(join(dir, RECOVERY_POINT_FILE));
     const sizeBefore = log.sizeBytes;
     log.appendNoWait(bodyFor(20, 50));
-    log.close();
+    await log.close();
     const logPath = log.segments()[0]!.logPath;
     const full = readFileSync(logPath);
     for (let cut = 0; cut < full.length - sizeBefore; cut++) {
@@ -417,11 +417,11 @@ describe('torn tails', () => {
       expect(reopened.explainLookup(19).recordPositionBytes).toBeLessThan(sizeBefore);
       reopened.appendNoWait(bodyFor(20, 50));
       expect(reopened.read(20).body.equals(bodyFor(20, 50))).toBe(true);
-      reopened.close();
+      await reopened.close();
     }
   });
 
-  it('cuts at a record whose bits were flipped in the unsynced tail', () => {
+  it('cuts at a record whose bits were flipped in the unsynced tail', async () => {
     const dir = newDir();
     const log = Log.open(dir);
     fill(log, 10, 40);
@@ -429,7 +429,7 @@ describe('torn tails', () => {
     const pointBefore = readFileSync(join(dir, RECOVERY_POINT_FILE));
     const syncedBytes = log.sizeBytes;
     fill(log, 3, 40);
-    log.close();
+    await log.close();
     const logPath = log.segments()[0]!.logPath;
     const full = readFileSync(logPath);
     for (let at = syncedBytes; at < full.length; at++) {
@@ -441,15 +441,15 @@ describe('torn tails', () => {
       const damagedRecord = 10 + Math.floor((at - syncedBytes) / 56);
       expect(reopened.endOffset).toBe(damagedRecord);
       expect(reopened.recovery.truncation?.positionBytes).toBe(syncedBytes + (damagedRecord - 10) * 56);
-      reopened.close();
+      await reopened.close();
     }
   });
 
-  it('scans the last segment from its start when the recovery point is missing', () => {
+  it('scans the last segment from its start when the recovery point is missing', async () => {
     const dir = newDir();
     const log = Log.open(dir, { segmentBytes: 4096 });
     fill(log, 100);
-    log.close();
+    await log.close();
     const last = log.segments().at(-1)!;
     truncateSync(last.logPath, last.sizeBytes - 3);
     writeFileSync(join(dir, RECOVERY_POINT_FILE), 'garbage');
@@ -458,7 +458,7 @@ describe('torn tails', () => {
     expect(reopened.recovery.recoveryPointProblem).toMatch(/unreadable/);
     expect(reopened.endOffset).toBe(99);
     expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 113, discardedRecords: 1 });
-    reopened.close();
+    await reopened.close();
   });
 });
 

@@ -102,6 +102,8 @@ export class Log {
   readonly #engine: DurabilityEngine<SyncedPoint>;
   #bytesSinceRecoveryPoint = 0;
   #closed = false;
+  /** The close in progress or done (close returns it to every caller). */
+  #closing: Promise<void> | null = null;
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
   #rollSync: RollSync | null = null;
@@ -435,17 +437,36 @@ export class Log {
   async flush(): Promise<void> {
     this.#checkNotReadOnly('flush');
     this.#checkWritable();
-    this.#writePending();
-    this.#engine.guard('sync', () => this.#saveRecoveryPoint());
+    // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why).
+    await this.#engine.exclusive(() => {
+      this.#checkWritable();
+      this.#writePending();
+      this.#engine.guard('sync', () => this.#saveRecoveryPoint());
+    });
   }
 
   /**
    * Syncs, saves the recovery point (so the next open scans nothing), releases the writer lock and
-   * closes every file once no thread-pool sync uses it any more (closing a file under its
-   * fdatasync would fail the sync with EBADF); the sync's waiters learn its outcome.
+   * closes every file. It waits for a thread-pool sync in flight first (DurabilityEngine.exclusive
+   * says why; closing a file under its fdatasync would also fail it with EBADF), and for a roll's
+   * background sync before the files close; the syncs' waiters learn their outcome. A second call
+   * returns the first one's promise.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await this.#engine.exclusive(() => this.#syncAndRelease());
+    const inUse = settled([this.#engine.inFlight, this.#rollSync?.promise]);
+    if (inUse !== null) await inUse;
+    const failures = closeSegments(this.#segments, 'close');
+    if (failures.length > 0) throw failures[0];
+  }
+
+  /** The synchronous part of close: the last sync and point, then the writer lock. */
+  #syncAndRelease(): void {
     const engine = this.#engine;
     try {
       if (engine.fenced === null && !this.config.readOnly) {
@@ -468,10 +489,6 @@ export class Log {
     // Nothing is written after this point (the close synced everything; a closed log's fence
     // cuts nothing), so the next writer may come in now.
     this.#lock?.release();
-    const inUse = settled([engine.inFlight, this.#rollSync?.promise]);
-    if (inUse !== null) await inUse;
-    const failures = closeSegments(this.#segments, 'close');
-    if (failures.length > 0) throw failures[0];
   }
 
   get fenced(): StorageError | null {

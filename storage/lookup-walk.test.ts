@@ -27,7 +27,7 @@ function seedRecordSizes(): number[] {
 }
 
 describe('the seed lookup walk', () => {
-  it('finds Asha from the index entry at 23,371 with a two-page step forward', () => {
+  it('finds Asha from the index entry at 23,371 with a two-page step forward', async () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: BASE });
     const bodies = seedRecordSizes().map((size, relative) =>
@@ -40,7 +40,7 @@ describe('the seed lookup walk', () => {
     expect(record.sizeBytes).toBe(53);
     expect(record.positionBytes).toBe(23_959_523);
     expect(record.segmentBaseOffset).toBe(BASE);
-    log.close();
+    await log.close();
 
     const reopened = Log.open(dir);
     const walk = reopened.explainLookup(ASHA);
@@ -54,6 +54,6 @@ describe('the seed lookup walk', () => {
     });
     expect(walk.indexEntries).toBeLessThanOrEqual(5_850);
     expect(walk.nextIndexEntry).toEqual({ relativeOffset: 23_376, positionBytes: 23_960_640 });
-    reopened.close();
+    await reopened.close();
   });
 });
