@@ -239,12 +239,12 @@ async function measureGroupRolls(ctx: LabContext, settings: readonly SizeSetting
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
   await interleave(ctx.numberParam('rounds'), settings.map((setting) => ({
     name: `roll under group, ${formatBytes(setting.segmentBytes)} segments`,
-    round: () => {
+    round: async () => {
       const snapshot = snapshotLogDir(setting.dir);
       const log = Log.open(setting.dir,
         { segmentBytes: setting.segmentBytes, io: setting.io, durability: 'group' });
       const repetition = measureSync(setting.groupRoll, () => log.appendNoWait(body!), { ops: 1 });
-      void log.close();
+      await log.close();
       rewindLogDir(snapshot);
       return repetition;
     },

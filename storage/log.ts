@@ -437,12 +437,15 @@ export class Log {
   async flush(): Promise<void> {
     this.#checkNotReadOnly('flush');
     this.#checkWritable();
-    // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why).
-    await this.#engine.exclusive(() => {
+    const flush = (): void => {
       this.#checkWritable();
       this.#writePending();
       this.#engine.guard('sync', () => this.#saveRecoveryPoint());
-    });
+    };
+    // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why);
+    // with none in flight, before this call returns.
+    if (this.#engine.inFlight === null) flush();
+    else await this.#engine.exclusive(flush);
   }
 
   /**
@@ -457,8 +460,10 @@ export class Log {
     return this.#closing;
   }
 
+  /** With no sync in flight, every step runs before close() returns: the files are closed. */
   async #close(): Promise<void> {
-    await this.#engine.exclusive(() => this.#syncAndRelease());
+    if (this.#engine.inFlight === null) this.#syncAndRelease();
+    else await this.#engine.exclusive(() => this.#syncAndRelease());
     const inUse = settled([this.#engine.inFlight, this.#rollSync?.promise]);
     if (inUse !== null) await inUse;
     const failures = closeSegments(this.#segments, 'close');

@@ -134,13 +134,13 @@ export async function kafkaAppendMetrics(
   const warmup = { ops: Math.max(5, Math.round(budget.ops * WARMUP_SHARE)) };
   const options = { durability: 'none', segmentBytes: APPEND_SEGMENT_BYTES } as const;
   const results = await interleave(rounds, [
-    { name: 'own', round: (round: number) => {
+    { name: 'own', round: async (round: number) => {
       const dir = roundDir(ctx, 'own-batched', round);
       const log = Log.open(dir, options);
       const append = () => log.appendBatchNoWait(bodies);
       warmUpSync(own, append, warmup);
       const rate = measureSync(own, append, budget).ratePerSec;
-      void log.close();
+      await log.close();
       fs.rmSync(dir, { recursive: true });
       return rate;
     } },

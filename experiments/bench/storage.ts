@@ -95,14 +95,14 @@ async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number
     ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
     {
       name: 'log',
-      round: (round) => {
+      round: async (round) => {
         const dir = roundDir(ctx, 'log', round);
         // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
         const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
         const append = () => log.appendNoWait(body);
         warmUpSync(logged, append, warmup);
         const rate = measureSync(logged, append, budget).ratePerSec;
-        void log.close();
+        await log.close();
         fs.rmSync(dir, { recursive: true });
         return rate;
       },
@@ -247,7 +247,7 @@ function buildLog(dir: string, sizeBytes: number, options: LogOptions): Log {
 function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Metric[] {
   const dir = path.join(ctx.dir, 'lookup');
   fs.mkdirSync(dir);
-  const log = buildLog(dir, logBytes, {});
+  const log = buildLog(dir, logBytes, { durability: 'none' });
   const random = ctx.random.fork();
   const end = log.endOffset;
   const offsets = Float64Array.from({ length: 1 << 16 }, () => random.nextInt(end));
