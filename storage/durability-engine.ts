@@ -95,6 +95,8 @@ export class DurabilityEngine<P> {
   /** `group`: bytes written since the last sync started. */
   #gatheredBytes = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** A sync queued as a microtask (group, thread pool, no delay): cleared to call it off. */
+  #microtaskArmed = false;
   /**
    * The thread-pool sync running now, settling once its outcome is handled; null between syncs.
    * Whoever closes the file it syncs waits for it (closing under it fails it with EBADF).
@@ -261,18 +263,34 @@ export class DurabilityEngine<P> {
     this.#closed = true;
   }
 
+  /**
+   * With no sync running, starts one soon: after the delay the caller asked for; with none, on the
+   * thread pool, once the microtasks queued now have run (every producer a completed sync released
+   * appends in them, so they join, and a lone producer waits no event-loop turn: measured, that
+   * turn made group commit 8% slower than always at one producer); inline, at the end of this
+   * event-loop turn, since the sync then holds the loop anyway and may as well cover more.
+   */
   #arm(): void {
-    if (this.#timer !== null || this.#inFlight !== null) return;
+    if (this.#timer !== null || this.#microtaskArmed || this.#inFlight !== null) return;
     const fire = (): void => {
       this.#timer = null;
       this.#startSyncQuietly();
     };
     const delayMs = this.#options.groupMaxDelayMs;
-    // Node's timers cannot wait less than 1 ms: below that, the end of this event-loop turn.
-    this.#timer = delayMs < 1 ? setImmediate(fire) : setTimeout(fire, delayMs);
+    if (delayMs >= 1) this.#timer = setTimeout(fire, delayMs);
+    else if (this.#options.syncMode === 'inline') this.#timer = setImmediate(fire);
+    else {
+      this.#microtaskArmed = true;
+      queueMicrotask(() => {
+        if (!this.#microtaskArmed) return;
+        this.#microtaskArmed = false;
+        this.#startSyncQuietly();
+      });
+    }
   }
 
   #cancelTimer(): void {
+    this.#microtaskArmed = false;
     if (this.#timer === null) return;
     if (this.#options.groupMaxDelayMs < 1) clearImmediate(this.#timer as NodeJS.Immediate);
     else clearTimeout(this.#timer as NodeJS.Timeout);
