@@ -182,11 +182,12 @@ export class DurabilityEngine<P> {
    * memory for the next sync). Inline, a sync that fails throws here, after fencing.
    */
   wrote(endTicket: number, sizeBytes: number): void {
+    if (this.policy === 'none') return;
     assert(endTicket >= this.#durableEnd, 'tickets only grow');
     if (this.policy === 'always') {
       this.#owedEnds.push(endTicket);
       this.#startSync();
-    } else if (this.policy === 'group') {
+    } else {
       this.#gatheredBytes += sizeBytes;
       if (this.#gatheredBytes >= this.#options.groupMaxBytes) this.#startSyncQuietly();
       else this.#arm();

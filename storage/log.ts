@@ -519,7 +519,8 @@ export class Log {
   #written(sizeBytes: number): void {
     try {
       if (!this.#engine.gathersWrites) this.#writePending();
-      this.#engine.wrote(this.endOffset, sizeBytes);
+      // Plain arithmetic, not the endOffset getter's checked constructor: this runs per append.
+      this.#engine.wrote(this.#active.nextOffset + this.#pendingRecords, sizeBytes);
     } catch (error) {
       this.#dropPending();
       throw error;
