@@ -24,6 +24,7 @@ describe('the durability experiment', () => {
     results = await runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.5 });
     expectWellFormed(results);
     expect(results.headline).toMatch(/messages per fdatasync/);
+    expect(results.headline).not.toMatch(/NaN/);
   });
 
   it('labels each figure by policy, producers, where it syncs and, for group commit, the delay', () => {

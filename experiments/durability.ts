@@ -324,15 +324,17 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
     formatFigure((find(metrics, `${prefix}.sendLatencyNs`)?.p99 ?? Number.NaN) / 1e6);
   const group = `durability.group.${most}`;
   const perFsync = formatFigure(find(metrics, `${group}.msgsPerFsync`)?.median ?? Number.NaN);
-  const none = `durability.none.${most}`;
+  const sides = SIDE_COUNTS[quick ? 'quick' : 'full'];
+  const noneProducers = sides[sides.length - 1] ?? 1;
+  const none = `durability.none.${noneProducers}`;
   const dirty = find(metrics, `${none}.dirtyBytes`)?.median;
   const window = find(metrics, `${none}.lossWindowMsgs`)?.median ?? Number.NaN;
   return `With ${most} producers, group commit covered ${perFsync} messages per ` +
     `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms) against ` +
     `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message (p99 ` +
-    `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none ` +
-    `acknowledged ${rate(none)} msgs/s but left up to ${formatFigure(window)} acknowledged ` +
-    `messages unsynced` +
+    `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none, with ` +
+    `${noneProducers} producers, acknowledged ${rate(none)} msgs/s but left up to ` +
+    `${formatFigure(window)} acknowledged messages unsynced` +
     (dirty === undefined ? '.' : ` (${formatBytes(dirty)} dirty on the machine).`);
 }
 
