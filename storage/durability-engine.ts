@@ -56,8 +56,9 @@ export interface DurableDesign<P> {
   afterSync?(point: P): void;
 }
 
+/** A log's or queue's config carries these fields under these names: it can be passed whole. */
 export interface EngineOptions {
-  readonly policy: DurabilityPolicy;
+  readonly durability: DurabilityPolicy;
   readonly syncMode: SyncMode;
   readonly groupMaxDelayMs: number;
   readonly groupMaxBytes: number;
@@ -111,7 +112,7 @@ export class DurabilityEngine<P> {
 
   constructor(options: EngineOptions, synced: P, durableEnd: number) {
     assert(options.groupMaxDelayMs >= 0 && options.groupMaxBytes > 0, 'group commit bounds are positive');
-    this.policy = options.policy;
+    this.policy = options.durability;
     this.#options = options;
     this.#synced = synced;
     this.#syncedEnd = durableEnd;
@@ -139,10 +140,6 @@ export class DurabilityEngine<P> {
 
   get synced(): P {
     return this.#synced;
-  }
-
-  get durableEnd(): number {
-    return this.#durableEnd;
   }
 
   get fenced(): StorageError | null {

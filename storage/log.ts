@@ -143,15 +143,7 @@ export class Log {
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
     this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
     this.#engine = new DurabilityEngine<SyncedPoint>(
-      {
-        policy: config.durability,
-        syncMode: config.syncMode,
-        groupMaxDelayMs: config.groupMaxDelayMs,
-        groupMaxBytes: config.groupMaxBytes,
-        io: config.io,
-        subject: `the log in ${dir}`,
-        fencedCode: 'LOG_FENCED',
-      },
+      { ...config, subject: `the log in ${dir}`, fencedCode: 'LOG_FENCED' },
       this.#syncedPointOf(this.#active),
       this.#active.nextOffset,
     );
@@ -257,7 +249,8 @@ export class Log {
    */
   async append(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
     const offset = this.appendNoWait(body, attributes);
-    await this.acknowledged(offset);
+    // Under none the record is acknowledged once written: no promise hop more per append.
+    if (this.#engine.syncsBeforeAcknowledging) await this.acknowledged(offset);
     return offset;
   }
 
@@ -443,9 +436,8 @@ export class Log {
       this.#engine.guard('sync', () => this.#saveRecoveryPoint());
     };
     // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why);
-    // with none in flight, before this call returns.
-    if (this.#engine.inFlight === null) flush();
-    else await this.#engine.exclusive(flush);
+    // with none in flight, exclusive runs it before this call returns.
+    await this.#engine.exclusive(flush);
   }
 
   /**

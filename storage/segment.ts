@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert } from './errors.js';
-import { OffsetIndex, type IndexLoad, type IndexMode } from './offset-index.js';
+import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
@@ -146,7 +146,6 @@ export class Segment {
   #nextOffset: number | null;
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
-  #indexLoad: IndexLoad | null = null;
   #removed = false;
 
   private constructor(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig, sizeBytes: number) {
@@ -285,11 +284,6 @@ export class Segment {
   get handle(): FileHandle {
     if (this.#logHandle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#logHandle;
-  }
-
-  /** How the index file looked when it was loaded (null until loaded). */
-  get indexLoad(): IndexLoad | null {
-    return this.#indexLoad;
   }
 
   offsetIndex(): OffsetIndex {
@@ -482,7 +476,6 @@ export class Segment {
     const mode: IndexMode = this.#config.readOnly ? 'memory' : 'append';
     const offsetLoad = OffsetIndex.load(this.#io, this.indexPath, trustedPositionBytes, mode);
     this.#offsetIndex = offsetLoad.index;
-    this.#indexLoad = offsetLoad.load;
     const nextRelative = trustedNextOffset - this.baseOffset;
     this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, mode).index;
     this.#timeIndex.truncateFromRelativeOffset(nextRelative);
@@ -725,12 +718,6 @@ export class Segment {
     this.#timeIndex?.sync();
   }
 
-  /** Writes buffered index entries without syncing. */
-  flushIndexes(): void {
-    this.#offsetIndex?.flush();
-    this.#timeIndex?.flush();
-  }
-
   /** After a roll: the indexes are complete; their files are closed, entries stay in memory. */
   seal(): void {
     this.#offsetIndex?.close();
@@ -773,7 +760,6 @@ export class Segment {
   #ensureIndexes(): void {
     if (this.#offsetIndex !== null) return;
     const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, 'read');
-    this.#indexLoad = load;
     if (load.validEntries === load.fileEntries && !this.#indexBehind(index)) {
       this.#offsetIndex = index;
       const nextRelative = index.entries === 0 ? 0 : index.relativeOffsetAt(index.entries - 1) + 1;

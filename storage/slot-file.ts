@@ -213,7 +213,7 @@ export class SlotFileQueue implements Queue {
     const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
     this.#engine = new DurabilityEngine<number>(
       {
-        policy: parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY),
+        durability: parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY),
         syncMode: parseSyncMode(options.syncMode ?? DEFAULT_SYNC_MODE),
         groupMaxDelayMs: group.maxDelayMs,
         groupMaxBytes: group.maxBytes,
