@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(main)) {
-  process.stderr.write(`loglab: ${fileURLToPath(main)} is missing: the package was not built; ` +
-    'run `npm run build` in the clone (or `npm run loglab -- …` to run the source)\n');
+  process.stderr.write(
+    `loglab: ${fileURLToPath(main)} is missing: the package was not built; ` +
+      'run `npm run build` in the clone (or `npm run loglab -- …` to run the source)\n',
+  );
   process.exit(3);
 }
 await import(main.href);

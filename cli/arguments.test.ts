@@ -15,7 +15,8 @@ describe('argument parsers', () => {
 
   it.each(['abc', '-5/s', '0/s', '5/fortnight', '5 per s', ''])('refuses the rate %j', (raw) => {
     expect(() => parseRatePerSec('--rate', raw)).toThrow(
-      /^--rate: expected a positive rate up to 1,000,000,000,000\/s, as a number with an optional/);
+      /^--rate: expected a positive rate up to 1,000,000,000,000\/s, as a number with an optional/,
+    );
   });
 
   it.each([
@@ -32,13 +33,16 @@ describe('argument parsers', () => {
 
   it.each(['3y', '-1s', 'soon', '2e9'])('refuses the duration %j', (raw) => {
     expect(() => parseDurationSeconds('--retention', raw, 0, 1e9)).toThrow(
-      /^--retention: expected a duration from 0 to 1,000,000,000 seconds/);
+      /^--retention: expected a duration from 0 to 1,000,000,000 seconds/,
+    );
   });
 
   it('reads a percentage with or without the sign and refuses zero', () => {
     expect(parsePercentArgument('--threshold', '5%')).toBeCloseTo(0.05, 12);
     expect(parsePercentArgument('--threshold', '12.5')).toBeCloseTo(0.125, 12);
-    expect(() => parsePercentArgument('--threshold', '0%')).toThrow(/--threshold: expected a percentage/);
+    expect(() => parsePercentArgument('--threshold', '0%')).toThrow(
+      /--threshold: expected a percentage/,
+    );
     expect(() => parsePercentArgument('--threshold', 'x')).toThrow(/got 'x'/);
   });
 });

@@ -28,12 +28,23 @@ export function parseIntegerArgument(name: string, raw: string, min: number, max
 }
 
 /** `4096`, `4KiB`, `64MiB`, `1GiB`, `1.5GB`: bytes, whole. */
-export function parseByteSize(name: string, raw: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function parseByteSize(
+  name: string,
+  raw: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(raw);
-  const factor = match === null ? undefined : match[2] === '' ? 1 : BYTE_UNITS[match[2]!.toLowerCase()];
-  const value = match === null || factor === undefined ? Number.NaN : Math.round(Number(match[1]) * factor);
+  const factor =
+    match === null ? undefined : match[2] === '' ? 1 : BYTE_UNITS[match[2]!.toLowerCase()];
+  const value =
+    match === null || factor === undefined ? Number.NaN : Math.round(Number(match[1]) * factor);
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw badArgument(name, `a size from ${min} to ${max} bytes, as a number with an optional unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)`, raw);
+    throw badArgument(
+      name,
+      `a size from ${min} to ${max} bytes, as a number with an optional unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)`,
+      raw,
+    );
   }
   return value;
 }
@@ -71,7 +82,8 @@ export function parseRatePerSec(name: string, raw: string, max = 1e12): number {
   const factor = match === null ? undefined : RATE_UNITS_PER_SEC[(match[2] ?? 's').toLowerCase()];
   const value = match === null || factor === undefined ? Number.NaN : Number(match[1]) * factor;
   if (!Number.isFinite(value) || value <= 0 || value > max) {
-    const accepted = `a positive rate up to ${max.toLocaleString('en-US')}/s, ` +
+    const accepted =
+      `a positive rate up to ${max.toLocaleString('en-US')}/s, ` +
       'as a number with an optional /s, /min, /h or /d';
     throw badArgument(name, accepted, raw);
   }
@@ -94,7 +106,8 @@ export function parseDurationSeconds(name: string, raw: string, min: number, max
   const factor = match === null ? undefined : DURATION_UNITS_SECONDS[unit];
   const value = match === null || factor === undefined ? Number.NaN : Number(match[1]) * factor;
   if (!Number.isFinite(value) || value < min || value > max) {
-    const accepted = `a duration from ${min} to ${max.toLocaleString('en-US')} seconds, ` +
+    const accepted =
+      `a duration from ${min} to ${max.toLocaleString('en-US')} seconds, ` +
       'as a number with an optional unit (ms, s, min, h, d, w)';
     throw badArgument(name, accepted, raw);
   }

@@ -35,8 +35,9 @@ describe('loglab CLI', () => {
       expect(list.stdout).toMatch(new RegExp(`^${experiment.id} +${experiment.question}`, 'm'));
     }
     const json = await runMain(['list', '--json']);
-    expect(JSON.parse(json.stdout).map((row: { id: string }) => row.id))
-      .toEqual(experiments.map((experiment) => experiment.id));
+    expect(JSON.parse(json.stdout).map((row: { id: string }) => row.id)).toEqual(
+      experiments.map((experiment) => experiment.id),
+    );
   });
 
   it("prints the seed's arithmetic for every preset, or for the one asked for", async () => {
@@ -55,7 +56,8 @@ describe('loglab CLI', () => {
     const run = await runMain(['run', 'no-such-experiment', '--quick']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /^loglab: UNKNOWN_EXPERIMENT: run: unknown experiment 'no-such-experiment'; known: puzzle,/);
+      /^loglab: UNKNOWN_EXPERIMENT: run: unknown experiment 'no-such-experiment'; known: puzzle,/,
+    );
   });
 
   it.each([
@@ -74,19 +76,34 @@ describe('loglab CLI', () => {
 
 describe('exit codes', () => {
   it.each<[StorageErrorCode, number]>([
-    ['LOG_LOCKED', 2], ['LOG_NOT_FOUND', 2], ['LOG_READ_ONLY', 2], ['OFFSET_LIMIT', 2],
-    ['INVALID_CONFIG', 2], ['OFFSET_OUT_OF_RANGE', 2], ['INVALID_SEGMENT_FILE', 2],
-    ['RECORD_TOO_LARGE', 2], ['LOCK_UNAVAILABLE', 2], ['CODEC_UNAVAILABLE', 2],
-    ['INVALID_QUEUE_FILE', 2], ['MESSAGE_TOO_LARGE', 2],
-    ['LOG_GAP', 1], ['SEGMENT_NAME_MISMATCH', 1], ['SEGMENT_OVERLAP', 1], ['CORRUPT_RECORD', 1],
-    ['CORRUPT_CHECKPOINT', 1], ['CORRUPT_BATCH', 1], ['LOG_FENCED', 1], ['QUEUE_FENCED', 1],
-    ['LOG_CLOSED', 1], ['QUEUE_CLOSED', 1],
+    ['LOG_LOCKED', 2],
+    ['LOG_NOT_FOUND', 2],
+    ['LOG_READ_ONLY', 2],
+    ['OFFSET_LIMIT', 2],
+    ['INVALID_CONFIG', 2],
+    ['OFFSET_OUT_OF_RANGE', 2],
+    ['INVALID_SEGMENT_FILE', 2],
+    ['RECORD_TOO_LARGE', 2],
+    ['LOCK_UNAVAILABLE', 2],
+    ['CODEC_UNAVAILABLE', 2],
+    ['INVALID_QUEUE_FILE', 2],
+    ['MESSAGE_TOO_LARGE', 2],
+    ['LOG_GAP', 1],
+    ['SEGMENT_NAME_MISMATCH', 1],
+    ['SEGMENT_OVERLAP', 1],
+    ['CORRUPT_RECORD', 1],
+    ['CORRUPT_CHECKPOINT', 1],
+    ['CORRUPT_BATCH', 1],
+    ['LOG_FENCED', 1],
+    ['QUEUE_FENCED', 1],
+    ['LOG_CLOSED', 1],
+    ['QUEUE_CLOSED', 1],
   ])('maps storage error %s to exit %i', (code, exit) => {
     expect(exitCodeFor(new StorageError(code, 'x'))).toBe(exit);
   });
 
   it.each(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'EISDIR'])(
-    'maps an I/O error on the user\'s path (%s), raw or from storage, to exit 2',
+    "maps an I/O error on the user's path (%s), raw or from storage, to exit 2",
     (errno) => {
       expect(exitCodeFor(new StorageError('IO_ERROR', 'x', { reason: errno }))).toBe(2);
       expect(exitCodeFor(fsError(errno, 'mkdir', '/a/b'))).toBe(2);
@@ -105,9 +122,11 @@ describe('exit codes', () => {
   it('words a raw fs error as what failed on which path and what to do, on one line', () => {
     expect(describeFailure(fsError('EACCES', 'mkdtemp', '/data/run-XXXXXX'))).toBe(
       'loglab: mkdtemp failed on /data/run-XXXXXX (EACCES: permission denied); ' +
-        'pick a path you may write, or fix its permissions');
+        'pick a path you may write, or fix its permissions',
+    );
     expect(describeFailure(new LabError('INVALID_RESULTS', 'a.json is not JSON: "x\ny"'))).toBe(
-      'loglab: INVALID_RESULTS: a.json is not JSON: "x y"');
+      'loglab: INVALID_RESULTS: a.json is not JSON: "x y"',
+    );
   });
 });
 
@@ -123,14 +142,26 @@ describe('unusable input exits 2 with one line', () => {
   it.each<[string, (paths: Paths) => string[], RegExp]>([
     ['compare of a missing file', ({ none }) => ['compare', none, none], /cannot be read/],
     ['compare of a file that is not JSON', ({ bad }) => ['compare', bad, bad], /is not JSON/],
-    ['report of a file that is not JSON', ({ bad, dir }) => ['report', bad, '--out', join(dir, 'r')],
-      /no valid results document/],
-    ['report --out under a file', ({ bad }) => ['report', bad, '--out', join(bad, 'r')],
-      /--out: expected a directory \(created when missing\), got .*\(.*bad\.json is a file, not/],
-    ['plan --measured of a missing file', ({ none }) => [...plan, '--measured', none],
-      /does not exist/],
-    ['plan --measured of a file that is not JSON', ({ bad }) => [...plan, '--measured', bad],
-      /is not JSON/],
+    [
+      'report of a file that is not JSON',
+      ({ bad, dir }) => ['report', bad, '--out', join(dir, 'r')],
+      /no valid results document/,
+    ],
+    [
+      'report --out under a file',
+      ({ bad }) => ['report', bad, '--out', join(bad, 'r')],
+      /--out: expected a directory \(created when missing\), got .*\(.*bad\.json is a file, not/,
+    ],
+    [
+      'plan --measured of a missing file',
+      ({ none }) => [...plan, '--measured', none],
+      /does not exist/,
+    ],
+    [
+      'plan --measured of a file that is not JSON',
+      ({ bad }) => [...plan, '--measured', bad],
+      /is not JSON/,
+    ],
   ])('%s', async (_what, args, message) => {
     const dir = newDir();
     const bad = join(dir, 'bad.json');

@@ -23,8 +23,10 @@ async function work(queue: Queue, print: (line: string) => void): Promise<void> 
   if (later === null) throw new Error('the delayed order never came due');
   await queue.delete(later.id);
   const { ready, inFlight, delayed } = queue.stats();
-  print(`  waited for: ${later.body}; ` +
-    `left: ${ready} ready, ${inFlight} in flight, ${delayed} delayed`);
+  print(
+    `  waited for: ${later.body}; ` +
+      `left: ${ready} ready, ${inFlight} in flight, ${delayed} delayed`,
+  );
 }
 
 /** Runs `work` on each design in its own directory under `dir`; each one's write calls. */

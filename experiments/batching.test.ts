@@ -36,37 +36,47 @@ function tinyRun(): Promise<Results> {
 }
 
 describe('the batching experiment', () => {
-  it('appends every store, codec, batch size and policy under the names the charts select',
-    async () => {
-      const results = await tinyRun();
-      expectWellFormed(results);
-      expectOneUnitPerQuantity(results);
-      for (const body of ['json', 'random']) {
-        for (const policy of ['none', 'always']) {
-          const own = metricNamed(results,
-            `batching.${body}.200.${policy}.append.none.1.msgsPerSec`);
-          expect(own.labels).toMatchObject({ store: STORE_LABELS.append, codec: 'none',
-            batchSize: 1, messageBytes: 200, body, policy });
-          expect(own.median).toBeGreaterThan(0);
-          expect(own.count).toBe(2);
-          const batch = metricNamed(results,
-            `batching.${body}.200.${policy}.appendBatch.none.10.msgsPerSec`);
-          expect(batch.labels?.store).toBe(STORE_LABELS.appendBatch);
-          for (const codec of CODECS) {
-            for (const size of [1, 10]) {
-              const prefix = `batching.${body}.200.${policy}.kafka.${codec}.${size}`;
-              const rate = metricNamed(results, `${prefix}.msgsPerSec`);
-              expect(rate.labels).toMatchObject({ store: STORE_LABELS.kafka, codec,
-                batchSize: size, policy, workload: `200 B ${body === 'json' ? 'JSON events' :
-                  'random bytes'}, ${policy}` });
-              const ratio = metricNamed(results, `${prefix}.vsAppend`);
-              expect(ratio.kind).toBe('ratio');
-              expect(ratio.median).toBeGreaterThan(0);
-            }
+  it('appends every store, codec, batch size and policy under the names the charts select', async () => {
+    const results = await tinyRun();
+    expectWellFormed(results);
+    expectOneUnitPerQuantity(results);
+    for (const body of ['json', 'random']) {
+      for (const policy of ['none', 'always']) {
+        const own = metricNamed(results, `batching.${body}.200.${policy}.append.none.1.msgsPerSec`);
+        expect(own.labels).toMatchObject({
+          store: STORE_LABELS.append,
+          codec: 'none',
+          batchSize: 1,
+          messageBytes: 200,
+          body,
+          policy,
+        });
+        expect(own.median).toBeGreaterThan(0);
+        expect(own.count).toBe(2);
+        const batch = metricNamed(
+          results,
+          `batching.${body}.200.${policy}.appendBatch.none.10.msgsPerSec`,
+        );
+        expect(batch.labels?.store).toBe(STORE_LABELS.appendBatch);
+        for (const codec of CODECS) {
+          for (const size of [1, 10]) {
+            const prefix = `batching.${body}.200.${policy}.kafka.${codec}.${size}`;
+            const rate = metricNamed(results, `${prefix}.msgsPerSec`);
+            expect(rate.labels).toMatchObject({
+              store: STORE_LABELS.kafka,
+              codec,
+              batchSize: size,
+              policy,
+              workload: `200 B ${body === 'json' ? 'JSON events' : 'random bytes'}, ${policy}`,
+            });
+            const ratio = metricNamed(results, `${prefix}.vsAppend`);
+            expect(ratio.kind).toBe('ratio');
+            expect(ratio.median).toBeGreaterThan(0);
           }
         }
       }
-    });
+    }
+  });
 
   it('draws both charts from its figures, with the models beside the appends', async () => {
     const results = await tinyRun();
@@ -94,14 +104,19 @@ describe('the batching experiment', () => {
         expect(metricNamed(results, `${one}.recordsDecodedPerRead`).median).toBe(1);
         expect(metricNamed(results, `${ten}.recordsDecodedPerRead`).median).toBe(10);
         // A batch's 61-byte header is paid once for ten messages, not once each.
-        expect(metricNamed(results, `${ten}.writtenBytesPerMsg`).median)
-          .toBeLessThan(metricNamed(results, `${one}.writtenBytesPerMsg`).median);
-        expect(metricNamed(results, `${ten}.readBytesPerRead`).median)
-          .toBeGreaterThan(metricNamed(results, `${one}.readBytesPerRead`).median);
+        expect(metricNamed(results, `${ten}.writtenBytesPerMsg`).median).toBeLessThan(
+          metricNamed(results, `${one}.writtenBytesPerMsg`).median,
+        );
+        expect(metricNamed(results, `${ten}.readBytesPerRead`).median).toBeGreaterThan(
+          metricNamed(results, `${one}.readBytesPerRead`).median,
+        );
         expect(metricNamed(results, `${ten}.indexBytesPerGiB`).median).toBeGreaterThan(0);
         expect(metricNamed(results, `${ten}.encodeCpuNsPerMsg`).median).toBeGreaterThanOrEqual(0);
-        expect(metricNamed(results, `${ten}.readLatencyNs`).labels)
-          .toMatchObject({ cache: 'warm', mode: 'sync', codec });
+        expect(metricNamed(results, `${ten}.readLatencyNs`).labels).toMatchObject({
+          cache: 'warm',
+          mode: 'sync',
+          codec,
+        });
       }
     }
     const zstdJson = metricNamed(results, 'batching.json.200.kafka.zstd.10.compressionRatio');

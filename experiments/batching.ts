@@ -28,8 +28,13 @@ import { assert } from '../storage/testing/index.js';
 import { BATCHING_METRICS as M } from './metrics/batching.js';
 import { BODY_KINDS, type BodyKind, bodyPool } from './support/batching-bodies.js';
 import {
-  type AppendPolicy, AppendSeries, type SeriesSpec, STORE_LABELS, type Workload,
-  seriesLabels, seriesPrefix,
+  type AppendPolicy,
+  AppendSeries,
+  type SeriesSpec,
+  STORE_LABELS,
+  type Workload,
+  seriesLabels,
+  seriesPrefix,
 } from './support/batching-appends.js';
 import { CpuSeries } from './support/batching-cpu.js';
 import { ReadSeries } from './support/batching-reads.js';
@@ -41,7 +46,11 @@ const LOOKUP_OFFSETS = 64;
 const CPU_BATCH_TIMESTAMP_MS = 1_764_547_200_000;
 
 function listParam(ctx: LabContext, name: string): string[] {
-  return ctx.stringParam(name).split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return ctx
+    .stringParam(name)
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function numbersParam(ctx: LabContext, name: string): number[] {
@@ -69,8 +78,13 @@ interface Plan {
 function workloadOf(ctx: LabContext, messageBytes: number, body: BodyKind): Workload {
   const pool = bodyPool(ctx.random.fork(), body, messageBytes);
   const bodiesTwice = [...pool, ...pool];
-  return { messageBytes, body, bodiesTwice, poolSize: pool.length,
-    inputsTwice: bodiesTwice.map((value) => ({ value })) };
+  return {
+    messageBytes,
+    body,
+    bodiesTwice,
+    poolSize: pool.length,
+    inputsTwice: bodiesTwice.map((value) => ({ value })),
+  };
 }
 
 function planOf(ctx: LabContext): Plan {
@@ -82,10 +96,15 @@ function planOf(ctx: LabContext): Plan {
     assert(policy === 'none' || policy === 'always', `policies: ${policy} is none or always`);
     return policy as AppendPolicy;
   });
-  const workloads = numbersParam(ctx, 'messageBytes')
-    .flatMap((bytes) => bodies.map((body) => workloadOf(ctx, bytes, body)));
-  return { workloads, batchSizes: numbersParam(ctx, 'batchSizes'), codecs: codecsParam(ctx),
-    policies };
+  const workloads = numbersParam(ctx, 'messageBytes').flatMap((bytes) =>
+    bodies.map((body) => workloadOf(ctx, bytes, body)),
+  );
+  return {
+    workloads,
+    batchSizes: numbersParam(ctx, 'batchSizes'),
+    codecs: codecsParam(ctx),
+    policies,
+  };
 }
 
 /** loglab one record per append; loglab appendBatch past 1; Kafka batches by codec. */
@@ -101,7 +120,8 @@ function seriesSpecs(plan: Plan, workload: Workload): SeriesSpec[] {
 /** Stores whose encoding and reads differ: loglab's records once, Kafka's per batch size. */
 function fixedSpecs(plan: Plan): SeriesSpec[] {
   return plan.workloads.flatMap((workload) =>
-    seriesSpecs(plan, workload).filter((spec) => spec.store !== 'appendBatch'));
+    seriesSpecs(plan, workload).filter((spec) => spec.store !== 'appendBatch'),
+  );
 }
 
 function appendSeriesOf(ctx: LabContext, plan: Plan): AppendSeries[] {
@@ -122,28 +142,45 @@ async function appendPhase(ctx: LabContext, series: readonly AppendSeries[]): Pr
   const seconds = ctx.numberParam('roundSeconds');
   const cap = ctx.numberParam('roundMessages');
   for (const one of series) {
-    const warm = await one.warmUp(seconds * WARM_UP_SHARE_OF_ROUND,
-      Math.max(one.spec.batchSize, Math.round(cap * WARM_UP_SHARE_OF_ROUND)));
+    const warm = await one.warmUp(
+      seconds * WARM_UP_SHARE_OF_ROUND,
+      Math.max(one.spec.batchSize, Math.round(cap * WARM_UP_SHARE_OF_ROUND)),
+    );
     ctx.recordWarmUp(one.prefix.replace(/^batching\./, ''), warm);
   }
-  await interleave(ctx.numberParam('rounds'), series.map((one) => ({
-    name: one.prefix,
-    round: () => one.round(ctx, seconds, cap),
-  })), ctx.progress);
+  await interleave(
+    ctx.numberParam('rounds'),
+    series.map((one) => ({
+      name: one.prefix,
+      round: () => one.round(ctx, seconds, cap),
+    })),
+    ctx.progress,
+  );
 }
 
 function appendMetrics(series: readonly AppendSeries[]): Metric[] {
   const metrics: Metric[] = [];
   for (const one of series) {
-    metrics.push(M.msgsPerSec.fromSamples(`${one.prefix}.msgsPerSec`, one.rates, one.labels,
-      `messages appended per second, one sample per round (${STORE_LABELS[one.spec.store]}, ` +
-        `${one.spec.batchSize} a call, ${one.spec.policy}; the flush ending the round untimed)`));
+    metrics.push(
+      M.msgsPerSec.fromSamples(
+        `${one.prefix}.msgsPerSec`,
+        one.rates,
+        one.labels,
+        `messages appended per second, one sample per round (${STORE_LABELS[one.spec.store]}, ` +
+          `${one.spec.batchSize} a call, ${one.spec.policy}; the flush ending the round untimed)`,
+      ),
+    );
     const device = one.totals.total?.device;
     if (device != null && one.messagesMeasured > 0) {
-      metrics.push(M.deviceBytesPerMsg.measured(`${one.prefix}.deviceBytesPerMsg`,
-        device.writeBytes / one.messagesMeasured, one.labels,
-        "bytes the disk wrote per message (its stat, the whole disk's), each round ending " +
-          'with a flush of the log'));
+      metrics.push(
+        M.deviceBytesPerMsg.measured(
+          `${one.prefix}.deviceBytesPerMsg`,
+          device.writeBytes / one.messagesMeasured,
+          one.labels,
+          "bytes the disk wrote per message (its stat, the whole disk's), each round ending " +
+            'with a flush of the log',
+        ),
+      );
     }
   }
   return [...metrics, ...ratioMetrics(series)];
@@ -151,18 +188,29 @@ function appendMetrics(series: readonly AppendSeries[]): Metric[] {
 
 /** Each series over loglab's one-record appends of the same messages, round by round. */
 function ratioMetrics(series: readonly AppendSeries[]): Metric[] {
-  const single = new Map(series.filter((one) => one.spec.store === 'append')
-    .map((one) => [`${one.spec.workload.body}.${one.spec.workload.messageBytes}.` +
-      one.spec.policy, one]));
-  return series.filter((one) => one.spec.store !== 'append').map((one) => {
-    const key = `${one.spec.workload.body}.${one.spec.workload.messageBytes}.${one.spec.policy}`;
-    const base = single.get(key);
-    assert(base !== undefined, `batching: no one-record series for ${key}`);
-    const ratios = one.rates.map((rate, i) => rate / (base.rates[i] ?? Number.NaN));
-    return M.vsAppend.fromSamples(`${one.prefix}.vsAppend`, ratios, one.labels,
-      `messages per second over ${base.prefix}.msgsPerSec, the same messages appended one ` +
-        'record per call, paired round by round');
-  });
+  const single = new Map(
+    series
+      .filter((one) => one.spec.store === 'append')
+      .map((one) => [
+        `${one.spec.workload.body}.${one.spec.workload.messageBytes}.${one.spec.policy}`,
+        one,
+      ]),
+  );
+  return series
+    .filter((one) => one.spec.store !== 'append')
+    .map((one) => {
+      const key = `${one.spec.workload.body}.${one.spec.workload.messageBytes}.${one.spec.policy}`;
+      const base = single.get(key);
+      assert(base !== undefined, `batching: no one-record series for ${key}`);
+      const ratios = one.rates.map((rate, i) => rate / (base.rates[i] ?? Number.NaN));
+      return M.vsAppend.fromSamples(
+        `${one.prefix}.vsAppend`,
+        ratios,
+        one.labels,
+        `messages per second over ${base.prefix}.msgsPerSec, the same messages appended one ` +
+          'record per call, paired round by round',
+      );
+    });
 }
 
 function appendPredictions(series: readonly AppendSeries[], metrics: readonly Metric[]) {
@@ -172,12 +220,20 @@ function appendPredictions(series: readonly AppendSeries[], metrics: readonly Me
     if (one.messagesMeasured === 0) continue;
     for (const model of [EXOS_X20, SAMSUNG_990_PRO]) {
       const estimate = estimateTrace(one.measuredTrace(), model);
-      const rate = estimatePrediction(`${one.prefix}.msgsPerSec`, estimate,
-        one.messagesMeasured, one.labels);
+      const rate = estimatePrediction(
+        `${one.prefix}.msgsPerSec`,
+        estimate,
+        one.messagesMeasured,
+        one.labels,
+      );
       predictions.push({ ...rate, unit: 'msgs/s' });
       if (!names.has(`${one.prefix}.deviceBytesPerMsg`)) continue;
-      predictions.push({ ...rate, name: `${one.prefix}.deviceBytesPerMsg`, unit: 'B/msg',
-        value: estimate.deviceBytes / one.messagesMeasured });
+      predictions.push({
+        ...rate,
+        name: `${one.prefix}.deviceBytesPerMsg`,
+        unit: 'B/msg',
+        value: estimate.deviceBytes / one.messagesMeasured,
+      });
     }
   }
   return predictions;
@@ -186,12 +242,18 @@ function appendPredictions(series: readonly AppendSeries[], metrics: readonly Me
 async function cpuPhase(ctx: LabContext, plan: Plan): Promise<Metric[]> {
   const specs = fixedSpecs(plan);
   const series = await Promise.all(
-    specs.map((spec) => CpuSeries.open(spec, CPU_BATCH_TIMESTAMP_MS)));
+    specs.map((spec) => CpuSeries.open(spec, CPU_BATCH_TIMESTAMP_MS)),
+  );
   const seconds = ctx.numberParam('cpuSeconds');
   for (const one of series) await one.round(seconds);
-  await interleave(ctx.numberParam('rounds'), series.map((one) => ({
-    name: `${seriesPrefix(one.spec)}.cpu`, round: () => one.round(seconds),
-  })), ctx.progress);
+  await interleave(
+    ctx.numberParam('rounds'),
+    series.map((one) => ({
+      name: `${seriesPrefix(one.spec)}.cpu`,
+      round: () => one.round(seconds),
+    })),
+    ctx.progress,
+  );
   return series.flatMap((one) => {
     const prefix = seriesPrefix(one.spec);
     const labels = seriesLabels(one.spec);
@@ -200,10 +262,18 @@ async function cpuPhase(ctx: LabContext, plan: Plan): Promise<Metric[]> {
       `batches of ${one.spec.batchSize}, per message, one sample per round`;
     // The first round, before the interleaved ones, warmed the codec up and is left out.
     return [
-      M.encodeCpuNsPerMsg.fromSamples(`${prefix}.encodeCpuNsPerMsg`, one.encodeNsPerMsg.slice(1),
-        labels, what('encode')),
-      M.decodeCpuNsPerMsg.fromSamples(`${prefix}.decodeCpuNsPerMsg`, one.decodeNsPerMsg.slice(1),
-        labels, what('decode')),
+      M.encodeCpuNsPerMsg.fromSamples(
+        `${prefix}.encodeCpuNsPerMsg`,
+        one.encodeNsPerMsg.slice(1),
+        labels,
+        what('encode'),
+      ),
+      M.decodeCpuNsPerMsg.fromSamples(
+        `${prefix}.decodeCpuNsPerMsg`,
+        one.decodeNsPerMsg.slice(1),
+        labels,
+        what('decode'),
+      ),
     ];
   });
 }
@@ -220,9 +290,14 @@ async function readPhase(ctx: LabContext, plan: Plan): Promise<Metric[]> {
     }
     const lookups = ctx.numberParam('lookupsPerRound');
     for (const one of series) one.round(lookups);
-    await interleave(ctx.numberParam('rounds'), series.map((one) => ({
-      name: `${one.prefix}.read`, round: () => one.round(lookups),
-    })), ctx.progress);
+    await interleave(
+      ctx.numberParam('rounds'),
+      series.map((one) => ({
+        name: `${one.prefix}.read`,
+        round: () => one.round(lookups),
+      })),
+      ctx.progress,
+    );
     return series.flatMap((one) => fixedMetrics(ctx, one, messages));
   } finally {
     for (const one of series) await one.close();
@@ -234,19 +309,41 @@ function fixedMetrics(ctx: LabContext, one: ReadSeries, messages: number): Metri
   const fixed = `${messages} messages appended ${one.spec.batchSize} a call under none`;
   const latency = one.latencyMetric(ctx);
   return [
-    M.writtenBytesPerMsg.counter(`${prefix}.writtenBytesPerMsg`, figures.writtenBytesPerMsg,
-      labels, `bytes the code wrote per message (FileIO counters, log closed): ${fixed}`),
-    M.indexBytesPerGiB.counter(`${prefix}.indexBytesPerGiB`, figures.indexBytesPerGiB, labels,
-      `offset-index bytes per GiB of log, index interval 4,096 B: ${fixed}`),
-    M.compressionRatio.counter(`${prefix}.compressionRatio`, figures.compressionRatio, labels,
-      `message bytes over the log's bytes: ${fixed}`),
-    M.readBytesPerRead.counter(`${prefix}.readBytesPerRead`, figures.readBytesPerRead, labels,
+    M.writtenBytesPerMsg.counter(
+      `${prefix}.writtenBytesPerMsg`,
+      figures.writtenBytesPerMsg,
+      labels,
+      `bytes the code wrote per message (FileIO counters, log closed): ${fixed}`,
+    ),
+    M.indexBytesPerGiB.counter(
+      `${prefix}.indexBytesPerGiB`,
+      figures.indexBytesPerGiB,
+      labels,
+      `offset-index bytes per GiB of log, index interval 4,096 B: ${fixed}`,
+    ),
+    M.compressionRatio.counter(
+      `${prefix}.compressionRatio`,
+      figures.compressionRatio,
+      labels,
+      `message bytes over the log's bytes: ${fixed}`,
+    ),
+    M.readBytesPerRead.counter(
+      `${prefix}.readBytesPerRead`,
+      figures.readBytesPerRead,
+      labels,
       `bytes one lookup read, over ${LOOKUP_OFFSETS} seeded offsets (Kafka: headers stepped and ` +
-        'the whole batch; loglab: from its index entry to the end of the record)'),
-    M.recordsDecodedPerRead.counter(`${prefix}.recordsDecodedPerRead`,
-      figures.recordsDecodedPerRead, labels, 'records decompressed and decoded to serve one'),
-    { ...M.readLatencyNs.adopt(`${prefix}.readLatencyNs`, latency, latency.labels),
-      description: `time of one warm lookup; ${latency.description ?? ''}` },
+        'the whole batch; loglab: from its index entry to the end of the record)',
+    ),
+    M.recordsDecodedPerRead.counter(
+      `${prefix}.recordsDecodedPerRead`,
+      figures.recordsDecodedPerRead,
+      labels,
+      'records decompressed and decoded to serve one',
+    ),
+    {
+      ...M.readLatencyNs.adopt(`${prefix}.readLatencyNs`, latency, latency.labels),
+      description: `time of one warm lookup; ${latency.description ?? ''}`,
+    },
   ];
 }
 
@@ -263,8 +360,12 @@ export async function run(ctx: LabContext): Promise<Results> {
     const cpu = await cpuPhase(ctx, plan);
     const reads = await readPhase(ctx, plan);
     const metrics = [...appends, ...cpu, ...reads];
-    return ctx.results({ metrics, predictions, headline: headline(ctx, metrics),
-      notes: notes(ctx) });
+    return ctx.results({
+      metrics,
+      predictions,
+      headline: headline(ctx, metrics),
+      notes: notes(ctx),
+    });
   } finally {
     for (const one of series) await one.close();
   }

@@ -20,13 +20,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type {
-  Experiment,
-  LabContext,
-  Labels,
-  Metric,
-  Results,
-} from '../lab/index.js';
+import type { Experiment, LabContext, Labels, Metric, Results } from '../lab/index.js';
 import {
   type DurabilityPolicy,
   type FileIOCounters,
@@ -114,7 +108,8 @@ async function queueMetrics(
 }
 
 function filesBytes(dir: string, suffix: string): number {
-  return fs.readdirSync(dir)
+  return fs
+    .readdirSync(dir)
     .filter((name) => name.endsWith(suffix))
     .reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0);
 }
@@ -148,7 +143,12 @@ function lookupMetrics(log: Log, stride: number, prefix: string, labels: Labels)
 function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   const dir = path.join(ctx.dir, `log-${intervalBytes}`);
   const segmentBytes = ctx.numberParam('segmentBytes');
-  const options = { durability: 'none', segmentBytes, indexIntervalBytes: intervalBytes, nowMs: () => 0 } as const;
+  const options = {
+    durability: 'none',
+    segmentBytes,
+    indexIntervalBytes: intervalBytes,
+    nowMs: () => 0,
+  } as const;
   const log = Log.open(dir, { ...options, io: new NodeFileIO() });
   const records = bodies(ctx, ctx.numberParam('logRecords'), ctx.numberParam('maxBodyBytes'));
   for (const body of records) log.appendNoWait(body);
@@ -160,13 +160,22 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
   const M = CI_COUNTERS_METRICS;
   try {
     return [
-      M.indexBytesPerMiB.counter(`${prefix}.indexBytesPerMiB`,
-        filesBytes(dir, '.index') / logMiB, labels),
-      M.timeIndexBytesPerMiB.counter(`${prefix}.timeIndexBytesPerMiB`,
-        filesBytes(dir, '.timeindex') / logMiB, labels),
-      M.recoveryScannedBytes.counter(`${prefix}.recoveryScannedBytes`,
-        reopened.recovery.scannedBytes, { ...labels, state: 'clean' },
-        'bytes recovery walked after a clean close: must stay 0'),
+      M.indexBytesPerMiB.counter(
+        `${prefix}.indexBytesPerMiB`,
+        filesBytes(dir, '.index') / logMiB,
+        labels,
+      ),
+      M.timeIndexBytesPerMiB.counter(
+        `${prefix}.timeIndexBytesPerMiB`,
+        filesBytes(dir, '.timeindex') / logMiB,
+        labels,
+      ),
+      M.recoveryScannedBytes.counter(
+        `${prefix}.recoveryScannedBytes`,
+        reopened.recovery.scannedBytes,
+        { ...labels, state: 'clean' },
+        'bytes recovery walked after a clean close: must stay 0',
+      ),
       ...lookupMetrics(reopened, ctx.numberParam('lookupStride'), prefix, labels),
     ];
   } finally {
@@ -181,8 +190,12 @@ function logMetrics(ctx: LabContext, intervalBytes: number): Metric[] {
 async function groupMetrics(ctx: LabContext): Promise<Metric[]> {
   const io = new NodeFileIO();
   const segmentBytes = ctx.numberParam('segmentBytes');
-  const log = Log.open(path.join(ctx.dir, 'log-group'),
-    { durability: 'group', segmentBytes, nowMs: () => 0, io });
+  const log = Log.open(path.join(ctx.dir, 'log-group'), {
+    durability: 'group',
+    segmentBytes,
+    nowMs: () => 0,
+    io,
+  });
   const producers = ctx.numberParam('groupProducers');
   const rounds = ctx.numberParam('groupRounds');
   const body = Buffer.alloc(ctx.numberParam('queueBodyBytes'), 0x61);
@@ -199,8 +212,11 @@ async function groupMetrics(ctx: LabContext): Promise<Metric[]> {
   return [
     // One turn's appends share one write and one fdatasync, and the clock is fixed: exact.
     M.writeCallsPerMsg.counter('ci.log.group.writeCallsPerMsg', per(counters.writeCalls), labels),
-    M.fdatasyncsPerMsg.counter('ci.log.group.fdatasyncsPerMsg', per(counters.fdatasyncCalls),
-      labels),
+    M.fdatasyncsPerMsg.counter(
+      'ci.log.group.fdatasyncsPerMsg',
+      per(counters.fdatasyncCalls),
+      labels,
+    ),
   ];
 }
 
@@ -222,7 +238,8 @@ const fixed = (value: number) => ({ quick: value, full: value });
 
 export const experiment: Experiment = {
   id: 'ci-counters',
-  question: 'how many writes, bytes and fsyncs does the storage core spend per message, ' +
+  question:
+    'how many writes, bytes and fsyncs does the storage core spend per message, ' +
     'and how far does a lookup step?',
   params: {
     messages: fixed(512),

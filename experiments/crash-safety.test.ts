@@ -8,19 +8,28 @@ import { experiment } from './crash-safety.js';
 
 const newDir = tempDirs('crash-safety');
 const QUANTITIES = [
-  'iterations', 'crashes', 'faultsInjected', 'ackedChecked', 'lost', 'violations',
+  'iterations',
+  'crashes',
+  'faultsInjected',
+  'ackedChecked',
+  'lost',
+  'violations',
 ];
 
 describe('the crash-safety experiment', () => {
   it('reports work done as measurements (iterations fit the budget), promises as counters', async () => {
     const results = await runExperiment(experiment, { dir: newDir(), quick: true, seconds: 0.3 });
     expectMetricContract(results);
-    const promised = ['crash.always.lost', 'crash.group.lost',
-      ...DURABILITY_POLICIES.map((policy) => `crash.${policy}.violations`)];
+    const promised = [
+      'crash.always.lost',
+      'crash.group.lost',
+      ...DURABILITY_POLICIES.map((policy) => `crash.${policy}.violations`),
+    ];
     for (const metric of results.metrics) {
       expect(metric.unit.length, metric.name).toBeGreaterThan(0);
-      expect(metric.class, metric.name)
-        .toBe(promised.includes(metric.name) ? 'counter' : 'measurement');
+      expect(metric.class, metric.name).toBe(
+        promised.includes(metric.name) ? 'counter' : 'measurement',
+      );
     }
     for (const policy of DURABILITY_POLICIES) {
       for (const quantity of QUANTITIES) {

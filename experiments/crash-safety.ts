@@ -13,18 +13,9 @@
  * count, not a timing. Seeds are consecutive from one drawn from the experiment's seed; a
  * violation is listed in the notes with its seed, which `runCrashIteration` replays exactly.
  */
-import type {
-  Experiment,
-  LabContext,
-  Metric,
-  Results,
-} from '../lab/index.js';
+import type { Experiment, LabContext, Metric, Results } from '../lab/index.js';
 import { DURABILITY_POLICIES, type DurabilityPolicy } from '../storage/index.js';
-import {
-  type CrashCounts,
-  type CrashLoopResult,
-  runCrashLoop,
-} from '../storage/testing/index.js';
+import { type CrashCounts, type CrashLoopResult, runCrashLoop } from '../storage/testing/index.js';
 import { CRASH_SAFETY_METRICS } from './metrics/crash-safety.js';
 
 /** Violations quoted in the notes: enough to replay, few enough to read. */
@@ -47,18 +38,23 @@ async function run(ctx: LabContext): Promise<Results> {
   for (const durability of DURABILITY_POLICIES) {
     ctx.progress.phase(`crash-safety: ${durability}`);
     const startedNs = process.hrtime.bigint();
-    results.set(durability, await runCrashLoop({
+    results.set(
       durability,
-      firstSeed,
-      keepGoing: (counts) => {
-        ctx.progress.update(counts.iterations);
-        return counts.iterations === 0 || Number(process.hrtime.bigint() - startedNs) < budgetNs;
-      },
-    }));
+      await runCrashLoop({
+        durability,
+        firstSeed,
+        keepGoing: (counts) => {
+          ctx.progress.update(counts.iterations);
+          return counts.iterations === 0 || Number(process.hrtime.bigint() - startedNs) < budgetNs;
+        },
+      }),
+    );
   }
   ctx.progress.done();
-  ctx.note('The crash loop runs on a simulated disk in memory (storage/sim/sim-disk.ts); the ' +
-    `disk under test is not touched. Seeds run from ${firstSeed} for each policy.`);
+  ctx.note(
+    'The crash loop runs on a simulated disk in memory (storage/sim/sim-disk.ts); the ' +
+      `disk under test is not touched. Seeds run from ${firstSeed} for each policy.`,
+  );
   const violations = [...results.values()].flatMap((result) => result.violations);
   for (const quoted of violations.slice(0, QUOTED_VIOLATIONS)) ctx.note(`violation: ${quoted}`);
   return ctx.results({
@@ -71,24 +67,44 @@ function policyMetrics(policy: DurabilityPolicy, result: CrashLoopResult): Metri
   const labels = { policy };
   const { counts } = result;
   // Counts of work done are measurements: the budget decides how many iterations ran.
-  const count = (quantity: 'iterations' | 'crashes' | 'faultsInjected' | 'ackedChecked' |
-    'lossWindowMsgs', value: number, what?: string) =>
-    CRASH_SAFETY_METRICS[quantity].measured(`crash.${policy}.${quantity}`, value, labels, what);
+  const count = (
+    quantity: 'iterations' | 'crashes' | 'faultsInjected' | 'ackedChecked' | 'lossWindowMsgs',
+    value: number,
+    what?: string,
+  ) => CRASH_SAFETY_METRICS[quantity].measured(`crash.${policy}.${quantity}`, value, labels, what);
   const metrics: Metric[] = [
-    count('iterations', counts.iterations,
-      'seeded crash-loop iterations: one target, up to three power cuts each'),
+    count(
+      'iterations',
+      counts.iterations,
+      'seeded crash-loop iterations: one target, up to three power cuts each',
+    ),
     count('crashes', counts.crashes),
-    count('faultsInjected', counts.faultsInjected,
-      'power cuts and injected fsync, write, open and read failures'),
-    count('ackedChecked', counts.ackedChecked,
-      'acknowledged, undeleted messages looked for after each reopen'),
+    count(
+      'faultsInjected',
+      counts.faultsInjected,
+      'power cuts and injected fsync, write, open and read failures',
+    ),
+    count(
+      'ackedChecked',
+      counts.ackedChecked,
+      'acknowledged, undeleted messages looked for after each reopen',
+    ),
     lost(policy, counts.lost),
-    CRASH_SAFETY_METRICS.violations.counter(`crash.${policy}.violations`, result.violations.length,
-      labels, 'broken promises other than loss too: wrong or damaged bodies, keys going back'),
+    CRASH_SAFETY_METRICS.violations.counter(
+      `crash.${policy}.violations`,
+      result.violations.length,
+      labels,
+      'broken promises other than loss too: wrong or damaged bodies, keys going back',
+    ),
   ];
   if (policy === 'none') {
-    metrics.push(count('lossWindowMsgs', counts.lossWindowMsgs,
-      'the most acknowledged messages one crash lost under none'));
+    metrics.push(
+      count(
+        'lossWindowMsgs',
+        counts.lossWindowMsgs,
+        'the most acknowledged messages one crash lost under none',
+      ),
+    );
   }
   return metrics;
 }
@@ -110,11 +126,14 @@ function headline(results: ReadonlyMap<DurabilityPolicy, CrashLoopResult>): stri
   const checked = durable.reduce((sum, policy) => sum + countsOf(policy).ackedChecked, 0);
   const lost = durable.reduce((sum, policy) => sum + countsOf(policy).lost, 0);
   const none = countsOf('none');
-  const verdict = lost === 0
-    ? `always and group lost none of ${checked.toLocaleString('en-US')} acknowledged messages`
-    : `always and group LOST ${lost} of ${checked.toLocaleString('en-US')} acknowledged messages`;
-  return `${total((counts) => counts.crashes).toLocaleString('en-US')} simulated power cuts ` +
+  const verdict =
+    lost === 0
+      ? `always and group lost none of ${checked.toLocaleString('en-US')} acknowledged messages`
+      : `always and group LOST ${lost} of ${checked.toLocaleString('en-US')} acknowledged messages`;
+  return (
+    `${total((counts) => counts.crashes).toLocaleString('en-US')} simulated power cuts ` +
     `(${total((counts) => counts.faultsInjected).toLocaleString('en-US')} faults injected): ` +
     `${verdict}; none lost ${none.lost.toLocaleString('en-US')} of ` +
-    `${none.ackedChecked.toLocaleString('en-US')}, at most ${none.lossWindowMsgs} in one crash.`;
+    `${none.ackedChecked.toLocaleString('en-US')}, at most ${none.lossWindowMsgs} in one crash.`
+  );
 }

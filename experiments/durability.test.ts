@@ -14,8 +14,15 @@ import { experiment } from './durability.js';
 import { OFFERED_PCTS } from './support/open-loop.js';
 
 const tempDir = tempDirs('durability');
-const tiny = { ...experiment, params: { ...experiment.params, rounds: { quick: 1, full: 1 },
-  openLoopRounds: { quick: 1, full: 1 }, openLoopSeconds: { quick: 0.04, full: 0.04 } } };
+const tiny = {
+  ...experiment,
+  params: {
+    ...experiment.params,
+    rounds: { quick: 1, full: 1 },
+    openLoopRounds: { quick: 1, full: 1 },
+    openLoopSeconds: { quick: 0.04, full: 0.04 },
+  },
+};
 
 describe('the durability experiment', () => {
   let results: Results;
@@ -33,11 +40,21 @@ describe('the durability experiment', () => {
       expect(labels).toHaveLength(14);
       for (const producers of [1, 4, 16, 64]) {
         expect(labels).toContainEqual({ policy: 'always', syncMode: 'thread-pool', producers });
-        expect(labels).toContainEqual({ policy: 'group', maxDelayMs: 0, syncMode: 'thread-pool', producers });
+        expect(labels).toContainEqual({
+          policy: 'group',
+          maxDelayMs: 0,
+          syncMode: 'thread-pool',
+          producers,
+        });
       }
       for (const producers of [1, 16]) {
         expect(labels).toContainEqual({ policy: 'always', syncMode: 'inline', producers });
-        expect(labels).toContainEqual({ policy: 'group', maxDelayMs: 0, syncMode: 'inline', producers });
+        expect(labels).toContainEqual({
+          policy: 'group',
+          maxDelayMs: 0,
+          syncMode: 'inline',
+          producers,
+        });
         expect(labels).toContainEqual({ policy: 'none', producers });
       }
     }
@@ -48,7 +65,8 @@ describe('the durability experiment', () => {
 
   it('gives group over always at every producer count, and thread-pool over inline syncs', () => {
     expect(metricsOf(results, 'groupVsAlways').map((metric) => metric.name)).toEqual(
-      [1, 4, 16, 64].map((producers) => `durability.${producers}.groupVsAlways`));
+      [1, 4, 16, 64].map((producers) => `durability.${producers}.groupVsAlways`),
+    );
     for (const producers of [1, 4, 16, 64]) {
       const ratio = metricNamed(results, `durability.${producers}.groupVsAlways`);
       const group = metricNamed(results, `durability.group.${producers}.msgsPerSec`);
@@ -57,9 +75,17 @@ describe('the durability experiment', () => {
       // One round each: the ratio of the rounds is the ratio of the medians.
       expect(ratio.median).toBeCloseTo(group.median / always.median);
     }
-    expect(metricsOf(results, 'threadPoolVsInline').map((metric) => metric.name).sort()).toEqual(
-      ['always', 'group'].flatMap((policy) => [1, 16].map((producers) =>
-        `durability.${policy}.${producers}.threadPoolVsInline`)).sort());
+    expect(
+      metricsOf(results, 'threadPoolVsInline')
+        .map((metric) => metric.name)
+        .sort(),
+    ).toEqual(
+      ['always', 'group']
+        .flatMap((policy) =>
+          [1, 16].map((producers) => `durability.${policy}.${producers}.threadPoolVsInline`),
+        )
+        .sort(),
+    );
   });
 
   it('counts messages per fsync from the fsyncs the log made, for the policies that sync', () => {
@@ -85,25 +111,33 @@ describe('the durability experiment', () => {
 
   it('sends open-loop at fixed shares of the closed-loop rate of always, group and none', () => {
     // Each policy as a log runs it by default, one producer.
-    const series = [{ policy: 'always', syncMode: 'thread-pool', producers: 1 },
+    const series = [
+      { policy: 'always', syncMode: 'thread-pool', producers: 1 },
       { policy: 'group', maxDelayMs: 0, syncMode: 'thread-pool', producers: 1 },
-      { policy: 'none', producers: 1 }];
+      { policy: 'none', producers: 1 },
+    ];
     const prefixes = ['durability.always.1', 'durability.group.1', 'durability.none.1'];
     expect(metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.name)).toEqual(
-      prefixes.flatMap((prefix) => OFFERED_PCTS.map((pct) =>
-        `${prefix}.offered${pct}.openLoopLatencyNs`)));
+      prefixes.flatMap((prefix) =>
+        OFFERED_PCTS.map((pct) => `${prefix}.offered${pct}.openLoopLatencyNs`),
+      ),
+    );
     prefixes.forEach((prefix, i) => {
       const closed = metricNamed(results, `${prefix}.msgsPerSec`).median;
       for (const pct of OFFERED_PCTS) {
         const name = `${prefix}.offered${pct}`;
         const latency = metricNamed(results, `${name}.openLoopLatencyNs`);
-        const offeredPerSec = Math.max(1, Math.round(closed * pct / 100));
+        const offeredPerSec = Math.max(1, Math.round((closed * pct) / 100));
         const labels = { ...series[i], offeredPct: pct, offeredPerSec, mode: 'open-loop-async' };
         expect(latency).toMatchObject({ unit: 'ns', class: 'timing', direction: 'lower', labels });
         expectHonestStatistics(latency);
         expect(latency.p99 === undefined).toBe((latency.count ?? 0) < 100);
         expect(metricNamed(results, `${name}.openLoopMsgsPerSec`)).toMatchObject({
-          unit: 'msgs/s', class: 'timing', direction: 'higher', labels });
+          unit: 'msgs/s',
+          class: 'timing',
+          direction: 'higher',
+          labels,
+        });
         const late = metricNamed(results, `${name}.openLoopLateSends`);
         expect(late).toMatchObject({ unit: 'msgs', class: 'measurement', labels });
         expect(late.median).toBeLessThanOrEqual(latency.count ?? 0);
@@ -116,18 +150,21 @@ describe('the durability experiment', () => {
   it('charts open-loop latency against offered load, a line per policy', () => {
     const points = expectContractCharts(results).get('open-loop-latency') ?? [];
     const latency = metricsOf(results, 'openLoopLatencyNs');
-    expect(points).toHaveLength(latency.length +
-      latency.filter((metric) => metric.p99 !== undefined).length);
+    expect(points).toHaveLength(
+      latency.length + latency.filter((metric) => metric.p99 !== undefined).length,
+    );
     expect(new Set(points.map((point) => point.x))).toEqual(new Set(OFFERED_PCTS));
-    expect(new Set(points.map((point) => point.series)))
-      .toEqual(new Set(['always · thread-pool', 'group · 0 ms · thread-pool', 'none']));
+    expect(new Set(points.map((point) => point.series))).toEqual(
+      new Set(['always · thread-pool', 'group · 0 ms · thread-pool', 'none']),
+    );
   });
 
   it('runs full open-loop rounds as long as synced ones, quick ones in seconds', () => {
     const { openLoopSeconds, openLoopRounds } = experiment.params;
     expect(openLoopSeconds?.full).toBeGreaterThanOrEqual(SYNCED_ROUND_MIN_SECONDS);
     // always, group and none, four offered rates each.
-    expect(3 * OFFERED_PCTS.length * Number(openLoopRounds?.quick) *
-      Number(openLoopSeconds?.quick)).toBeLessThanOrEqual(3);
+    expect(
+      3 * OFFERED_PCTS.length * Number(openLoopRounds?.quick) * Number(openLoopSeconds?.quick),
+    ).toBeLessThanOrEqual(3);
   });
 });

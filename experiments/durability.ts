@@ -82,18 +82,32 @@ type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'producers'>;
 
 function describeConfigs(quick: boolean): Shape[] {
   const mode = quick ? 'quick' : 'full';
-  const always = (syncMode: SyncMode, producers: number): Shape =>
-    ({ policy: 'always', maxDelayMs: null, syncMode, producers });
-  const group = (maxDelayMs: number, syncMode: SyncMode, producers: number): Shape =>
-    ({ policy: 'group', maxDelayMs, syncMode, producers });
-  const sweep = SWEEP[mode].flatMap((producers) =>
-    [always('thread-pool', producers), group(0, 'thread-pool', producers)]);
+  const always = (syncMode: SyncMode, producers: number): Shape => ({
+    policy: 'always',
+    maxDelayMs: null,
+    syncMode,
+    producers,
+  });
+  const group = (maxDelayMs: number, syncMode: SyncMode, producers: number): Shape => ({
+    policy: 'group',
+    maxDelayMs,
+    syncMode,
+    producers,
+  });
+  const sweep = SWEEP[mode].flatMap((producers) => [
+    always('thread-pool', producers),
+    group(0, 'thread-pool', producers),
+  ]);
   const sides = SIDE_COUNTS[mode].flatMap((producers): Shape[] => [
-    always('inline', producers), group(0, 'inline', producers),
+    always('inline', producers),
+    group(0, 'inline', producers),
     { policy: 'none', maxDelayMs: null, syncMode: null, producers },
   ]);
-  const delayed = quick ? [] : DELAYED_GROUP.delaysMs.map((delayMs) =>
-    group(delayMs, 'thread-pool', DELAYED_GROUP.producers));
+  const delayed = quick
+    ? []
+    : DELAYED_GROUP.delaysMs.map((delayMs) =>
+        group(delayMs, 'thread-pool', DELAYED_GROUP.producers),
+      );
   return [...sweep, ...sides, ...delayed];
 }
 
@@ -116,7 +130,8 @@ function openConfig(ctx: LabContext, shape: Shape) {
   const { policy, maxDelayMs, syncMode, producers } = shape;
   const prefix = prefixOf(shape);
   const labels = {
-    policy, producers,
+    policy,
+    producers,
     ...(maxDelayMs === null ? {} : { maxDelayMs }),
     ...(syncMode === null ? {} : { syncMode }),
   };
@@ -124,14 +139,23 @@ function openConfig(ctx: LabContext, shape: Shape) {
   const dir = path.join(ctx.dir, prefix);
   fs.mkdirSync(dir, { recursive: true });
   const log = Log.open(dir, {
-    durability: policy, segmentBytes: SEGMENT_BYTES, io,
+    durability: policy,
+    segmentBytes: SEGMENT_BYTES,
+    io,
     ...(maxDelayMs === null ? {} : { groupMaxDelayMs: maxDelayMs }),
     ...(syncMode === null ? {} : { syncMode }),
   });
   const config: Config = {
-    ...shape, prefix, labels, log, io, totals: new PhaseTotals(),
+    ...shape,
+    prefix,
+    labels,
+    log,
+    io,
+    totals: new PhaseTotals(),
     measurement: new Measurement(prefix, 'async', labels),
-    acknowledged: 0, largestWindow: 0, dirtyBytes: [],
+    acknowledged: 0,
+    largestWindow: 0,
+    dirtyBytes: [],
   };
   return config;
 }
@@ -158,8 +182,12 @@ function sender(config: Config, body: Buffer): () => Promise<number> {
 async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
   const { log, io } = config;
   const phase = ctx.ioPhase(io);
-  const repetition = await measureAsync(config.measurement, sender(config, body), { seconds },
-    { concurrency: config.producers });
+  const repetition = await measureAsync(
+    config.measurement,
+    sender(config, body),
+    { seconds },
+    { concurrency: config.producers },
+  );
   config.totals.add(phase.end());
   if (config.policy === 'none') {
     const dirty = readDirtyMemory();
@@ -174,8 +202,10 @@ async function warmUp(ctx: LabContext, config: Config, body: Buffer, roundSecond
   ctx.progress.phase(`${config.prefix}: warm-up`);
   const budget = { seconds: roundSeconds * WARM_UP_SHARE_OF_ROUND };
   const concurrency = config.producers;
-  ctx.recordWarmUp(config.prefix,
-    await warmUpAsync(config.measurement, sender(config, body), budget, { concurrency }));
+  ctx.recordWarmUp(
+    config.prefix,
+    await warmUpAsync(config.measurement, sender(config, body), budget, { concurrency }),
+  );
   config.log.deleteSegmentsBelow(config.log.endOffset);
 }
 
@@ -183,32 +213,52 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
   const summary = config.measurement.summarize(ctx.random);
   const { labels, prefix } = config;
   const metrics: Metric[] = [
-    { ...M.msgsPerSec.adopt(`${prefix}.msgsPerSec`, summary.ratePerSec, labels),
-      description: `acknowledged messages per second, ${config.producers} producers, one ` +
-        'sample per round' },
-    { ...M.sendLatencyNs.adopt(`${prefix}.sendLatencyNs`, summary.latencyNs, labels),
-      description: `append until acknowledged; ${summary.latencyNs.description ?? ''}` },
-    M.lossWindowMsgs.measured(`${prefix}.lossWindowMsgs`, config.largestWindow, labels, 'most acknowledged messages that no completed fdatasync covered yet, at any ' +
-        'acknowledgement of the closed-loop rounds (counted by the log\'s FileIO)'),
+    {
+      ...M.msgsPerSec.adopt(`${prefix}.msgsPerSec`, summary.ratePerSec, labels),
+      description:
+        `acknowledged messages per second, ${config.producers} producers, one ` +
+        'sample per round',
+    },
+    {
+      ...M.sendLatencyNs.adopt(`${prefix}.sendLatencyNs`, summary.latencyNs, labels),
+      description: `append until acknowledged; ${summary.latencyNs.description ?? ''}`,
+    },
+    M.lossWindowMsgs.measured(
+      `${prefix}.lossWindowMsgs`,
+      config.largestWindow,
+      labels,
+      'most acknowledged messages that no completed fdatasync covered yet, at any ' +
+        "acknowledgement of the closed-loop rounds (counted by the log's FileIO)",
+    ),
   ];
   const fsyncs = config.totals.total?.fileIo?.fdatasyncCalls ?? 0;
   if (config.policy !== 'none' && fsyncs > 0) {
     const what = 'acknowledged messages per fdatasync the log made (recovery points included)';
-    metrics.push(M.msgsPerFsync.measured(`${prefix}.msgsPerFsync`, summary.ops / fsyncs, labels,
-      what));
+    metrics.push(
+      M.msgsPerFsync.measured(`${prefix}.msgsPerFsync`, summary.ops / fsyncs, labels, what),
+    );
   }
   if (config.dirtyBytes.length > 0) {
-    metrics.push(M.dirtyBytes.fromSamples(`${prefix}.dirtyBytes`, config.dirtyBytes, labels,
-      'Dirty + Writeback in /proc/meminfo at the end of each round: bytes the machine has not ' +
-        'written to its disks yet, every program together'));
+    metrics.push(
+      M.dirtyBytes.fromSamples(
+        `${prefix}.dirtyBytes`,
+        config.dirtyBytes,
+        labels,
+        'Dirty + Writeback in /proc/meminfo at the end of each round: bytes the machine has not ' +
+          'written to its disks yet, every program together',
+      ),
+    );
   }
   return metrics;
 }
 
 /** The open loop drives each policy as a log runs it by default, one producer. */
 function drivesOpenLoop(config: Config): boolean {
-  return config.producers === OPEN_LOOP_PRODUCERS && config.syncMode !== 'inline' &&
-    (config.maxDelayMs ?? 0) === 0;
+  return (
+    config.producers === OPEN_LOOP_PRODUCERS &&
+    config.syncMode !== 'inline' &&
+    (config.maxDelayMs ?? 0) === 0
+  );
 }
 
 /**
@@ -228,20 +278,29 @@ function ratioMetrics(configs: readonly Config[]): Metric[] {
     if (config.policy === 'group' && config.maxDelayMs === 0 && config.syncMode === 'thread-pool') {
       const always = byPrefix.get(`durability.always.${producers}`);
       if (always !== undefined) {
-        metrics.push(M.groupVsAlways.fromSamples(`durability.${producers}.groupVsAlways`,
-          ratio(config, always), { producers },
-          `group commit's acknowledged messages per second over always's, ${producers} ` +
-            'producers, thread-pool syncs, round by round'));
+        metrics.push(
+          M.groupVsAlways.fromSamples(
+            `durability.${producers}.groupVsAlways`,
+            ratio(config, always),
+            { producers },
+            `group commit's acknowledged messages per second over always's, ${producers} ` +
+              'producers, thread-pool syncs, round by round',
+          ),
+        );
       }
     }
     if (config.syncMode === 'inline') {
       const pooled = byPrefix.get(prefixOf({ ...config, syncMode: 'thread-pool' }));
       if (pooled !== undefined) {
-        metrics.push(M.threadPoolVsInline.fromSamples(
-          `durability.${config.policy}.${producers}.threadPoolVsInline`, ratio(pooled, config),
-          { policy: config.policy, producers },
-          `${config.policy} with its fdatasyncs on the thread pool over inline on the event ` +
-            `loop, ${producers} producers, round by round`));
+        metrics.push(
+          M.threadPoolVsInline.fromSamples(
+            `durability.${config.policy}.${producers}.threadPoolVsInline`,
+            ratio(pooled, config),
+            { policy: config.policy, producers },
+            `${config.policy} with its fdatasyncs on the thread pool over inline on the event ` +
+              `loop, ${producers} producers, round by round`,
+          ),
+        );
       }
     }
   }
@@ -256,8 +315,12 @@ interface OpenLoopRun {
   readonly series: readonly OpenLoopSeries[];
 }
 
-async function openLoopRound(ctx: LabContext, config: Config, series: OpenLoopSeries,
-  body: Buffer) {
+async function openLoopRound(
+  ctx: LabContext,
+  config: Config,
+  series: OpenLoopSeries,
+  body: Buffer,
+) {
   const { log } = config;
   const send = async (): Promise<number> => {
     const offset = await log.append(body);
@@ -276,39 +339,57 @@ async function openLoopRound(ctx: LabContext, config: Config, series: OpenLoopSe
  * rate its closed-loop rounds acknowledged, rates in turn and the policies interleaved at each.
  */
 async function openLoopPhase(ctx: LabContext, configs: readonly Config[], body: Buffer) {
-  const runs = configs.filter((config) => drivesOpenLoop(config))
+  const runs = configs
+    .filter((config) => drivesOpenLoop(config))
     .map((config): OpenLoopRun => {
       const rates = config.measurement.repetitions.map((rep) => rep.ratePerSec);
       const closedMsgsPerSec = median(rates);
-      return { config, closedMsgsPerSec, series: offeredRates(closedMsgsPerSec)
-        .map((offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered)) };
+      return {
+        config,
+        closedMsgsPerSec,
+        series: offeredRates(closedMsgsPerSec).map(
+          (offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered),
+        ),
+      };
     });
-  const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
-    const series = run.series[at] as OpenLoopSeries;
-    return { name: `${run.config.prefix} open loop at ${pct}%`,
-      round: () => openLoopRound(ctx, run.config, series, body) };
-  }));
+  const entries = OFFERED_PCTS.flatMap((pct, at) =>
+    runs.map((run) => {
+      const series = run.series[at] as OpenLoopSeries;
+      return {
+        name: `${run.config.prefix} open loop at ${pct}%`,
+        round: () => openLoopRound(ctx, run.config, series, body),
+      };
+    }),
+  );
   await interleave(ctx.numberParam('openLoopRounds'), entries, ctx.progress);
   return runs;
 }
 
 function openLoopMetrics(ctx: LabContext, runs: readonly OpenLoopRun[]): Metric[] {
-  return runs.flatMap((run) => run.series.flatMap((series) => series.metrics(ctx.random,
-    `the ${formatFigure(run.closedMsgsPerSec)} msgs/s its closed-loop rounds acknowledged, ` +
-      `${run.config.producers} producer; ${run.config.producers} send in flight at most`)));
+  return runs.flatMap((run) =>
+    run.series.flatMap((series) =>
+      series.metrics(
+        ctx.random,
+        `the ${formatFigure(run.closedMsgsPerSec)} msgs/s its closed-loop rounds acknowledged, ` +
+          `${run.config.producers} producer; ${run.config.producers} send in flight at most`,
+      ),
+    ),
+  );
 }
 
 function openLoopNote(ctx: LabContext, runs: readonly OpenLoopRun[]): string {
   const names = runs.map((run) => run.config.prefix).join(', ');
-  return `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
+  return (
+    `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
     `${names} sent on a fixed schedule at ${OFFERED_PCTS.join('/')}% of the rate their ` +
     `closed-loop rounds acknowledged, ${ctx.numberParam('openLoopRounds')} rounds of ` +
     `${ctx.numberParam('openLoopSeconds')} s per rate, one send in flight: a send due while ` +
-    'the last is unacknowledged waits. openLoopLatencyNs counts from each send\'s intended ' +
+    "the last is unacknowledged waits. openLoopLatencyNs counts from each send's intended " +
     'start, so that wait is charged; openLoopServiceNs, from its actual start, is what a ' +
     'closed loop reports; openLoopLateSends counts sends a whole interval or more behind ' +
     'schedule. Under none a send takes microseconds, about what the schedule itself costs ' +
-    '(an event-loop turn per send), so its late sends are the harness\'s as much as the log\'s.';
+    "(an event-loop turn per send), so its late sends are the harness's as much as the log's."
+  );
 }
 
 function find(metrics: readonly Metric[], name: string): Metric | undefined {
@@ -318,8 +399,8 @@ function find(metrics: readonly Metric[], name: string): Metric | undefined {
 function headline(metrics: readonly Metric[], quick: boolean): string {
   const counts = SWEEP[quick ? 'quick' : 'full'];
   const most = counts[counts.length - 1] ?? 1;
-  const rate = (prefix: string) => formatFigure(find(metrics, `${prefix}.msgsPerSec`)?.median ??
-    Number.NaN);
+  const rate = (prefix: string) =>
+    formatFigure(find(metrics, `${prefix}.msgsPerSec`)?.median ?? Number.NaN);
   const p99Ms = (prefix: string) =>
     formatFigure((find(metrics, `${prefix}.sendLatencyNs`)?.p99 ?? Number.NaN) / 1e6);
   const group = `durability.group.${most}`;
@@ -329,13 +410,15 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
   const none = `durability.none.${noneProducers}`;
   const dirty = find(metrics, `${none}.dirtyBytes`)?.median;
   const window = find(metrics, `${none}.lossWindowMsgs`)?.median ?? Number.NaN;
-  return `With ${most} producers, group commit covered ${perFsync} messages per ` +
+  return (
+    `With ${most} producers, group commit covered ${perFsync} messages per ` +
     `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms) against ` +
     `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message (p99 ` +
     `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none, with ` +
     `${noneProducers} producers, acknowledged ${rate(none)} msgs/s but left up to ` +
     `${formatFigure(window)} acknowledged messages unsynced` +
-    (dirty === undefined ? '.' : ` (${formatBytes(dirty)} dirty on the machine).`);
+    (dirty === undefined ? '.' : ` (${formatBytes(dirty)} dirty on the machine).`)
+  );
 }
 
 const NOTES: readonly string[] = [
@@ -346,9 +429,9 @@ const NOTES: readonly string[] = [
   'always issues one fdatasync per message, in order, and acknowledges each message by its ' +
     'own sync: more producers queue behind each other, so its figures barely change with the ' +
     'producer count. groupVsAlways is group over always at each producer count, round by round.',
-  'Syncs run on libuv\'s thread pool by default (the event loop stays free); the .inline ' +
+  "Syncs run on libuv's thread pool by default (the event loop stays free); the .inline " +
     'configurations run them on the event loop, which saves two thread hand-offs per sync. ' +
-    'threadPoolVsInline is the default over inline, round by round. group writes a group\'s ' +
+    "threadPoolVsInline is the default over inline, round by round. group writes a group's " +
     'records with one write just before its fdatasync.',
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
@@ -378,24 +461,40 @@ export async function run(ctx: LabContext): Promise<Results> {
       await config.log.append(body);
       config.acknowledged++;
     }
-    const share = Math.max(SHORTEST_ROUND_SECONDS,
-      ctx.secondsBudget * MEASURED_SHARE / (rounds * configs.length));
+    const share = Math.max(
+      SHORTEST_ROUND_SECONDS,
+      (ctx.secondsBudget * MEASURED_SHARE) / (rounds * configs.length),
+    );
     const secondsOf = (config: Config) =>
       config.policy === 'none' ? share : ctx.syncedRoundSeconds(share);
     for (const config of configs) await warmUp(ctx, config, body, secondsOf(config));
-    await interleave(rounds, configs.map((config) => ({
-      name: config.prefix,
-      round: () => measuredRound(ctx, config, body, secondsOf(config)),
-    })), ctx.progress);
-    const metrics = [...configs.flatMap((config) => configMetrics(ctx, config)),
-      ...ratioMetrics(configs)];
-    const counters: Record<string, number> = Object.fromEntries(configs.map((config) =>
-      [`${config.prefix}.fdatasyncCalls`, config.totals.total?.fileIo?.fdatasyncCalls ?? 0]));
+    await interleave(
+      rounds,
+      configs.map((config) => ({
+        name: config.prefix,
+        round: () => measuredRound(ctx, config, body, secondsOf(config)),
+      })),
+      ctx.progress,
+    );
+    const metrics = [
+      ...configs.flatMap((config) => configMetrics(ctx, config)),
+      ...ratioMetrics(configs),
+    ];
+    const counters: Record<string, number> = Object.fromEntries(
+      configs.map((config) => [
+        `${config.prefix}.fdatasyncCalls`,
+        config.totals.total?.fileIo?.fdatasyncCalls ?? 0,
+      ]),
+    );
     const openStartNs = process.hrtime.bigint();
     const open = await openLoopPhase(ctx, configs, body);
     counters['openLoop.elapsedNs'] = Number(process.hrtime.bigint() - openStartNs);
-    return ctx.results({ metrics: [...metrics, ...openLoopMetrics(ctx, open)], counters,
-      headline: headline(metrics, ctx.quick), notes: [...NOTES, openLoopNote(ctx, open)] });
+    return ctx.results({
+      metrics: [...metrics, ...openLoopMetrics(ctx, open)],
+      counters,
+      headline: headline(metrics, ctx.quick),
+      notes: [...NOTES, openLoopNote(ctx, open)],
+    });
   } finally {
     for (const config of configs) await config.log.close();
   }

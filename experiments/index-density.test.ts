@@ -69,8 +69,8 @@ describe('the index-density experiment', () => {
     const results = await withoutDrops();
     for (const recordSizeBytes of RECORD_SIZES) {
       const sizes = INTERVALS_BYTES.map((interval) =>
-        metricNamed(results, `index-density.${recordSizeBytes}.${interval}.indexBytesPerGiB`))
-        .map((metric) => metric.median);
+        metricNamed(results, `index-density.${recordSizeBytes}.${interval}.indexBytesPerGiB`),
+      ).map((metric) => metric.median);
       sizes.slice(1).forEach((size, i) => expect(size).toBeLessThanOrEqual(sizes[i]!));
       for (const interval of INTERVALS_BYTES) {
         const key = `${recordSizeBytes}.${interval}`;
@@ -80,8 +80,9 @@ describe('the index-density experiment', () => {
         expect((perGiB * logBytes) / GiB).toBeCloseTo(entries * 8, 3);
         const comparisons = metricNamed(results, `index-density.${key}.comparisons`).median;
         expect(comparisons).toBeLessThanOrEqual(Math.ceil(Math.log2(entries + 1)) + 1);
-        expect(metricNamed(results, `index-density.${key}.pagesPerLookup`).median)
-          .toBeGreaterThanOrEqual(1);
+        expect(
+          metricNamed(results, `index-density.${key}.pagesPerLookup`).median,
+        ).toBeGreaterThanOrEqual(1);
       }
       if (typeof recordSizeBytes === 'number') {
         const dense = metricNamed(results, `index-density.${recordSizeBytes}.0.stepForwardBytes`);

@@ -101,7 +101,8 @@ async function run(ctx: LabContext): Promise<Results> {
   const logBytes = ctx.numberParam('logBytes');
   const rounds = ctx.numberParam('rounds');
   const settings = RECORD_SIZES.flatMap((size) =>
-    INTERVALS_BYTES.map((interval) => ({ size, interval })));
+    INTERVALS_BYTES.map((interval) => ({ size, interval })),
+  );
   // Log, offset index (8 B per entry) and time index (12 B) of the densest setting stay below
   // twice the log; the index copies the file search uses are a fraction of that.
   ctx.ensureFreeSpace(settings.length * logBytes * 2);
@@ -133,7 +134,8 @@ function openSetting(
   const key = `${recordSizeBytes}.${intervalBytes}`;
   const io = new ColdReadFileIO();
   // One segment holds the whole log: the index of one segment is what is being priced.
-  const log = Log.open(path.join(ctx.dir, 'logs', key), { durability: 'none',
+  const log = Log.open(path.join(ctx.dir, 'logs', key), {
+    durability: 'none',
     segmentBytes: logBytes * 2,
     indexIntervalBytes: intervalBytes,
     io,
@@ -141,7 +143,13 @@ function openSetting(
   const bodies = recordBodies(ctx.random.fork(), recordSizeBytes);
   const labels: Labels = { intervalBytes, recordSizeBytes };
   return {
-    key, intervalBytes, recordSizeBytes, labels, io, log, bodies,
+    key,
+    intervalBytes,
+    recordSizeBytes,
+    labels,
+    io,
+    log,
+    bodies,
     records: Math.max(1, Math.round(logBytes / meanRecordBytes(bodies))),
     append: new Measurement(`index-density.${key}.append`, 'sync', labels),
     warm: new Measurement(`index-density.${key}.warm`, 'sync', { ...labels, cache: 'warm' }),
@@ -153,15 +161,24 @@ function openSetting(
 
 /** Appends every setting's records in interleaved rounds, each append timed, then syncs. */
 async function fill(ctx: LabContext, settings: readonly Setting[], rounds: number): Promise<void> {
-  await interleave(rounds, settings.map((setting) => {
-    const { log, bodies } = setting;
-    const ops = Math.ceil(setting.records / rounds);
-    return {
-      name: `append ${setting.key}`,
-      round: () => measureSync(setting.append, (i) => log.appendNoWait(bodies[i % bodies.length]!),
-        { ops }, { progress: ctx.progress }),
-    };
-  }), ctx.progress);
+  await interleave(
+    rounds,
+    settings.map((setting) => {
+      const { log, bodies } = setting;
+      const ops = Math.ceil(setting.records / rounds);
+      return {
+        name: `append ${setting.key}`,
+        round: () =>
+          measureSync(
+            setting.append,
+            (i) => log.appendNoWait(bodies[i % bodies.length]!),
+            { ops },
+            { progress: ctx.progress },
+          ),
+      };
+    }),
+    ctx.progress,
+  );
   for (const setting of settings) await setting.log.flush();
 }
 
@@ -170,8 +187,12 @@ function walkFigures(ctx: LabContext, setting: Setting): Walks {
   const samples = ctx.numberParam('walkSamples');
   const offsets = randomOffsets(ctx.random.fork(), setting.log.endOffset, samples);
   const walks = offsets.map((offset) => setting.log.explainLookup(offset));
-  const pages = walks.map((walk) => pagesSpanned(
-    walk.indexEntry?.positionBytes ?? 0, walk.recordPositionBytes + walk.recordSizeBytes));
+  const pages = walks.map((walk) =>
+    pagesSpanned(
+      walk.indexEntry?.positionBytes ?? 0,
+      walk.recordPositionBytes + walk.recordSizeBytes,
+    ),
+  );
   return {
     comparisons: mean(walks.map((walk) => walk.comparisons)),
     stepForwardBytes: mean(walks.map((walk) => walk.stepForwardBytes)),
@@ -182,20 +203,27 @@ function walkFigures(ctx: LabContext, setting: Setting): Walks {
 
 async function warmLookups(ctx: LabContext, settings: readonly Setting[], rounds: number) {
   const seconds = (ctx.secondsBudget * WARM_LOOKUP_SHARE) / (settings.length * rounds);
-  await interleave(rounds, settings.map((setting) => {
-    const targets = randomOffsets(ctx.random.fork(), setting.log.endOffset, WARM_TARGETS);
-    return {
-      name: `warm lookups ${setting.key}`,
-      round: () => {
-        const phase = ctx.ioPhase(setting.io);
-        const repetition = measureSync(setting.warm,
-          (i) => setting.log.read(targets[i % WARM_TARGETS]!).sizeBytes, { seconds });
-        setting.warmIo.readBytes += phase.end().fileIo?.readBytes ?? 0;
-        setting.warmIo.lookups += repetition.ops;
-        return repetition;
-      },
-    };
-  }), ctx.progress);
+  await interleave(
+    rounds,
+    settings.map((setting) => {
+      const targets = randomOffsets(ctx.random.fork(), setting.log.endOffset, WARM_TARGETS);
+      return {
+        name: `warm lookups ${setting.key}`,
+        round: () => {
+          const phase = ctx.ioPhase(setting.io);
+          const repetition = measureSync(
+            setting.warm,
+            (i) => setting.log.read(targets[i % WARM_TARGETS]!).sizeBytes,
+            { seconds },
+          );
+          setting.warmIo.readBytes += phase.end().fileIo?.readBytes ?? 0;
+          setting.warmIo.lookups += repetition.ops;
+          return repetition;
+        },
+      };
+    }),
+    ctx.progress,
+  );
 }
 
 /**
@@ -218,8 +246,11 @@ function measureCold(
     for (const setting of settings) {
       const targets = randomOffsets(ctx.random.fork(), setting.log.endOffset, lookups);
       const phase = ctx.ioPhase(setting.io);
-      const repetition = measureSync(setting.cold,
-        (i) => setting.log.read(targets[i % lookups]!).sizeBytes, { ops: lookups });
+      const repetition = measureSync(
+        setting.cold,
+        (i) => setting.log.read(targets[i % lookups]!).sizeBytes,
+        { ops: lookups },
+      );
       const deviceBytes = phase.end().proc?.readBytes;
       if (deviceBytes === undefined) continue;
       setting.coldDeviceBytesPerLookup.push(deviceBytes / repetition.ops);
@@ -231,8 +262,9 @@ function measureCold(
 }
 
 function indexFileBytes(setting: Setting): number {
-  return setting.log.segments().reduce((sum, segment) =>
-    sum + offsetIndexFileBytes(setting.log.dir, segment.baseOffset), 0);
+  return setting.log
+    .segments()
+    .reduce((sum, segment) => sum + offsetIndexFileBytes(setting.log.dir, segment.baseOffset), 0);
 }
 
 function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMeasured: boolean) {
@@ -241,31 +273,59 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
   const perGiB = (indexFileBytes(setting) * GiB) / setting.log.sizeBytes;
   const M = INDEX_DENSITY_METRICS;
   const metrics: Metric[] = [
-    M.indexBytesPerGiB.counter(`${prefix}.indexBytesPerGiB`, perGiB, labels,
-      'offset index file bytes per GiB of log, from the file sizes after the fill'),
-    M.appendMsgsPerSec.adopt(`${prefix}.appendMsgsPerSec`,
-      setting.append.summarize(ctx.random).ratePerSec),
-    M.lookupLatencyNs.adopt(`${prefix}.warm.lookupLatencyNs`,
-      setting.warm.summarize(ctx.random).latencyNs),
-    M.comparisons.counter(`${prefix}.comparisons`, walks.comparisons, labels,
-      'index entries the binary search compared, mean over sampled lookups (explainLookup)'),
-    M.stepForwardBytes.counter(`${prefix}.stepForwardBytes`, walks.stepForwardBytes, labels,
-      'bytes from the index entry to the end of the target record, mean'),
-    M.pagesPerLookup.counter(`${prefix}.pagesPerLookup`, walks.pages, labels,
-      '4 KiB pages the step forward spans, mean: what a cold lookup must fetch at least'),
+    M.indexBytesPerGiB.counter(
+      `${prefix}.indexBytesPerGiB`,
+      perGiB,
+      labels,
+      'offset index file bytes per GiB of log, from the file sizes after the fill',
+    ),
+    M.appendMsgsPerSec.adopt(
+      `${prefix}.appendMsgsPerSec`,
+      setting.append.summarize(ctx.random).ratePerSec,
+    ),
+    M.lookupLatencyNs.adopt(
+      `${prefix}.warm.lookupLatencyNs`,
+      setting.warm.summarize(ctx.random).latencyNs,
+    ),
+    M.comparisons.counter(
+      `${prefix}.comparisons`,
+      walks.comparisons,
+      labels,
+      'index entries the binary search compared, mean over sampled lookups (explainLookup)',
+    ),
+    M.stepForwardBytes.counter(
+      `${prefix}.stepForwardBytes`,
+      walks.stepForwardBytes,
+      labels,
+      'bytes from the index entry to the end of the target record, mean',
+    ),
+    M.pagesPerLookup.counter(
+      `${prefix}.pagesPerLookup`,
+      walks.pages,
+      labels,
+      '4 KiB pages the step forward spans, mean: what a cold lookup must fetch at least',
+    ),
     // A mean over however many lookups the timed warm phase reached: a measurement.
-    M.readBytesPerLookup.measured(`${prefix}.readBytesPerLookup`,
-      setting.warmIo.readBytes / setting.warmIo.lookups, labels,
-      'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean'),
+    M.readBytesPerLookup.measured(
+      `${prefix}.readBytesPerLookup`,
+      setting.warmIo.readBytes / setting.warmIo.lookups,
+      labels,
+      'bytes the lookups asked the file system for (FileIO counters, 8 KiB read windows), mean',
+    ),
   ];
   if (!coldMeasured) return metrics;
   const cold = setting.cold.summarize(ctx.random).latencyNs;
   metrics.push(M.lookupLatencyNs.adopt(`${prefix}.cold.lookupLatencyNs`, cold));
   if (setting.coldDeviceBytesPerLookup.length > 0) {
-    metrics.push(M.deviceReadBytesPerLookup.fromSamples(`${prefix}.cold.deviceReadBytesPerLookup`,
-      setting.coldDeviceBytesPerLookup, { ...labels, cache: 'cold' },
-      'bytes the block layer read per cold lookup (/proc/self/io read_bytes, readahead ' +
-        'included), one sample per round'));
+    metrics.push(
+      M.deviceReadBytesPerLookup.fromSamples(
+        `${prefix}.cold.deviceReadBytesPerLookup`,
+        setting.coldDeviceBytesPerLookup,
+        { ...labels, cache: 'cold' },
+        'bytes the block layer read per cold lookup (/proc/self/io read_bytes, readahead ' +
+          'included), one sample per round',
+      ),
+    );
   }
   return metrics;
 }
@@ -278,15 +338,26 @@ function seedPredictions(): Prediction[] {
   const sparseBytes = (SEED_SEGMENT_BYTES / SEED_SPARSE_INTERVAL_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
   const labels = (intervalBytes: number) => ({ intervalBytes, recordSizeBytes: SEED_RECORD_BYTES });
   return [
-    { name: `index-density.${SEED_RECORD_BYTES}.0.indexBytesPerGiB`, model: 'seed', unit: 'B',
-      value: denseBytes * segmentsPerGiB, labels: labels(0),
-      basis: `seed: dense, ${denseBytes.toLocaleString('en-US')} B per 64 MiB segment ` +
-        `of 53-byte records, × ${segmentsPerGiB} segments per GiB` },
-    { name: `index-density.${SEED_RECORD_BYTES}.${SEED_SPARSE_INTERVAL_BYTES}.indexBytesPerGiB`,
-      model: 'seed', unit: 'B', value: sparseBytes * segmentsPerGiB,
+    {
+      name: `index-density.${SEED_RECORD_BYTES}.0.indexBytesPerGiB`,
+      model: 'seed',
+      unit: 'B',
+      value: denseBytes * segmentsPerGiB,
+      labels: labels(0),
+      basis:
+        `seed: dense, ${denseBytes.toLocaleString('en-US')} B per 64 MiB segment ` +
+        `of 53-byte records, × ${segmentsPerGiB} segments per GiB`,
+    },
+    {
+      name: `index-density.${SEED_RECORD_BYTES}.${SEED_SPARSE_INTERVAL_BYTES}.indexBytesPerGiB`,
+      model: 'seed',
+      unit: 'B',
+      value: sparseBytes * segmentsPerGiB,
       labels: labels(SEED_SPARSE_INTERVAL_BYTES),
-      basis: `seed: one entry per 4 KiB, ${sparseBytes.toLocaleString('en-US')} B per 64 MiB ` +
-        `segment, × ${segmentsPerGiB} segments per GiB` },
+      basis:
+        `seed: one entry per 4 KiB, ${sparseBytes.toLocaleString('en-US')} B per 64 MiB ` +
+        `segment, × ${segmentsPerGiB} segments per GiB`,
+    },
   ];
 }
 
@@ -298,7 +369,8 @@ function resultsParts(
   coldMeasured: boolean,
 ) {
   const metrics = settings.flatMap((setting, i) =>
-    settingMetrics(ctx, setting, walks[i]!, coldMeasured));
+    settingMetrics(ctx, setting, walks[i]!, coldMeasured),
+  );
   const fileSearch = fileSearchResults(ctx, searches, coldMeasured);
   metrics.push(...fileSearch.metrics);
   const counters: Record<string, number> = {};
@@ -320,22 +392,24 @@ function resultsParts(
 
 function designNotes(ctx: LabContext, coldMeasured: boolean): string[] {
   const notes = [
-    'The log keeps each segment\'s offset index in memory (like Kafka\'s memory-mapped index ' +
+    "The log keeps each segment's offset index in memory (like Kafka's memory-mapped index " +
       'kept hot): the binary search makes no system call, and a cold lookup reads only the ' +
       '.log pages of its step forward, in 8 KiB windows from the index entry.',
     `Each setting is one log of ${formatBytes(ctx.numberParam('logBytes'))} in one segment, ` +
       'appended one record per write with durability none (page cache), the index entries ' +
       'written behind; the settings were filled and looked up side by side in interleaved rounds.',
-    'Record sizes count the whole record, 16-byte header included (the seed\'s 53 bytes); ' +
+    "Record sizes count the whole record, 16-byte header included (the seed's 53 bytes); " +
       `"mixed" draws sizes log-uniformly from ${MIXED_MIN_RECORD_BYTES} B to ` +
       `${formatBytes(MIXED_MAX_RECORD_BYTES)} (mean ${formatBytes(mixedMeanRecordBytes())}).`,
     sparseRuleNote(),
   ];
   if (coldMeasured) {
-    notes.push('Cold lookups: once a round the page cache was made unable to answer (dropped, ' +
-      `or bypassed with O_DIRECT, as noted above), then ${ctx.numberParam('coldLookupsPerRound')} ` +
-      'fresh random offsets per setting; device bytes per lookup include the kernel\'s readahead ' +
-      'after a drop, and exactly the 4 KiB pages read with O_DIRECT.');
+    notes.push(
+      'Cold lookups: once a round the page cache was made unable to answer (dropped, ' +
+        `or bypassed with O_DIRECT, as noted above), then ${ctx.numberParam('coldLookupsPerRound')} ` +
+        "fresh random offsets per setting; device bytes per lookup include the kernel's readahead " +
+        'after a drop, and exactly the 4 KiB pages read with O_DIRECT.',
+    );
   }
   return notes;
 }
@@ -345,11 +419,13 @@ function sparseRuleNote(): string {
   const recordsPerEntry = Math.floor(SEED_SPARSE_INTERVAL_BYTES / SEED_RECORD_BYTES) + 1;
   const bytesPerEntry = recordsPerEntry * SEED_RECORD_BYTES;
   const seedEntries = SEED_SEGMENT_BYTES / SEED_SPARSE_INTERVAL_BYTES;
-  return 'The sparse rule adds an entry when MORE than the interval has passed since the last ' +
+  return (
+    'The sparse rule adds an entry when MORE than the interval has passed since the last ' +
     `one, so ${SEED_RECORD_BYTES}-byte records get one every ${recordsPerEntry} records ` +
     `(${bytesPerEntry.toLocaleString('en-US')} bytes) at 4 KiB: ` +
     `${Math.floor(SEED_SEGMENT_BYTES / bytesPerEntry).toLocaleString('en-US')} entries per ` +
-    `64 MiB against the seed's round ${seedEntries.toLocaleString('en-US')}.`;
+    `64 MiB against the seed's round ${seedEntries.toLocaleString('en-US')}.`
+  );
 }
 
 function findMedian(metrics: readonly Metric[], name: string): number | null {
@@ -361,12 +437,14 @@ function headline(metrics: readonly Metric[]): string {
   const sparse = findMedian(metrics, `index-density.53.4096.indexBytesPerGiB`);
   const denseNs = findMedian(metrics, 'index-density.53.0.warm.lookupLatencyNs');
   const sparseNs = findMedian(metrics, 'index-density.53.4096.warm.lookupLatencyNs');
-  const seedRatio = (SEED_SEGMENT_BYTES / SEED_RECORD_BYTES) / (SEED_SEGMENT_BYTES / 4096);
+  const seedRatio = SEED_SEGMENT_BYTES / SEED_RECORD_BYTES / (SEED_SEGMENT_BYTES / 4096);
   if (dense === null || sparse === null || denseNs === null || sparseNs === null) {
     return 'Index density measured; see the table.';
   }
-  return `For 53-byte records a 4 KiB interval kept the index ${Math.round(dense / sparse)}× ` +
+  return (
+    `For 53-byte records a 4 KiB interval kept the index ${Math.round(dense / sparse)}× ` +
     `smaller than a dense one (${formatBytes(sparse)} vs ${formatBytes(dense)} per GiB; the ` +
     `seed: ${Math.round(seedRatio)}×) while a warm lookup took ${formatNs(sparseNs)} against ` +
-    `${formatNs(denseNs)}.`;
+    `${formatNs(denseNs)}.`
+  );
 }

@@ -64,9 +64,11 @@ describe('the page-cache experiment', () => {
     const append = metricNamed(results, 'page-cache.append.latencyNs');
     expect(share).toMatchObject({ unit: '%', class: 'timing', direction: 'lower' });
     share.samples?.forEach((value, i) =>
-      expect(value).toBeCloseTo((100 * (append.samples?.[i] ?? 0)) / 300e6, 10));
-    const seed = results.predictions.find((prediction) =>
-      prediction.name === 'page-cache.checkout.appendSharePct');
+      expect(value).toBeCloseTo((100 * (append.samples?.[i] ?? 0)) / 300e6, 10),
+    );
+    const seed = results.predictions.find(
+      (prediction) => prediction.name === 'page-cache.checkout.appendSharePct',
+    );
     expect(seed).toMatchObject({ model: 'seed', unit: '%' });
     expect(seed?.value).toBeCloseTo((100 * 0.004) / 300, 8);
   });
@@ -79,8 +81,12 @@ describe('the page-cache experiment', () => {
     // Every cold read fetched at least its record's pages from the device, none from memory.
     const device = metricNamed(withoutRoot, 'page-cache.old-cold.deviceReadBytesPerRead');
     expect(device.median).toBeGreaterThanOrEqual(4096);
-    expect(metricNamed(withoutRoot, 'page-cache.old-cold.servedFromMemory').median).toBeLessThan(0.05);
-    expect(metricNamed(withoutRoot, 'page-cache.old-warm.servedFromMemory').median).toBeGreaterThan(0.95);
+    expect(metricNamed(withoutRoot, 'page-cache.old-cold.servedFromMemory').median).toBeLessThan(
+      0.05,
+    );
+    expect(metricNamed(withoutRoot, 'page-cache.old-warm.servedFromMemory').median).toBeGreaterThan(
+      0.95,
+    );
   });
 
   it('leaves cold figures out and says so when cold reads are turned off', async () => {

@@ -75,16 +75,18 @@ function spreadOffsets(ctx: LabContext, records: number, rounds: number, perRoun
   const stride = Math.floor(records / slots);
   const spacingBytes = stride * recordSizeBytes(ctx.numberParam('messageBytes'));
   if (spacingBytes < COLD_SPACING_BYTES) {
-    ctx.note(`old records are only ${spacingBytes} bytes apart, less than readahead can reach; ` +
-      'a larger logBytes keeps cold reads cold');
+    ctx.note(
+      `old records are only ${spacingBytes} bytes apart, less than readahead can reach; ` +
+        'a larger logBytes keeps cold reads cold',
+    );
   }
   const offsets = Array.from({ length: slots }, (_, i) => i * stride + ctx.random.nextInt(stride));
   const warm: number[][] = [];
   const cold: number[][] = [];
   for (let round = 0; round < rounds; round++) {
     const base = round * perRound * 2;
-    const take = (parity: number) => Array.from({ length: perRound },
-      (_, i) => offsets[base + i * 2 + parity] as number);
+    const take = (parity: number) =>
+      Array.from({ length: perRound }, (_, i) => offsets[base + i * 2 + parity] as number);
     warm.push(take(0));
     cold.push(take(1));
   }
@@ -103,9 +105,22 @@ function openPlan(ctx: LabContext): Plan {
   const { warm, cold } = spreadOffsets(ctx, log.endOffset, rounds, ctx.numberParam('oldReads'));
   const cache = (kind: ReadKind) => (kind === 'old-cold' ? 'cold' : 'warm');
   return {
-    log, io, body, warm, cold, coldAvailable: true,
-    measurements: new Map(KINDS.map((kind) => [kind, new Measurement(`page-cache.${kind}`,
-      'sync', { readKind: kind, cache: cache(kind), policy: 'none' })])),
+    log,
+    io,
+    body,
+    warm,
+    cold,
+    coldAvailable: true,
+    measurements: new Map(
+      KINDS.map((kind) => [
+        kind,
+        new Measurement(`page-cache.${kind}`, 'sync', {
+          readKind: kind,
+          cache: cache(kind),
+          policy: 'none',
+        }),
+      ]),
+    ),
     totals: new Map(KINDS.map((kind) => [kind, new PhaseTotals()])),
   };
 }
@@ -128,8 +143,10 @@ function kindRound(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, s
   const readBody = (offset: number) => log.read(offset).body.length;
   const recent = (i: number) => readBody(log.endOffset - 1 - (i % RECENT_RECORDS));
   // Every round reads each of its old offsets once, so `i` modulo their count walks them.
-  const old = (offsets: readonly number[]): SyncOperation =>
-    (i) => readBody(offsets[i % offsets.length] as number);
+  const old =
+    (offsets: readonly number[]): SyncOperation =>
+    (i) =>
+      readBody(offsets[i % offsets.length] as number);
   const warm = plan.warm[index] ?? [];
   const cold = plan.cold[index] ?? [];
   let endCold = (): void => undefined;
@@ -141,20 +158,25 @@ function kindRound(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, s
     return true;
   };
   const rounds: Record<ReadKind, KindRound> = {
-    'append': { prepare: () => true, op: () => log.appendNoWait(plan.body), budget: { seconds } },
-    'recent': {
+    append: { prepare: () => true, op: () => log.appendNoWait(plan.body), budget: { seconds } },
+    recent: {
       prepare: () => {
         warmUpSync(measurementOf(plan, kind), recent, { ops: RECENT_RECORDS });
         return true;
       },
-      op: recent, budget: { seconds },
+      op: recent,
+      budget: { seconds },
     },
     'old-warm': {
       prepare: () => warm.every((offset) => readBody(offset) >= 0),
-      op: old(warm), budget: { ops: warm.length },
+      op: old(warm),
+      budget: { ops: warm.length },
     },
     'old-cold': {
-      prepare: startCold, finish: () => endCold(), op: old(cold), budget: { ops: cold.length },
+      prepare: startCold,
+      finish: () => endCold(),
+      op: old(cold),
+      budget: { ops: cold.length },
     },
   };
   return rounds[kind];
@@ -179,14 +201,24 @@ function proofMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Labels): 
   const prefix = `page-cache.${kind}`;
   const M = PAGE_CACHE_METRICS;
   return [
-    M.logicalReadBytesPerRead.measured(`${prefix}.logicalReadBytesPerRead`,
-      proof.logicalReadBytes / ops, labels,
-      '/proc/self/io rchar per read: bytes the read syscalls returned'),
-    M.deviceReadBytesPerRead.measured(`${prefix}.deviceReadBytesPerRead`,
-      proof.deviceReadBytes / ops, labels,
-      '/proc/self/io read_bytes per read: bytes the disk had to supply'),
-    M.servedFromMemory.measured(`${prefix}.servedFromMemory`, proof.servedFromMemoryFraction,
-      labels, '1 - read_bytes / rchar: the share of what was read that came from memory'),
+    M.logicalReadBytesPerRead.measured(
+      `${prefix}.logicalReadBytesPerRead`,
+      proof.logicalReadBytes / ops,
+      labels,
+      '/proc/self/io rchar per read: bytes the read syscalls returned',
+    ),
+    M.deviceReadBytesPerRead.measured(
+      `${prefix}.deviceReadBytesPerRead`,
+      proof.deviceReadBytes / ops,
+      labels,
+      '/proc/self/io read_bytes per read: bytes the disk had to supply',
+    ),
+    M.servedFromMemory.measured(
+      `${prefix}.servedFromMemory`,
+      proof.servedFromMemoryFraction,
+      labels,
+      '1 - read_bytes / rchar: the share of what was read that came from memory',
+    ),
   ];
 }
 
@@ -196,27 +228,43 @@ function kindMetrics(ctx: LabContext, plan: Plan, kind: ReadKind): Metric[] {
   const summary = measurement.summarize(ctx.random);
   // The measurement's labels, without the runner's `mode`: every phase here is sync.
   const labels = { ...measurement.labels };
-  const latency = PAGE_CACHE_METRICS.latencyNs.adopt(`page-cache.${kind}.latencyNs`,
-    summary.latencyNs, labels);
+  const latency = PAGE_CACHE_METRICS.latencyNs.adopt(
+    `page-cache.${kind}.latencyNs`,
+    summary.latencyNs,
+    labels,
+  );
   return [latency, ...proofMetrics(plan, kind, summary.ops, labels)];
 }
 
 function checkoutMetric(plan: Plan): Metric {
   const medians = measurementOf(plan, 'append').repetitions.map((rep) => rep.latencyNsP50);
   const shares = medians.map((ns) => (100 * ns) / (SEED_CHECKOUT_MS * 1e6));
-  return PAGE_CACHE_METRICS.appendSharePct.fromSamples('page-cache.checkout.appendSharePct',
-    shares, { readKind: 'append', cache: 'warm' },
-    `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, per round`);
+  return PAGE_CACHE_METRICS.appendSharePct.fromSamples(
+    'page-cache.checkout.appendSharePct',
+    shares,
+    { readKind: 'append', cache: 'warm' },
+    `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, per round`,
+  );
 }
 
 function seedPredictions(): Prediction[] {
   return [
-    { name: 'page-cache.append.latencyNs', model: 'seed', unit: 'ns', value: SEED_APPEND_MS * 1e6,
+    {
+      name: 'page-cache.append.latencyNs',
+      model: 'seed',
+      unit: 'ns',
+      value: SEED_APPEND_MS * 1e6,
       labels: { readKind: 'append' },
-      basis: 'the seed: median of 100,000 1 KB appends with write() on one laptop (M1 Max)' },
-    { name: 'page-cache.checkout.appendSharePct', model: 'seed', unit: '%',
-      value: (100 * SEED_APPEND_MS) / SEED_CHECKOUT_MS, labels: { readKind: 'append' },
-      basis: `the seed: ${SEED_APPEND_MS} ms of a ${SEED_CHECKOUT_MS} ms checkout` },
+      basis: 'the seed: median of 100,000 1 KB appends with write() on one laptop (M1 Max)',
+    },
+    {
+      name: 'page-cache.checkout.appendSharePct',
+      model: 'seed',
+      unit: '%',
+      value: (100 * SEED_APPEND_MS) / SEED_CHECKOUT_MS,
+      labels: { readKind: 'append' },
+      basis: `the seed: ${SEED_APPEND_MS} ms of a ${SEED_CHECKOUT_MS} ms checkout`,
+    },
   ];
 }
 
@@ -225,13 +273,16 @@ function headline(metrics: readonly Metric[]): string {
   const us = (name: string) => `${formatFigure((median(name) ?? Number.NaN) / 1e3)} µs`;
   const share = formatFigure(median('page-cache.checkout.appendSharePct') ?? Number.NaN);
   const cold = median('page-cache.old-cold.latencyNs');
-  const coldPart = cold === undefined
-    ? 'cold figures were unavailable'
-    : `${formatFigure(cold / 1e3)} µs cold, where the page cache could not answer`;
-  return `An append into the page cache took ${us('page-cache.append.latencyNs')} (the seed: ` +
+  const coldPart =
+    cold === undefined
+      ? 'cold figures were unavailable'
+      : `${formatFigure(cold / 1e3)} µs cold, where the page cache could not answer`;
+  return (
+    `An append into the page cache took ${us('page-cache.append.latencyNs')} (the seed: ` +
     `about 4 µs on a laptop), ${share}% of a ${SEED_CHECKOUT_MS} ms checkout; a recent record ` +
     `read back in ${us('page-cache.recent.latencyNs')}, an old one in ` +
-    `${us('page-cache.old-warm.latencyNs')} warm and ${coldPart}.`;
+    `${us('page-cache.old-warm.latencyNs')} warm and ${coldPart}.`
+  );
 }
 
 const NOTES: readonly string[] = [
@@ -243,7 +294,7 @@ const NOTES: readonly string[] = [
     'window, not the 1 KiB record; read_bytes per read is what the disk supplied, readahead ' +
     'included, and may exceed rchar.',
   'The checkout account: the seed puts an append at 0.004 ms of a 300 ms checkout, about ' +
-    '0.001%; the same share is computed here from this disk\'s median append.',
+    "0.001%; the same share is computed here from this disk's median append.",
 ];
 
 export async function run(ctx: LabContext): Promise<Results> {
@@ -251,20 +302,33 @@ export async function run(ctx: LabContext): Promise<Results> {
   ctx.ensureFreeSpace(2 * ctx.numberParam('logBytes'));
   const plan = openPlan(ctx);
   try {
-    const seconds = Math.max(SHORTEST_PHASE_SECONDS,
-      ctx.secondsBudget * MEASURED_SHARE / (rounds * 2));
-    await interleave(rounds, KINDS.map((kind) => ({
-      name: kind,
-      round: (index: number) => round(ctx, plan, kind, index, seconds),
-    })), ctx.progress);
-    const metrics = [...KINDS.flatMap((kind) => kindMetrics(ctx, plan, kind)),
-      checkoutMetric(plan)];
+    const seconds = Math.max(
+      SHORTEST_PHASE_SECONDS,
+      (ctx.secondsBudget * MEASURED_SHARE) / (rounds * 2),
+    );
+    await interleave(
+      rounds,
+      KINDS.map((kind) => ({
+        name: kind,
+        round: (index: number) => round(ctx, plan, kind, index, seconds),
+      })),
+      ctx.progress,
+    );
+    const metrics = [
+      ...KINDS.flatMap((kind) => kindMetrics(ctx, plan, kind)),
+      checkoutMetric(plan),
+    ];
     const counters: Record<string, number> = {};
     for (const [kind, totals] of plan.totals) {
       if (totals.total !== null) Object.assign(counters, phaseCounters(totals.total, kind));
     }
-    return ctx.results({ metrics, counters, predictions: seedPredictions(),
-      headline: headline(metrics), notes: NOTES });
+    return ctx.results({
+      metrics,
+      counters,
+      predictions: seedPredictions(),
+      headline: headline(metrics),
+      notes: NOTES,
+    });
   } finally {
     await plan.log.close();
   }

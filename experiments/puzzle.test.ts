@@ -37,9 +37,9 @@ const tiny = {
 
 describe('the puzzle experiment', () => {
   let results: Results;
-  const predictionOf = (name: string, model: string) => results.predictions
-    .find((prediction) => prediction.name === name && prediction.model === model)?.value ??
-    Number.NaN;
+  const predictionOf = (name: string, model: string) =>
+    results.predictions.find((prediction) => prediction.name === name && prediction.model === model)
+      ?.value ?? Number.NaN;
 
   it('runs both designs at every policy on a tiny budget into a valid document', async () => {
     results = await runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.5 });
@@ -50,15 +50,23 @@ describe('the puzzle experiment', () => {
 
   it('labels each series by design, policy, comparison and how it keeps deletes', () => {
     for (const quantity of ['msgsPerSec', 'sendLatencyNs']) {
-      const metrics = metricsOf(results, quantity)
-        .filter((metric) => metric.name !== 'puzzle.A.seed.msgsPerSec');
-      expect(metrics.map((metric) => metric.labels)).toEqual(VARIANTS.map((variant) =>
-        expect.objectContaining({ design: variant.design, policy: variant.policy,
-          comparison: COMPARISONS[variant.comparison].category,
-          deletes: DELETE_GUARANTEES[variant.deletes] })));
+      const metrics = metricsOf(results, quantity).filter(
+        (metric) => metric.name !== 'puzzle.A.seed.msgsPerSec',
+      );
+      expect(metrics.map((metric) => metric.labels)).toEqual(
+        VARIANTS.map((variant) =>
+          expect.objectContaining({
+            design: variant.design,
+            policy: variant.policy,
+            comparison: COMPARISONS[variant.comparison].category,
+            deletes: DELETE_GUARANTEES[variant.deletes],
+          }),
+        ),
+      );
     }
-    expect(metricNamed(results, 'puzzle.B.alwaysHeadEach.msgsPerSec').labels?.variant)
-      .toBe('head saved at each delete');
+    expect(metricNamed(results, 'puzzle.B.alwaysHeadEach.msgsPerSec').labels?.variant).toBe(
+      'head saved at each delete',
+    );
     expect(metricNamed(results, 'puzzle.A.always.msgsPerSec').unit).toBe('msgs/s');
     expect(metricNamed(results, 'puzzle.B.group.sendLatencyNs')).toMatchObject({ unit: 'ns' });
     const points = expectContractCharts(results);
@@ -68,8 +76,12 @@ describe('the puzzle experiment', () => {
   it('shows the three comparisons, each with its guarantee, measured and predicted', () => {
     for (const comparison of ['always', 'group', 'seed'] as const) {
       const ratio = metricNamed(results, `puzzle.${comparison}.ratioBA`);
-      expect(ratio).toMatchObject({ kind: 'ratio', class: 'timing', direction: 'higher',
-        labels: { comparison: COMPARISONS[comparison].category } });
+      expect(ratio).toMatchObject({
+        kind: 'ratio',
+        class: 'timing',
+        direction: 'higher',
+        labels: { comparison: COMPARISONS[comparison].category },
+      });
       for (const model of ['hdd:exos-x20', 'ssd:990-pro']) {
         expect(predictionOf(`puzzle.${comparison}.ratioBA`, model)).toBeGreaterThan(0);
       }
@@ -107,31 +119,48 @@ describe('the puzzle experiment', () => {
 
   it('counts fsyncs per message from the FileIO: none, one per write under always', () => {
     expect(metricNamed(results, 'puzzle.A.none.fsyncsPerMsg')).toMatchObject({
-      kind: 'counter', median: 0 });
+      kind: 'counter',
+      median: 0,
+    });
     // A send and a delete are each one synced slot write.
     expect(metricNamed(results, 'puzzle.A.always.fsyncsPerMsg').median).toBeCloseTo(2, 1);
     expect(metricNamed(results, 'puzzle.B.always.fsyncsPerMsg').median).toBeGreaterThanOrEqual(1);
   });
 
-  it('sends open-loop at fixed shares of each series\' closed-loop rate, A and B', () => {
+  it("sends open-loop at fixed shares of each series' closed-loop rate, A and B", () => {
     const latency = metricsOf(results, 'openLoopLatencyNs');
     const series = ['A.always', 'B.always', 'A.group', 'B.group'];
-    expect(latency.map((metric) => metric.name)).toEqual(series.flatMap((name) =>
-      OFFERED_PCTS.map((pct) => `puzzle.${name}.offered${pct}.openLoopLatencyNs`)));
+    expect(latency.map((metric) => metric.name)).toEqual(
+      series.flatMap((name) =>
+        OFFERED_PCTS.map((pct) => `puzzle.${name}.offered${pct}.openLoopLatencyNs`),
+      ),
+    );
     for (const name of series) {
       const closed = metricNamed(results, `puzzle.${name}.sendLatencyNs`).labels ?? {};
       const offered = OFFERED_PCTS.map((pct) => {
         const prefix = `puzzle.${name}.offered${pct}`;
         const metric = metricNamed(results, `${prefix}.openLoopLatencyNs`);
-        expect(metric).toMatchObject({ unit: 'ns', class: 'timing', direction: 'lower',
-          labels: { ...closed, offeredPct: pct, mode: 'open-loop-async' } });
+        expect(metric).toMatchObject({
+          unit: 'ns',
+          class: 'timing',
+          direction: 'lower',
+          labels: { ...closed, offeredPct: pct, mode: 'open-loop-async' },
+        });
         expect(metric.description).toMatch(/from its intended start/);
         expect(metric.p99 === undefined).toBe((metric.count ?? 0) < 100);
         expect(metricNamed(results, `${prefix}.openLoopMsgsPerSec`)).toMatchObject({
-          unit: 'msgs/s', class: 'timing', direction: 'higher', labels: metric.labels });
+          unit: 'msgs/s',
+          class: 'timing',
+          direction: 'higher',
+          labels: metric.labels,
+        });
         const late = metricNamed(results, `${prefix}.openLoopLateSends`);
-        expect(late).toMatchObject({ unit: 'msgs', class: 'measurement', direction: 'lower',
-          labels: metric.labels });
+        expect(late).toMatchObject({
+          unit: 'msgs',
+          class: 'measurement',
+          direction: 'lower',
+          labels: metric.labels,
+        });
         expect(late.median).toBeLessThanOrEqual(metric.count ?? 0);
         expect(metricNamed(results, `${prefix}.openLoopServiceNs`).count).toBe(metric.count);
         return Number(metric.labels?.offeredPerSec);
@@ -139,10 +168,12 @@ describe('the puzzle experiment', () => {
       // One closed-loop rate behind all four, each rounded to a whole send a second.
       const base = (offered[3] ?? 0) / 0.9;
       offered.forEach((rate, i) =>
-        expect(Math.abs(rate - base * (OFFERED_PCTS[i] ?? 0) / 100)).toBeLessThanOrEqual(1.5));
+        expect(Math.abs(rate - (base * (OFFERED_PCTS[i] ?? 0)) / 100)).toBeLessThanOrEqual(1.5),
+      );
     }
-    expect(metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.labels?.policy))
-      .not.toContain('none');
+    expect(
+      metricsOf(results, 'openLoopLatencyNs').map((metric) => metric.labels?.policy),
+    ).not.toContain('none');
     expect(results.notes.join(' ')).toMatch(/Open loop .* 25\/50\/75\/90% of the send rate/);
     expect(results.counters['openLoop.elapsedNs']).toBeGreaterThan(0);
   });
@@ -153,8 +184,9 @@ describe('the puzzle experiment', () => {
     const p99s = medians.filter((metric) => metric.p99 !== undefined);
     expect(points).toHaveLength(medians.length + p99s.length);
     expect(new Set(points.map((point) => point.x))).toEqual(new Set(OFFERED_PCTS));
-    expect(new Set(points.map((point) => point.series)))
-      .toEqual(new Set(['A · always', 'B · always', 'A · group', 'B · group']));
+    expect(new Set(points.map((point) => point.series))).toEqual(
+      new Set(['A · always', 'B · always', 'A · group', 'B · group']),
+    );
   });
 
   it('runs full open-loop rounds as long as synced ones, quick ones in seconds', () => {
@@ -162,8 +194,9 @@ describe('the puzzle experiment', () => {
     expect(openLoopSeconds?.full).toBeGreaterThanOrEqual(SYNCED_ROUND_MIN_SECONDS);
     // Two designs per policy, four offered rates: the sends alone, before the consumers.
     const series = 2 * String(openLoopPolicies?.quick).split(',').length * OFFERED_PCTS.length;
-    expect(series * Number(openLoopRounds?.quick) * Number(openLoopSeconds?.quick))
-      .toBeLessThanOrEqual(3);
+    expect(
+      series * Number(openLoopRounds?.quick) * Number(openLoopSeconds?.quick),
+    ).toBeLessThanOrEqual(3);
   });
 
   it("sets both disk models and the seed's arithmetic beside the measured figures", () => {
@@ -171,8 +204,11 @@ describe('the puzzle experiment', () => {
     expect(models).toEqual(new Set(['hdd:exos-x20', 'ssd:990-pro', 'seed']));
     const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
     expect(seed.map((prediction) => prediction.name)).toEqual([
-      'puzzle.A.always.msgsPerSec', 'puzzle.A.seed.msgsPerSec', 'puzzle.B.seed.msgsPerSec',
-      'puzzle.seed.ratioBA']);
+      'puzzle.A.always.msgsPerSec',
+      'puzzle.A.seed.msgsPerSec',
+      'puzzle.B.seed.msgsPerSec',
+      'puzzle.seed.ratioBA',
+    ]);
     for (const model of ['hdd:exos-x20', 'ssd:990-pro']) {
       for (const pair of PAIRS) {
         const a = predictionOf(`puzzle.A.${pair.a}.msgsPerSec`, model);
@@ -185,8 +221,9 @@ describe('the puzzle experiment', () => {
 
 describe('why the gap on this disk is what it is', () => {
   it('says a synced random write costs about a synced append when the disk does not spin', () => {
-    expect(whyTheGap(false, 0.6, 0.5))
-      .toMatch(/small: this disk does not spin .* costs 1\.2× a synced append/);
+    expect(whyTheGap(false, 0.6, 0.5)).toMatch(
+      /small: this disk does not spin .* costs 1\.2× a synced append/,
+    );
     expect(whyTheGap(false, 0.6, 0.5)).toMatch(/bandwidth against one sync per message/);
   });
 

@@ -48,15 +48,20 @@ import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.
  * the chart's, its parts a line each.
  */
 export const COMPARISONS = {
-  always: { category: 'always; every send synced; A: each delete synced; ' +
-      'B: head per 1,000 deletes',
-    guarantee: 'every send synced before its OK' },
-  group: { category: 'group; sends share a sync; A: deletes share it; ' +
-      'B: head per 1,000 deletes',
-    guarantee: 'each send covered by a shared fdatasync before its OK' },
-  seed: { category: "the seed's; A: synced per message; B: streamed, one sync a round",
-    guarantee: 'A synced per message (each send and delete) against B streaming at the ' +
-      "disk's bandwidth (appends with no sync per message, one fdatasync ending each round)" },
+  always: {
+    category: 'always; every send synced; A: each delete synced; ' + 'B: head per 1,000 deletes',
+    guarantee: 'every send synced before its OK',
+  },
+  group: {
+    category: 'group; sends share a sync; A: deletes share it; ' + 'B: head per 1,000 deletes',
+    guarantee: 'each send covered by a shared fdatasync before its OK',
+  },
+  seed: {
+    category: "the seed's; A: synced per message; B: streamed, one sync a round",
+    guarantee:
+      'A synced per message (each send and delete) against B streaming at the ' +
+      "disk's bandwidth (appends with no sync per message, one fdatasync ending each round)",
+  },
   none: { category: 'none; no sync (page cache)', guarantee: 'nothing synced' },
 } as const;
 export type ComparisonId = keyof typeof COMPARISONS;
@@ -87,12 +92,24 @@ interface Variant {
 export const VARIANTS: readonly Variant[] = [
   { design: 'A', policy: 'always', key: 'always', comparison: 'always', deletes: 'synced' },
   { design: 'B', policy: 'always', key: 'always', comparison: 'always', deletes: 'headEvery1000' },
-  { design: 'B', policy: 'always', key: 'alwaysHeadEach', comparison: 'always',
-    deletes: 'headEach', checkpointEveryDeletes: 1 },
+  {
+    design: 'B',
+    policy: 'always',
+    key: 'alwaysHeadEach',
+    comparison: 'always',
+    deletes: 'headEach',
+    checkpointEveryDeletes: 1,
+  },
   { design: 'A', policy: 'group', key: 'group', comparison: 'group', deletes: 'shared' },
   { design: 'B', policy: 'group', key: 'group', comparison: 'group', deletes: 'headEvery1000' },
-  { design: 'B', policy: 'none', key: 'seed', comparison: 'seed', deletes: 'headEvery1000',
-    syncAtRoundEnd: true },
+  {
+    design: 'B',
+    policy: 'none',
+    key: 'seed',
+    comparison: 'seed',
+    deletes: 'headEvery1000',
+    syncAtRoundEnd: true,
+  },
   { design: 'A', policy: 'none', key: 'none', comparison: 'none', deletes: 'unsynced' },
   { design: 'B', policy: 'none', key: 'none', comparison: 'none', deletes: 'headEvery1000' },
 ];
@@ -109,17 +126,22 @@ export const PAIRS = [
 type Labels = Record<string, string>;
 
 function labelsOf(variant: Variant): Labels {
-  const labels: Labels = { design: variant.design, policy: variant.policy,
+  const labels: Labels = {
+    design: variant.design,
+    policy: variant.policy,
     comparison: COMPARISONS[variant.comparison].category,
-    deletes: DELETE_GUARANTEES[variant.deletes] };
+    deletes: DELETE_GUARANTEES[variant.deletes],
+  };
   // The one series a category holds twice of a design gets its own colour.
   if (variant.deletes === 'headEach') labels.variant = DELETE_GUARANTEES.headEach;
   return labels;
 }
 
 /** Design A synced per message, as the course's comparison shows it: A under `always`. */
-const SEED_A_LABELS: Labels = { ...labelsOf(VARIANTS[0] as Variant),
-  comparison: COMPARISONS.seed.category };
+const SEED_A_LABELS: Labels = {
+  ...labelsOf(VARIANTS[0] as Variant),
+  comparison: COMPARISONS.seed.category,
+};
 
 interface Config {
   readonly variant: Variant;
@@ -155,7 +177,11 @@ async function openConfigs(ctx: LabContext, configs: Config[]): Promise<void> {
     const cycle = await QueueCycle.open(cycleOptions(ctx, variant));
     const prefix = `puzzle.${variant.design}.${variant.key}`;
     configs.push({
-      variant, design: variant.design, prefix, labels, cycle,
+      variant,
+      design: variant.design,
+      prefix,
+      labels,
+      cycle,
       send: new Measurement(`${prefix}.send`, 'async', labels),
       consume: new Measurement(`${prefix}.consume`, 'async', labels),
       totals: new PhaseTotals(),
@@ -173,7 +199,11 @@ async function measuredRound(ctx: LabContext, config: Config, seconds: number) {
   if (flushed !== null) ctx.note(`before a round: ${flushed}`);
   const phase = ctx.ioPhase(config.cycle.io);
   const round = await config.cycle.round(
-    seconds, ctx.numberParam('producers'), config.send, config.consume);
+    seconds,
+    ctx.numberParam('producers'),
+    config.send,
+    config.consume,
+  );
   flushDirtyPages();
   config.totals.add(phase.end());
   return round;
@@ -195,44 +225,66 @@ function ioMetrics(config: Config, messages: number): Metric[] {
     if (value === undefined) return;
     metrics.push(M[quantity].measured(`${config.prefix}.${quantity}`, value, labels, what));
   };
-  put('deviceBytesPerMsg', figures.deviceWriteBytesPerMsg,
-    'bytes the disk wrote per message (its stat, after a sync ending each round)');
-  put('deviceIosPerMsg', figures.deviceWriteIosPerMsg,
-    'write requests the disk completed per message');
-  put('deviceFlushesPerMsg', figures.deviceFlushIosPerMsg,
-    'cache flushes the disk completed per message');
-  const fsyncs = total.fileIo === null
-    ? undefined
-    : (total.fileIo.fdatasyncCalls + total.fileIo.dirFsyncCalls) / messages;
+  put(
+    'deviceBytesPerMsg',
+    figures.deviceWriteBytesPerMsg,
+    'bytes the disk wrote per message (its stat, after a sync ending each round)',
+  );
+  put(
+    'deviceIosPerMsg',
+    figures.deviceWriteIosPerMsg,
+    'write requests the disk completed per message',
+  );
+  put(
+    'deviceFlushesPerMsg',
+    figures.deviceFlushIosPerMsg,
+    'cache flushes the disk completed per message',
+  );
+  const fsyncs =
+    total.fileIo === null
+      ? undefined
+      : (total.fileIo.fdatasyncCalls + total.fileIo.dirFsyncCalls) / messages;
   if (fsyncs === undefined) return metrics;
   const what = 'fdatasyncs and directory fsyncs the queue made per message (its FileIO counters)';
   // Design A syncs each write and delete itself; group commit's batches and design B's head
   // saves (every 1,000 deletes or 1 s) are decided by timing.
-  metrics.push(config.design === 'A' && config.variant.policy !== 'group'
-    ? M.fsyncsPerMsg.counter(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what)
-    : M.sharedFsyncsPerMsg.measured(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what));
+  metrics.push(
+    config.design === 'A' && config.variant.policy !== 'group'
+      ? M.fsyncsPerMsg.counter(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what)
+      : M.sharedFsyncsPerMsg.measured(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what),
+  );
   return metrics;
 }
 
 function throughputDescription(ctx: LabContext, config: Config): string {
   const producers = ctx.numberParam('producers');
-  const ending = config.variant.syncAtRoundEnd === true
-    ? ', and the one fdatasync of the log ending the round, timed with it' : '';
-  return 'messages sent, received and deleted per second, one sample per round ' +
+  const ending =
+    config.variant.syncAtRoundEnd === true
+      ? ', and the one fdatasync of the log ending the round, timed with it'
+      : '';
+  return (
+    'messages sent, received and deleted per second, one sample per round ' +
     `(${producers} producers, then as many consumers, async closed loop${ending}); ` +
-    `deletes: ${config.labels.deletes ?? ''}`;
+    `deletes: ${config.labels.deletes ?? ''}`
+  );
 }
 
 function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]): Metric[] {
   const labels = config.labels;
-  const throughput = M.msgsPerSec.fromSamples(`${config.prefix}.msgsPerSec`,
-    rounds.map(ratePerSec), labels, throughputDescription(ctx, config));
+  const throughput = M.msgsPerSec.fromSamples(
+    `${config.prefix}.msgsPerSec`,
+    rounds.map(ratePerSec),
+    labels,
+    throughputDescription(ctx, config),
+  );
   const sendLatency = config.send.summarize(ctx.random).latencyNs;
   const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
   return [
     throughput,
-    { ...M.sendLatencyNs.adopt(`${config.prefix}.sendLatencyNs`, sendLatency, labels),
-      description: `time until a send was acknowledged; ${sendLatency.description ?? ''}` },
+    {
+      ...M.sendLatencyNs.adopt(`${config.prefix}.sendLatencyNs`, sendLatency, labels),
+      description: `time until a send was acknowledged; ${sendLatency.description ?? ''}`,
+    },
     ...ioMetrics(config, messages),
   ];
 }
@@ -242,18 +294,25 @@ function ratioMetrics(rates: ReadonlyMap<string, number[]>): Metric[] {
     const a = rates.get(`A.${pair.a}`) ?? [];
     const b = rates.get(`B.${pair.b}`) ?? [];
     const samples = b.map((rateB, i) => rateB / (a[i] ?? Number.NaN));
-    return M.ratioBA.fromSamples(`puzzle.${pair.ratio}.ratioBA`, samples,
+    return M.ratioBA.fromSamples(
+      `puzzle.${pair.ratio}.ratioBA`,
+      samples,
       { comparison: COMPARISONS[pair.comparison].category },
       `design B (puzzle.B.${pair.b}) messages per second over design A ` +
-        `(puzzle.A.${pair.a}), round by round`);
+        `(puzzle.A.${pair.a}), round by round`,
+    );
   });
 }
 
 /** The course's comparison sets A synced per message beside B streaming: A's `always` rounds. */
 function seedAMetric(rates: ReadonlyMap<string, number[]>): Metric {
-  return M.msgsPerSec.fromSamples('puzzle.A.seed.msgsPerSec', rates.get('A.always') ?? [],
-    SEED_A_LABELS, 'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
-      'set beside design B streaming');
+  return M.msgsPerSec.fromSamples(
+    'puzzle.A.seed.msgsPerSec',
+    rates.get('A.always') ?? [],
+    SEED_A_LABELS,
+    'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
+      'set beside design B streaming',
+  );
 }
 
 function modelPredictions(configs: readonly Config[]): Prediction[] {
@@ -262,21 +321,34 @@ function modelPredictions(configs: readonly Config[]): Prediction[] {
     const rates = new Map<string, number>();
     for (const config of configs) {
       const estimate = estimateTrace(config.cycle.measuredTrace(), model);
-      const prediction = estimatePrediction(`${config.prefix}.msgsPerSec`, estimate,
-        config.cycle.messagesMeasured, config.labels);
+      const prediction = estimatePrediction(
+        `${config.prefix}.msgsPerSec`,
+        estimate,
+        config.cycle.messagesMeasured,
+        config.labels,
+      );
       predictions.push({ ...prediction, unit: 'msgs/s' });
       rates.set(nameOf(config), prediction.value);
       if (nameOf(config) === 'A.always') {
-        predictions.push({ ...prediction, name: 'puzzle.A.seed.msgsPerSec', unit: 'msgs/s',
-          labels: SEED_A_LABELS });
+        predictions.push({
+          ...prediction,
+          name: 'puzzle.A.seed.msgsPerSec',
+          unit: 'msgs/s',
+          labels: SEED_A_LABELS,
+        });
       }
     }
     for (const pair of PAIRS) {
-      const ratio = (rates.get(`B.${pair.b}`) ?? Number.NaN) /
-        (rates.get(`A.${pair.a}`) ?? Number.NaN);
-      predictions.push({ name: `puzzle.${pair.ratio}.ratioBA`, model: `${model.kind}:${model.id}`,
-        unit: 'ratio', value: ratio, labels: { comparison: COMPARISONS[pair.comparison].category },
-        basis: 'the two estimates above, B over A' });
+      const ratio =
+        (rates.get(`B.${pair.b}`) ?? Number.NaN) / (rates.get(`A.${pair.a}`) ?? Number.NaN);
+      predictions.push({
+        name: `puzzle.${pair.ratio}.ratioBA`,
+        model: `${model.kind}:${model.id}`,
+        unit: 'ratio',
+        value: ratio,
+        labels: { comparison: COMPARISONS[pair.comparison].category },
+        basis: 'the two estimates above, B over A',
+      });
     }
   }
   return predictions;
@@ -287,16 +359,40 @@ function seedPredictions(): Prediction[] {
   const basis = "the seed's datasheet arithmetic for the Exos X20 (loglab model)";
   const designA = `${basis}: two random writes per message at seek + half a turn each`;
   return [
-    { name: 'puzzle.A.always.msgsPerSec', model: 'seed', unit: 'msgs/s',
-      value: seed.designAMsgsPerSec, labels: labelsOf(VARIANTS[0] as Variant), basis: designA },
-    { name: 'puzzle.A.seed.msgsPerSec', model: 'seed', unit: 'msgs/s',
-      value: seed.designAMsgsPerSec, labels: SEED_A_LABELS, basis: designA },
-    { name: 'puzzle.B.seed.msgsPerSec', model: 'seed', unit: 'msgs/s',
-      value: seed.designBMsgsPerSec, labels: labelsOf(seedB()),
-      basis: `${basis}: sustained transfer rate over 1 KiB, what the drive absorbs streaming, ` +
-        'not what it can promise with a sync per message (lesson 3)' },
-    { name: 'puzzle.seed.ratioBA', model: 'seed', unit: 'ratio', value: seed.gap,
-      labels: { comparison: COMPARISONS.seed.category }, basis },
+    {
+      name: 'puzzle.A.always.msgsPerSec',
+      model: 'seed',
+      unit: 'msgs/s',
+      value: seed.designAMsgsPerSec,
+      labels: labelsOf(VARIANTS[0] as Variant),
+      basis: designA,
+    },
+    {
+      name: 'puzzle.A.seed.msgsPerSec',
+      model: 'seed',
+      unit: 'msgs/s',
+      value: seed.designAMsgsPerSec,
+      labels: SEED_A_LABELS,
+      basis: designA,
+    },
+    {
+      name: 'puzzle.B.seed.msgsPerSec',
+      model: 'seed',
+      unit: 'msgs/s',
+      value: seed.designBMsgsPerSec,
+      labels: labelsOf(seedB()),
+      basis:
+        `${basis}: sustained transfer rate over 1 KiB, what the drive absorbs streaming, ` +
+        'not what it can promise with a sync per message (lesson 3)',
+    },
+    {
+      name: 'puzzle.seed.ratioBA',
+      model: 'seed',
+      unit: 'ratio',
+      value: seed.gap,
+      labels: { comparison: COMPARISONS.seed.category },
+      basis,
+    },
   ];
 }
 
@@ -318,8 +414,10 @@ function pairText(measured: Figures, hdd: Figures, pair: (typeof PAIRS)[number])
   const a = `puzzle.A.${pair.a}.msgsPerSec`;
   const b = `puzzle.B.${pair.b}.msgsPerSec`;
   const ratio = `puzzle.${pair.ratio}.ratioBA`;
-  return `A ${measured(a)} vs B ${measured(b)} msgs/s (${measured(ratio)}×; ` +
-    `Exos X20 model ${hdd(ratio)}×: A ${hdd(a)} vs B ${hdd(b)})`;
+  return (
+    `A ${measured(a)} vs B ${measured(b)} msgs/s (${measured(ratio)}×; ` +
+    `Exos X20 model ${hdd(ratio)}×: A ${hdd(a)} vs B ${hdd(b)})`
+  );
 }
 
 function pairNamed(ratio: string): (typeof PAIRS)[number] {
@@ -328,8 +426,12 @@ function pairNamed(ratio: string): (typeof PAIRS)[number] {
   return found;
 }
 
-function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Prediction[],
-  why: string): string {
+function headline(
+  ctx: LabContext,
+  metrics: readonly Metric[],
+  predictions: Prediction[],
+  why: string,
+): string {
   const measured = (name: string) =>
     formatFigure(metrics.find((metric) => metric.name === name)?.median ?? Number.NaN);
   const hdd = (name: string) => formatFigure(predicted(predictions, name, 'hdd:exos-x20'));
@@ -337,15 +439,17 @@ function headline(ctx: LabContext, metrics: readonly Metric[], predictions: Pred
   const text = (ratio: string) => pairText(measured, hdd, pairNamed(ratio));
   const disk = ctx.environment.device.model ?? ctx.environment.device.name ?? 'this disk';
   const headEach = 'puzzle.B.alwaysHeadEach.msgsPerSec';
-  return `On ${disk}, design A (slot file) against design B (log), three ways (Exos X20 ` +
-    'model: a 7,200 rpm disk replaying this run\'s writes). ' +
+  return (
+    `On ${disk}, design A (slot file) against design B (log), three ways (Exos X20 ` +
+    "model: a 7,200 rpm disk replaying this run's writes). " +
     `Same policy, always (${COMPARISONS.always.guarantee}; A syncs each delete, B saves its ` +
     `head every 1,000 deletes or 1 s): ${text('always')}; with B saving its head at each ` +
     `delete, B ${measured(headEach)} (${measured('puzzle.alwaysHeadEach.ratioBA')}×). ` +
     `Same policy, group (${COMPARISONS.group.guarantee}; A's deletes share it): ` +
     `${text('group')}. The seed's comparison, ${COMPARISONS.seed.guarantee}: ${text('seed')}; ` +
     `the seed's datasheet arithmetic: ${seed('puzzle.seed.ratioBA')}× ` +
-    `(A ${seed('puzzle.A.seed.msgsPerSec')} vs B ${seed('puzzle.B.seed.msgsPerSec')}). ${why}`;
+    `(A ${seed('puzzle.A.seed.msgsPerSec')} vs B ${seed('puzzle.B.seed.msgsPerSec')}). ${why}`
+  );
 }
 
 /** Whether the disk spins, from A's synced random slot writes (lab/models/spinning-verdict.ts). */
@@ -361,16 +465,21 @@ function spinning(ctx: LabContext, metrics: readonly Metric[]): SpinningVerdict 
 
 /** One sentence: why the same-policy gap on this disk is what it is. */
 export function whyTheGap(spins: boolean | null, randomMs: number, appendMs: number): string {
-  const costs = `a synced random write (A's send under always, median ` +
+  const costs =
+    `a synced random write (A's send under always, median ` +
     `${formatFigure(randomMs)} ms) costs ${formatFigure(randomMs / appendMs)}× a synced ` +
     `append (B's, ${formatFigure(appendMs)} ms)`;
   if (spins === true) {
-    return `Why: this disk spins, so ${costs} — a seek and half a turn each — and even the ` +
-      'same-policy gap is large.';
+    return (
+      `Why: this disk spins, so ${costs} — a seek and half a turn each — and even the ` +
+      'same-policy gap is large.'
+    );
   }
   const disk = spins === false ? 'this disk does not spin' : 'this disk may not spin';
-  return `Why the same-policy gap is small: ${disk} (see the notes), so ${costs}; the large ` +
-    "gap is the seed's, the disk's bandwidth against one sync per message.";
+  return (
+    `Why the same-policy gap is small: ${disk} (see the notes), so ${costs}; the large ` +
+    "gap is the seed's, the disk's bandwidth against one sync per message."
+  );
 }
 
 function why(metrics: readonly Metric[], verdict: SpinningVerdict | null): string {
@@ -384,8 +493,10 @@ function why(metrics: readonly Metric[], verdict: SpinningVerdict | null): strin
 /** The series the open-loop phase drives: A and B under each policy `openLoopPolicies` names. */
 function openLoopConfigs(ctx: LabContext, configs: readonly Config[]): Config[] {
   const policies = ctx.stringParam('openLoopPolicies').split(',');
-  return configs.filter((config) => config.variant.key === config.variant.policy &&
-    policies.includes(config.variant.policy));
+  return configs.filter(
+    (config) =>
+      config.variant.key === config.variant.policy && policies.includes(config.variant.policy),
+  );
 }
 
 interface OpenLoopRun {
@@ -400,8 +511,11 @@ async function openLoopSeriesRound(ctx: LabContext, config: Config, series: Open
   const flushed = flushDirtyPages();
   if (flushed !== null) ctx.note(`before an open-loop round: ${flushed}`);
   const phase = ctx.ioPhase(config.cycle.io);
-  const round = await config.cycle.openLoopRound(series, ctx.numberParam('openLoopSeconds'),
-    ctx.numberParam('producers'));
+  const round = await config.cycle.openLoopRound(
+    series,
+    ctx.numberParam('openLoopSeconds'),
+    ctx.numberParam('producers'),
+  );
   phase.end();
   return round;
 }
@@ -413,35 +527,52 @@ async function openLoopSeriesRound(ctx: LabContext, config: Config, series: Open
 async function openLoopPhase(ctx: LabContext, configs: readonly Config[]): Promise<OpenLoopRun[]> {
   const runs = openLoopConfigs(ctx, configs).map((config): OpenLoopRun => {
     const closedSendsPerSec = median(config.send.repetitions.map((rep) => rep.ratePerSec));
-    return { config, closedSendsPerSec, series: offeredRates(closedSendsPerSec)
-      .map((offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered)) };
+    return {
+      config,
+      closedSendsPerSec,
+      series: offeredRates(closedSendsPerSec).map(
+        (offered) => new OpenLoopSeries(M, config.prefix, config.labels, offered),
+      ),
+    };
   });
-  const entries = OFFERED_PCTS.flatMap((pct, at) => runs.map((run) => {
-    const series = run.series[at] as OpenLoopSeries;
-    return { name: `${nameOf(run.config)} open loop at ${pct}%`,
-      round: () => openLoopSeriesRound(ctx, run.config, series) };
-  }));
+  const entries = OFFERED_PCTS.flatMap((pct, at) =>
+    runs.map((run) => {
+      const series = run.series[at] as OpenLoopSeries;
+      return {
+        name: `${nameOf(run.config)} open loop at ${pct}%`,
+        round: () => openLoopSeriesRound(ctx, run.config, series),
+      };
+    }),
+  );
   await interleave(ctx.numberParam('openLoopRounds'), entries, ctx.progress);
   return runs;
 }
 
 function openLoopMetrics(ctx: LabContext, runs: readonly OpenLoopRun[]): Metric[] {
   const producers = ctx.numberParam('producers');
-  return runs.flatMap((run) => run.series.flatMap((series) => series.metrics(ctx.random,
-    `the ${formatFigure(run.closedSendsPerSec)} sends/s of the closed-loop rounds' send ` +
-      `phases, ${producers} producers; at most ${producers} sends in flight`)));
+  return runs.flatMap((run) =>
+    run.series.flatMap((series) =>
+      series.metrics(
+        ctx.random,
+        `the ${formatFigure(run.closedSendsPerSec)} sends/s of the closed-loop rounds' send ` +
+          `phases, ${producers} producers; at most ${producers} sends in flight`,
+      ),
+    ),
+  );
 }
 
 function openLoopNote(ctx: LabContext, runs: readonly OpenLoopRun[]): string {
   const names = runs.map((run) => run.config.prefix).join(', ');
-  return `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
+  return (
+    `Open loop (latency without coordinated omission): after the closed-loop rounds, ` +
     `${names} sent on a fixed schedule at ${OFFERED_PCTS.join('/')}% of the send rate their ` +
     `closed-loop rounds reached, ${ctx.numberParam('openLoopRounds')} rounds of ` +
     `${ctx.numberParam('openLoopSeconds')} s per rate, at most ` +
     `${ctx.numberParam('producers')} sends in flight; consumers then took as many, untimed. ` +
-    'openLoopLatencyNs counts from each send\'s intended start, so a send queued behind a ' +
+    "openLoopLatencyNs counts from each send's intended start, so a send queued behind a " +
     'slow one is charged its wait; openLoopServiceNs, from its actual start, is what a closed ' +
-    'loop reports; openLoopLateSends counts sends a whole interval or more behind schedule.';
+    'loop reports; openLoopLateSends counts sends a whole interval or more behind schedule.'
+  );
 }
 
 function notes(ctx: LabContext): string[] {
@@ -458,13 +589,14 @@ function notes(ctx: LabContext): string[] {
       'producers); with no sync running one starts at the end of the event-loop turn, and ' +
       'sends made while it runs are synced together the moment it ends' +
       (ctx.numberParam('groupMaxDelayMs') > 0
-        ? ` (after a delay of ${ctx.numberParam('groupMaxDelayMs')} ms).` : '.') +
+        ? ` (after a delay of ${ctx.numberParam('groupMaxDelayMs')} ms).`
+        : '.') +
       ' none: figures are page-cache speed; the ' +
       'bytes reach the disk at a sync after each round, not timed.',
     "The seed's comparison: design B streaming runs under none and ends each round with one " +
       'fdatasync of the log, timed in the round (puzzle.B.seed); design A synced per message ' +
       'is its always rounds (puzzle.A.seed repeats puzzle.A.always).',
-    'Deletes are kept differently, and each series says how: design A writes the slot\'s ' +
+    "Deletes are kept differently, and each series says how: design A writes the slot's " +
       'state byte under the policy (synced under always, in the shared sync under group); ' +
       'design B saves its head, every 1,000 deletes or 1 s, and a delete past the saved head ' +
       'comes back after a crash (at-least-once). B cannot make one delete durable alone, so ' +
@@ -472,7 +604,7 @@ function notes(ctx: LabContext): string[] {
       '(puzzle.B.alwaysHeadEach), is measured beside it.',
     'Every figure is on a warm page cache (the queues were just written). Device bytes and ' +
       "I/Os are the whole disk's, so other programs' writes during a round count too.",
-    'Predictions replay the recorded writes and syncs of this run\'s rounds (not the set-up ' +
+    "Predictions replay the recorded writes and syncs of this run's rounds (not the set-up " +
       'before them) against the disk models (docs/models.md); under none the model writes ' +
       'everything back once at the end.',
   ];
@@ -484,14 +616,21 @@ export async function run(ctx: LabContext): Promise<Results> {
   try {
     await openConfigs(ctx, configs);
     for (const config of configs) {
-      ctx.recordWarmUp(nameOf(config), await config.cycle.warmUp(ctx.numberParam('inFlightMessages')));
+      ctx.recordWarmUp(
+        nameOf(config),
+        await config.cycle.warmUp(ctx.numberParam('inFlightMessages')),
+      );
     }
     const phases = rounds * configs.length * 2;
     const seconds = ctx.syncedRoundSeconds(phaseSeconds(ctx.secondsBudget, phases));
-    const byName = await interleave(rounds, configs.map((config) => ({
-      name: nameOf(config),
-      round: () => measuredRound(ctx, config, seconds),
-    })), ctx.progress);
+    const byName = await interleave(
+      rounds,
+      configs.map((config) => ({
+        name: nameOf(config),
+        round: () => measuredRound(ctx, config, seconds),
+      })),
+      ctx.progress,
+    );
     const rates = new Map([...byName].map(([name, list]) => [name, list.map(ratePerSec)]));
     const metrics = [
       ...configs.flatMap((config) => configMetrics(ctx, config, byName.get(nameOf(config)) ?? [])),
@@ -505,10 +644,15 @@ export async function run(ctx: LabContext): Promise<Results> {
     const open = await openLoopPhase(ctx, configs);
     const counters = { 'openLoop.elapsedNs': Number(process.hrtime.bigint() - openStartNs) };
     return ctx.results({
-      metrics: [...metrics, ...openLoopMetrics(ctx, open)], predictions, counters,
+      metrics: [...metrics, ...openLoopMetrics(ctx, open)],
+      predictions,
+      counters,
       headline: headline(ctx, metrics, predictions, why(metrics, verdict)),
-      notes: [...notes(ctx), ...(verdict === null ? [] : [verdict.sentence]),
-        openLoopNote(ctx, open)],
+      notes: [
+        ...notes(ctx),
+        ...(verdict === null ? [] : [verdict.sentence]),
+        openLoopNote(ctx, open),
+      ],
     });
   } finally {
     for (const config of configs) await config.cycle.close();

@@ -61,10 +61,12 @@ describe('the queue-depth experiment', () => {
     for (const metric of metricsOf(results, 'mbPerSec')) {
       const iops = metricNamed(results, metric.name.replace(/mbPerSec$/, 'iops'));
       metric.samples?.forEach((value, i) =>
-        expect(value).toBeCloseTo(((iops.samples?.[i] ?? 0) * 4096) / 1e6));
+        expect(value).toBeCloseTo(((iops.samples?.[i] ?? 0) * 4096) / 1e6),
+      );
     }
-    expect(metricsOf(results, 'mbPerSec').some((metric) =>
-      metric.labels?.method === 'slot-send')).toBe(false);
+    expect(
+      metricsOf(results, 'mbPerSec').some((metric) => metric.labels?.method === 'slot-send'),
+    ).toBe(false);
   });
 
   it('reports the depth the device reached, or io_uring only where it took effect', () => {
@@ -75,8 +77,9 @@ describe('the queue-depth experiment', () => {
       }
       expect(metricsOf(results, 'reachedDepth').length).toBeGreaterThan(0);
     }
-    const uring = metricsOf(results, 'iops').filter((metric) =>
-      metric.labels?.engine === 'io_uring');
+    const uring = metricsOf(results, 'iops').filter(
+      (metric) => metric.labels?.engine === 'io_uring',
+    );
     const notes = results.notes.join('\n');
     if (uring.length > 0) expect(notes).toMatch(/io_uring took effect/);
     else expect(notes).toMatch(/io_uring/);
@@ -101,8 +104,11 @@ printf '"lat_ns":{"bins":{"100000":%d,"300000":%d}}}}]}\\n' $((ios / 2)) $((ios 
 `;
 
 describe('the queue-depth experiment with fio installed', () => {
-  const saved = { PATH: process.env.PATH, FAKE_FIO_LOG: process.env.FAKE_FIO_LOG,
-    FAKE_FIO_FAIL: process.env.FAKE_FIO_FAIL };
+  const saved = {
+    PATH: process.env.PATH,
+    FAKE_FIO_LOG: process.env.FAKE_FIO_LOG,
+    FAKE_FIO_FAIL: process.env.FAKE_FIO_FAIL,
+  };
   afterEach(() => {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
@@ -117,11 +123,17 @@ describe('the queue-depth experiment with fio installed', () => {
     process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
     process.env.FAKE_FIO_LOG = path.join(bin, 'log');
     if (fail) process.env.FAKE_FIO_FAIL = '1';
-    const params = { ...tiny.params, depths: { quick: '1', full: '1' },
-      rounds: { quick: rounds, full: rounds }, fioCheck: { quick: 1, full: 1 },
-      fioDepths: { quick: '1', full: '1' } };
-    const results = await runExperiment({ ...tiny, params },
-      { dir: tempDir(), quick: true, seconds: 0.3 });
+    const params = {
+      ...tiny.params,
+      depths: { quick: '1', full: '1' },
+      rounds: { quick: rounds, full: rounds },
+      fioCheck: { quick: 1, full: 1 },
+      fioDepths: { quick: '1', full: '1' },
+    };
+    const results = await runExperiment(
+      { ...tiny, params },
+      { dir: tempDir(), quick: true, seconds: 0.3 },
+    );
     const log = fs.readFileSync(path.join(bin, 'log'), 'utf8').trim().split('\n');
     return { results, log };
   }
@@ -135,13 +147,18 @@ describe('the queue-depth experiment with fio installed', () => {
     const runtimeMs = Math.round(Number(results.parameters.syncedRoundSeconds) * 1000);
     const runs = log.map((line) => line.split(' '));
     // Per round: random-write's pair, then append's; 3 rounds, once each.
-    expect(runs.map(([file]) => file)).toEqual(['random-write.bin', 'append.bin',
-      'random-write.bin', 'append.bin', 'random-write.bin', 'append.bin']);
+    expect(runs.map(([file]) => file)).toEqual([
+      'random-write.bin',
+      'append.bin',
+      'random-write.bin',
+      'append.bin',
+      'random-write.bin',
+      'append.bin',
+    ]);
     for (const run of runs) expect(run.slice(1, 4)).toEqual(['1', `${runtimeMs}ms`, '1']);
     // The append file when fio started: ours appended before fio in round 1, not between
     // round 1's fio and round 2's (fio first), and again before round 3's fio (ours first).
-    const appendBytes = runs.filter(([file]) => file === 'append.bin').map((run) =>
-      Number(run[5]));
+    const appendBytes = runs.filter(([file]) => file === 'append.bin').map((run) => Number(run[5]));
     expect(appendBytes[1]).toBe(appendBytes[0]);
     expect(appendBytes[2]).toBeGreaterThan(appendBytes[1] ?? Infinity);
     expect(results.notes.join('\n')).toMatch(/fio-fake, .*at depth 1 .*in each of the 3 rounds/);
@@ -150,19 +167,30 @@ describe('the queue-depth experiment with fio installed', () => {
   it('gives fio one sample per round and a gated within-run ratio per round pair', () => {
     const results = paired;
     const fio = metricNamed(results, 'queue-depth.random-write.fio.1.fioIops');
-    expect(fio).toMatchObject({ unit: 'ops/s', kind: 'timing', count: 3,
-      samples: [1000, 3000, 5000], labels: { engine: 'fio', depth: 1, ioMode: 'O_DIRECT' } });
+    expect(fio).toMatchObject({
+      unit: 'ops/s',
+      kind: 'timing',
+      count: 3,
+      samples: [1000, 3000, 5000],
+      labels: { engine: 'fio', depth: 1, ioMode: 'O_DIRECT' },
+    });
     const latency = metricNamed(results, 'queue-depth.append.fio.1.fioLatencyNs');
     expect(latency).toMatchObject({ count: 200 + 400 + 600, p99: expect.any(Number) });
     for (const method of ['random-write', 'append']) {
       const ours = metricNamed(results, `queue-depth.${method}.libuv.1.iops`).samples ?? [];
       const theirs = metricNamed(results, `queue-depth.${method}.fio.1.fioIops`).samples ?? [];
       const fraction = metricNamed(results, `queue-depth.${method}.libuv.1.fractionOfFio`);
-      expect(fraction).toMatchObject({ unit: 'ratio', kind: 'ratio', class: 'timing',
-        direction: 'higher', count: 3 });
+      expect(fraction).toMatchObject({
+        unit: 'ratio',
+        kind: 'ratio',
+        class: 'timing',
+        direction: 'higher',
+        count: 3,
+      });
       expect(fraction.samples).toHaveLength(3);
       fraction.samples?.forEach((ratio, round) =>
-        expect(ratio).toBeCloseTo((ours[round] ?? 0) / (theirs[round] ?? 1), 9));
+        expect(ratio).toBeCloseTo((ours[round] ?? 0) / (theirs[round] ?? 1), 9),
+      );
     }
     expect(metricsOf(results, 'fractionOfFio')).toHaveLength(2);
   });
@@ -171,7 +199,8 @@ describe('the queue-depth experiment with fio installed', () => {
     const { results, log } = await runWithFakeFio(2, true);
     expect(log).toHaveLength(2);
     expect(results.notes.join('\n')).toMatch(
-      /fio append at depth 1: round 1: fio exited with 1: fio: fake failure; no fio figures/);
+      /fio append at depth 1: round 1: fio exited with 1: fio: fake failure; no fio figures/,
+    );
     expect(results.metrics.filter((metric) => /fio/i.test(metric.name))).toEqual([]);
     expect(metricsOf(results, 'iops').length).toBeGreaterThan(0);
   });

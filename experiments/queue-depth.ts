@@ -44,11 +44,12 @@ import {
 
 /** The child in support/: its .ts source under tsx, or its .js when loglab is built. */
 const CHILD_SCRIPT = fileURLToPath(
-  new URL(`./support/queue-depth-child${path.extname(import.meta.url)}`, import.meta.url));
+  new URL(`./support/queue-depth-child${path.extname(import.meta.url)}`, import.meta.url),
+);
 /** The fio jobs ship with the package (package.json `files`), found from its root. */
 const FIO_JOBS: Readonly<Record<FioMethod, string>> = {
   'random-write': packageFile('scripts', 'fio', 'random-write.fio'),
-  'append': packageFile('scripts', 'fio', 'append.fio'),
+  append: packageFile('scripts', 'fio', 'append.fio'),
 };
 const BLOCK_BYTES = 4096;
 const MEASURED_SHARE = 0.5;
@@ -108,7 +109,11 @@ async function prepareFiles(ctx: LabContext, maxDepth: number): Promise<Files> {
   const slotDirs: string[] = [];
   for (let i = 0; i < maxDepth; i++) {
     const dir = path.join(ctx.dir, `slots-${i}`);
-    const queue = SlotFileQueue.open(dir, { durability: 'none', slotBytes, chunkSlots: SLOT_CHUNK_SLOTS });
+    const queue = SlotFileQueue.open(dir, {
+      durability: 'none',
+      slotBytes,
+      chunkSlots: SLOT_CHUNK_SLOTS,
+    });
     for (let message = 0; message < SLOT_BACKLOG; message++) await queue.send(body);
     await queue.close();
     slotDirs.push(dir);
@@ -121,10 +126,12 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
     UV_THREADPOOL_SIZE: String(config.depth + 4),
     UV_USE_IO_URING: engine === 'io_uring' ? '1' : '0',
   };
-  const measuredSeconds = (config.seconds * config.rounds + config.warmUpSeconds) *
-    config.methods.length;
+  const measuredSeconds =
+    (config.seconds * config.rounds + config.warmUpSeconds) * config.methods.length;
   const fioRuns = config.fio === null ? 0 : config.rounds * FIO_METHODS.length;
-  const timeoutMs = Math.ceil(measuredSeconds * 1000) + CHILD_OVERHEAD_MS +
+  const timeoutMs =
+    Math.ceil(measuredSeconds * 1000) +
+    CHILD_OVERHEAD_MS +
     fioRuns * (config.fio?.runTimeoutMs ?? 0);
   const withFio = config.fio === null ? '' : ', paired with fio';
   ctx.progress.phase(`queue-depth: ${engine} at depth ${config.depth}${withFio}`);
@@ -132,9 +139,12 @@ async function runChild(ctx: LabContext, config: ChildConfig, engine: Engine) {
   try {
     return JSON.parse(stdout) as ChildReport;
   } catch {
-    throw new LabError('CHECK_FAILED', `queue-depth: the child at depth ${config.depth} ` +
-      `printed no report (${stdout.slice(0, 200)}); run ` +
-      'experiments/support/queue-depth-child.ts by hand to see why');
+    throw new LabError(
+      'CHECK_FAILED',
+      `queue-depth: the child at depth ${config.depth} ` +
+        `printed no report (${stdout.slice(0, 200)}); run ` +
+        'experiments/support/queue-depth-child.ts by hand to see why',
+    );
   }
 }
 
@@ -146,32 +156,51 @@ function methodMetrics(
 ): Metric[] {
   const labels = { method, engine, depth, ioMode: report.ioMode };
   const prefix = `queue-depth.${method}.${engine}.${depth}`;
-  const what = method === 'slot-send'
-    ? 'design A slot operations (a send or a delete, each one synced slot write)'
-    : `${BLOCK_BYTES}-byte ${method === 'append' ? 'appends' : 'random writes'}`;
+  const what =
+    method === 'slot-send'
+      ? 'design A slot operations (a send or a delete, each one synced slot write)'
+      : `${BLOCK_BYTES}-byte ${method === 'append' ? 'appends' : 'random writes'}`;
   const metrics: Metric[] = [
-    { ...M.iops.adopt(`${prefix}.iops`, report.ratePerSec, labels),
-      description: `${what} per second, ${depth} in flight (${report.ioMode}), per repetition` },
-    { ...M.latencyNs.adopt(`${prefix}.latencyNs`, report.latencyNs, labels),
-      description: `latency of one of them; ${report.latencyNs.description ?? ''}` },
+    {
+      ...M.iops.adopt(`${prefix}.iops`, report.ratePerSec, labels),
+      description: `${what} per second, ${depth} in flight (${report.ioMode}), per repetition`,
+    },
+    {
+      ...M.latencyNs.adopt(`${prefix}.latencyNs`, report.latencyNs, labels),
+      description: `latency of one of them; ${report.latencyNs.description ?? ''}`,
+    },
   ];
   if (method !== 'slot-send' && report.ratePerSec.samples !== undefined) {
     const mbPerSec = report.ratePerSec.samples.map((rate) => (rate * BLOCK_BYTES) / 1e6);
-    metrics.push(M.mbPerSec.fromSamples(`${prefix}.mbPerSec`, mbPerSec, labels,
-      'decimal megabytes written per second'));
+    metrics.push(
+      M.mbPerSec.fromSamples(
+        `${prefix}.mbPerSec`,
+        mbPerSec,
+        labels,
+        'decimal megabytes written per second',
+      ),
+    );
   }
   if (report.reachedDepthPerRepetition.length > 0) {
-    const reached = M.reachedDepth.fromSamples(`${prefix}.reachedDepth`,
-      report.reachedDepthPerRepetition, labels,
+    const reached = M.reachedDepth.fromSamples(
+      `${prefix}.reachedDepth`,
+      report.reachedDepthPerRepetition,
+      labels,
       'write requests in flight at the device (/sys/block/*/inflight), mean of samples every ' +
-        'millisecond, one value per repetition; max is the largest sample');
+        'millisecond, one value per repetition; max is the largest sample',
+    );
     metrics.push({ ...reached, max: report.reachedDepthMax });
   }
   if (report.averageQueuePerRepetition.length > 0) {
-    metrics.push(M.deviceQueueDepth.fromSamples(`${prefix}.deviceQueueDepth`,
-      report.averageQueuePerRepetition, labels,
-      'time requests spent at the device over elapsed time (time_in_queue of ' +
-        '/sys/block/*/stat, iostat\'s aqu-sz): the average in flight, by Little\'s law'));
+    metrics.push(
+      M.deviceQueueDepth.fromSamples(
+        `${prefix}.deviceQueueDepth`,
+        report.averageQueuePerRepetition,
+        labels,
+        'time requests spent at the device over elapsed time (time_in_queue of ' +
+          "/sys/block/*/stat, iostat's aqu-sz): the average in flight, by Little's law",
+      ),
+    );
   }
   return metrics;
 }
@@ -180,13 +209,17 @@ function methodMetrics(
 function childMetrics(ctx: LabContext, report: ChildReport, engine: Engine, depth: number) {
   const { rings } = report.ioUring;
   if (engine === 'io_uring' && rings === 0) {
-    ctx.note(`UV_USE_IO_URING=1 did not take effect at depth ${depth}: the child held no ` +
-      'io_uring ring, so its figures were left out');
+    ctx.note(
+      `UV_USE_IO_URING=1 did not take effect at depth ${depth}: the child held no ` +
+        'io_uring ring, so its figures were left out',
+    );
     return [];
   }
   if (engine === 'libuv' && rings > 0) {
-    ctx.note(`at depth ${depth} the libuv child held an io_uring ring despite ` +
-      'UV_USE_IO_URING=0: its figures may not be thread-pool figures');
+    ctx.note(
+      `at depth ${depth} the libuv child held an io_uring ring despite ` +
+        'UV_USE_IO_URING=0: its figures may not be thread-pool figures',
+    );
   }
   return METHODS.flatMap((method) => {
     const methodReport = report.methods[method];
@@ -218,24 +251,37 @@ function fioMethodMetrics(
   const labels = { method, engine: 'fio', depth, ioMode: fio.ioMode };
   const prefix = `queue-depth.${method}.fio.${depth}`;
   const metrics: Metric[] = [
-    { ...M.fioIops.adopt(`${prefix}.fioIops`, fio.ratePerSec, labels),
-      description: `fio's ${method} job (libaio, ${fio.ioMode}), one run per round, each ` +
-        'beside ours in the same round, on the same file, for as long' },
-    { ...M.fioLatencyNs.adopt(`${prefix}.fioLatencyNs`, fio.latencyNs, labels),
-      description: "fio's latency, submission and completion, from its histogram (buckets " +
+    {
+      ...M.fioIops.adopt(`${prefix}.fioIops`, fio.ratePerSec, labels),
+      description:
+        `fio's ${method} job (libaio, ${fio.ioMode}), one run per round, each ` +
+        'beside ours in the same round, on the same file, for as long',
+    },
+    {
+      ...M.fioLatencyNs.adopt(`${prefix}.fioLatencyNs`, fio.latencyNs, labels),
+      description:
+        "fio's latency, submission and completion, from its histogram (buckets " +
         'within about 1.6%); median, percentiles and interval over every I/O of every round, ' +
-        'spread and samples over the per-round medians' },
+        'spread and samples over the per-round medians',
+    },
   ];
   const ourRates = ours.ratePerSec.samples ?? [];
   const fioRates = fio.ratePerSec.samples ?? [];
-  assert(ourRates.length === fioRates.length,
-    `queue-depth: ${ourRates.length} rounds of ours against ${fioRates.length} of fio's`);
+  assert(
+    ourRates.length === fioRates.length,
+    `queue-depth: ${ourRates.length} rounds of ours against ${fioRates.length} of fio's`,
+  );
   const ratios = ourRates.map((rate, round) => rate / (fioRates[round] ?? Number.NaN));
   if (ratios.length > 0 && ratios.every(Number.isFinite)) {
-    metrics.push(M.fractionOfFio.fromSamples(`queue-depth.${method}.libuv.${depth}.fractionOfFio`,
-      ratios, { method, engine: 'libuv', depth },
-      "our IOPS through libuv over fio's, same job, file and round length: one ratio per round, " +
-        'of the two runs paired in it; median and interval over the rounds'));
+    metrics.push(
+      M.fractionOfFio.fromSamples(
+        `queue-depth.${method}.libuv.${depth}.fractionOfFio`,
+        ratios,
+        { method, engine: 'libuv', depth },
+        "our IOPS through libuv over fio's, same job, file and round length: one ratio per round, " +
+          'of the two runs paired in it; median and interval over the rounds',
+      ),
+    );
   }
   return metrics;
 }
@@ -258,15 +304,21 @@ function ioUringNote(runs: readonly ChildRun[]): string | null {
   const uring = runs.filter((run) => run.engine === 'io_uring' && run.report.ioUring.rings > 0);
   if (uring.length === 0) return null;
   const tasks = uring.map((run) => `${run.report.ioUring.tasks} at depth ${run.depth}`);
-  return 'io_uring took effect in every io_uring child reported: each held an io_uring ring ' +
-    '(a descriptor linked to anon_inode:[io_uring]) and the kernel\'s submission thread ' +
-    `(iou-sqp); tasks in those processes: ${tasks.join(', ')}.`;
+  return (
+    'io_uring took effect in every io_uring child reported: each held an io_uring ring ' +
+    "(a descriptor linked to anon_inode:[io_uring]) and the kernel's submission thread " +
+    `(iou-sqp); tasks in those processes: ${tasks.join(', ')}.`
+  );
 }
 
 function notes(ctx: LabContext, runs: readonly ChildRun[]): string[] {
-  const fallbacks = new Set(runs.flatMap((run) => Object.entries(run.report.methods)
-    .filter(([, report]) => report.fallbackReason !== null)
-    .map(([method, report]) => `${method} used ${report.ioMode}: ${report.fallbackReason}`)));
+  const fallbacks = new Set(
+    runs.flatMap((run) =>
+      Object.entries(run.report.methods)
+        .filter(([, report]) => report.fallbackReason !== null)
+        .map(([method, report]) => `${method} used ${report.ioMode}: ${report.fallbackReason}`),
+    ),
+  );
   const uring = ioUringNote(runs);
   const writeCache = ctx.environment.device.writeCache ?? 'unknown';
   return [
@@ -274,14 +326,14 @@ function notes(ctx: LabContext, runs: readonly ChildRun[]): string[] {
       'has 4 threads by default, which would cap every depth at 4); libuv children set ' +
       'UV_USE_IO_URING=0, io_uring children 1.',
     'random-write and append: 4 KiB blocks written with O_DIRECT from an aligned part of a ' +
-      'Buffer (found by trying, as Node cannot tell a Buffer\'s address), no fsync: they reach ' +
+      "Buffer (found by trying, as Node cannot tell a Buffer's address), no fsync: they reach " +
       `the device, whose write cache may still hold them (write_cache: ${writeCache}). ` +
       'random-write overwrites a file written beforehand; append writes past the end of a ' +
       'file, which ext4 may serialise — reachedDepth says what the device saw.',
-    'slot-send: design A\'s operations, alternately a send and a delete, on one slot file per ' +
+    "slot-send: design A's operations, alternately a send and a delete, on one slot file per " +
       'operation in flight; each is a 1 KiB slot write through the page cache made durable by ' +
       'its own fdatasync (group commit, no delay, one producer per file).',
-    'reachedDepth counts every write the disk had in flight, other programs\' included.',
+    "reachedDepth counts every write the disk had in flight, other programs' included.",
     ...fallbacks,
     ...(uring === null ? [] : [uring]),
   ];
@@ -299,14 +351,19 @@ function headline(metrics: readonly Metric[], depths: readonly number[]): string
     if (low === undefined || high === undefined) return null;
     const reached = median(`queue-depth.${method}.${engine}.${last}.reachedDepth`);
     const seen = reached === undefined ? '' : `, device depth ${formatFigure(reached)}`;
-    return `${formatFigure(low)} to ${formatFigure(high)} IOPS through ${engine} ` +
-      `(${formatFigure(high / low)}×${seen})`;
+    return (
+      `${formatFigure(low)} to ${formatFigure(high)} IOPS through ${engine} ` +
+      `(${formatFigure(high / low)}×${seen})`
+    );
   };
-  const random = [span('random-write', 'libuv'), span('random-write', 'io_uring')]
-    .filter((part): part is string => part !== null);
+  const random = [span('random-write', 'libuv'), span('random-write', 'io_uring')].filter(
+    (part): part is string => part !== null,
+  );
   const append = span('append', 'libuv');
-  return `From depth ${first} to ${last}, random 4 KiB writes went from ${random.join(' and ')}` +
-    (append === null ? '.' : `; appends from ${append}.`);
+  return (
+    `From depth ${first} to ${last}, random 4 KiB writes went from ${random.join(' and ')}` +
+    (append === null ? '.' : `; appends from ${append}.`)
+  );
 }
 
 /**
@@ -325,12 +382,14 @@ function fioPlan(ctx: LabContext, depths: readonly number[], rounds: number): nu
     assert(depths.includes(depth), `queue-depth: fio depth ${depth} is not among the depths`);
   }
   const runs = fioDepths.length * FIO_METHODS.length * rounds;
-  ctx.note(`Cross-check: ${version}, ioengine libaio, jobs in scripts/fio/, at depth ` +
-    `${fioDepths.join(', ')} (parameter fioDepths): in each of the ${rounds} rounds of the ` +
-    'libuv child, random-write and append ran beside fio\'s same job on the same file for as ' +
-    'long, ours first in odd-numbered rounds and fio\'s first in even ones; fractionOfFio is ' +
-    `the median of the per-round ratios. The ${runs} fio runs cost their round time and about ` +
-    `${FIO_START_SECONDS} s of start-up each, which is why a quick run checks few depths.`);
+  ctx.note(
+    `Cross-check: ${version}, ioengine libaio, jobs in scripts/fio/, at depth ` +
+      `${fioDepths.join(', ')} (parameter fioDepths): in each of the ${rounds} rounds of the ` +
+      "libuv child, random-write and append ran beside fio's same job on the same file for as " +
+      "long, ours first in odd-numbered rounds and fio's first in even ones; fractionOfFio is " +
+      `the median of the per-round ratios. The ${runs} fio runs cost their round time and about ` +
+      `${FIO_START_SECONDS} s of start-up each, which is why a quick run checks few depths.`,
+  );
   return fioDepths;
 }
 
@@ -342,10 +401,18 @@ function childConfig(
   fio: FioConfig | null,
 ): ChildConfig {
   return {
-    depth, methods: METHODS, rounds: ctx.numberParam('rounds'), seconds,
-    warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND, blockBytes: BLOCK_BYTES, ...files,
+    depth,
+    methods: METHODS,
+    rounds: ctx.numberParam('rounds'),
+    seconds,
+    warmUpSeconds: seconds * WARM_UP_SHARE_OF_ROUND,
+    blockBytes: BLOCK_BYTES,
+    ...files,
     randomFileBytes: ctx.numberParam('randomFileMiB') * MiB,
-    slotBytes: ctx.numberParam('slotBytes'), device: ctx.device, seed: ctx.random.nextU32(), fio,
+    slotBytes: ctx.numberParam('slotBytes'),
+    device: ctx.device,
+    seed: ctx.random.nextU32(),
+    fio,
   };
 }
 
@@ -353,18 +420,24 @@ export async function run(ctx: LabContext): Promise<Results> {
   const depths = parseDepths(ctx.stringParam('depths'));
   const rounds = ctx.numberParam('rounds');
   const maxDepth = Math.max(...depths);
-  ctx.ensureFreeSpace(ctx.numberParam('randomFileMiB') * MiB * 2 +
-    maxDepth * SLOT_CHUNK_SLOTS * ctx.numberParam('slotBytes') * 2);
+  ctx.ensureFreeSpace(
+    ctx.numberParam('randomFileMiB') * MiB * 2 +
+      maxDepth * SLOT_CHUNK_SLOTS * ctx.numberParam('slotBytes') * 2,
+  );
   const files = await prepareFiles(ctx, maxDepth);
   const engineList = engines(ctx);
   const fioDepths = fioPlan(ctx, depths, rounds);
-  const units = (depths.length * engineList.length * METHODS.length +
-    fioDepths.length * FIO_METHODS.length) * rounds;
+  const units =
+    (depths.length * engineList.length * METHODS.length + fioDepths.length * FIO_METHODS.length) *
+    rounds;
   // Every method writes through to the disk (O_DIRECT, O_DSYNC or fdatasync): synced rounds.
-  const seconds = ctx.syncedRoundSeconds(Math.max(SHORTEST_REPETITION_SECONDS,
-    ctx.secondsBudget * MEASURED_SHARE / units));
-  const fio: FioConfig = { jobFiles: FIO_JOBS,
-    runTimeoutMs: Math.ceil(seconds * 1000) + FIO_RUN_OVERHEAD_MS };
+  const seconds = ctx.syncedRoundSeconds(
+    Math.max(SHORTEST_REPETITION_SECONDS, (ctx.secondsBudget * MEASURED_SHARE) / units),
+  );
+  const fio: FioConfig = {
+    jobFiles: FIO_JOBS,
+    runTimeoutMs: Math.ceil(seconds * 1000) + FIO_RUN_OVERHEAD_MS,
+  };
   const runs: ChildRun[] = [];
   const metrics: Metric[] = [];
   for (const depth of depths) {
@@ -377,12 +450,18 @@ export async function run(ctx: LabContext): Promise<Results> {
       if (paired) metrics.push(...fioMetrics(ctx, report, depth));
     }
   }
-  const counters = Object.fromEntries(runs.flatMap((run) => [
-    [`${run.engine}.${run.depth}.ioUringRings`, run.report.ioUring.rings],
-    [`${run.engine}.${run.depth}.tasks`, run.report.ioUring.tasks],
-  ]));
-  return ctx.results({ metrics, counters, headline: headline(metrics, depths),
-    notes: notes(ctx, runs) });
+  const counters = Object.fromEntries(
+    runs.flatMap((run) => [
+      [`${run.engine}.${run.depth}.ioUringRings`, run.report.ioUring.rings],
+      [`${run.engine}.${run.depth}.tasks`, run.report.ioUring.tasks],
+    ]),
+  );
+  return ctx.results({
+    metrics,
+    counters,
+    headline: headline(metrics, depths),
+    notes: notes(ctx, runs),
+  });
 }
 
 export const experiment: Experiment = {

@@ -107,15 +107,23 @@ async function run(ctx: LabContext): Promise<Results> {
   const counts = parseCounts(ctx.stringParam('segmentCounts'));
   const tails = TAILS_BYTES.map((bytes) => bytes / ctx.numberParam('tailDivisor'));
   const gapBytes = ctx.numberParam('recoveryPointGapBytes');
-  assert(tails.every((bytes) => bytes > gapBytes), 'the recovery point gap is inside every tail');
+  assert(
+    tails.every((bytes) => bytes > gapBytes),
+    'the recovery point gap is inside every tail',
+  );
   const sealedBytes = ctx.numberParam('sealedSegmentBytes');
   const tailSum = tails.reduce((sum, bytes) => sum + bytes, 0);
-  ctx.ensureFreeSpace((Math.max(...counts) * sealedBytes + counts.length * tailSum +
-    ctx.numberParam('rebuildSegmentBytes') * 3) * 1.2);
+  ctx.ensureFreeSpace(
+    (Math.max(...counts) * sealedBytes +
+      counts.length * tailSum +
+      ctx.numberParam('rebuildSegmentBytes') * 3) *
+      1.2,
+  );
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
   const template = buildTemplate(ctx, body!, Math.max(...counts));
   const logs = counts.flatMap((segments) =>
-    tails.map((tailBytes) => buildTailedLog(ctx, template, body!, segments, tailBytes)));
+    tails.map((tailBytes) => buildTailedLog(ctx, template, body!, segments, tailBytes)),
+  );
   await measureOpens(ctx, logs);
   const coldMethod = measureColdOpens(ctx, logs);
   const rebuild = await measureRebuild(ctx, body!);
@@ -124,7 +132,9 @@ async function run(ctx: LabContext): Promise<Results> {
 
 function appendRecords(log: Log, body: Buffer, count: number): void {
   for (let done = 0; done < count; done += APPEND_BATCH_RECORDS) {
-    log.appendBatchNoWait(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, count - done)).fill(body));
+    log.appendBatchNoWait(
+      new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, count - done)).fill(body),
+    );
   }
 }
 
@@ -154,7 +164,12 @@ function buildTailedLog(
   const baseOffset = template.baseOffsets[segments - 1];
   assert(baseOffset !== undefined, `the template has ${segments} segments`);
   ctx.progress.phase(`writing a ${formatBytes(tailBytes)} tail after ${segments - 1} segments`);
-  const log = Log.open(dir, { durability: 'none', baseOffset, segmentBytes: 2 * tailBytes, io: new NodeFileIO() });
+  const log = Log.open(dir, {
+    durability: 'none',
+    baseOffset,
+    segmentBytes: 2 * tailBytes,
+    io: new NodeFileIO(),
+  });
   const gapBytes = ctx.numberParam('recoveryPointGapBytes');
   appendRecords(log, body, Math.ceil((tailBytes - gapBytes) / RECORD_BYTES));
   void log.flush();
@@ -168,15 +183,29 @@ function buildTailedLog(
   for (const base of template.baseOffsets.slice(0, segments - 1)) {
     linkSegmentFiles(template.dir, dir, base);
   }
-  const open = (state: State) => new Measurement(`recovery.${segments}.${tailBytes}.${state}`,
-    'sync', { segments, tailBytes, state, cache: 'warm' });
+  const open = (state: State) =>
+    new Measurement(`recovery.${segments}.${tailBytes}.${state}`, 'sync', {
+      segments,
+      tailBytes,
+      state,
+      cache: 'warm',
+    });
   return {
-    segments, tailBytes, dir, lastRecord,
-    cleanPoint: saveRecoveryPoint(dir), olderPoint, olderPointPositionBytes,
+    segments,
+    tailBytes,
+    dir,
+    lastRecord,
+    cleanPoint: saveRecoveryPoint(dir),
+    olderPoint,
+    olderPointPositionBytes,
     opens: { clean: open('clean'), torn: open('torn'), 'recovery-point': open('recovery-point') },
     reports: {},
-    coldOpen: new Measurement(`recovery.${segments}.${tailBytes}.torn.cold`, 'sync',
-      { segments, tailBytes, state: 'torn', cache: 'cold' }),
+    coldOpen: new Measurement(`recovery.${segments}.${tailBytes}.torn.cold`, 'sync', {
+      segments,
+      tailBytes,
+      state: 'torn',
+      cache: 'cold',
+    }),
     coldDeviceReadBytes: [],
   };
 }
@@ -199,15 +228,17 @@ function timedOpen(log: TailedLog, measurement: Measurement, io: FileIO) {
 }
 
 async function measureOpens(ctx: LabContext, logs: readonly TailedLog[]): Promise<void> {
-  const designs = logs.flatMap((log) => STATES.map((state) => ({
-    name: `open ${log.segments} segments, ${formatBytes(log.tailBytes)} tail, ${state}`,
-    round: () => {
-      prepare(log, state);
-      const { repetition, report } = timedOpen(log, log.opens[state], new NodeFileIO());
-      log.reports[state] = report;
-      return repetition;
-    },
-  })));
+  const designs = logs.flatMap((log) =>
+    STATES.map((state) => ({
+      name: `open ${log.segments} segments, ${formatBytes(log.tailBytes)} tail, ${state}`,
+      round: () => {
+        prepare(log, state);
+        const { repetition, report } = timedOpen(log, log.opens[state], new NodeFileIO());
+        log.reports[state] = report;
+        return repetition;
+      },
+    })),
+  );
   await interleave(ctx.numberParam('rounds'), designs, ctx.progress);
 }
 
@@ -221,8 +252,10 @@ function measureColdOpens(ctx: LabContext, logs: readonly TailedLog[]): ColdRead
   let used: ColdReadMethod | null = null;
   for (let round = 0; round < rounds; round++) {
     for (const log of logs) {
-      ctx.progress.phase(`cold open ${round + 1}/${rounds}: ${log.segments} segments, ` +
-        `${formatBytes(log.tailBytes)} tail`);
+      ctx.progress.phase(
+        `cold open ${round + 1}/${rounds}: ${log.segments} segments, ` +
+          `${formatBytes(log.tailBytes)} tail`,
+      );
       prepare(log, 'torn');
       const io = new ColdReadFileIO();
       const coldReads = ctx.startColdReads([io]);
@@ -270,13 +303,20 @@ async function measureRebuild(ctx: LabContext, body: Buffer): Promise<Rebuild> {
     void log.close();
     return repetition;
   };
-  await interleave(ctx.numberParam('rounds'), [
-    { name: 'first lookup, index deleted', round: () => {
-      dropOffsetIndex(dir, sealed.baseOffset);
-      return firstLookup(missing);
-    } },
-    { name: 'first lookup, index present', round: () => firstLookup(present) },
-  ], ctx.progress);
+  await interleave(
+    ctx.numberParam('rounds'),
+    [
+      {
+        name: 'first lookup, index deleted',
+        round: () => {
+          dropOffsetIndex(dir, sealed.baseOffset);
+          return firstLookup(missing);
+        },
+      },
+      { name: 'first lookup, index present', round: () => firstLookup(present) },
+    ],
+    ctx.progress,
+  );
   return { segmentBytes: sealed.sizeBytes, missing, present, entriesRebuilt };
 }
 
@@ -290,13 +330,18 @@ function reportOf(log: TailedLog, state: State): RecoveryReport {
 function coldMetrics(ctx: LabContext, log: TailedLog): Metric[] {
   const prefix = `recovery.${log.segments}.${log.tailBytes}.torn.cold`;
   const M = RECOVERY_METRICS;
-  const metrics = [M.openNs.adopt(`${prefix}.openNs`,
-    log.coldOpen.summarize(ctx.random).latencyNs)];
+  const metrics = [
+    M.openNs.adopt(`${prefix}.openNs`, log.coldOpen.summarize(ctx.random).latencyNs),
+  ];
   if (log.coldDeviceReadBytes.length > 0) {
-    metrics.push(M.deviceReadBytes.fromSamples(`${prefix}.deviceReadBytes`,
-      log.coldDeviceReadBytes,
-      { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
-      'bytes the block layer read for one cold open (/proc/self/io read_bytes)'));
+    metrics.push(
+      M.deviceReadBytes.fromSamples(
+        `${prefix}.deviceReadBytes`,
+        log.coldDeviceReadBytes,
+        { segments: log.segments, tailBytes: log.tailBytes, state: 'torn', cache: 'cold' },
+        'bytes the block layer read for one cold open (/proc/self/io read_bytes)',
+      ),
+    );
   }
   return metrics;
 }
@@ -306,11 +351,16 @@ function openMetrics(ctx: LabContext, log: TailedLog): Metric[] {
     const prefix = `recovery.${log.segments}.${log.tailBytes}.${state}`;
     const labels = { segments: log.segments, tailBytes: log.tailBytes, state };
     return [
-      RECOVERY_METRICS.openNs.adopt(`${prefix}.openNs`,
-        log.opens[state].summarize(ctx.random).latencyNs),
-      RECOVERY_METRICS.scannedBytes.counter(`${prefix}.scannedBytes`,
-        reportOf(log, state).scannedBytes, labels,
-        'bytes the open checked record by record (its recovery report)'),
+      RECOVERY_METRICS.openNs.adopt(
+        `${prefix}.openNs`,
+        log.opens[state].summarize(ctx.random).latencyNs,
+      ),
+      RECOVERY_METRICS.scannedBytes.counter(
+        `${prefix}.scannedBytes`,
+        reportOf(log, state).scannedBytes,
+        labels,
+        'bytes the open checked record by record (its recovery report)',
+      ),
     ];
   });
 }
@@ -320,14 +370,21 @@ function rebuildMetrics(ctx: LabContext, rebuild: Rebuild): Metric[] {
   const perMiB = rebuild.missing.repetitions.map((repetition) => repetition.latencyNsP50 / mib);
   const M = RECOVERY_METRICS;
   return [
-    M.rebuildNsPerMiB.fromSamples('recovery.rebuildNsPerMiB', perMiB,
+    M.rebuildNsPerMiB.fromSamples(
+      'recovery.rebuildNsPerMiB',
+      perMiB,
       { segmentBytes: rebuild.segmentBytes },
       'first lookup in a sealed segment whose .index was deleted (the index rebuilt from the ' +
-        'log: a scan of the segment and two fdatasyncs), per MiB of segment'),
-    M.firstLookupNs.adopt('recovery.rebuild.missing.firstLookupNs',
-      rebuild.missing.summarize(ctx.random).latencyNs),
-    M.firstLookupNs.adopt('recovery.rebuild.present.firstLookupNs',
-      rebuild.present.summarize(ctx.random).latencyNs),
+        'log: a scan of the segment and two fdatasyncs), per MiB of segment',
+    ),
+    M.firstLookupNs.adopt(
+      'recovery.rebuild.missing.firstLookupNs',
+      rebuild.missing.summarize(ctx.random).latencyNs,
+    ),
+    M.firstLookupNs.adopt(
+      'recovery.rebuild.present.firstLookupNs',
+      rebuild.present.summarize(ctx.random).latencyNs,
+    ),
   ];
 }
 
@@ -369,12 +426,15 @@ function resultsParts(
 }
 
 function coldNote(method: ColdReadMethod): string {
-  const how = method === 'drop-caches'
-    ? 'after a page-cache drop before each, which also empties the inode and directory caches'
-    : 'with O_DIRECT reads, while the file system\'s metadata stayed cached';
-  return `Cold opens: the torn state of every log, opened ${how}: the walked tail and the index ` +
+  const how =
+    method === 'drop-caches'
+      ? 'after a page-cache drop before each, which also empties the inode and directory caches'
+      : "with O_DIRECT reads, while the file system's metadata stayed cached";
+  return (
+    `Cold opens: the torn state of every log, opened ${how}: the walked tail and the index ` +
     'files came from the device, as after a machine restart. These are the figures to size ' +
-    'recovery by (loglab plan --measured prefers them).';
+    'recovery by (loglab plan --measured prefers them).'
+  );
 }
 
 function notes(ctx: LabContext, coldMethod: ColdReadMethod | null): string[] {
@@ -387,7 +447,7 @@ function notes(ctx: LabContext, coldMethod: ColdReadMethod | null): string[] {
       '16 MiB synced under always). Torn checks the whole active segment: a crash under group ' +
       'just before the segment fills; under none the point stays at the last flush, and a crash ' +
       'checks every segment written since.',
-    'Sealed segments are hard links to one template log\'s files: an open trusts the segments ' +
+    "Sealed segments are hard links to one template log's files: an open trusts the segments " +
       'before the recovery point and only opens and fstats them (their indexes load on first ' +
       'use), so their number matters, not their content.',
     'Warm opens: the page cache as after a process crash (it survives the process).',
@@ -401,14 +461,19 @@ function notes(ctx: LabContext, coldMethod: ColdReadMethod | null): string[] {
 function headline(logs: readonly TailedLog[], metrics: readonly Metric[]): string {
   const log = logs.at(-1);
   if (log === undefined) return 'Recovery measured; see the table.';
-  const median = (name: string) => metrics.find((metric) =>
-    metric.name === `recovery.${log.segments}.${log.tailBytes}.${name}`)?.median;
+  const median = (name: string) =>
+    metrics.find((metric) => metric.name === `recovery.${log.segments}.${log.tailBytes}.${name}`)
+      ?.median;
   const at = (state: State) => median(`${state}.openNs`) ?? 0;
   const cold = median('torn.cold.openNs');
-  const restart = cold === undefined ? '' : `; ${formatNs(cold)} with a cold page cache, as ` +
-    'after a machine restart';
-  return `With ${log.segments.toLocaleString('en-US')} segments and a ` +
+  const restart =
+    cold === undefined
+      ? ''
+      : `; ${formatNs(cold)} with a cold page cache, as after a machine restart`;
+  return (
+    `With ${log.segments.toLocaleString('en-US')} segments and a ` +
     `${formatBytes(log.tailBytes)} tail the log served again ${formatNs(at('torn'))} after a ` +
     `torn tail (the whole tail checked${restart}), ${formatNs(at('recovery-point'))} with a ` +
-    `saved recovery point, and ${formatNs(at('clean'))} after a clean close.`;
+    `saved recovery point, and ${formatNs(at('clean'))} after a clean close.`
+  );
 }

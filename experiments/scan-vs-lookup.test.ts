@@ -38,8 +38,9 @@ describe('the scan-vs-lookup experiment', () => {
         expect(bytes.labels).toEqual({ method, targetMiB });
       }
     }
-    expect(metricsOf(results, 'timeNs').every((metric) => metric.labels?.cache === 'warm'))
-      .toBe(true);
+    expect(metricsOf(results, 'timeNs').every((metric) => metric.labels?.cache === 'warm')).toBe(
+      true,
+    );
     expect(results.notes.join('\n')).toMatch(/cold-cache figures are unavailable/);
     expect(results.predictions).toEqual([]);
   });
@@ -68,8 +69,9 @@ describe('the scan-vs-lookup experiment', () => {
     const cold = metricsOf(results, 'timeNs').filter((metric) => metric.labels?.cache === 'cold');
     expect(cold).toHaveLength(METHODS.length * TARGETS_MIB.length);
     expect(metricsOf(results, 'deviceReadBytes')).toHaveLength(METHODS.length * TARGETS_MIB.length);
-    expect(results.predictions.map((prediction) => prediction.model))
-      .toEqual(Array(cold.length).fill('hdd:exos-x20'));
+    expect(results.predictions.map((prediction) => prediction.model)).toEqual(
+      Array(cold.length).fill('hdd:exos-x20'),
+    );
     expect(results.notes.join('\n')).toMatch(/HDD model says/);
   });
 

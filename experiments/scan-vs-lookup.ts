@@ -104,7 +104,9 @@ function build(ctx: LabContext, segmentBytes: number): Bench {
   const records = Math.floor(segmentBytes / RECORD_BYTES);
   ctx.progress.phase(`writing a ${formatBytes(segmentBytes)} segment`);
   for (let done = 0; done < records; done += APPEND_BATCH_RECORDS) {
-    log.appendBatchNoWait(new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, records - done)).fill(body!));
+    log.appendBatchNoWait(
+      new Array<Buffer>(Math.min(APPEND_BATCH_RECORDS, records - done)).fill(body!),
+    );
   }
   void log.flush();
   const targets = TARGET_SIXTY_FOURTHS.map((sixtyFourths, i) => {
@@ -115,16 +117,25 @@ function build(ctx: LabContext, segmentBytes: number): Bench {
     const scanIo = new ColdReadFileIO();
     const targetMiB = targetBytes / MiB;
     const measurement = (method: Method, cache: Cache) =>
-      new Measurement(`scan-vs-lookup.${method}.${targetMiB}.${cache}`, 'sync',
-        { method, targetMiB, cache });
+      new Measurement(`scan-vs-lookup.${method}.${targetMiB}.${cache}`, 'sync', {
+        method,
+        targetMiB,
+        cache,
+      });
     return {
-      offset, positionBytes: offset * RECORD_BYTES, targetMiB,
-      scanLog: Log.open(copy, { durability: 'none', segmentBytes, io: scanIo }), scanIo,
+      offset,
+      positionBytes: offset * RECORD_BYTES,
+      targetMiB,
+      scanLog: Log.open(copy, { durability: 'none', segmentBytes, io: scanIo }),
+      scanIo,
       measurements: {
-        'scan.warm': measurement('scan', 'warm'), 'scan.cold': measurement('scan', 'cold'),
-        'lookup.warm': measurement('lookup', 'warm'), 'lookup.cold': measurement('lookup', 'cold'),
+        'scan.warm': measurement('scan', 'warm'),
+        'scan.cold': measurement('scan', 'cold'),
+        'lookup.warm': measurement('lookup', 'warm'),
+        'lookup.cold': measurement('lookup', 'cold'),
       },
-      bytesRead: {}, deviceBytes: { scan: [], lookup: [] },
+      bytesRead: {},
+      deviceBytes: { scan: [], lookup: [] },
     };
   });
   return { io, log, targets };
@@ -136,8 +147,11 @@ function scanTo(log: Log, offset: number): number {
   for (;;) {
     const record = reader.next();
     if (record === null) {
-      throw new StorageError('OFFSET_OUT_OF_RANGE', `scan of ${log.dir} ended before ` +
-        `offset ${offset}; the segment is shorter than the experiment wrote: rerun it`);
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `scan of ${log.dir} ended before ` +
+          `offset ${offset}; the segment is shorter than the experiment wrote: rerun it`,
+      );
     }
     if (record.offset === offset) return record.sizeBytes;
   }
@@ -152,20 +166,23 @@ async function measureWarm(ctx: LabContext, bench: Bench): Promise<void> {
     scan: ctx.numberParam('warmScansPerRound'),
     lookup: ctx.numberParam('warmLookupsPerRound'),
   };
-  const designs = bench.targets.flatMap((target) => METHODS.map((method) => ({
-    name: `${method} to ${target.targetMiB} MiB, warm`,
-    round: () => {
-      // The bytes one operation asks for do not change from round to round: counted once.
-      const phase = target.bytesRead[method] === undefined ? ctx.ioPhase(bench.io) : null;
-      const op = operation(method, bench.log, target.offset);
-      const repetition = measureSync(target.measurements[`${method}.warm`], op,
-        { ops: ops[method] });
-      if (phase !== null) {
-        target.bytesRead[method] = (phase.end().fileIo?.readBytes ?? 0) / repetition.ops;
-      }
-      return repetition;
-    },
-  })));
+  const designs = bench.targets.flatMap((target) =>
+    METHODS.map((method) => ({
+      name: `${method} to ${target.targetMiB} MiB, warm`,
+      round: () => {
+        // The bytes one operation asks for do not change from round to round: counted once.
+        const phase = target.bytesRead[method] === undefined ? ctx.ioPhase(bench.io) : null;
+        const op = operation(method, bench.log, target.offset);
+        const repetition = measureSync(target.measurements[`${method}.warm`], op, {
+          ops: ops[method],
+        });
+        if (phase !== null) {
+          target.bytesRead[method] = (phase.end().fileIo?.readBytes ?? 0) / repetition.ops;
+        }
+        return repetition;
+      },
+    })),
+  );
   await interleave(ctx.numberParam('rounds'), designs, ctx.progress);
 }
 
@@ -188,8 +205,9 @@ function measureCold(ctx: LabContext, bench: Bench): ColdReadMethod | null {
       for (const method of methods) {
         const log = method === 'scan' ? target.scanLog : bench.log;
         const phase = ctx.ioPhase(method === 'scan' ? target.scanIo : bench.io);
-        measureSync(target.measurements[`${method}.cold`], operation(method, log, target.offset),
-          { ops: 1 });
+        measureSync(target.measurements[`${method}.cold`], operation(method, log, target.offset), {
+          ops: 1,
+        });
         const deviceBytes = phase.end().proc?.readBytes;
         if (deviceBytes !== undefined) target.deviceBytes[method].push(deviceBytes);
       }
@@ -210,15 +228,26 @@ function targetMetrics(ctx: LabContext, target: Target, coldMeasured: boolean): 
       const summary = target.measurements[`${method}.${cache}`].summarize(ctx.random);
       metrics.push(M.timeNs.adopt(`${prefix}.${cache}.timeNs`, summary.latencyNs));
     }
-    metrics.push(M.bytesRead.counter(`${prefix}.bytesRead`, target.bytesRead[method] ?? 0, labels,
-      'bytes the method asked the file system for (FileIO counters; scans read 256 KiB ' +
-        'windows, lookups one 8 KiB window)'));
+    metrics.push(
+      M.bytesRead.counter(
+        `${prefix}.bytesRead`,
+        target.bytesRead[method] ?? 0,
+        labels,
+        'bytes the method asked the file system for (FileIO counters; scans read 256 KiB ' +
+          'windows, lookups one 8 KiB window)',
+      ),
+    );
     const device = target.deviceBytes[method];
     if (coldMeasured && device.length > 0) {
-      metrics.push(M.deviceReadBytes.fromSamples(`${prefix}.cold.deviceReadBytes`, device,
-        { ...labels, cache: 'cold' },
-        'bytes the block layer read for one cold operation (/proc/self/io read_bytes, ' +
-          'readahead included), one sample per round'));
+      metrics.push(
+        M.deviceReadBytes.fromSamples(
+          `${prefix}.cold.deviceReadBytes`,
+          device,
+          { ...labels, cache: 'cold' },
+          'bytes the block layer read for one cold operation (/proc/self/io read_bytes, ' +
+            'readahead included), one sample per round',
+        ),
+      );
     }
   }
   return metrics;
@@ -242,9 +271,12 @@ export function scanPredictions(
     for (const method of METHODS) {
       const bytes = target.bytesRead[method] ?? 0;
       predicted.push({
-        name: `scan-vs-lookup.${method}.${target.targetMiB}.cold.timeNs`, model: 'hdd:exos-x20',
-        unit: 'ns', value: hddReadNs(bytes),
-        basis: `one seek and half a turn, then ${formatBytes(bytes)} (the bytes read here) at ` +
+        name: `scan-vs-lookup.${method}.${target.targetMiB}.cold.timeNs`,
+        model: 'hdd:exos-x20',
+        unit: 'ns',
+        value: hddReadNs(bytes),
+        basis:
+          `one seek and half a turn, then ${formatBytes(bytes)} (the bytes read here) at ` +
           `${EXOS_X20.sustainedBytesPerSec / 1e6} MB/s; the index is in memory`,
       });
     }
@@ -254,16 +286,29 @@ export function scanPredictions(
   const name = (method: Method, quantity: string) =>
     `scan-vs-lookup.${method}.${SEED_TARGET_MIB}.${quantity}`;
   if (coldMeasured) {
-    predicted.push({ name: name('scan', 'cold.timeNs'), model: 'seed', unit: 'ns',
+    predicted.push({
+      name: name('scan', 'cold.timeNs'),
+      model: 'seed',
+      unit: 'ns',
       value: transferMs(EXOS_X20, SEED_RECORD_POSITION_BYTES) * 1e6,
-      basis: 'seed: scan of 23,959,523 bytes at 285 MB/s, about 84 ms for one message' });
+      basis: 'seed: scan of 23,959,523 bytes at 285 MB/s, about 84 ms for one message',
+    });
   }
   predicted.push(
-    { name: name('scan', 'bytesRead'), model: 'seed', unit: 'B', value: seedScanBytes,
-      basis: 'seed: the scan reads the segment up to the end of Asha\'s record, about 24 MB' },
-    { name: name('lookup', 'bytesRead'), model: 'seed', unit: 'B',
+    {
+      name: name('scan', 'bytesRead'),
+      model: 'seed',
+      unit: 'B',
+      value: seedScanBytes,
+      basis: "seed: the scan reads the segment up to the end of Asha's record, about 24 MB",
+    },
+    {
+      name: name('lookup', 'bytesRead'),
+      model: 'seed',
+      unit: 'B',
       value: SEED_LOOKUP_PAGES * PAGE_BYTES,
-      basis: 'seed: the step forward (3,155 bytes) lies in two 4 KiB pages' },
+      basis: 'seed: the step forward (3,155 bytes) lies in two 4 KiB pages',
+    },
   );
   return predicted;
 }
@@ -301,14 +346,16 @@ function headline(target: Target | undefined, metrics: readonly Metric[], cold: 
   const scan = at('scan');
   const lookup = at('lookup');
   if (scan === null || lookup === null) return 'Scan and lookup measured; see the table.';
-  return `Reaching the record ${target.targetMiB} MiB into the segment took ${formatNs(scan)} ` +
+  return (
+    `Reaching the record ${target.targetMiB} MiB into the segment took ${formatNs(scan)} ` +
     `by scan and ${formatNs(lookup)} by lookup with a ${cache} cache; the seed prices 24 MB ` +
-    'of scan at 84 ms (285 MB/s) against two 4 KiB pages for the lookup.';
+    'of scan at 84 ms (285 MB/s) against two 4 KiB pages for the lookup.'
+  );
 }
 
 /** Bytes per second of a scan that read `bytes` in `ns`, in MB/s as datasheets quote them. */
 function mbPerSec(bytes: number, ns: number): number {
-  return bytes / ns * 1e3;
+  return (bytes / ns) * 1e3;
 }
 
 function notes(
@@ -318,17 +365,20 @@ function notes(
   coldMethod: ColdReadMethod | null,
 ): string[] {
   const written = [
-    'Records are 1 KiB (the seed\'s email queue) with the default 4 KiB index interval; the ' +
+    "Records are 1 KiB (the seed's email queue) with the default 4 KiB index interval; the " +
       'index is in memory, so a lookup reads one 8 KiB window of the .log file. A scan checks ' +
-      'every record on the way (length, CRC-32C, id), as recovery and the seed\'s option 1 do.',
+      "every record on the way (length, CRC-32C, id), as recovery and the seed's option 1 do.",
     'bytesRead counts what the methods asked for (FileIO counters); deviceReadBytes what the ' +
       'block layer fetched for a cold operation (/proc/self/io read_bytes, readahead included).',
   ];
   if (target === undefined) return written;
   if (target.targetMiB !== SEED_TARGET_MIB) {
-    written.push(`The seed's case (24 MB into a 64 MiB segment) lies beyond this ${ctx.quick ?
-      'quick ' : ''}segment; its figures sit beside the 24 MiB target of a full run. The nearest ` +
-      `target here is ${target.targetMiB} MiB, the same fraction of the segment.`);
+    written.push(
+      `The seed's case (24 MB into a 64 MiB segment) lies beyond this ${
+        ctx.quick ? 'quick ' : ''
+      }segment; its figures sit beside the 24 MiB target of a full run. The nearest ` +
+        `target here is ${target.targetMiB} MiB, the same fraction of the segment.`,
+    );
   }
   if (coldMethod !== null) written.push(...gapNotes(ctx, target, metrics, coldMethod));
   return written;
@@ -340,14 +390,19 @@ function readaheadNote(target: Target, coldMethod: ColdReadMethod): string[] {
   const asked = target.bytesRead.scan ?? 0;
   if (device.length === 0 || asked === 0) return [];
   const fetched = Math.max(...device);
-  const start = `A cold scan to ${target.targetMiB} MiB asked for ${formatBytes(asked)} and the ` +
+  const start =
+    `A cold scan to ${target.targetMiB} MiB asked for ${formatBytes(asked)} and the ` +
     `block layer fetched up to ${formatBytes(fetched)}`;
   if (coldMethod === 'o-direct') {
-    return [`${start}: O_DIRECT reads have no readahead, so each 256 KiB window waited for the ` +
-      'device in turn, where a buffered scan after a drop overlaps readahead with the checks.'];
+    return [
+      `${start}: O_DIRECT reads have no readahead, so each 256 KiB window waited for the ` +
+        'device in turn, where a buffered scan after a drop overlaps readahead with the checks.',
+    ];
   }
-  return [`${start}: readahead runs ahead of a sequential reader, which the model (bytes read ` +
-    'at the sequential rate) leaves out.'];
+  return [
+    `${start}: readahead runs ahead of a sequential reader, which the model (bytes read ` +
+      'at the sequential rate) leaves out.',
+  ];
 }
 
 /** Where the measured gap between scan and lookup departs from the HDD model, and why. */
@@ -369,7 +424,8 @@ function gapNotes(
   const coldRate = mbPerSec(scanBytes, scanCold);
   const warmRate = mbPerSec(scanBytes, scanWarm);
   const device = ctx.environment.device;
-  const deviceName = `${device.model ?? device.name ?? 'this device'}` +
+  const deviceName =
+    `${device.model ?? device.name ?? 'this device'}` +
     `${device.rotational === true ? ', which reports that it spins' : ''}`;
   const modelLookupNs = hddReadNs(lookupBytes);
   // A cold lookup a quarter of the model's or less cannot have waited for a seek and half a
@@ -381,15 +437,19 @@ function gapNotes(
       `cold lookup; the HDD model says ${modelGap.toFixed(1)}× ` +
       `(${formatNs(hddReadNs(scanBytes))} vs ${formatNs(modelLookupNs)}).`,
     `The model charges a lookup one seek and half a turn (${formatNs(modelLookupNs)}); the ` +
-      `cold lookup here took ${formatNs(lookupCold)} on ${deviceName}: ${noPositioning
-        ? 'no arm moved, so the positioning the model charges is absent and a lookup costs one ' +
-          'small I/O, which widens the gap.'
-        : 'positioning dominates a cold lookup here too.'}`,
+      `cold lookup here took ${formatNs(lookupCold)} on ${deviceName}: ${
+        noPositioning
+          ? 'no arm moved, so the positioning the model charges is absent and a lookup costs one ' +
+            'small I/O, which widens the gap.'
+          : 'positioning dominates a cold lookup here too.'
+      }`,
     `The model streams the scan at 285 MB/s; the cold scan ran at ${coldRate.toFixed(0)} MB/s ` +
-      `and the warm one at ${warmRate.toFixed(0)} MB/s, so ${deviceBound
-        ? 'the device, not the record checks, set the cold scan\'s pace.'
-        : 'the scan is bound by checking every record in JavaScript (length, CRC-32C, id), not ' +
-          'by the device: a faster disk would not shorten it.'}`,
+      `and the warm one at ${warmRate.toFixed(0)} MB/s, so ${
+        deviceBound
+          ? "the device, not the record checks, set the cold scan's pace."
+          : 'the scan is bound by checking every record in JavaScript (length, CRC-32C, id), not ' +
+            'by the device: a faster disk would not shorten it.'
+      }`,
     ...readaheadNote(target, coldMethod),
   ];
 }

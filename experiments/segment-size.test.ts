@@ -33,8 +33,12 @@ describe('the segment-size experiment', () => {
     const run = await tinyRun();
     expectOneUnitPerQuantity(run);
     for (const segmentBytes of SIZES) {
-      for (const [quantity, unit] of [['rollNs', 'ns'], ['openNs', 'ns'],
-        ['lookupLatencyNs', 'ns'], ['retentionLagBytes', 'B']] as const) {
+      for (const [quantity, unit] of [
+        ['rollNs', 'ns'],
+        ['openNs', 'ns'],
+        ['lookupLatencyNs', 'ns'],
+        ['retentionLagBytes', 'B'],
+      ] as const) {
         const metric = metricNamed(run, `segment-size.${segmentBytes}.${quantity}`);
         expect(metric.unit).toBe(unit);
         expect(metric.labels).toMatchObject({ segmentBytes });
@@ -63,7 +67,7 @@ describe('the segment-size experiment', () => {
       const key = String(segmentBytes);
       const segments = metricNamed(run, `segment-size.${key}.segments`).median;
       const perGiB = metricNamed(run, `segment-size.${key}.filesPerGiB`).median;
-      expect(perGiB * run.counters[`${key}.logBytes`]! / GiB).toBeCloseTo(segments * 3, 6);
+      expect((perGiB * run.counters[`${key}.logBytes`]!) / GiB).toBeCloseTo(segments * 3, 6);
       const recordsPerSegment = run.counters[`${key}.recordsPerSegment`]!;
       expect(run.counters[`${key}.recoveryScannedBytes`]).toBe(recordsPerSegment * RECORD_BYTES);
       const lag = metricNamed(run, `segment-size.${key}.retentionLagBytes`).median;

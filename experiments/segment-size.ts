@@ -104,7 +104,10 @@ async function run(ctx: LabContext): Promise<Results> {
   const totalBytes = ctx.numberParam('totalBytes');
   const sizes = SEGMENT_SIZES_BYTES.map((bytes) => bytes / divisor);
   assert(sizes.every(Number.isSafeInteger), `sizeDivisor ${divisor} divides every segment size`);
-  assert(sizes.every((bytes) => bytes >= 2 * RECORD_BYTES), 'segments hold two records at least');
+  assert(
+    sizes.every((bytes) => bytes >= 2 * RECORD_BYTES),
+    'segments hold two records at least',
+  );
   assert(totalBytes > Math.max(...sizes), 'the total spans two segments of the largest size');
   // Each log ends with a full segment: at most one segment beyond the total, and its indexes;
   // a roll under group preallocates the next segment's first extent (at most a segment).
@@ -132,13 +135,23 @@ function openSetting(ctx: LabContext, segmentBytes: number): SizeSetting {
   const measurement = (what: string) =>
     new Measurement(`segment-size.${key}.${what}`, 'sync', labels);
   return {
-    segmentBytes, key, dir, io, labels,
-    roll: measurement('roll'), open: measurement('open'),
-    recovery: measurement('recovery'), lookup: measurement('lookup'),
-    groupRoll: new Measurement(`segment-size.${key}.groupRoll`, 'sync',
-      { ...labels, durability: 'group' }),
+    segmentBytes,
+    key,
+    dir,
+    io,
+    labels,
+    roll: measurement('roll'),
+    open: measurement('open'),
+    recovery: measurement('recovery'),
+    lookup: measurement('lookup'),
+    groupRoll: new Measurement(`segment-size.${key}.groupRoll`, 'sync', {
+      ...labels,
+      durability: 'group',
+    }),
     log: Log.open(dir, { durability: 'none', segmentBytes, io }),
-    appendedBytes: 0, activeBytes: 0, recoveryScannedBytes: 0,
+    appendedBytes: 0,
+    activeBytes: 0,
+    recoveryScannedBytes: 0,
   };
 }
 
@@ -147,10 +160,14 @@ async function build(ctx: LabContext, settings: readonly SizeSetting[], totalByt
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
   const batch = new Array<Buffer>(APPEND_BATCH_RECORDS).fill(body!);
   const rounds = ctx.numberParam('rounds');
-  await interleave(rounds, settings.map((setting) => ({
-    name: `append to ${formatBytes(setting.segmentBytes)} segments`,
-    round: (round: number) => appendUntil(setting, batch, (totalBytes * (round + 1)) / rounds),
-  })), ctx.progress);
+  await interleave(
+    rounds,
+    settings.map((setting) => ({
+      name: `append to ${formatBytes(setting.segmentBytes)} segments`,
+      round: (round: number) => appendUntil(setting, batch, (totalBytes * (round + 1)) / rounds),
+    })),
+    ctx.progress,
+  );
   for (const setting of settings) {
     appendUntil(setting, batch, Number.POSITIVE_INFINITY);
     const active = setting.log.segments().at(-1);
@@ -189,7 +206,11 @@ function appendUntil(setting: SizeSetting, batch: readonly Buffer[], untilBytes:
 }
 
 function shapeOf(setting: SizeSetting): Shape {
-  const log = Log.open(setting.dir, { durability: 'none', segmentBytes: setting.segmentBytes, io: setting.io });
+  const log = Log.open(setting.dir, {
+    durability: 'none',
+    segmentBytes: setting.segmentBytes,
+    io: setting.io,
+  });
   const segments = log.segments();
   void log.close();
   const files = segmentFileNamesIn(setting.dir).length;
@@ -237,18 +258,27 @@ async function measureOpens(ctx: LabContext, settings: readonly SizeSetting[]): 
  */
 async function measureGroupRolls(ctx: LabContext, settings: readonly SizeSetting[]) {
   const [body] = recordBodies(ctx.random.fork(), RECORD_BYTES);
-  await interleave(ctx.numberParam('rounds'), settings.map((setting) => ({
-    name: `roll under group, ${formatBytes(setting.segmentBytes)} segments`,
-    round: async () => {
-      const snapshot = snapshotLogDir(setting.dir);
-      const log = Log.open(setting.dir,
-        { segmentBytes: setting.segmentBytes, io: setting.io, durability: 'group' });
-      const repetition = measureSync(setting.groupRoll, () => log.appendNoWait(body!), { ops: 1 });
-      await log.close();
-      rewindLogDir(snapshot);
-      return repetition;
-    },
-  })), ctx.progress);
+  await interleave(
+    ctx.numberParam('rounds'),
+    settings.map((setting) => ({
+      name: `roll under group, ${formatBytes(setting.segmentBytes)} segments`,
+      round: async () => {
+        const snapshot = snapshotLogDir(setting.dir);
+        const log = Log.open(setting.dir, {
+          segmentBytes: setting.segmentBytes,
+          io: setting.io,
+          durability: 'group',
+        });
+        const repetition = measureSync(setting.groupRoll, () => log.appendNoWait(body!), {
+          ops: 1,
+        });
+        await log.close();
+        rewindLogDir(snapshot);
+        return repetition;
+      },
+    })),
+    ctx.progress,
+  );
 }
 
 /** Random offsets across every segment, warm, after each segment's index was loaded once. */
@@ -256,14 +286,20 @@ async function measureLookups(ctx: LabContext, settings: readonly SizeSetting[])
   const rounds = ctx.numberParam('rounds');
   const seconds = (ctx.secondsBudget * LOOKUP_SHARE) / (settings.length * rounds);
   const designs = settings.map((setting) => {
-    setting.log = Log.open(setting.dir, { durability: 'none', segmentBytes: setting.segmentBytes, io: setting.io });
+    setting.log = Log.open(setting.dir, {
+      durability: 'none',
+      segmentBytes: setting.segmentBytes,
+      io: setting.io,
+    });
     const log = setting.log;
     for (const segment of log.segments()) log.read(segment.baseOffset);
     const targets = randomOffsets(ctx.random.fork(), log.endOffset, WARM_TARGETS);
     return {
       name: `lookups across ${formatBytes(setting.segmentBytes)} segments`,
-      round: () => measureSync(setting.lookup,
-        (i) => log.read(targets[i % WARM_TARGETS]!).sizeBytes, { seconds }),
+      round: () =>
+        measureSync(setting.lookup, (i) => log.read(targets[i % WARM_TARGETS]!).sizeBytes, {
+          seconds,
+        }),
     };
   });
   await interleave(rounds, designs, ctx.progress);
@@ -314,17 +350,33 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
     M.openNs.adopt(`${prefix}.openNs`, latency(setting.open)),
     M.recoveryNs.adopt(`${prefix}.recoveryNs`, latency(setting.recovery)),
     M.lookupLatencyNs.adopt(`${prefix}.lookupLatencyNs`, latency(setting.lookup)),
-    M.retentionLagBytes.counter(`${prefix}.retentionLagBytes`, lag.meanBytes, labels,
+    M.retentionLagBytes.counter(
+      `${prefix}.retentionLagBytes`,
+      lag.meanBytes,
+      labels,
       'log bytes left on disk below the consumer, mean of the lag just before and just after ' +
-        'each retention check'),
-    M.retentionLagBytesMax.counter(`${prefix}.retentionLagBytesMax`, lag.maxBytes, labels,
-      'the same, largest (just before a check)'),
-    M.filesPerGiB.counter(`${prefix}.filesPerGiB`, (shape.files * GiB) / shape.sizeBytes, labels,
-      'segment files (.log, .index, .timeindex) per GiB of log'),
+        'each retention check',
+    ),
+    M.retentionLagBytesMax.counter(
+      `${prefix}.retentionLagBytesMax`,
+      lag.maxBytes,
+      labels,
+      'the same, largest (just before a check)',
+    ),
+    M.filesPerGiB.counter(
+      `${prefix}.filesPerGiB`,
+      (shape.files * GiB) / shape.sizeBytes,
+      labels,
+      'segment files (.log, .index, .timeindex) per GiB of log',
+    ),
     M.segments.counter(`${prefix}.segments`, shape.segments, labels),
-    M.lifetimeSeconds.counter(`${prefix}.lifetimeSeconds`, lifetime, labels,
+    M.lifetimeSeconds.counter(
+      `${prefix}.lifetimeSeconds`,
+      lifetime,
+      labels,
       'how long one segment lasts at 5 messages a second: the 1 KiB messages a full segment ' +
-        'held here (16-byte headers included) over the rate'),
+        'held here (16-byte headers included) over the rate',
+    ),
   ];
 }
 
@@ -334,7 +386,8 @@ function seedTable(settings: readonly SizeSetting[]): Prediction[] {
     model: 'seed',
     unit: 's',
     value: secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC),
-    basis: `seed: ${formatBytes(setting.segmentBytes)} / (5 messages/s × 1,024 B), headers ` +
+    basis:
+      `seed: ${formatBytes(setting.segmentBytes)} / (5 messages/s × 1,024 B), headers ` +
       'left out (lab/plan/capacity.ts secondsToFill)',
   }));
 }
@@ -369,17 +422,17 @@ function notes(ctx: LabContext): string[] {
     `Each log holds at least ${formatBytes(ctx.numberParam('totalBytes'))} of 1 KiB messages ` +
       '(1,040-byte records) appended with durability none, and ends with a full active segment.',
     'rollNs is the append that starts a segment under durability none: it writes and closes ' +
-      'the full segment\'s index files and creates three new files; nothing is synced. ' +
+      "the full segment's index files and creates three new files; nothing is synced. " +
       'groupRollNs is the same append under durability group: it also syncs the full segment, ' +
       'saves a recovery point and zero-fills the new segment to its full size (preallocation) ' +
       'and syncs that, so it grows with the segment.',
     'openNs opens the log after a clean close (one open and fstat per segment, the active ' +
-      'segment\'s index loaded); recoveryNs after removing the recovery point, so the whole ' +
+      "segment's index loaded); recoveryNs after removing the recovery point, so the whole " +
       'active segment is checked record by record: what a crash under durability group costs ' +
-      'just before the segment fills (its last recovery point is the roll\'s, at the segment ' +
+      "just before the segment fills (its last recovery point is the roll's, at the segment " +
       'start).',
     'Lookups are of random offsets across all segments, with a warm cache, after every ' +
-      'segment\'s index was loaded once.',
+      "segment's index was loaded once.",
     'Retention lag: one consumer keeps pace with the producer; retention checks every ' +
       `${checkMessages.toLocaleString('en-US')} messages (5 minutes, Kafka's default check ` +
       'interval, at 5 messages a second; divided like the sizes with --quick) and deletes every ' +
@@ -398,11 +451,13 @@ function headline(settings: readonly SizeSetting[], metrics: readonly Metric[]):
     `${format(at(first, quantity) ?? 0)} to ${format(at(last, quantity) ?? 0)}`;
   const lifetime = (setting: SizeSetting) =>
     secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC);
-  return `From ${formatBytes(first.segmentBytes)} to ${formatBytes(last.segmentBytes)} segments, ` +
+  return (
+    `From ${formatBytes(first.segmentBytes)} to ${formatBytes(last.segmentBytes)} segments, ` +
     `opening the log took ${range('openNs', formatNs)}, a crash scan ` +
     `${range('recoveryNs', formatNs)} and a roll ${range('rollNs', formatNs)} ` +
     `(${range('groupRollNs', formatNs)} under group), while retention ` +
     `left ${range('retentionLagBytes', formatBytes)} behind the consumer; at 5 messages a ` +
     `second one segment lasts ${Math.round(lifetime(first))} s to ` +
-    `${Math.round(lifetime(last)).toLocaleString('en-US')} s (the seed's table).`;
+    `${Math.round(lifetime(last)).toLocaleString('en-US')} s (the seed's table).`
+  );
 }

@@ -29,10 +29,20 @@ function phase(deviceWriteBytes: number | null): PhaseIo {
     elapsedNs: 1,
     proc: null,
     fileIo: null,
-    device: deviceWriteBytes === null ? null : {
-      disks: ['vda'], readIos: 0, readBytes: 0, writeIos: 3, writeBytes: deviceWriteBytes,
-      flushIos: 1, discardBytes: 0, busyMs: 1, timeInQueueMs: 1,
-    },
+    device:
+      deviceWriteBytes === null
+        ? null
+        : {
+            disks: ['vda'],
+            readIos: 0,
+            readBytes: 0,
+            writeIos: 3,
+            writeBytes: deviceWriteBytes,
+            flushIos: 1,
+            discardBytes: 0,
+            busyMs: 1,
+            timeInQueueMs: 1,
+          },
   };
 }
 
@@ -41,8 +51,12 @@ const JOURNAL: JournalInfo = { kind: 'present', evidence: 'jbd2 runs' };
 
 describe('splitting the device bytes into shares', () => {
   it('gives data, a zero journal and the rest as metadata without a journal', () => {
-    expect(shareBytes(phase(12_288), 8_192, NO_JOURNAL))
-      .toEqual({ total: 12_288, data: 8_192, journal: 0, metadata: 4_096 });
+    expect(shareBytes(phase(12_288), 8_192, NO_JOURNAL)).toEqual({
+      total: 12_288,
+      data: 8_192,
+      journal: 0,
+      metadata: 4_096,
+    });
   });
 
   it('gives only total and data when a journal cannot be told from metadata', () => {
@@ -50,8 +64,11 @@ describe('splitting the device bytes into shares', () => {
   });
 
   it('leaves metadata out rather than report it negative', () => {
-    expect(shareBytes(phase(4_096), 8_192, NO_JOURNAL))
-      .toEqual({ total: 4_096, data: 8_192, journal: 0 });
+    expect(shareBytes(phase(4_096), 8_192, NO_JOURNAL)).toEqual({
+      total: 4_096,
+      data: 8_192,
+      journal: 0,
+    });
   });
 
   it('gives nothing without the device counters', () => {
@@ -82,8 +99,11 @@ describe('the write-amplification experiment', () => {
       for (const policy of ['none', 'always']) {
         const prefix = `write-amplification.${design}.${policy}`;
         const total = metricNamed(results, `${prefix}.total.deviceBytesPerMsg`).median;
-        const parts = ['data', 'journal', 'metadata'].map((share) => perMessage
-          .find((metric) => metric.name === `${prefix}.${share}.deviceBytesPerMsg`)?.median);
+        const parts = ['data', 'journal', 'metadata'].map(
+          (share) =>
+            perMessage.find((metric) => metric.name === `${prefix}.${share}.deviceBytesPerMsg`)
+              ?.median,
+        );
         if (parts.every((part) => part !== undefined)) {
           expect(parts.reduce((sum, part) => (sum ?? 0) + (part ?? 0), 0)).toBeCloseTo(total);
         }
@@ -123,10 +143,16 @@ describe('the write-amplification experiment', () => {
   it("puts the seed's 8 KiB and 1 KiB beside the totals under always", () => {
     const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
     expect(seed.map(({ name, value, labels }) => ({ name, value, labels }))).toEqual([
-      { name: 'write-amplification.A.always.total.deviceBytesPerMsg', value: 8192,
-        labels: { design: 'A', policy: 'always', share: 'total' } },
-      { name: 'write-amplification.B.always.total.deviceBytesPerMsg', value: 1024,
-        labels: { design: 'B', policy: 'always', share: 'total' } },
+      {
+        name: 'write-amplification.A.always.total.deviceBytesPerMsg',
+        value: 8192,
+        labels: { design: 'A', policy: 'always', share: 'total' },
+      },
+      {
+        name: 'write-amplification.B.always.total.deviceBytesPerMsg',
+        value: 1024,
+        labels: { design: 'B', policy: 'always', share: 'total' },
+      },
     ]);
   });
 });

@@ -93,7 +93,12 @@ async function openConfigs(ctx: LabContext, configs: Config[]): Promise<void> {
       });
       const name = `write-amplification.${design}.${policy}`;
       configs.push({
-        design, policy, cycle, totals: new PhaseTotals(), dataBytes: 0, traced: NOTHING_TRACED,
+        design,
+        policy,
+        cycle,
+        totals: new PhaseTotals(),
+        dataBytes: 0,
+        traced: NOTHING_TRACED,
         send: new Measurement(`${name}.send`, 'async'),
         consume: new Measurement(`${name}.consume`, 'async'),
       });
@@ -139,10 +144,12 @@ export function shareBytes(
 
 const SHARE_DESCRIPTIONS: Readonly<Record<Share, string>> = {
   total: 'bytes the disk wrote per message (its stat, after a sync ending each round)',
-  data: 'filesystem blocks the program\'s writes dirtied, per message, each counted once per ' +
-    'sync that wrote it (from the run\'s write trace)',
+  data:
+    "filesystem blocks the program's writes dirtied, per message, each counted once per " +
+    "sync that wrote it (from the run's write trace)",
   journal: 'journal bytes per message: zero, the filesystem has no journal',
-  metadata: 'the rest of the total: inode, extent and bitmap blocks, and other programs\' ' +
+  metadata:
+    "the rest of the total: inode, extent and bitmap blocks, and other programs' " +
     'writes to the shared disk',
 };
 
@@ -153,8 +160,13 @@ function configMetrics(config: Config, rounds: readonly CycleRound[], journal: J
   const prefix = `write-amplification.${config.design}.${config.policy}`;
   const labels = { design: config.design, policy: config.policy };
   return Object.entries(shareBytes(total, config.dataBytes, journal)).map(([share, bytes]) =>
-    WRITE_AMPLIFICATION_METRICS.deviceBytesPerMsg.measured(`${prefix}.${share}.deviceBytesPerMsg`,
-      bytes / messages, { ...labels, share }, SHARE_DESCRIPTIONS[share as Share]));
+    WRITE_AMPLIFICATION_METRICS.deviceBytesPerMsg.measured(
+      `${prefix}.${share}.deviceBytesPerMsg`,
+      bytes / messages,
+      { ...labels, share },
+      SHARE_DESCRIPTIONS[share as Share],
+    ),
+  );
 }
 
 /** The pooled ledger of design B under always; null without the device's total. */
@@ -170,42 +182,64 @@ function ledgerMetrics(config: Config, rounds: readonly CycleRound[]): Metric[] 
   const ledger = ledgerOf(config, rounds);
   if (ledger === null) return [];
   const prefix = `write-amplification.${config.design}.${config.policy}`;
-  return ledger.rows.map((row) => WRITE_AMPLIFICATION_METRICS.ledgerBytesPerMsg.measured(
-    `${prefix}.${row.cause}.ledgerBytesPerMsg`, row.bytesPerMsg,
-    { design: config.design, policy: config.policy, cause: row.cause }, row.title));
+  return ledger.rows.map((row) =>
+    WRITE_AMPLIFICATION_METRICS.ledgerBytesPerMsg.measured(
+      `${prefix}.${row.cause}.ledgerBytesPerMsg`,
+      row.bytesPerMsg,
+      { design: config.design, policy: config.policy, cause: row.cause },
+      row.title,
+    ),
+  );
 }
 
 function ratioMetrics(metrics: readonly Metric[]): Metric[] {
   return POLICIES.flatMap((policy) => {
-    const bytes = (design: Design) => metrics.find((metric) =>
-      metric.name === `write-amplification.${design}.${policy}.total.deviceBytesPerMsg`)?.median;
+    const bytes = (design: Design) =>
+      metrics.find(
+        (metric) =>
+          metric.name === `write-amplification.${design}.${policy}.total.deviceBytesPerMsg`,
+      )?.median;
     const a = bytes('A');
     const b = bytes('B');
     if (a === undefined || b === undefined || b === 0) return [];
-    return [WRITE_AMPLIFICATION_METRICS.ratioAB.measured(`write-amplification.${policy}.ratioAB`,
-      a / b, { policy }, 'device bytes per message, design A over design B')];
+    return [
+      WRITE_AMPLIFICATION_METRICS.ratioAB.measured(
+        `write-amplification.${policy}.ratioAB`,
+        a / b,
+        { policy },
+        'device bytes per message, design A over design B',
+      ),
+    ];
   });
 }
 
 function throughputMetrics(config: Config, rounds: readonly CycleRound[]): Metric {
   const rates = rounds.map((round) => round.messages / (round.elapsedNs / 1e9));
   return WRITE_AMPLIFICATION_METRICS.msgsPerSec.fromSamples(
-    `write-amplification.${config.design}.${config.policy}.msgsPerSec`, rates,
+    `write-amplification.${config.design}.${config.policy}.msgsPerSec`,
+    rates,
     { design: config.design, policy: config.policy },
-    'messages sent, received and deleted per second (one producer), per round');
+    'messages sent, received and deleted per second (one producer), per round',
+  );
 }
 
 /** The course's figures, beside the totals under `always` (its per-write page rewrites). */
 function seedPredictions(): Prediction[] {
   const seed = ssdSeedFigures(SAMSUNG_990_PRO);
   const seedBytes: Record<Design, number> = { A: seed.bytesPerMessageA, B: seed.bytesPerMessageB };
-  return DESIGNS.map((design): Prediction => ({
-    name: `write-amplification.${design}.always.total.deviceBytesPerMsg`, model: 'seed',
-    unit: 'B/msg', value: seedBytes[design], labels: { design, policy: 'always', share: 'total' },
-    basis: design === 'A'
-      ? 'the seed: a send and a delete each rewrite one whole 4 KiB page'
-      : 'the seed: the message appended once',
-  }));
+  return DESIGNS.map(
+    (design): Prediction => ({
+      name: `write-amplification.${design}.always.total.deviceBytesPerMsg`,
+      model: 'seed',
+      unit: 'B/msg',
+      value: seedBytes[design],
+      labels: { design, policy: 'always', share: 'total' },
+      basis:
+        design === 'A'
+          ? 'the seed: a send and a delete each rewrite one whole 4 KiB page'
+          : 'the seed: the message appended once',
+    }),
+  );
 }
 
 function headline(metrics: readonly Metric[]): string {
@@ -214,17 +248,20 @@ function headline(metrics: readonly Metric[]): string {
     const value = metrics.find((metric) => metric.name === name)?.median;
     return value === undefined ? 'no device figure' : formatBytes(Math.round(value));
   };
-  return `With an fdatasync per write, design A put ${bytes('A', 'always')} on the device per ` +
+  return (
+    `With an fdatasync per write, design A put ${bytes('A', 'always')} on the device per ` +
     `message and design B ${bytes('B', 'always')} (the seed predicts 8 KiB and 1 KiB); with ` +
-    `one sync at the end of each round, ${bytes('A', 'none')} and ${bytes('B', 'none')}.`;
+    `one sync at the end of each round, ${bytes('A', 'none')} and ${bytes('B', 'none')}.`
+  );
 }
 
 function notes(ctx: LabContext, journal: JournalInfo): string[] {
-  const split = journal.kind === 'none'
-    ? `The journal share is zero because ${journal.evidence}; metadata is the total less the ` +
-      'data, and counts other programs\' writes to the shared disk too.'
-    : `Only total and data are given: ${journal.evidence}, and the journal's bytes cannot be ` +
-      'told apart from metadata with the counters the kernel offers (jbd2 keeps rounded averages).';
+  const split =
+    journal.kind === 'none'
+      ? `The journal share is zero because ${journal.evidence}; metadata is the total less the ` +
+        "data, and counts other programs' writes to the shared disk too."
+      : `Only total and data are given: ${journal.evidence}, and the journal's bytes cannot be ` +
+        'told apart from metadata with the counters the kernel offers (jbd2 keeps rounded averages).';
   const bodyBytes = bodyBytesFor(ctx.numberParam('slotBytes'));
   return [
     split,
@@ -232,7 +269,7 @@ function notes(ctx: LabContext, journal: JournalInfo): string[] {
       `(design A) or ${recordSizeBytes(bodyBytes)}-byte records (design B); ` +
       'one producer and one consumer, page cache warm.',
     'Why the disk differs from the seed: a synced append rewrites the whole partly filled last ' +
-      'page of the log, not only the new kilobyte, and the log\'s index and checkpoint files add ' +
+      "page of the log, not only the new kilobyte, and the log's index and checkpoint files add " +
       'their own pages; under always the log preallocates its segment, so a sync need not write ' +
       'a new file size (metadata stays small). Without syncs, several writes to one page share ' +
       'one write-back.',
@@ -252,10 +289,14 @@ export async function run(ctx: LabContext): Promise<Results> {
     const phases = rounds * configs.length * 2;
     const share = phaseSeconds(ctx.secondsBudget, phases);
     const seconds = ctx.syncedRoundSeconds(share);
-    const byDesign = await interleave(rounds, configs.map((config) => ({
-      name: `${config.design}.${config.policy}`,
-      round: () => measuredRound(ctx, config, seconds),
-    })), ctx.progress);
+    const byDesign = await interleave(
+      rounds,
+      configs.map((config) => ({
+        name: `${config.design}.${config.policy}`,
+        round: () => measuredRound(ctx, config, seconds),
+      })),
+      ctx.progress,
+    );
     const roundsOf = (config: Config) => byDesign.get(`${config.design}.${config.policy}`) ?? [];
     const bytes = configs.flatMap((config) => configMetrics(config, roundsOf(config), journal));
     const metrics = [
@@ -265,15 +306,22 @@ export async function run(ctx: LabContext): Promise<Results> {
       ...configs.map((config) => throughputMetrics(config, roundsOf(config))),
     ];
     // A prediction stands beside a measured figure; without device counters there is none.
-    const beside = seedPredictions()
-      .filter((prediction) => metrics.some((metric) => metric.name === prediction.name));
+    const beside = seedPredictions().filter((prediction) =>
+      metrics.some((metric) => metric.name === prediction.name),
+    );
     const ledgers = configs.flatMap((config) => {
       const ledger = ledgerOf(config, roundsOf(config));
-      return ledger === null ? [] : [`Design ${config.design} under ${config.policy}, its ` +
-        `device bytes by cause (lab/models/byte-ledger.ts): ${describeLedger(ledger)}.`];
+      return ledger === null
+        ? []
+        : [
+            `Design ${config.design} under ${config.policy}, its ` +
+              `device bytes by cause (lab/models/byte-ledger.ts): ${describeLedger(ledger)}.`,
+          ];
     });
     return ctx.results({
-      metrics, predictions: beside, headline: headline(metrics),
+      metrics,
+      predictions: beside,
+      headline: headline(metrics),
       notes: [...notes(ctx, journal), ...ledgers],
     });
   } finally {

@@ -19,7 +19,12 @@ function patterned(bytes: number) {
   return { dir, content, io, handle: io.openReadOnly(file) };
 }
 
-function readThrough(io: ColdReadFileIO, handle: ReturnType<typeof io.openReadOnly>, at: number, length: number) {
+function readThrough(
+  io: ColdReadFileIO,
+  handle: ReturnType<typeof io.openReadOnly>,
+  at: number,
+  length: number,
+) {
   const buffer = Buffer.alloc(length + 3, 0xee);
   const got = io.read(handle, buffer, 3, length, at);
   return { got, bytes: buffer.subarray(3, 3 + got), guard: buffer.subarray(0, 3) };
@@ -30,8 +35,16 @@ describe('ColdReadFileIO', () => {
     const { dir, content, io, handle } = patterned(5 * PAGE + 1234);
     expect(io.startDirect(dir)).toBeNull();
     expect(io.direct).toBe(true);
-    const cases = [[0, 1], [1, 4095], [4095, 2], [100, 3 * PAGE], [5 * PAGE, 1234], [5 * PAGE + 1000, 5000],
-      [6 * PAGE, 10], [0, 5 * PAGE + 1234]];
+    const cases = [
+      [0, 1],
+      [1, 4095],
+      [4095, 2],
+      [100, 3 * PAGE],
+      [5 * PAGE, 1234],
+      [5 * PAGE + 1000, 5000],
+      [6 * PAGE, 10],
+      [0, 5 * PAGE + 1234],
+    ];
     for (const [at, length] of cases as [number, number][]) {
       const { got, bytes, guard } = readThrough(io, handle, at, length);
       const expected = content.subarray(at, Math.min(content.length, at + length));
@@ -83,7 +96,9 @@ describe('ColdReadFileIO', () => {
     const { dir, content, io } = patterned(2 * PAGE + 100);
     const handle = io.open(join(dir, 'data'), { create: false });
     expect(io.startDirect(dir)).toBeNull();
-    expect(readThrough(io, handle, PAGE + 5, 10).bytes.equals(content.subarray(PAGE + 5, PAGE + 15))).toBe(true);
+    expect(
+      readThrough(io, handle, PAGE + 5, 10).bytes.equals(content.subarray(PAGE + 5, PAGE + 15)),
+    ).toBe(true);
     io.write(handle, Buffer.from('again'), 0, 5, PAGE + 5);
     expect(readThrough(io, handle, PAGE + 5, 5).bytes.toString()).toBe('again');
     // The file grows past its short last page, already fetched: that page is read again whole.
@@ -119,7 +134,8 @@ describe('startColdReads', () => {
     const { dir, io } = patterned(PAGE);
     const reads = startColdReads([io], dir, notRoot);
     expect(reads).toMatchObject({
-      method: 'o-direct', note: expect.stringMatching(/not running as root.*O_DIRECT/),
+      method: 'o-direct',
+      note: expect.stringMatching(/not running as root.*O_DIRECT/),
     });
     expect(io.direct).toBe(true);
     if (reads.method !== null) reads.end();
@@ -139,7 +155,8 @@ describe('startColdReads', () => {
     const { dir, io } = patterned(PAGE);
     const drop = startColdReads([io], dir, { ...notRoot, mode: 'drop-caches' });
     expect(drop).toEqual({
-      method: null, reason: expect.stringMatching(/not running as root.*cold-cache figures are unavailable/),
+      method: null,
+      reason: expect.stringMatching(/not running as root.*cold-cache figures are unavailable/),
     });
     expect(io.direct).toBe(false);
     const off = startColdReads([io], dir, { mode: 'off' });

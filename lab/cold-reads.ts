@@ -17,7 +17,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
-import { DelegatingFileIO, type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
+import {
+  DelegatingFileIO,
+  type FileHandle,
+  type FileIO,
+  NodeFileIO,
+  ioError,
+} from '../storage/file-io.js';
 import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './probes/direct-io.js';
 import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 
@@ -52,8 +58,11 @@ function alignedScratch(dir: string): Scratch | string {
     fs.writeFileSync(probe, buffer.subarray(0, PAGE_BYTES));
     const fd = fs.openSync(probe, O_RDONLY | O_DIRECT);
     try {
-      const start = findAlignedOffset(buffer, (offset) => fs.readSync(fd, buffer, offset, PAGE_BYTES, 0));
-      if (start === null) return `no buffer offset within ${ALIGNMENT_SEARCH_BYTES} bytes was accepted`;
+      const start = findAlignedOffset(buffer, (offset) =>
+        fs.readSync(fd, buffer, offset, PAGE_BYTES, 0),
+      );
+      if (start === null)
+        return `no buffer offset within ${ALIGNMENT_SEARCH_BYTES} bytes was accepted`;
       return { buffer, start };
     } finally {
       fs.closeSync(fd);
@@ -125,12 +134,19 @@ export class ColdReadFileIO extends DelegatingFileIO {
   }
 
   /** Writes through the page cache as usual; during a cold phase the pages it touches are refetched. */
-  override write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  override write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     super.write(handle, buffer, offset, length, positionBytes);
     const pages = this.#pages.get(handle);
     if (pages === undefined || length === 0) return;
     const last = Math.floor((positionBytes + length - 1) / PAGE_BYTES);
-    for (let page = Math.floor(positionBytes / PAGE_BYTES); page <= last; page++) pages.delete(page);
+    for (let page = Math.floor(positionBytes / PAGE_BYTES); page <= last; page++)
+      pages.delete(page);
     // A short last page (the old end of the file) no longer is one.
     for (const [page, bytes] of pages) if (bytes.length < PAGE_BYTES) pages.delete(page);
   }
@@ -161,7 +177,13 @@ export class ColdReadFileIO extends DelegatingFileIO {
     }
   }
 
-  override read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
+  override read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): number {
     if (this.#scratch === null) return super.read(handle, buffer, offset, length, positionBytes);
     const pages = this.#pagesOf(handle);
     const lastPage = Math.floor((positionBytes + length - 1) / PAGE_BYTES);
@@ -223,7 +245,13 @@ export class ColdReadFileIO extends DelegatingFileIO {
     const fd = this.#directFd(handle);
     let got: number;
     try {
-      got = fs.readSync(fd, scratch.buffer, scratch.start, (end - first) * PAGE_BYTES, first * PAGE_BYTES);
+      got = fs.readSync(
+        fd,
+        scratch.buffer,
+        scratch.start,
+        (end - first) * PAGE_BYTES,
+        first * PAGE_BYTES,
+      );
     } catch (cause) {
       throw ioError('read (O_DIRECT)', this.#paths.get(handle) ?? String(handle), cause);
     }
@@ -248,9 +276,11 @@ export interface ColdReadOptions extends DropOptions {
   readonly mode?: ColdReadMode;
 }
 
-const DROPPED_NOTE = 'cold reads followed a page-cache drop (sync, then 3 into /proc/sys/vm/drop_caches)';
-const DIRECT_NOTE = 'cold reads used O_DIRECT: each fetched whole 4 KiB pages from the device, ' +
-  'without readahead, while the file system\'s metadata stayed cached; a page fetched once was ' +
+const DROPPED_NOTE =
+  'cold reads followed a page-cache drop (sync, then 3 into /proc/sys/vm/drop_caches)';
+const DIRECT_NOTE =
+  'cold reads used O_DIRECT: each fetched whole 4 KiB pages from the device, ' +
+  "without readahead, while the file system's metadata stayed cached; a page fetched once was " +
   'served from memory for the rest of its phase, as after a drop';
 
 function directReads(ios: readonly ColdReadFileIO[], probeDir: string, note: string): ColdReads {
@@ -280,7 +310,10 @@ export function startColdReads(
 ): ColdReads {
   const mode = options.mode ?? 'auto';
   if (mode === 'off') {
-    return { method: null, reason: `cold reads were turned off (--cold-reads off); ${UNAVAILABLE}` };
+    return {
+      method: null,
+      reason: `cold reads were turned off (--cold-reads off); ${UNAVAILABLE}`,
+    };
   }
   if (mode === 'o-direct') return withSuffix(directReads(ios, probeDir, DIRECT_NOTE), null);
   const dropped = dropPageCache(options);

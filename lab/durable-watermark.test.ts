@@ -8,8 +8,10 @@ const watchLogs = (file: string, _buffer: Uint8Array, _offset: number, lengthByt
   if (!file.endsWith('.log') || lengthBytes > 4 * RECORD_BYTES) return 0;
   return Math.max(1, Math.floor(lengthBytes / RECORD_BYTES));
 };
-const counts = (io: DurableWatermarkFileIO) =>
-  ({ issued: io.recordsIssued, durable: io.recordsDurable });
+const counts = (io: DurableWatermarkFileIO) => ({
+  issued: io.recordsIssued,
+  durable: io.recordsDurable,
+});
 
 describe('DurableWatermarkFileIO', () => {
   it('counts written records and credits those an fdatasync covered', () => {

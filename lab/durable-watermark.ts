@@ -18,7 +18,12 @@ interface WatchedFile {
 }
 
 /** How many records the write of `length` bytes from `buffer` at `offset` to `filePath` holds. */
-export type RecordsIn = (filePath: string, buffer: Uint8Array, offset: number, length: number) => number;
+export type RecordsIn = (
+  filePath: string,
+  buffer: Uint8Array,
+  offset: number,
+  length: number,
+) => number;
 
 export class DurableWatermarkFileIO extends DelegatingFileIO {
   readonly #recordsIn: RecordsIn;

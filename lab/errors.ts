@@ -63,6 +63,8 @@ export function describePathError(error: NodeJS.ErrnoException): string {
   const code = error.code ?? 'unknown';
   const problem = PATH_PROBLEMS[code] ?? { what: error.message, todo: 'check the path' };
   const where = error.path === undefined ? '' : ` on ${error.path}`;
-  return `${error.syscall ?? 'a file operation'} failed${where} (${code}: ${problem.what}); ` +
-    problem.todo;
+  return (
+    `${error.syscall ?? 'a file operation'} failed${where} (${code}: ${problem.what}); ` +
+    problem.todo
+  );
 }

@@ -66,7 +66,10 @@ describe('the lab context', () => {
     expect(ctx.startColdReads([]).method).toBe(null);
     ctx.startColdReads([]);
     const results = ctx.results({
-      metrics: [], counters: { writes: 3 }, notes: ['last note'], headline: 'h',
+      metrics: [],
+      counters: { writes: 3 },
+      notes: ['last note'],
+      headline: 'h',
     });
     expect(results).toMatchObject({
       experiment: { id: 'sizes', question: 'which size is used?' },
@@ -74,7 +77,10 @@ describe('the lab context', () => {
       seed: 42,
       headline: 'h',
       parameters: {
-        recordSizeBytes: 64, policy: 'none', secondsBudget: QUICK_SECONDS, coldReads: 'unavailable',
+        recordSizeBytes: 64,
+        policy: 'none',
+        secondsBudget: QUICK_SECONDS,
+        coldReads: 'unavailable',
       },
       counters: { writes: 3 },
       timer: 'process.hrtime.bigint',
@@ -94,8 +100,9 @@ describe('the lab context', () => {
     const quick = createContext(experiment(), { dir: tempDir(), quick: true });
     expect(quick.syncedRoundSeconds(0.083)).toBe(SYNCED_ROUND_MIN_SECONDS);
     expect(quick.syncedRoundSeconds(2)).toBe(2);
-    expect(quick.results({ metrics: [] }).parameters['syncedRoundSeconds'])
-      .toBe(SYNCED_ROUND_MIN_SECONDS);
+    expect(quick.results({ metrics: [] }).parameters['syncedRoundSeconds']).toBe(
+      SYNCED_ROUND_MIN_SECONDS,
+    );
     const tiny = createContext(experiment(), { dir: tempDir(), quick: true, seconds: 0.3 });
     expect(tiny.syncedRoundSeconds(0.05)).toBe(0.05);
     const results = tiny.results({ metrics: [] });
@@ -108,7 +115,9 @@ describe('the lab context', () => {
     ctx.recordWarmUp('A.always', { ops: 40, elapsedNs: 100_000_000 });
     const results = ctx.results({ metrics: [], counters: { sends: 1 } });
     expect(results.counters).toEqual({
-      'sends': 1, 'warmUp.A.always.ops': 40, 'warmUp.A.always.elapsedNs': 100_000_000,
+      sends: 1,
+      'warmUp.A.always.ops': 40,
+      'warmUp.A.always.elapsedNs': 100_000_000,
     });
     expect(results.notes.join('\n')).toMatch(/timed and discarded/);
     expect(() => ctx.recordWarmUp('A.always', { ops: 1, elapsedNs: 1 })).toThrow(/twice/);
@@ -143,8 +152,9 @@ describe('runExperiment', () => {
         experiment: { id: 'other', question: 'q' },
       }),
     });
-    await expect(runExperiment(impostor, { dir: tempDir(), quick: true }))
-      .rejects.toThrow(/returned results of other/);
+    await expect(runExperiment(impostor, { dir: tempDir(), quick: true })).rejects.toThrow(
+      /returned results of other/,
+    );
     const broken = experiment({
       run: async (ctx) => ({ ...ctx.results({ metrics: [] }), seed: 1.5 }),
     });

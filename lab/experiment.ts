@@ -18,7 +18,12 @@
 import { assert } from '../storage/errors.js';
 import type { FileIOCounters } from '../storage/file-io.js';
 import { type BlockDevice, resolveBlockDevice } from './probes/block-device.js';
-import { type ColdReadFileIO, type ColdReadOptions, type ColdReads, startColdReads } from './cold-reads.js';
+import {
+  type ColdReadFileIO,
+  type ColdReadOptions,
+  type ColdReads,
+  startColdReads,
+} from './cold-reads.js';
 import { captureEnvironment, ensureFreeSpace } from './probes/env.js';
 import { DeviceSharingLog } from './probes/device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
@@ -163,8 +168,10 @@ export function markedHeadline(
 
 function warmUpNote(warmUps: Readonly<Record<string, number>>): string[] {
   if (Object.keys(warmUps).length === 0) return [];
-  return ['Each design warmed up before its measured rounds; the warm-up was timed and ' +
-    'discarded (counters warmUp.<name>.ops and .elapsedNs), so no figure includes it.'];
+  return [
+    'Each design warmed up before its measured rounds; the warm-up was timed and ' +
+      'discarded (counters warmUp.<name>.ops and .elapsedNs), so no figure includes it.',
+  ];
 }
 
 class ExperimentContext implements LabContext {
@@ -255,7 +262,8 @@ class ExperimentContext implements LabContext {
       ? shareSeconds
       : Math.max(SYNCED_ROUND_MIN_SECONDS, shareSeconds);
     this.#syncedRoundSeconds = Math.min(this.#syncedRoundSeconds ?? seconds, seconds);
-    const short = `Synced rounds of ${seconds.toFixed(3)} s, under the ` +
+    const short =
+      `Synced rounds of ${seconds.toFixed(3)} s, under the ` +
       `${SYNCED_ROUND_MIN_SECONDS} s a disk's rate needs, because the budget was set to ` +
       `${this.secondsBudget} s.`;
     if (seconds < SYNCED_ROUND_MIN_SECONDS && !this.#notes.includes(short)) this.note(short);
@@ -275,37 +283,45 @@ class ExperimentContext implements LabContext {
   }
 
   results(parts: ResultsParts): Results {
-    if (this.#catalog !== undefined) assertDeclared(this.experiment.id, this.#catalog, parts.metrics);
+    if (this.#catalog !== undefined)
+      assertDeclared(this.experiment.id, this.#catalog, parts.metrics);
     const shared = this.#sharing.mark();
     const marks = shared === null ? this.#marks : [...this.#marks, shared];
     const headline = markedHeadline(parts.headline, marks);
     const deviceShared = this.#sharing.summary();
-    return parseResults({
-      schema: RESULTS_SCHEMA,
-      experiment: { id: this.experiment.id, question: this.experiment.question },
-      ...(headline === undefined ? {} : { headline }),
-      quick: this.quick,
-      seed: this.experiment.seed,
-      parameters: {
-        ...this.params,
-        secondsBudget: this.secondsBudget,
-        ...(this.#coldReads === null ? {} : { coldReads: this.#coldReads }),
-        ...(this.#syncedRoundSeconds === null
-          ? {}
-          : { syncedRoundSeconds: this.#syncedRoundSeconds }),
+    return parseResults(
+      {
+        schema: RESULTS_SCHEMA,
+        experiment: { id: this.experiment.id, question: this.experiment.question },
+        ...(headline === undefined ? {} : { headline }),
+        quick: this.quick,
+        seed: this.experiment.seed,
+        parameters: {
+          ...this.params,
+          secondsBudget: this.secondsBudget,
+          ...(this.#coldReads === null ? {} : { coldReads: this.#coldReads }),
+          ...(this.#syncedRoundSeconds === null
+            ? {}
+            : { syncedRoundSeconds: this.#syncedRoundSeconds }),
+        },
+        environment: this.environment,
+        startedAt: this.#startedAt,
+        endedAt: new Date().toISOString(),
+        timer: TIMER,
+        timerOverheadNs: timerOverheadNs(),
+        metrics: [...parts.metrics],
+        counters: { ...parts.counters, ...this.#warmUps },
+        predictions: [...(parts.predictions ?? [])],
+        notes: [
+          ...this.#notes,
+          ...(parts.notes ?? []),
+          ...warmUpNote(this.#warmUps),
+          ...(shared === null ? [] : [shared]),
+        ],
+        ...(deviceShared === null ? {} : { deviceShared }),
       },
-      environment: this.environment,
-      startedAt: this.#startedAt,
-      endedAt: new Date().toISOString(),
-      timer: TIMER,
-      timerOverheadNs: timerOverheadNs(),
-      metrics: [...parts.metrics],
-      counters: { ...parts.counters, ...this.#warmUps },
-      predictions: [...(parts.predictions ?? [])],
-      notes: [...this.#notes, ...(parts.notes ?? []), ...warmUpNote(this.#warmUps),
-        ...(shared === null ? [] : [shared])],
-      ...(deviceShared === null ? {} : { deviceShared }),
-    }, `${this.experiment.id} results`);
+      `${this.experiment.id} results`,
+    );
   }
 }
 

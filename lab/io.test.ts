@@ -27,11 +27,19 @@ describe('readProcIo', () => {
   it('parses the format proc(5) documents and refuses a file missing fields', () => {
     const dir = tempDir();
     const file = join(dir, 'io');
-    fs.writeFileSync(file, 'rchar: 10269007\nwchar: 5668833\nsyscr: 96819\nsyscw: 11451\n' +
-      'read_bytes: 0\nwrite_bytes: 18747392\ncancelled_write_bytes: 20480\n');
+    fs.writeFileSync(
+      file,
+      'rchar: 10269007\nwchar: 5668833\nsyscr: 96819\nsyscw: 11451\n' +
+        'read_bytes: 0\nwrite_bytes: 18747392\ncancelled_write_bytes: 20480\n',
+    );
     expect(readProcIo(file)).toEqual({
-      rcharBytes: 10269007, wcharBytes: 5668833, readSyscalls: 96819, writeSyscalls: 11451,
-      readBytes: 0, writeBytes: 18747392, cancelledWriteBytes: 20480,
+      rcharBytes: 10269007,
+      wcharBytes: 5668833,
+      readSyscalls: 96819,
+      writeSyscalls: 11451,
+      readBytes: 0,
+      writeBytes: 18747392,
+      cancelledWriteBytes: 20480,
     });
     fs.writeFileSync(file, 'rchar: 1\n');
     expect(readProcIo(file)).toBeNull();
@@ -86,24 +94,44 @@ describe('derived figures', () => {
   const phase: PhaseIo = {
     elapsedNs: 1e9,
     proc: {
-      rcharBytes: 4096, wcharBytes: 2048, readSyscalls: 1, writeSyscalls: 2,
-      readBytes: 1024, writeBytes: 8192, cancelledWriteBytes: 0,
+      rcharBytes: 4096,
+      wcharBytes: 2048,
+      readSyscalls: 1,
+      writeSyscalls: 2,
+      readBytes: 1024,
+      writeBytes: 8192,
+      cancelledWriteBytes: 0,
     },
     device: {
-      disks: ['vda'], readIos: 1, readBytes: 4096, writeIos: 4, writeBytes: 16384,
-      flushIos: 2, discardBytes: 0, busyMs: 3, timeInQueueMs: 5,
+      disks: ['vda'],
+      readIos: 1,
+      readBytes: 4096,
+      writeIos: 4,
+      writeBytes: 16384,
+      flushIos: 2,
+      discardBytes: 0,
+      busyMs: 3,
+      timeInQueueMs: 5,
     },
     fileIo: {
-      writeCalls: 2, writeBytes: 2048, readCalls: 0, readBytes: 0,
-      fdatasyncCalls: 2, dirFsyncCalls: 0,
+      writeCalls: 2,
+      writeBytes: 2048,
+      readCalls: 0,
+      readBytes: 0,
+      fdatasyncCalls: 2,
+      dirFsyncCalls: 0,
     },
   };
 
   it('divides each source by the message count', () => {
     expect(perMessage(phase, 2)).toMatchObject({
-      deviceWriteBytesPerMsg: 8192, deviceWriteIosPerMsg: 2, deviceFlushIosPerMsg: 1,
-      wcharBytesPerMsg: 1024, dirtiedBytesPerMsg: 4096,
-      fdatasyncCallsPerMsg: 1, writeCallsPerMsg: 1,
+      deviceWriteBytesPerMsg: 8192,
+      deviceWriteIosPerMsg: 2,
+      deviceFlushIosPerMsg: 1,
+      wcharBytesPerMsg: 1024,
+      dirtiedBytesPerMsg: 4096,
+      fdatasyncCallsPerMsg: 1,
+      writeCallsPerMsg: 1,
     });
     expect(() => perMessage(phase, 0)).toThrow(/positive/);
   });

@@ -57,8 +57,13 @@ export function readProcIo(file = '/proc/self/io'): ProcIo | null {
     return null;
   }
   const io: Record<keyof ProcIo, number> = {
-    rcharBytes: 0, wcharBytes: 0, readSyscalls: 0, writeSyscalls: 0,
-    readBytes: 0, writeBytes: 0, cancelledWriteBytes: 0,
+    rcharBytes: 0,
+    wcharBytes: 0,
+    readSyscalls: 0,
+    writeSyscalls: 0,
+    readBytes: 0,
+    writeBytes: 0,
+    cancelledWriteBytes: 0,
   };
   let seen = 0;
   for (const line of text.split('\n')) {
@@ -200,15 +205,17 @@ export class IoPhase {
     const phase: PhaseIo = {
       elapsedNs,
       proc: this.#proc === null || procAfter === null ? null : diffProcIo(this.#proc, procAfter),
-      device: device === null || disksBefore === null || disksAfter === null
-        ? null
-        : sumDeviceIo(
-          device.disks,
-          disksAfter.map((after, i) => diffBlockStat(disksBefore[i] ?? after, after)),
-        ),
-      fileIo: fileIo === undefined || this.#fileIo === null
-        ? null
-        : diffCounters(this.#fileIo, fileIo.counters),
+      device:
+        device === null || disksBefore === null || disksAfter === null
+          ? null
+          : sumDeviceIo(
+              device.disks,
+              disksAfter.map((after, i) => diffBlockStat(disksBefore[i] ?? after, after)),
+            ),
+      fileIo:
+        fileIo === undefined || this.#fileIo === null
+          ? null
+          : diffCounters(this.#fileIo, fileIo.counters),
       pendingAtStartBytes: this.#pendingAtStartBytes,
     };
     this.#options.onEnd?.(phase);

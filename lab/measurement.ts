@@ -187,7 +187,7 @@ export class Measurement {
   ): Metric {
     const histogram = this[field];
     const samples = this.repetitions.map((repetition) =>
-      field === 'latencyNs' ? repetition.latencyNsP50 : repetition.serviceNsP50 ?? 0,
+      field === 'latencyNs' ? repetition.latencyNsP50 : (repetition.serviceNsP50 ?? 0),
     );
     const count = histogram.totalCount;
     const metric = metricFromSamples(`${this.name}.${field}`, 'ns', samples, {
@@ -195,7 +195,8 @@ export class Measurement {
       class: 'timing',
       direction: 'lower',
       labels,
-      description: `${what} (${this.mode}); median, percentiles and interval over all ${count} ` +
+      description:
+        `${what} (${this.mode}); median, percentiles and interval over all ${count} ` +
         'operations, spread and samples over the per-repetition medians',
     });
     // A percentile is reported as its bucket's highest equivalent value, which can pass the

@@ -58,8 +58,10 @@ export class MetricSpec {
   readonly title: string | null;
 
   constructor(experimentId: string, key: string, declaration: MetricDeclaration) {
-    assert(!(declaration.ratio === true && declaration.class === 'counter'),
-      `${experimentId}.${key}: a counter is exact, not a ratio of timings`);
+    assert(
+      !(declaration.ratio === true && declaration.class === 'counter'),
+      `${experimentId}.${key}: a counter is exact, not a ratio of timings`,
+    );
     this.experimentId = experimentId;
     this.key = key;
     this.quantity = declaration.quantity ?? key;
@@ -68,8 +70,10 @@ export class MetricSpec {
     this.direction = declaration.direction;
     this.ratio = declaration.ratio === true;
     this.labelKeys = [...declaration.labels];
-    assert(declaration.title === undefined || declaration.title.trim() !== '',
-      `${experimentId}.${key}: a title, when given, is not blank`);
+    assert(
+      declaration.title === undefined || declaration.title.trim() !== '',
+      `${experimentId}.${key}: a title, when given, is not blank`,
+    );
     this.title = declaration.title ?? null;
   }
 
@@ -96,7 +100,10 @@ export class MetricSpec {
   ): Metric {
     this.#check(name, labels);
     return metricFromSamples(name, this.unit, samples, {
-      ...this.#varying(), ...options, labels, ...(description === undefined ? {} : { description }),
+      ...this.#varying(),
+      ...options,
+      labels,
+      ...(description === undefined ? {} : { description }),
     });
   }
 
@@ -106,11 +113,17 @@ export class MetricSpec {
    */
   adopt(name: string, metric: Metric, labels?: Labels): Metric {
     assert(this.class !== 'counter', `${this.#what()} is a counter; the runner measures timings`);
-    assert(metric.direction === this.direction,
+    assert(
+      metric.direction === this.direction,
       `${this.#what()} is ${this.direction} is better, the runner's ${metric.name} ` +
-      `${metric.direction}`);
+        `${metric.direction}`,
+    );
     const result: Metric = {
-      ...metric, name, unit: this.unit, kind: this.ratio ? 'ratio' : 'timing', class: this.class,
+      ...metric,
+      name,
+      unit: this.unit,
+      kind: this.ratio ? 'ratio' : 'timing',
+      class: this.class,
     };
     if (labels !== undefined) result.labels = { ...labels };
     this.#check(name, result.labels ?? {});
@@ -134,11 +147,15 @@ export class MetricSpec {
   }
 
   #check(name: string, labels: Labels): void {
-    assert(name.endsWith(`.${this.quantity}`),
-      `${this.#what()}: metric ${name} must end in .${this.quantity}`);
+    assert(
+      name.endsWith(`.${this.quantity}`),
+      `${this.#what()}: metric ${name} must end in .${this.quantity}`,
+    );
     const undeclared = Object.keys(labels).filter((key) => !this.labelKeys.includes(key));
-    assert(undeclared.length === 0,
-      `${this.#what()}: label(s) ${undeclared.join(', ')} of ${name} are not declared`);
+    assert(
+      undeclared.length === 0,
+      `${this.#what()}: label(s) ${undeclared.join(', ')} of ${name} are not declared`,
+    );
   }
 
   #what(): string {
@@ -169,9 +186,13 @@ export function experimentOf(catalog: MetricCatalog): string {
 
 /** The declaration a metric was emitted through, or undefined when none of the catalog's fits. */
 export function declarationOf(catalog: MetricCatalog, metric: Metric): MetricSpec | undefined {
-  return Object.values(catalog).find((spec) =>
-    spec.matches(metric) && spec.unit === metric.unit && spec.direction === metric.direction &&
-    (metric.kind === 'ratio') === spec.ratio);
+  return Object.values(catalog).find(
+    (spec) =>
+      spec.matches(metric) &&
+      spec.unit === metric.unit &&
+      spec.direction === metric.direction &&
+      (metric.kind === 'ratio') === spec.ratio,
+  );
 }
 
 /** Throws when a metric was not emitted through one of the catalog's declarations. */
@@ -181,8 +202,14 @@ export function assertDeclared(
   metrics: readonly Metric[],
 ): void {
   const undeclared = metrics.filter((metric) => declarationOf(catalog, metric) === undefined);
-  assert(undeclared.length === 0, `${experimentId} emitted metrics its catalog does not declare ` +
-    `(name's last segment, unit, class, direction, kind): ${undeclared.map((metric) =>
-      `${metric.name} (${metric.unit}, ${metric.class}, ${metric.direction}, ${metric.kind})`)
-      .join('; ')}`);
+  assert(
+    undeclared.length === 0,
+    `${experimentId} emitted metrics its catalog does not declare ` +
+      `(name's last segment, unit, class, direction, kind): ${undeclared
+        .map(
+          (metric) =>
+            `${metric.name} (${metric.unit}, ${metric.class}, ${metric.direction}, ${metric.kind})`,
+        )
+        .join('; ')}`,
+  );
 }

@@ -100,7 +100,12 @@ export function counterMetric(
   description?: string,
 ): Metric {
   const metric: Metric = {
-    name, unit, kind: 'counter', class: 'counter', direction, median: value,
+    name,
+    unit,
+    kind: 'counter',
+    class: 'counter',
+    direction,
+    median: value,
   };
   if (labels !== undefined) metric.labels = { ...labels };
   if (description !== undefined) metric.description = description;
@@ -120,7 +125,11 @@ export function measuredMetric(
   description?: string,
 ): Metric {
   const metric: Metric = {
-    name, unit, kind: kindOf(contract), class: contract.class, direction: contract.direction,
+    name,
+    unit,
+    kind: kindOf(contract),
+    class: contract.class,
+    direction: contract.direction,
     median: value,
   };
   if (labels !== undefined) metric.labels = { ...labels };

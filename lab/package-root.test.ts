@@ -12,18 +12,22 @@ const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'
 };
 
 describe('the package root', () => {
-  it('is the directory whose package.json is named loglab, and its version is that file\'s', () => {
+  it("is the directory whose package.json is named loglab, and its version is that file's", () => {
     expect(packageRoot()).toBe(REPOSITORY);
     expect(packageVersion()).toBe(MANIFEST.version);
   });
 
   it('names the files read at run time, and every one of them is shipped and exists', () => {
-    for (const segments of [['ci', 'baseline.json'], ['scripts', 'fio', 'append.fio'],
-      ['scripts', 'fio', 'random-write.fio']]) {
+    for (const segments of [
+      ['ci', 'baseline.json'],
+      ['scripts', 'fio', 'append.fio'],
+      ['scripts', 'fio', 'random-write.fio'],
+    ]) {
       const file = packageFile(...segments);
       expect(fs.statSync(file).isFile()).toBe(true);
-      const shipped = MANIFEST.files.some((entry) =>
-        segments.join('/') === entry || segments.join('/').startsWith(`${entry}/`));
+      const shipped = MANIFEST.files.some(
+        (entry) => segments.join('/') === entry || segments.join('/').startsWith(`${entry}/`),
+      );
       expect(shipped, `${segments.join('/')} is in package.json files`).toBe(true);
     }
   });

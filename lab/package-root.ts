@@ -28,8 +28,10 @@ function readPackageInfo(): PackageInfo {
       if (name === PACKAGE_NAME && typeof version === 'string') return { root: dir, version };
     }
     if (path.dirname(dir) === dir) {
-      throw new Error(`loglab: no package.json named ${PACKAGE_NAME} above ${here}; ` +
-        'the package is incomplete: reinstall it, or run from a clone of the repository');
+      throw new Error(
+        `loglab: no package.json named ${PACKAGE_NAME} above ${here}; ` +
+          'the package is incomplete: reinstall it, or run from a clone of the repository',
+      );
     }
   }
 }

@@ -6,15 +6,35 @@ function phase(scale: number, withDevice = true): PhaseIo {
   return {
     elapsedNs: 10 * scale,
     proc: {
-      rcharBytes: scale, wcharBytes: 2 * scale, readSyscalls: 1, writeSyscalls: 2,
-      readBytes: 0, writeBytes: 4096 * scale, cancelledWriteBytes: 0,
+      rcharBytes: scale,
+      wcharBytes: 2 * scale,
+      readSyscalls: 1,
+      writeSyscalls: 2,
+      readBytes: 0,
+      writeBytes: 4096 * scale,
+      cancelledWriteBytes: 0,
     },
     device: withDevice
-      ? { disks: ['vda'], readIos: 0, readBytes: 0, writeIos: scale, writeBytes: 4096 * scale,
-        flushIos: 1, discardBytes: 0, busyMs: scale, timeInQueueMs: scale }
+      ? {
+          disks: ['vda'],
+          readIos: 0,
+          readBytes: 0,
+          writeIos: scale,
+          writeBytes: 4096 * scale,
+          flushIos: 1,
+          discardBytes: 0,
+          busyMs: scale,
+          timeInQueueMs: scale,
+        }
       : null,
-    fileIo: { writeCalls: scale, writeBytes: 1024 * scale, readCalls: 0, readBytes: 0,
-      fdatasyncCalls: scale, dirFsyncCalls: 0 },
+    fileIo: {
+      writeCalls: scale,
+      writeBytes: 1024 * scale,
+      readCalls: 0,
+      readBytes: 0,
+      fdatasyncCalls: scale,
+      dirFsyncCalls: 0,
+    },
   };
 }
 

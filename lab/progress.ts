@@ -75,9 +75,10 @@ class TerminalProgress implements ProgressReporter {
     if (nowNs < this.#nextDrawNs) return;
     this.#nextDrawNs = nowNs + REDRAW_INTERVAL_NS;
     const phaseSeconds = Number(nowNs - this.#phaseStartNs) / 1e9;
-    const rate = phaseSeconds > 0 && opsDone > 0
-      ? `  ${Math.round(opsDone / phaseSeconds).toLocaleString('en-US')} ops/s`
-      : '';
+    const rate =
+      phaseSeconds > 0 && opsDone > 0
+        ? `  ${Math.round(opsDone / phaseSeconds).toLocaleString('en-US')} ops/s`
+        : '';
     const stage = this.#stageName === '' ? '' : `[${this.#stageName}]  `;
     const line = `${formatElapsed(nowNs - this.#startNs)}  ${stage}${this.#phaseName}${rate}`;
     const width = Math.max(20, (this.#stream.columns ?? 80) - 1);

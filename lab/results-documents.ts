@@ -33,8 +33,7 @@ export function readJson(file: string, fail: Fail): unknown {
   }
 }
 
-export const schemaOf = (value: unknown): unknown =>
-  (value as { schema?: unknown } | null)?.schema;
+export const schemaOf = (value: unknown): unknown => (value as { schema?: unknown } | null)?.schema;
 
 export function isResultsDocument(value: unknown): boolean {
   const schema = schemaOf(value);
@@ -52,7 +51,10 @@ export function parseNamedResults(value: unknown, file: string, fail: Fail): Nam
 
 /** Every results document directly in `dir`, in name order; none is an empty list. */
 export function readResultsDirectory(dir: string, fail: Fail): NamedResults[] {
-  const names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  const names = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
   return names.flatMap((name) => {
     const file = path.join(dir, name);
     const value = readJson(file, fail);
@@ -62,6 +64,8 @@ export function readResultsDirectory(dir: string, fail: Fail): NamedResults[] {
 
 /** The sentence for a document whose metric contract was inferred (written before it existed). */
 export function inferredContractNote(file: string): string {
-  return `${file} was written before metrics carried a class and a direction: they were ` +
-    'inferred from kind, name and unit (lab/metric-legacy.ts)';
+  return (
+    `${file} was written before metrics carried a class and a direction: they were ` +
+    'inferred from kind, name and unit (lab/metric-legacy.ts)'
+  );
 }

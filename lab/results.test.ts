@@ -18,8 +18,14 @@ function legacy(metric: Metric): Omit<Metric, 'class' | 'direction'> {
   return rest;
 }
 
-const deviceBytes: Metric = { name: 'puzzle.B.group.deviceBytesPerMsg', unit: 'B/msg',
-  kind: 'counter', class: 'measurement', direction: 'lower', median: 1859 };
+const deviceBytes: Metric = {
+  name: 'puzzle.B.group.deviceBytesPerMsg',
+  unit: 'B/msg',
+  kind: 'counter',
+  class: 'measurement',
+  direction: 'lower',
+  median: 1859,
+};
 
 describe('results documents', () => {
   it('round-trips a valid document through an atomic write', () => {
@@ -29,7 +35,10 @@ describe('results documents', () => {
   });
 
   it('names the field that is wrong', () => {
-    const bad = { ...sampleResults(), metrics: [{ name: 'x', unit: '', kind: 'timing', median: 1 }] };
+    const bad = {
+      ...sampleResults(),
+      metrics: [{ name: 'x', unit: '', kind: 'timing', median: 1 }],
+    };
     expect(() => parseResults(bad, 'bad.json')).toThrow(/bad\.json: metrics\.0\.unit/);
   });
 

@@ -137,14 +137,16 @@ export const resultsSchema = z.object({
    * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
    * (lab/probes/device-share.ts): those phases summed, and how many phases there were.
    */
-  deviceShared: z.object({
-    phases: z.number().int().nonnegative(),
-    sharedPhases: z.number().int().positive(),
-    otherBytes: z.number().nonnegative(),
-    ownBytes: z.number().nonnegative(),
-    deviceBytes: z.number().nonnegative(),
-    fraction: z.number().min(0).max(1),
-  }).optional(),
+  deviceShared: z
+    .object({
+      phases: z.number().int().nonnegative(),
+      sharedPhases: z.number().int().positive(),
+      otherBytes: z.number().nonnegative(),
+      ownBytes: z.number().nonnegative(),
+      deviceBytes: z.number().nonnegative(),
+      fraction: z.number().min(0).max(1),
+    })
+    .optional(),
 });
 
 /**
@@ -152,10 +154,12 @@ export const resultsSchema = z.object({
  * metric, never from some), and are then inferred (metric-legacy.ts).
  */
 const storedResultsSchema = resultsSchema.extend({
-  metrics: z.array(metricSchema.extend({
-    class: metricSchema.shape.class.optional(),
-    direction: metricSchema.shape.direction.optional(),
-  })),
+  metrics: z.array(
+    metricSchema.extend({
+      class: metricSchema.shape.class.optional(),
+      direction: metricSchema.shape.direction.optional(),
+    }),
+  ),
 });
 
 export type Metric = z.infer<typeof metricSchema>;
@@ -185,7 +189,11 @@ function formatError(file: string, error: z.ZodError): ResultsFormatError {
 function checkSchemaVersion(value: unknown, file: string): void {
   const schema = (value as { schema?: unknown } | null)?.schema;
   if (typeof schema === 'string' && schema.startsWith(SCHEMA_PREFIX) && schema !== RESULTS_SCHEMA) {
-    throw new ResultsFormatError(file, 'schema', `is ${schema}, this loglab reads ${RESULTS_SCHEMA}; upgrade loglab to read it`);
+    throw new ResultsFormatError(
+      file,
+      'schema',
+      `is ${schema}, this loglab reads ${RESULTS_SCHEMA}; upgrade loglab to read it`,
+    );
   }
 }
 

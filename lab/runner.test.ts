@@ -36,14 +36,19 @@ describe('closed loops', () => {
     });
     expect(summary.ops).toBe(30);
     expect(summary.checksum).toBe(expected);
-    expect(summary.metrics.map((metric) => metric.name))
-      .toEqual(['double.ratePerSec', 'double.latencyNs']);
+    expect(summary.metrics.map((metric) => metric.name)).toEqual([
+      'double.ratePerSec',
+      'double.latencyNs',
+    ]);
     expect(summary.ratePerSec).toMatchObject({ unit: 'ops/s', kind: 'timing', count: 3 });
     expect(summary.ratePerSec.samples).toHaveLength(3);
     // Three rounds support no 95% interval of their median; 30 operations do.
     expect(summary.ratePerSec).not.toHaveProperty('ci95');
-    expect(summary.latencyNs)
-      .toMatchObject({ unit: 'ns', count: 30, labels: { design: 'A', mode: 'sync' } });
+    expect(summary.latencyNs).toMatchObject({
+      unit: 'ns',
+      count: 30,
+      labels: { design: 'A', mode: 'sync' },
+    });
     const latency = summary.latencyNs;
     expect(latency.p50).toBe(latency.median);
     expect(latency.ci95?.[0]).toBeLessThanOrEqual(latency.median);
@@ -54,10 +59,14 @@ describe('closed loops', () => {
 
   it('gives one median (= p50) over all operations, p99 from 100 and p999 from 1,000', () => {
     const options = { measure: { ops: 400 }, repetitions: 3, random: new SeededRandom(1) };
-    const summary = runSync('many', (index) => {
-      busyWaitNs(index % 7 === 0 ? 2000 : 0);
-      return 1;
-    }, options);
+    const summary = runSync(
+      'many',
+      (index) => {
+        busyWaitNs(index % 7 === 0 ? 2000 : 0);
+        return 1;
+      },
+      options,
+    );
     const latency = summary.latencyNs;
     expect(latency.count).toBe(1200);
     expect(latency.p50).toBe(latency.median);
@@ -82,10 +91,14 @@ describe('closed loops', () => {
 
   it('stops a timed repetition at its deadline', () => {
     const measurement = new Measurement('timed', 'sync');
-    const repetition = measureSync(measurement, () => {
-      busyWaitMs(1);
-      return 1;
-    }, { seconds: 0.03 });
+    const repetition = measureSync(
+      measurement,
+      () => {
+        busyWaitMs(1);
+        return 1;
+      },
+      { seconds: 0.03 },
+    );
     expect(repetition.ops).toBeGreaterThan(0);
     expect(repetition.ops).toBeLessThan(1000);
     expect(repetition.elapsedNs).toBeGreaterThanOrEqual(30e6);
@@ -101,47 +114,60 @@ describe('closed loops', () => {
   it('runs async operations one at a time', async () => {
     let inFlight = 0;
     let most = 0;
-    const summary = await runAsync('async', async () => {
-      most = Math.max(most, ++inFlight);
-      await sleep(1);
-      inFlight--;
-      return 1;
-    }, { measure: { ops: 5 }, repetitions: 2, warmup: { ops: 1 }, random: new SeededRandom(1) });
+    const summary = await runAsync(
+      'async',
+      async () => {
+        most = Math.max(most, ++inFlight);
+        await sleep(1);
+        inFlight--;
+        return 1;
+      },
+      { measure: { ops: 5 }, repetitions: 2, warmup: { ops: 1 }, random: new SeededRandom(1) },
+    );
     expect(most).toBe(1);
     expect(summary.ops).toBe(10);
     expect(summary.latencyNs.labels).toEqual({ mode: 'async' });
   });
 
-  it('warms up async operations from several workers, timed and left out of the figures',
-    async () => {
-      let inFlight = 0;
-      let most = 0;
-      const measurement = new Measurement('warm', 'async');
-      const warmUp = await warmUpAsync(measurement, async () => {
+  it('warms up async operations from several workers, timed and left out of the figures', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const measurement = new Measurement('warm', 'async');
+    const warmUp = await warmUpAsync(
+      measurement,
+      async () => {
         most = Math.max(most, ++inFlight);
         await sleep(1);
         inFlight--;
         return 1;
-      }, { ops: 12 }, { concurrency: 4 });
-      expect(warmUp.ops).toBe(12);
-      expect(warmUp.elapsedNs).toBeGreaterThan(0);
-      expect(most).toBe(4);
-      expect(measurement.ops).toBe(0);
-      expect(measurement.nextIndex).toBe(12);
-    });
+      },
+      { ops: 12 },
+      { concurrency: 4 },
+    );
+    expect(warmUp.ops).toBe(12);
+    expect(warmUp.elapsedNs).toBeGreaterThan(0);
+    expect(most).toBe(4);
+    expect(measurement.ops).toBe(0);
+    expect(measurement.nextIndex).toBe(12);
+  });
 
   it('runs async operations from several workers at once when asked', async () => {
     let inFlight = 0;
     let most = 0;
     const indexes: number[] = [];
     const measurement = new Measurement('workers', 'async');
-    const repetition = await measureAsync(measurement, async (index) => {
-      indexes.push(index);
-      most = Math.max(most, ++inFlight);
-      await sleep(2);
-      inFlight--;
-      return index;
-    }, { ops: 12 }, { concurrency: 4 });
+    const repetition = await measureAsync(
+      measurement,
+      async (index) => {
+        indexes.push(index);
+        most = Math.max(most, ++inFlight);
+        await sleep(2);
+        inFlight--;
+        return index;
+      },
+      { ops: 12 },
+      { concurrency: 4 },
+    );
     expect(most).toBe(4);
     expect(repetition.ops).toBe(12);
     expect([...indexes].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
@@ -150,10 +176,12 @@ describe('closed loops', () => {
 
   it('refuses to mix sync and async operations in one measurement', async () => {
     const measurement = new Measurement('mixed', 'sync');
-    await expect(measureAsync(measurement, async () => 1, { ops: 1 }))
-      .rejects.toThrow(/sync measurement, not async/);
-    expect(() => measureSync(new Measurement('m', 'async'), () => 1, { ops: 1 }))
-      .toThrow(/not sync/);
+    await expect(measureAsync(measurement, async () => 1, { ops: 1 })).rejects.toThrow(
+      /sync measurement, not async/,
+    );
+    expect(() => measureSync(new Measurement('m', 'async'), () => 1, { ops: 1 })).toThrow(
+      /not sync/,
+    );
   });
 });
 
@@ -161,15 +189,21 @@ describe('open loops', () => {
   it('counts the wait behind a stalled operation as latency from the intended start', async () => {
     const measurement = new Measurement('stall', 'open-loop-sync');
     // At 1,000/s op i is due at i ms; op 0 stalls 100 ms, so ops 1..49 each start >= 51 ms late.
-    await measureOpenLoopSync(measurement, (index) => {
-      if (index === 0) busyWaitMs(100);
-      return index;
-    }, { ratePerSec: 1000, budget: { ops: 50 } });
+    await measureOpenLoopSync(
+      measurement,
+      (index) => {
+        if (index === 0) busyWaitMs(100);
+        return index;
+      },
+      { ratePerSec: 1000, budget: { ops: 50 } },
+    );
     const summary = measurement.summarize(new SeededRandom(1));
     expect(summary.latencyNs.p50).toBeGreaterThanOrEqual(50e6);
     expect(summary.serviceNs?.p50 ?? Infinity).toBeLessThan(summary.latencyNs.p50 ?? 0);
     expect(summary.metrics.map((metric) => metric.name)).toEqual([
-      'stall.ratePerSec', 'stall.latencyNs', 'stall.serviceNs',
+      'stall.ratePerSec',
+      'stall.latencyNs',
+      'stall.serviceNs',
     ]);
   });
 
@@ -184,13 +218,17 @@ describe('open loops', () => {
     };
     const measurement = new Measurement('overlap', 'open-loop-async');
     const repetition = await measureOpenLoopAsync(measurement, op, {
-      ratePerSec: 500, budget: { ops: 16 }, maxInFlight: 8,
+      ratePerSec: 500,
+      budget: { ops: 16 },
+      maxInFlight: 8,
     });
     expect(most).toBe(8);
     expect(repetition.ops).toBe(16);
     most = 0;
     await measureOpenLoopAsync(measurement, op, {
-      ratePerSec: 500, budget: { ops: 4 }, maxInFlight: 1,
+      ratePerSec: 500,
+      budget: { ops: 4 },
+      maxInFlight: 1,
     });
     expect(most).toBe(1);
   });
@@ -198,19 +236,23 @@ describe('open loops', () => {
   it('stops the schedule at the first failure and reports it', async () => {
     const measurement = new Measurement('fails', 'open-loop-async');
     const started: number[] = [];
-    const failing = measureOpenLoopAsync(measurement, async (index) => {
-      started.push(index);
-      await sleep(1);
-      if (index === 2) throw new Error('disk gone');
-      return index;
-    }, { ratePerSec: 200, budget: { seconds: 1 }, maxInFlight: 1 });
+    const failing = measureOpenLoopAsync(
+      measurement,
+      async (index) => {
+        started.push(index);
+        await sleep(1);
+        if (index === 2) throw new Error('disk gone');
+        return index;
+      },
+      { ratePerSec: 200, budget: { seconds: 1 }, maxInFlight: 1 },
+    );
     await expect(failing).rejects.toThrow('disk gone');
     expect(started).toEqual([0, 1, 2]);
   });
 });
 
 describe('interleave', () => {
-  it('runs designs in alternating rounds and returns each one\'s results in order', async () => {
+  it("runs designs in alternating rounds and returns each one's results in order", async () => {
     const order: string[] = [];
     const results = await interleave(3, [
       {
@@ -235,7 +277,11 @@ describe('interleave', () => {
 
   it('refuses a single design and duplicate names', async () => {
     await expect(interleave(1, [{ name: 'A', round: () => 1 }])).rejects.toThrow(/two designs/);
-    await expect(interleave(1, [{ name: 'A', round: () => 1 }, { name: 'A', round: () => 2 }]))
-      .rejects.toThrow(/two designs are named A/);
+    await expect(
+      interleave(1, [
+        { name: 'A', round: () => 1 },
+        { name: 'A', round: () => 2 },
+      ]),
+    ).rejects.toThrow(/two designs are named A/);
   });
 });

@@ -78,11 +78,7 @@ export interface WarmUp {
 }
 
 /** Runs `op` for `budget` without recording latencies, so caches and the JIT settle first. */
-export function warmUpSync(
-  measurement: Measurement,
-  op: SyncOperation,
-  budget: Budget,
-): WarmUp {
+export function warmUpSync(measurement: Measurement, op: SyncOperation, budget: Budget): WarmUp {
   assertMode(measurement, 'sync');
   assertBudget(budget);
   const limit = opsLimit(budget);
@@ -419,9 +415,10 @@ export async function runAsync(
   }
   for (let r = 0; r < options.repetitions; r++) {
     progress.phase(`${name}: repetition ${r + 1}/${options.repetitions}`);
-    const loop = options.concurrency === undefined
-      ? { progress }
-      : { progress, concurrency: options.concurrency };
+    const loop =
+      options.concurrency === undefined
+        ? { progress }
+        : { progress, concurrency: options.concurrency };
     await measureAsync(measurement, op, options.measure, loop);
   }
   return measurement.summarize(options.random);

@@ -51,7 +51,9 @@ const Z_975 = 1.959963984540054;
 export const PERCENTILE_MIN_SAMPLES = { p90: 10, p99: 100, p999: 1_000 } as const;
 export type TailPercentile = keyof typeof PERCENTILE_MIN_SAMPLES;
 export const TAIL_PERCENTILES: Readonly<Record<TailPercentile, number>> = {
-  p90: 90, p99: 99, p999: 99.9,
+  p90: 90,
+  p99: 99,
+  p999: 99.9,
 };
 
 export interface Summary {
@@ -212,4 +214,3 @@ export function medianCi(values: readonly number[]): Interval | null {
   assert(low !== undefined && high !== undefined, `ranks ${ranks.join(', ')} out of range`);
   return { estimate: quantileSorted(sorted, 0.5), ci95: [low, high] };
 }
-

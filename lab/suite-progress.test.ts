@@ -4,13 +4,21 @@ import { SuiteProgress } from './suite-progress.js';
 
 function fakeStream(isTTY: boolean) {
   const writes: string[] = [];
-  return { stream: { isTTY, columns: 120, write: (text: string) => writes.push(text) > 0 }, writes };
+  return {
+    stream: { isTTY, columns: 120, write: (text: string) => writes.push(text) > 0 },
+    writes,
+  };
 }
 
 /** A clock the test moves: seconds as nanoseconds. */
 function fakeClock() {
   let nowNs = 0n;
-  return { clock: () => nowNs, advance: (seconds: number) => { nowNs += BigInt(seconds * 1e9); } };
+  return {
+    clock: () => nowNs,
+    advance: (seconds: number) => {
+      nowNs += BigInt(seconds * 1e9);
+    },
+  };
 }
 
 describe('suite progress', () => {

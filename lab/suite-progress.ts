@@ -50,8 +50,10 @@ export class SuiteProgress {
     const took = formatElapsed(nowNs - this.#experimentStartNs);
     const left = this.#timeLeft(this.#total - this.#finished);
     const tail = this.#finished === this.#total ? '' : left === null ? '' : `; ${left}`;
-    this.#stream.write(`loglab: experiment ${this.#finished} of ${this.#total}: ${id} done in ` +
-      `${took} (${formatElapsed(nowNs - this.#startNs)} so far${tail})\n`);
+    this.#stream.write(
+      `loglab: experiment ${this.#finished} of ${this.#total}: ${id} done in ` +
+        `${took} (${formatElapsed(nowNs - this.#startNs)} so far${tail})\n`,
+    );
   }
 
   /** The remaining experiments at the mean pace of the finished ones; null before the first. */

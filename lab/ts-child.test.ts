@@ -10,8 +10,12 @@ const tempDir = tempDirs('ts-child');
 
 describe('runTypeScriptChild', () => {
   it('runs a TypeScript module with variables added to its environment', async () => {
-    const stdout = await runTypeScriptChild(CHILD, ['UV_THREADPOOL_SIZE'],
-      { UV_THREADPOOL_SIZE: '68' }, 30_000);
+    const stdout = await runTypeScriptChild(
+      CHILD,
+      ['UV_THREADPOOL_SIZE'],
+      { UV_THREADPOOL_SIZE: '68' },
+      30_000,
+    );
     expect(stdout).toBe('68\n');
   });
 
@@ -24,8 +28,11 @@ describe('runTypeScriptChild', () => {
 
   it('runs built JavaScript with plain node, as the installed package does (no tsx)', async () => {
     const script = join(tempDir(), 'child.js');
-    writeFileSync(script, 'process.stdout.write(JSON.stringify([process.execArgv, ' +
-      'process.env.LOGLAB_CHILD_TEST]));\n');
+    writeFileSync(
+      script,
+      'process.stdout.write(JSON.stringify([process.execArgv, ' +
+        'process.env.LOGLAB_CHILD_TEST]));\n',
+    );
     const stdout = await runTypeScriptChild(script, [], { LOGLAB_CHILD_TEST: 'js' }, 30_000);
     expect(JSON.parse(stdout)).toEqual([[], 'js']);
   });

@@ -45,8 +45,13 @@ export function runTypeScriptChild(
       if (code === 0) return resolve(Buffer.concat(stdout).toString('utf8'));
       const tail = Buffer.concat(stderr).toString('utf8').trim().split('\n').slice(-5).join('\n');
       const how = signal === null ? `exited with ${code}` : `was stopped by ${signal}`;
-      reject(new LabError('CHECK_FAILED', `child ${script} ${how}: ${tail}; ` +
-        'run it by hand with the same arguments to see the whole error'));
+      reject(
+        new LabError(
+          'CHECK_FAILED',
+          `child ${script} ${how}: ${tail}; ` +
+            'run it by hand with the same arguments to see the whole error',
+        ),
+      );
     });
   });
 }

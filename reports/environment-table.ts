@@ -51,8 +51,10 @@ export function machinesTable(runs: readonly Run[]): Table {
   const columns = [...machines.values()];
   return {
     header: ['', ...columns.map((run) => run.machine)],
-    rows: FIELDS.map(([title, read]) =>
-      [title, ...columns.map((run) => read(run.results.environment))]),
+    rows: FIELDS.map(([title, read]) => [
+      title,
+      ...columns.map((run) => read(run.results.environment)),
+    ]),
   };
 }
 
@@ -69,10 +71,18 @@ function durationText(run: Run): string {
 }
 
 export function runsTable(groups: readonly ExperimentGroup[]): Table {
-  const rows = groups.flatMap((group) => group.runs.map((run) => [
-    group.id, run.machine, run.source, run.results.quick ? 'quick' : 'full',
-    String(run.results.seed), run.results.startedAt, durationText(run), timerText(run),
-  ]));
+  const rows = groups.flatMap((group) =>
+    group.runs.map((run) => [
+      group.id,
+      run.machine,
+      run.source,
+      run.results.quick ? 'quick' : 'full',
+      String(run.results.seed),
+      run.results.startedAt,
+      durationText(run),
+      timerText(run),
+    ]),
+  );
   return {
     header: ['experiment', 'machine', 'results file', 'size', 'seed', 'started', 'took', 'timer'],
     rows,

@@ -10,8 +10,12 @@ import { figureRows, labelKeys, type FigureRow, type LabelValue } from './figure
 import { metricTitle } from './metric-titles.js';
 import type { ExperimentGroup } from './runs.js';
 import { formatFigure } from '../lab/format.js';
-import { displayUnitFor, formatInDisplayUnit, formatLabelValue, type DisplayUnit } from
-  './units.js';
+import {
+  displayUnitFor,
+  formatInDisplayUnit,
+  formatLabelValue,
+  type DisplayUnit,
+} from './units.js';
 
 /** Plain text cells; the Markdown and HTML writers escape them. */
 export interface Table {
@@ -45,17 +49,23 @@ function unitLabel(display: DisplayUnit): string {
 function measuredCells(metric: Metric | null, display: DisplayUnit): readonly string[] {
   if (metric === null) return [MISSING, MISSING, MISSING, MISSING];
   const shown = (value: number): string => formatFigure(value / display.divisor);
-  const interval = metric.ci95 === undefined ? MISSING
-    : `${shown(metric.ci95[0])} – ${shown(metric.ci95[1])}`;
+  const interval =
+    metric.ci95 === undefined ? MISSING : `${shown(metric.ci95[0])} – ${shown(metric.ci95[1])}`;
   const count = metric.count ?? metric.samples?.length;
-  return [shown(metric.median), interval, metric.p99 === undefined ? MISSING : shown(metric.p99),
-    count === undefined ? MISSING : formatFigure(count)];
+  return [
+    shown(metric.median),
+    interval,
+    metric.p99 === undefined ? MISSING : shown(metric.p99),
+    count === undefined ? MISSING : formatFigure(count),
+  ];
 }
 
 function predictedCell(row: FigureRow, display: DisplayUnit, unit: string): string {
   const cells = row.predictions.map((prediction) => {
-    const value = prediction.unit === unit ? formatFigure(prediction.value / display.divisor)
-      : formatInDisplayUnit(prediction.value, prediction.unit);
+    const value =
+      prediction.unit === unit
+        ? formatFigure(prediction.value / display.divisor)
+        : formatInDisplayUnit(prediction.value, prediction.unit);
     return `${prediction.model}: ${value}`;
   });
   return cells.length === 0 ? MISSING : cells.join('; ');
@@ -80,29 +90,48 @@ function quantityTable(group: ExperimentGroup, rows: readonly FigureRow[]): Quan
   const first = rows[0]!;
   const keys = labelKeys(rows);
   const varying = keys.filter((key) => !sameValue(rows.map((row) => row.labels[key])));
-  const shared = keys.filter((key) => !varying.includes(key))
+  const shared = keys
+    .filter((key) => !varying.includes(key))
     .map((key) => `${key}: ${formatLabelValue(key, first.labels[key] ?? '')}`);
-  const unit = rows.find((row) => row.metric !== null)?.metric?.unit ??
-    first.predictions[0]?.unit ?? '';
-  const display = displayUnitFor(unit, rows.flatMap((row) =>
-    row.metric === null ? [] : [row.metric.median]));
+  const unit =
+    rows.find((row) => row.metric !== null)?.metric?.unit ?? first.predictions[0]?.unit ?? '';
+  const display = displayUnitFor(
+    unit,
+    rows.flatMap((row) => (row.metric === null ? [] : [row.metric.median])),
+  );
   const severalRuns = group.runs.length > 1;
   const named = ambiguous(rows, varying);
-  const header = [...(named ? ['figure'] : []), ...varying, ...(severalRuns ? ['machine'] : []),
-    `median${unitLabel(display)}`, '95% interval', 'p99', 'n', 'predicted'];
-  const body = rows.map((row) => [...(named ? [row.name] : []),
+  const header = [
+    ...(named ? ['figure'] : []),
+    ...varying,
+    ...(severalRuns ? ['machine'] : []),
+    `median${unitLabel(display)}`,
+    '95% interval',
+    'p99',
+    'n',
+    'predicted',
+  ];
+  const body = rows.map((row) => [
+    ...(named ? [row.name] : []),
     ...varying.map((key) => {
       const value = row.labels[key];
       return value === undefined ? MISSING : formatLabelValue(key, value);
     }),
     ...(severalRuns ? [row.run.series] : []),
-    ...measuredCells(row.metric, display), predictedCell(row, display, unit)]);
+    ...measuredCells(row.metric, display),
+    predictedCell(row, display, unit),
+  ]);
   const labelColumns = header.length - 5;
   return {
     title: metricTitle(group.id, first.quantity, first.metric ?? undefined),
-    quantity: first.quantity, shared,
-    table: { header, rows: body, rowNames: rows.map((row) => row.name),
-      numeric: header.map((_, i) => i >= labelColumns && i < header.length - 1) },
+    quantity: first.quantity,
+    shared,
+    table: {
+      header,
+      rows: body,
+      rowNames: rows.map((row) => row.name),
+      numeric: header.map((_, i) => i >= labelColumns && i < header.length - 1),
+    },
   };
 }
 

@@ -50,8 +50,8 @@ export function figureRows(group: ExperimentGroup): readonly FigureRow[] {
       const predictions = run.results.predictions.filter((candidate) => candidate.name === name);
       if (metric === null && predictions.length === 0) continue;
       const first = predictions[0];
-      const labels = metric?.labels ??
-        (first === undefined ? {} : predictionLabels(run.results, first));
+      const labels =
+        metric?.labels ?? (first === undefined ? {} : predictionLabels(run.results, first));
       rows.push({ run, name, quantity: quantityOf(name), labels, metric, predictions });
     }
   }

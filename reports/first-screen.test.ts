@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Results } from '../lab/results.js';
 import { groupOf, groupsOf } from '../test/fixtures/experiment-groups.js';
 import {
-  sampleAllExperiments, samplePuzzle, sampleSegmentSize,
+  sampleAllExperiments,
+  samplePuzzle,
+  sampleSegmentSize,
 } from '../test/fixtures/sample-experiments.js';
 import { puzzleAnswer, puzzleSentence } from './glance-puzzle.js';
 import { runWarnings } from './glance-warnings.js';
@@ -11,18 +13,23 @@ import { metricTitle } from './metric-titles.js';
 import { buildReportModel } from './report-model.js';
 
 function noisy(results: Results): Results {
-  const metrics = results.metrics.map((metric) => metric.name === 'puzzle.A.always.msgsPerSec'
-    ? { ...metric, samples: [30, 50, 52, 54, 70, 90], cv: 0.4 } : metric);
+  const metrics = results.metrics.map((metric) =>
+    metric.name === 'puzzle.A.always.msgsPerSec'
+      ? { ...metric, samples: [30, 50, 52, 54, 70, 90], cv: 0.4 }
+      : metric,
+  );
   return { ...results, metrics };
 }
 
 describe('the first screen', () => {
   it('answers the puzzle on this disk and on the modelled 7,200 rpm disk, A and B named', () => {
     const text = puzzleSentence(puzzleAnswer(samplePuzzle()), 'on this disk');
-    expect(text).toBe('With every send synced, on this disk the log (B) stored 2,900 msgs/s and ' +
-      'the slot file (A) 52: 55.8×. On the modelled 7,200 rpm disk (hdd:exos-x20, replaying ' +
-      "these writes): B 96 against A 61, 1.57×. The seed's comparison (B streaming, A synced " +
-      'per message): 3,462× here.');
+    expect(text).toBe(
+      'With every send synced, on this disk the log (B) stored 2,900 msgs/s and ' +
+        'the slot file (A) 52: 55.8×. On the modelled 7,200 rpm disk (hdd:exos-x20, replaying ' +
+        "these writes): B 96 against A 61, 1.57×. The seed's comparison (B streaming, A synced " +
+        'per message): 3,462× here.',
+    );
   });
 
   it('says what plan recommends from the sizing results, or that there are none', () => {
@@ -31,8 +38,10 @@ describe('the first screen', () => {
     expect(sizing?.text).toMatch(/^For 1 KiB messages at 5 a second, kept 7 days, `loglab plan /);
     expect(sizing?.text).toMatch(/recommends \d+ [KMG]iB segments/);
     const none = buildReportModel(groupsOf([samplePuzzle()]), new Map(), []);
-    expect(none.firstScreen.answers.map((answer) => answer.topic))
-      .toEqual(['The puzzle', 'Sizing a log']);
+    expect(none.firstScreen.answers.map((answer) => answer.topic)).toEqual([
+      'The puzzle',
+      'Sizing a log',
+    ]);
     expect(none.firstScreen.answers[1]?.text).toMatch(/^No sizing results here/);
   });
 
@@ -40,8 +49,17 @@ describe('the first screen', () => {
     expect(runWarnings(groupOf(samplePuzzle()).runs)).toEqual([]);
     const base = noisy(samplePuzzle());
     const memory = { ...base, environment: { ...base.environment, storage: 'memory' as const } };
-    const shared = { ...memory, deviceShared: { phases: 4, sharedPhases: 2, otherBytes: 3e6,
-      ownBytes: 1e6, deviceBytes: 4e6, fraction: 0.75 } };
+    const shared = {
+      ...memory,
+      deviceShared: {
+        phases: 4,
+        sharedPhases: 2,
+        otherBytes: 3e6,
+        ownBytes: 1e6,
+        deviceBytes: 4e6,
+        fraction: 0.75,
+      },
+    };
     const warnings = runWarnings(groupOf(shared).runs);
     expect(warnings).toHaveLength(3);
     expect(warnings[0]).toMatch(/^Noisy run: 1 of \d+ timed figures .* most puzzle throughput/);
@@ -53,27 +71,31 @@ describe('the first screen', () => {
 describe('what the figures mean', () => {
   it('says a description once per quantity, numbers that differ as a range', () => {
     const results = samplePuzzle();
-    results.metrics = results.metrics.map((metric, i) => metric.name.endsWith('.sendLatencyNs')
-      ? { ...metric, description: `latency over all ${1000 + i} operations; mode: async` }
-      : metric.name.endsWith('.msgsPerSec')
-        ? { ...metric, description: `rate per round; deletes: ${metric.labels?.deletes}` }
-        : metric);
+    results.metrics = results.metrics.map((metric, i) =>
+      metric.name.endsWith('.sendLatencyNs')
+        ? { ...metric, description: `latency over all ${1000 + i} operations; mode: async` }
+        : metric.name.endsWith('.msgsPerSec')
+          ? { ...metric, description: `rate per round; deletes: ${metric.labels?.deletes}` }
+          : metric,
+    );
     const meanings = quantityMeanings(groupOf(results));
-    expect(meanings.get('sendLatencyNs'))
-      .toMatch(/^latency over all 1,\d+–1,\d+ operations; mode: async$/);
-    expect(meanings.get('msgsPerSec')).toBe('rate per round; deletes: each delete synced | ' +
-      'head saved every 1,000 deletes or 1 s | head saved at each delete | deletes share a sync ' +
-      '| deletes not synced');
+    expect(meanings.get('sendLatencyNs')).toMatch(
+      /^latency over all 1,\d+–1,\d+ operations; mode: async$/,
+    );
+    expect(meanings.get('msgsPerSec')).toBe(
+      'rate per round; deletes: each delete synced | ' +
+        'head saved every 1,000 deletes or 1 s | head saved at each delete | deletes share a sync ' +
+        '| deletes not synced',
+    );
   });
 });
 
 describe('metric titles', () => {
-  it('come from the experiment\'s catalog, the raw quantity where none is declared', () => {
+  it("come from the experiment's catalog, the raw quantity where none is declared", () => {
     expect(metricTitle('puzzle', 'msgsPerSec')).toBe('throughput');
     expect(metricTitle('segment-size', 'openNs')).toBe('open time');
     expect(metricTitle('recovery', 'openNs')).toBe('time until the log serves again');
     expect(metricTitle('mystery', 'widgets')).toBe('widgets');
-    expect(metricTitle(sampleSegmentSize().experiment.id, 'noSuchQuantity'))
-      .toBe('noSuchQuantity');
+    expect(metricTitle(sampleSegmentSize().experiment.id, 'noSuchQuantity')).toBe('noSuchQuantity');
   });
 });

@@ -33,8 +33,11 @@ const WORKLOAD_TEXT = '1 KiB messages at 5 a second, kept 7 days';
 /** The plan's recommendation from the sizing experiments of the first machine's runs. */
 export function glanceRecommendation(runs: readonly Run[]): Recommendation | null {
   const machine = runs[0]?.machineKey;
-  const docs = runs.filter((run) => run.machineKey === machine &&
-    MEASURED_EXPERIMENTS.includes(run.results.experiment.id))
+  const docs = runs
+    .filter(
+      (run) =>
+        run.machineKey === machine && MEASURED_EXPERIMENTS.includes(run.results.experiment.id),
+    )
     .map((run) => ({ file: run.source, results: run.results }));
   if (docs.length === 0) return null;
   const input = GLANCE_WORKLOAD;
@@ -46,8 +49,8 @@ export function glanceRecommendation(runs: readonly Run[]): Recommendation | nul
 function intervalText(recommendation: Recommendation): string {
   const interval = recommendation.indexIntervalBytes;
   if (interval === null) return 'no index interval (no index-density results)';
-  const name = interval.bytes === 0 ? 'a dense index' : `a ${formatBytes(interval.bytes)} ` +
-    'index interval';
+  const name =
+    interval.bytes === 0 ? 'a dense index' : `a ${formatBytes(interval.bytes)} index interval`;
   if (interval.bytes === PLAN_DEFAULTS.indexIntervalBytes) {
     return `${name} (the default: no denser one was faster beyond the noise)`;
   }
@@ -58,15 +61,20 @@ function intervalText(recommendation: Recommendation): string {
 
 export function planSentence(recommendation: Recommendation | null): string {
   if (recommendation === null) {
-    return `No sizing results here (${MEASURED_EXPERIMENTS.join(', ')}), so there is nothing ` +
-      'to recommend from; run them and `loglab plan --measured` sizes a log from them.';
+    return (
+      `No sizing results here (${MEASURED_EXPERIMENTS.join(', ')}), so there is nothing ` +
+      'to recommend from; run them and `loglab plan --measured` sizes a log from them.'
+    );
   }
   const segment = recommendation.segmentBytes;
   const lifeSeconds = segment.bytes / (GLANCE_WORKLOAD.ratePerSec * GLANCE_WORKLOAD.recordBytes);
-  const extrapolated = segment.basis.startsWith('extrapolated') ? ', extrapolated beyond the ' +
-    'sizes measured' : '';
-  return `For ${WORKLOAD_TEXT}, \`loglab plan --measured\` on these results recommends ` +
+  const extrapolated = segment.basis.startsWith('extrapolated')
+    ? ', extrapolated beyond the ' + 'sizes measured'
+    : '';
+  return (
+    `For ${WORKLOAD_TEXT}, \`loglab plan --measured\` on these results recommends ` +
     `${formatBytes(segment.bytes)} segments (each lasts ${formatAboutDuration(lifeSeconds)}; ` +
     `a crash re-walks one in ${formatDurationNs(segment.recoveryNs)}${extrapolated}) and ` +
-    `${intervalText(recommendation)}.`;
+    `${intervalText(recommendation)}.`
+  );
 }

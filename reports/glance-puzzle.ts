@@ -35,8 +35,11 @@ export interface PuzzleAnswer {
   readonly seeds: PuzzlePair | null;
 }
 
-function predicted(results: Results, name: string, model: (id: string) => boolean):
-  { value: number; model: string } | null {
+function predicted(
+  results: Results,
+  name: string,
+  model: (id: string) => boolean,
+): { value: number; model: string } | null {
   const found = results.predictions.find((p) => p.name === name && model(p.model));
   return found === undefined ? null : { value: found.value, model: found.model };
 }
@@ -45,38 +48,52 @@ const spinning = (model: string): boolean => model.startsWith(SPINNING_MODEL_PRE
 
 function pairOf(results: Results, a: Metric, b: Metric): PuzzlePair {
   const comparison = String(a.labels?.comparison ?? '');
-  const ratioMetric = PUZZLE_METRICS.ratioBA.in(results)
+  const ratioMetric = PUZZLE_METRICS.ratioBA
+    .in(results)
     .find((metric) => metric.labels?.comparison === comparison);
   const modelA = predicted(results, a.name, spinning);
   const modelB = predicted(results, b.name, spinning);
-  const modelRatio = ratioMetric === undefined ? null
-    : predicted(results, ratioMetric.name, spinning)?.value ?? null;
-  const seedRatio = ratioMetric === undefined ? null
-    : predicted(results, ratioMetric.name, (model) => model === SEED_MODEL)?.value ?? null;
+  const modelRatio =
+    ratioMetric === undefined
+      ? null
+      : (predicted(results, ratioMetric.name, spinning)?.value ?? null);
+  const seedRatio =
+    ratioMetric === undefined
+      ? null
+      : (predicted(results, ratioMetric.name, (model) => model === SEED_MODEL)?.value ?? null);
   return {
     comparison,
     measured: { a: a.median, b: b.median, ratio: ratioMetric?.median ?? b.median / a.median },
-    modelled: modelA === null || modelB === null ? null
-      : { a: modelA.value, b: modelB.value, ratio: modelRatio ?? modelB.value / modelA.value },
+    modelled:
+      modelA === null || modelB === null
+        ? null
+        : { a: modelA.value, b: modelB.value, ratio: modelRatio ?? modelB.value / modelA.value },
     model: modelA?.model ?? null,
     seedRatio,
   };
 }
 
 function findPair(results: Results, policyA: string, policyB: string): PuzzlePair | null {
-  const rates = PUZZLE_METRICS.msgsPerSec.in(results)
+  const rates = PUZZLE_METRICS.msgsPerSec
+    .in(results)
     .filter((metric) => metric.labels?.variant === undefined);
   for (const a of rates.filter((m) => m.labels?.design === 'A' && m.labels.policy === policyA)) {
-    const b = rates.find((m) => m.labels?.design === 'B' && m.labels.policy === policyB &&
-      m.labels.comparison === a.labels?.comparison);
+    const b = rates.find(
+      (m) =>
+        m.labels?.design === 'B' &&
+        m.labels.policy === policyB &&
+        m.labels.comparison === a.labels?.comparison,
+    );
     if (b !== undefined) return pairOf(results, a, b);
   }
   return null;
 }
 
 export function puzzleAnswer(results: Results): PuzzleAnswer {
-  return { synced: findPair(results, 'always', 'always'), seeds: findPair(results, 'always',
-    'none') };
+  return {
+    synced: findPair(results, 'always', 'always'),
+    seeds: findPair(results, 'always', 'none'),
+  };
 }
 
 const rate = (value: number): string => formatFigure(value);
@@ -88,22 +105,27 @@ export function puzzleSentence(answer: PuzzleAnswer, where: string): string | nu
   const synced = answer.synced;
   if (synced !== null) {
     const m = synced.measured;
-    parts.push(`With every send synced, ${where} the log (B) stored ${rate(m.b)} msgs/s and ` +
-      `the slot file (A) ${rate(m.a)}: ${times(m.ratio)}.`);
+    parts.push(
+      `With every send synced, ${where} the log (B) stored ${rate(m.b)} msgs/s and ` +
+        `the slot file (A) ${rate(m.a)}: ${times(m.ratio)}.`,
+    );
     if (synced.modelled !== null) {
       const d = synced.modelled;
-      parts.push(`On the modelled 7,200 rpm disk (${synced.model ?? 'hdd'}, replaying these ` +
-        `writes): B ${rate(d.b)} against A ${rate(d.a)}, ${times(d.ratio)}.`);
+      parts.push(
+        `On the modelled 7,200 rpm disk (${synced.model ?? 'hdd'}, replaying these ` +
+          `writes): B ${rate(d.b)} against A ${rate(d.a)}, ${times(d.ratio)}.`,
+      );
     }
   }
   const seeds = answer.seeds;
   if (seeds !== null) {
     const here = `${times(seeds.measured.ratio)} here`;
     const modelled = seeds.modelled === null ? '' : `, ${times(seeds.modelled.ratio)} modelled`;
-    const seed = seeds.seedRatio === null ? ''
-      : `, ${times(seeds.seedRatio)} by the seed's arithmetic`;
-    parts.push(`The seed's comparison (B streaming, A synced per message): ${here}${modelled}` +
-      `${seed}.`);
+    const seed =
+      seeds.seedRatio === null ? '' : `, ${times(seeds.seedRatio)} by the seed's arithmetic`;
+    parts.push(
+      `The seed's comparison (B streaming, A synced per message): ${here}${modelled}` + `${seed}.`,
+    );
   }
   return parts.length === 0 ? null : parts.join(' ');
 }

@@ -26,24 +26,29 @@ function figureName(run: Run, metric: Metric): string {
   const id = run.results.experiment.id;
   const labels = Object.entries(metric.labels ?? {})
     .filter(([key]) => key !== 'comparison' && key !== 'mode' && key !== 'deletes')
-    .map(([key, value]) => formatLabelValue(key, value)).join(' ');
+    .map(([key, value]) => formatLabelValue(key, value))
+    .join(' ');
   const title = metricTitle(id, quantityOf(metric.name), metric);
   return `${id} ${title}${labels === '' ? '' : ` (${labels})`}`;
 }
 
 function noisyWarning(runs: readonly Run[]): string | null {
-  const spreads = runs.flatMap((run) => run.results.metrics.flatMap((metric) => {
-    const cv = spread(metric);
-    return cv === null ? [] : [{ run, metric, cv }];
-  }));
+  const spreads = runs.flatMap((run) =>
+    run.results.metrics.flatMap((metric) => {
+      const cv = spread(metric);
+      return cv === null ? [] : [{ run, metric, cv }];
+    }),
+  );
   const noisy = spreads.filter((entry) => entry.cv > NOISY_CV).sort((a, b) => b.cv - a.cv);
   const worst = noisy[0];
   if (worst === undefined) return null;
-  return `Noisy run: ${noisy.length} of ${spreads.length} timed figures measured over ` +
+  return (
+    `Noisy run: ${noisy.length} of ${spreads.length} timed figures measured over ` +
     `${NOISY_MIN_ROUNDS} or more rounds varied by more than ${percent(NOISY_CV)} from round to ` +
     `round (coefficient of variation), most ${figureName(worst.run, worst.metric)} at ` +
     `${percent(worst.cv)}. Differences within that spread are not findings: rerun on an idle ` +
-    'machine, or with more rounds.';
+    'machine, or with more rounds.'
+  );
 }
 
 function experimentsOf(runs: readonly Run[]): string {
@@ -51,25 +56,32 @@ function experimentsOf(runs: readonly Run[]): string {
 }
 
 function storageWarning(runs: readonly Run[]): string | null {
-  const off = runs.filter((run) => run.results.environment.storage !== undefined &&
-    run.results.environment.storage !== 'block');
+  const off = runs.filter(
+    (run) =>
+      run.results.environment.storage !== undefined && run.results.environment.storage !== 'block',
+  );
   if (off.length === 0) return null;
   const kinds = [...new Set(off.map((run) => run.results.environment.storage))].join(', ');
-  return `Not a disk: ${experimentsOf(off)} measured ${kinds} storage, not a block device, so ` +
-    'their figures say nothing about a disk; point `--dir` at a disk to measure one.';
+  return (
+    `Not a disk: ${experimentsOf(off)} measured ${kinds} storage, not a block device, so ` +
+    'their figures say nothing about a disk; point `--dir` at a disk to measure one.'
+  );
 }
 
 function sharedWarning(runs: readonly Run[]): string | null {
   const shared = runs.filter((run) => run.results.deviceShared !== undefined);
   if (shared.length === 0) return null;
   const most = Math.max(...shared.map((run) => run.results.deviceShared?.fraction ?? 0));
-  return `Busy disk: other programs wrote up to ${percent(most)} of the disk's bytes while ` +
+  return (
+    `Busy disk: other programs wrote up to ${percent(most)} of the disk's bytes while ` +
     `${experimentsOf(shared)} ran, so device figures (bytes, I/Os and flushes per message) ` +
-    'count their writes too.';
+    'count their writes too.'
+  );
 }
 
 /** One line per reason to read the figures with care; empty when there is none. */
 export function runWarnings(runs: readonly Run[]): readonly string[] {
-  return [noisyWarning(runs), storageWarning(runs), sharedWarning(runs)]
-    .filter((line): line is string => line !== null);
+  return [noisyWarning(runs), storageWarning(runs), sharedWarning(runs)].filter(
+    (line): line is string => line !== null,
+  );
 }

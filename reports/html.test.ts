@@ -18,8 +18,13 @@ async function htmlFor(
     const drawn: ReportChart[] = [];
     for (const chart of experimentCharts(group)) {
       const { svg } = await renderSvg(chart.spec, chart.def.id);
-      drawn.push({ title: chart.def.title, howToRead: chart.def.howToRead, svg,
-        svgFile: 'charts/x.svg', pngFile: 'charts/x.png' });
+      drawn.push({
+        title: chart.def.title,
+        howToRead: chart.def.howToRead,
+        svg,
+        svgFile: 'charts/x.svg',
+        pngFile: 'charts/x.png',
+      });
     }
     charts.set(group.id, drawn);
   }
@@ -46,13 +51,15 @@ describe('report.html', () => {
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
     expect(hrefs.every((href) => href?.startsWith('#'))).toBe(true);
     expect(html).toContain(
-      `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`,
+    );
   });
 
   it('inlines one SVG per chart, without ids that could clash between charts', async () => {
     const html = await htmlFor(sampleAllExperiments());
-    const charts = sampleAllExperiments()
-      .flatMap((results) => experimentCharts(groupsOf([results])[0]!));
+    const charts = sampleAllExperiments().flatMap((results) =>
+      experimentCharts(groupsOf([results])[0]!),
+    );
     expect(html.match(/<figure><svg /g)).toHaveLength(charts.length);
     expect(html).not.toMatch(/<svg[^>]*\sid=|<[a-z]+[^>]*\sid="clip/);
   });
@@ -62,14 +69,17 @@ describe('report.html', () => {
     expect(html).toContain('<a href="#experiment-scan-vs-lookup">scan-vs-lookup</a>');
     expect(html).toContain('<details id="experiment-scan-vs-lookup">');
     expect(html.indexOf('<section id="first-screen">')).toBeLessThan(
-      html.indexOf('<h2>puzzle</h2>'));
+      html.indexOf('<h2>puzzle</h2>'),
+    );
     expect(html.indexOf('<h2>Environment</h2>')).toBeGreaterThan(html.indexOf('<h2>mystery</h2>'));
   });
 
   it('opens each experiment with its headline, then charts, then its tables', async () => {
     const html = await htmlFor(sampleAllExperiments());
-    const section = html.slice(html.indexOf('<details id="experiment-puzzle">'),
-      html.indexOf('<details id="experiment-write-amplification">'));
+    const section = html.slice(
+      html.indexOf('<details id="experiment-puzzle">'),
+      html.indexOf('<details id="experiment-write-amplification">'),
+    );
     const headline = section.indexOf('<p class="headline">On this disk the log stored 56×');
     expect(headline).toBeGreaterThan(section.indexOf('</summary>'));
     expect(headline).toBeLessThan(section.indexOf('<figure>'));
@@ -78,8 +88,9 @@ describe('report.html', () => {
 
   it('heads each table with the human title and keeps the raw name beside it', async () => {
     const html = await htmlFor(sampleAllExperiments());
-    expect(html).toContain('<caption><span title="msgsPerSec">throughput</span> ' +
-      '<code>msgsPerSec</code>');
+    expect(html).toContain(
+      '<caption><span title="msgsPerSec">throughput</span> ' + '<code>msgsPerSec</code>',
+    );
     expect(html).toContain('<tr title="puzzle.A.always.msgsPerSec">');
     expect(html).toContain('<th class="number">median (msgs/s)</th>');
   });
@@ -89,6 +100,7 @@ describe('report.html', () => {
     const captions = [...html.matchAll(/<figcaption>([^<]*)<\/figcaption>/g)].map((m) => m[1]);
     expect(captions[0]).toMatch(/^Higher is faster: within each guarantee, A \(the slot file\)/);
     expect(captions).not.toContain(
-      'Messages stored per second: three comparisons, each under its guarantee');
+      'Messages stored per second: three comparisons, each under its guarantee',
+    );
   });
 });

@@ -8,7 +8,12 @@
  */
 import type { Table } from './figure-table.js';
 import type {
-  FirstScreen, Headline, ReportChart, ReportModel, ReportSection, ReportTable,
+  FirstScreen,
+  Headline,
+  ReportChart,
+  ReportModel,
+  ReportSection,
+  ReportTable,
 } from './report-model.js';
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
@@ -56,8 +61,12 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 `;
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Section anchors: letters, digits and dashes only, so they need no escaping. */
@@ -82,80 +91,125 @@ function tableHtml(table: Table, caption = ''): string {
   const body = table.rows.map((row, r) => {
     const name = table.rowNames?.[r];
     const title = name === undefined ? '' : ` title="${escapeHtml(name)}"`;
-    return `<tr${title}>${row.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`)
+    return `<tr${title}>${row
+      .map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`)
       .join('')}</tr>`;
   });
-  return `<div class="table-wrap"><table>${caption}<thead><tr>${head}</tr></thead>` +
-    `<tbody>${body.join('\n')}</tbody></table></div>`;
+  return (
+    `<div class="table-wrap"><table>${caption}<thead><tr>${head}</tr></thead>` +
+    `<tbody>${body.join('\n')}</tbody></table></div>`
+  );
 }
 
 function quantityTableHtml(table: ReportTable): string {
-  const shared = table.shared.length === 0 ? ''
-    : ` <span class="shared">· ${escapeHtml(table.shared.join(' · '))}</span>`;
-  const caption = `<caption><span title="${escapeHtml(table.quantity)}">` +
+  const shared =
+    table.shared.length === 0
+      ? ''
+      : ` <span class="shared">· ${escapeHtml(table.shared.join(' · '))}</span>`;
+  const caption =
+    `<caption><span title="${escapeHtml(table.quantity)}">` +
     `${escapeHtml(table.title)}</span> <code>${escapeHtml(table.quantity)}</code>${shared}` +
     '</caption>';
-  const meaning = table.meaning === null ? ''
-    : `<p class="meaning">${escapeHtml(table.meaning)}</p>`;
+  const meaning =
+    table.meaning === null ? '' : `<p class="meaning">${escapeHtml(table.meaning)}</p>`;
   return tableHtml(table.table, caption) + meaning;
 }
 
 function chartHtml(chart: ReportChart): string {
-  return `<figure>${inlineSvg(chart.svg)}<figcaption>${escapeHtml(chart.howToRead)}` +
-    '</figcaption></figure>';
+  return (
+    `<figure>${inlineSvg(chart.svg)}<figcaption>${escapeHtml(chart.howToRead)}` +
+    '</figcaption></figure>'
+  );
 }
 
 function headlineHtml(headline: Headline): string {
-  const where = headline.machine === null ? '' : `<strong>${escapeHtml(headline.machine)}:` +
-    '</strong> ';
+  const where =
+    headline.machine === null ? '' : `<strong>${escapeHtml(headline.machine)}:</strong> `;
   return `<p class="headline">${where}${escapeHtml(headline.text)}</p>`;
 }
 
 function sectionHtml(section: ReportSection): string {
-  const parts = [`<details id="${anchor(section.id)}">`,
+  const parts = [
+    `<details id="${anchor(section.id)}">`,
     `<summary><h2>${escapeHtml(section.id)}</h2>` +
-    `<span class="question">${escapeHtml(section.question)}</span></summary>`,
-    ...section.headlines.map(headlineHtml), ...section.charts.map(chartHtml),
-    ...section.tables.map(quantityTableHtml)];
+      `<span class="question">${escapeHtml(section.question)}</span></summary>`,
+    ...section.headlines.map(headlineHtml),
+    ...section.charts.map(chartHtml),
+    ...section.tables.map(quantityTableHtml),
+  ];
   if (section.notes.length > 0) {
-    parts.push('<h3>Notes</h3>',
-      `<ul>${section.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>`);
+    parts.push(
+      '<h3>Notes</h3>',
+      `<ul>${section.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>`,
+    );
   }
-  parts.push(...section.parameters.map((line) => `<p class="run">${escapeHtml(line)}</p>`),
-    '</details>');
+  parts.push(
+    ...section.parameters.map((line) => `<p class="run">${escapeHtml(line)}</p>`),
+    '</details>',
+  );
   return parts.join('\n');
 }
 
 function contentsHtml(sections: readonly ReportSection[]): string {
-  const items = sections.map((section) =>
-    `<li><a href="#${anchor(section.id)}">${escapeHtml(section.id)}</a></li>`);
+  const items = sections.map(
+    (section) => `<li><a href="#${anchor(section.id)}">${escapeHtml(section.id)}</a></li>`,
+  );
   return `<nav><ul>${items.join('')}<li><a href="#environment">environment</a></li></ul></nav>`;
 }
 
 function firstScreenHtml(screen: FirstScreen, sections: readonly ReportSection[]): string {
-  const warnings = screen.warnings.length === 0 ? '' : '<div class="warnings" role="note">' +
-    `<strong>Read with care</strong><ul>${screen.warnings.map((w) => `<li>${escapeHtml(w)}</li>`)
-      .join('')}</ul></div>`;
-  const answers = screen.answers.map((answer) =>
-    `<p><strong>${escapeHtml(answer.topic)}.</strong> ${withCode(answer.text)}</p>`).join('');
+  const warnings =
+    screen.warnings.length === 0
+      ? ''
+      : '<div class="warnings" role="note">' +
+        `<strong>Read with care</strong><ul>${screen.warnings
+          .map((w) => `<li>${escapeHtml(w)}</li>`)
+          .join('')}</ul></div>`;
+  const answers = screen.answers
+    .map(
+      (answer) => `<p><strong>${escapeHtml(answer.topic)}.</strong> ${withCode(answer.text)}</p>`,
+    )
+    .join('');
   const chart = screen.chart === null ? '' : chartHtml(screen.chart);
-  return [`<section id="${FIRST_SCREEN_ID}">`, '<h1>loglab report</h1>',
-    `<p class="measured">${escapeHtml(screen.measured)}</p>`, warnings,
+  return [
+    `<section id="${FIRST_SCREEN_ID}">`,
+    '<h1>loglab report</h1>',
+    `<p class="measured">${escapeHtml(screen.measured)}</p>`,
+    warnings,
     `<div class="glance"><div class="answers">${answers}</div>${chart}</div>`,
-    contentsHtml(sections), '</section>'].join('\n');
+    contentsHtml(sections),
+    '</section>',
+  ].join('\n');
 }
 
 export function renderHtml(model: ReportModel): string {
-  const warnings = model.warnings.length === 0 ? '' : '<h2>Files left out</h2>' +
-    `<ul class="left-out">${model.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}` +
-    '</ul>';
-  return ['<!DOCTYPE html>', '<html lang="en">', '<head>', '<meta charset="utf-8">',
+  const warnings =
+    model.warnings.length === 0
+      ? ''
+      : '<h2>Files left out</h2>' +
+        `<ul class="left-out">${model.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}` +
+        '</ul>';
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<title>loglab report</title>', `<style>${STYLE}</style>`, '</head>', '<body>',
-    firstScreenHtml(model.firstScreen, model.sections), warnings,
+    '<title>loglab report</title>',
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    firstScreenHtml(model.firstScreen, model.sections),
+    warnings,
     ...model.sections.map(sectionHtml),
     '<details id="environment"><summary><h2>Environment</h2></summary>',
-    tableHtml(model.machines), '<h3>Runs</h3>', tableHtml(model.runs), '</details>', '</body>',
-    '</html>', ''].join('\n');
+    tableHtml(model.machines),
+    '<h3>Runs</h3>',
+    tableHtml(model.runs),
+    '</details>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
 }

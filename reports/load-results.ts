@@ -34,7 +34,10 @@ function warningFor(source: string, error: unknown): string {
 function expandInput(input: string): readonly string[] {
   const isDirectory = fs.existsSync(input) && fs.statSync(input).isDirectory();
   if (!isDirectory) return [input];
-  return fs.readdirSync(input).filter((name) => name.endsWith('.json')).sort()
+  return fs
+    .readdirSync(input)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
     .map((name) => path.join(input, name));
 }
 

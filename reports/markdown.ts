@@ -7,19 +7,27 @@
  */
 import type { Table } from './figure-table.js';
 import type {
-  FirstScreen, Headline, ReportModel, ReportSection, ReportTable,
+  FirstScreen,
+  Headline,
+  ReportModel,
+  ReportSection,
+  ReportTable,
 } from './report-model.js';
 
 /** Backslash-escapes Markdown punctuation; `&` becomes an entity; line breaks become spaces. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(/&/g, '&amp;')
+  return text
+    .replace(/\r?\n/g, ' ')
+    .replace(/&/g, '&amp;')
     .replace(/[\\`*_{}[\]<>()#+!|~]/g, (char) => `\\${char}`);
 }
 
 /** Our own sentences: escaped, with their backtick code spans kept as code. */
 function withCode(text: string): string {
-  return text.split(/(`[A-Za-z0-9 .-]+`)/).map((part) =>
-    /^`[A-Za-z0-9 .-]+`$/.test(part) ? part : escapeMarkdown(part)).join('');
+  return text
+    .split(/(`[A-Za-z0-9 .-]+`)/)
+    .map((part) => (/^`[A-Za-z0-9 .-]+`$/.test(part) ? part : escapeMarkdown(part)))
+    .join('');
 }
 
 /** A relative link target, kept to characters that need no escaping in Markdown. */
@@ -38,12 +46,16 @@ function tableLines(table: Table): string[] {
 }
 
 function quantityTableLines(table: ReportTable): string[] {
-  const shared = table.shared.length === 0 ? ''
-    : ` · ${escapeMarkdown(table.shared.join(' · '))}`;
-  const raw = /^[A-Za-z0-9_.-]+$/.test(table.quantity) ? `\`${table.quantity}\``
+  const shared = table.shared.length === 0 ? '' : ` · ${escapeMarkdown(table.shared.join(' · '))}`;
+  const raw = /^[A-Za-z0-9_.-]+$/.test(table.quantity)
+    ? `\`${table.quantity}\``
     : escapeMarkdown(table.quantity);
-  const lines = [`**${escapeMarkdown(table.title)}** ${raw}${shared}`, '',
-    ...tableLines(table.table), ''];
+  const lines = [
+    `**${escapeMarkdown(table.title)}** ${raw}${shared}`,
+    '',
+    ...tableLines(table.table),
+    '',
+  ];
   if (table.meaning !== null) lines.push(`*${escapeMarkdown(table.meaning)}*`, '');
   return lines;
 }
@@ -58,8 +70,12 @@ function sectionLines(section: ReportSection): string[] {
   for (const headline of section.headlines) lines.push(headlineLine(headline), '');
   lines.push(`*Question:* ${escapeMarkdown(section.question)}`, '');
   for (const chart of section.charts) {
-    lines.push(`![${escapeMarkdown(chart.title)}](${linkTarget(chart.pngFile)})`, '',
-      `*How to read it:* ${escapeMarkdown(chart.howToRead)}`, '');
+    lines.push(
+      `![${escapeMarkdown(chart.title)}](${linkTarget(chart.pngFile)})`,
+      '',
+      `*How to read it:* ${escapeMarkdown(chart.howToRead)}`,
+      '',
+    );
   }
   for (const table of section.tables) lines.push(...quantityTableLines(table));
   if (section.notes.length > 0) {
@@ -72,18 +88,29 @@ function sectionLines(section: ReportSection): string[] {
 function firstScreenLines(screen: FirstScreen, sections: readonly ReportSection[]): string[] {
   const lines = ['# loglab report', '', `*${escapeMarkdown(screen.measured)}*`, ''];
   if (screen.warnings.length > 0) {
-    lines.push('> **Read with care**', '>',
-      ...screen.warnings.map((warning) => `> - ${escapeMarkdown(warning)}`), '');
+    lines.push(
+      '> **Read with care**',
+      '>',
+      ...screen.warnings.map((warning) => `> - ${escapeMarkdown(warning)}`),
+      '',
+    );
   }
   for (const answer of screen.answers) {
     lines.push(`**${escapeMarkdown(answer.topic)}.** ${withCode(answer.text)}`, '');
   }
   if (screen.chart !== null) {
-    lines.push(`![${escapeMarkdown(screen.chart.title)}](${linkTarget(screen.chart.pngFile)})`,
-      '', `*How to read it:* ${escapeMarkdown(screen.chart.howToRead)}`, '');
+    lines.push(
+      `![${escapeMarkdown(screen.chart.title)}](${linkTarget(screen.chart.pngFile)})`,
+      '',
+      `*How to read it:* ${escapeMarkdown(screen.chart.howToRead)}`,
+      '',
+    );
   }
-  const links = sections.map((section) => `[${escapeMarkdown(section.id)}]` +
-    `(#${section.id.toLowerCase().replace(/[^a-z0-9-]+/g, '-')})`);
+  const links = sections.map(
+    (section) =>
+      `[${escapeMarkdown(section.id)}]` +
+      `(#${section.id.toLowerCase().replace(/[^a-z0-9-]+/g, '-')})`,
+  );
   lines.push(`Experiments: ${[...links, '[environment](#environment)'].join(' · ')}`, '');
   return lines;
 }
@@ -91,11 +118,23 @@ function firstScreenLines(screen: FirstScreen, sections: readonly ReportSection[
 export function renderMarkdown(model: ReportModel): string {
   const lines = firstScreenLines(model.firstScreen, model.sections);
   if (model.warnings.length > 0) {
-    lines.push('## Files left out', '',
-      ...model.warnings.map((warning) => `- ${escapeMarkdown(warning)}`), '');
+    lines.push(
+      '## Files left out',
+      '',
+      ...model.warnings.map((warning) => `- ${escapeMarkdown(warning)}`),
+      '',
+    );
   }
   for (const section of model.sections) lines.push(...sectionLines(section));
-  lines.push('## Environment', '', ...tableLines(model.machines), '',
-    '### Runs', '', ...tableLines(model.runs), '');
+  lines.push(
+    '## Environment',
+    '',
+    ...tableLines(model.machines),
+    '',
+    '### Runs',
+    '',
+    ...tableLines(model.runs),
+    '',
+  );
   return lines.join('\n');
 }

@@ -49,10 +49,12 @@ function mergeClauses(texts: readonly string[]): string {
     const value = match?.[2];
     if (value !== undefined && !list.includes(value)) list.push(value);
   }
-  return order.map((key) => {
-    const list = values.get(key) ?? [];
-    return list.length === 0 ? key : `${key}: ${list.join(' | ')}`;
-  }).join('; ');
+  return order
+    .map((key) => {
+      const list = values.get(key) ?? [];
+      return list.length === 0 ? key : `${key}: ${list.join(' | ')}`;
+    })
+    .join('; ');
 }
 
 function mergeDescriptions(texts: readonly string[]): string {
@@ -62,7 +64,7 @@ function mergeDescriptions(texts: readonly string[]): string {
     byWording.set(wording, [...(byWording.get(wording) ?? []), text]);
   }
   const merged = [...byWording.values()].map(mergeNumbers);
-  return merged.length === 1 ? merged[0] ?? '' : mergeClauses(merged);
+  return merged.length === 1 ? (merged[0] ?? '') : mergeClauses(merged);
 }
 
 /** `quantity → what it means`, once per quantity, in the order the quantities appear. */

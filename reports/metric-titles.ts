@@ -23,11 +23,21 @@ import {
 } from '../lab/metric-catalog.js';
 import type { Metric } from '../lab/results.js';
 
-const CATALOGS: ReadonlyMap<string, MetricCatalog> = new Map([
-  CI_COUNTERS_METRICS, CRASH_SAFETY_METRICS, DURABILITY_METRICS, INDEX_DENSITY_METRICS,
-  PAGE_CACHE_METRICS, PUZZLE_METRICS, QUEUE_DEPTH_METRICS, RECOVERY_METRICS,
-  SCAN_VS_LOOKUP_METRICS, SEGMENT_SIZE_METRICS, WRITE_AMPLIFICATION_METRICS,
-].map((catalog): [string, MetricCatalog] => [experimentOf(catalog), catalog]));
+const CATALOGS: ReadonlyMap<string, MetricCatalog> = new Map(
+  [
+    CI_COUNTERS_METRICS,
+    CRASH_SAFETY_METRICS,
+    DURABILITY_METRICS,
+    INDEX_DENSITY_METRICS,
+    PAGE_CACHE_METRICS,
+    PUZZLE_METRICS,
+    QUEUE_DEPTH_METRICS,
+    RECOVERY_METRICS,
+    SCAN_VS_LOOKUP_METRICS,
+    SEGMENT_SIZE_METRICS,
+    WRITE_AMPLIFICATION_METRICS,
+  ].map((catalog): [string, MetricCatalog] => [experimentOf(catalog), catalog]),
+);
 
 function titled(specs: readonly (MetricSpec | undefined)[]): string | null {
   return specs.find((spec) => spec?.title !== null && spec?.title !== undefined)?.title ?? null;

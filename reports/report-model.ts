@@ -89,18 +89,20 @@ function headlinesOf(group: ExperimentGroup, tagged: boolean): Headline[] {
 function notes(group: ExperimentGroup): string[] {
   const tagged = group.runs.length > 1;
   const lines = group.runs.flatMap((run) =>
-    run.results.notes.map((note) => tagged ? `${run.series}: ${note}` : note));
+    run.results.notes.map((note) => (tagged ? `${run.series}: ${note}` : note)),
+  );
   return [...new Set(lines)];
 }
 
 function parameterText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 function parameters(group: ExperimentGroup): string[] {
   return group.runs.map((run) => {
     const entries = Object.entries(run.results.parameters)
-      .map(([key, value]) => `${key} = ${parameterText(value)}`).join(', ');
+      .map(([key, value]) => `${key} = ${parameterText(value)}`)
+      .join(', ');
     const mode = `${run.results.quick ? 'quick' : 'full'} run, seed ${run.results.seed}`;
     const where = group.runs.length > 1 ? `${run.series}: ` : '';
     return `${where}${mode}${entries === '' ? '' : `; ${entries}`}`;
@@ -111,8 +113,10 @@ function measuredText(runs: readonly Run[], groups: readonly ExperimentGroup[]):
   const machines = [...new Set(runs.map((run) => run.machine))];
   const where = machines.length === 1 ? machines[0] : `${machines.length} machines`;
   const sizes = [...new Set(runs.map((run) => (run.results.quick ? 'quick' : 'full')))];
-  return `${where} · ${groups.length} experiment${groups.length === 1 ? '' : 's'}, ` +
-    `${sizes.join(' and ')} run${sizes.length === 1 ? '' : 's'}`;
+  return (
+    `${where} · ${groups.length} experiment${groups.length === 1 ? '' : 's'}, ` +
+    `${sizes.join(' and ')} run${sizes.length === 1 ? '' : 's'}`
+  );
 }
 
 function firstScreen(
@@ -121,8 +125,9 @@ function firstScreen(
   chart: ReportChart | null,
 ): FirstScreen {
   const answers: Answer[] = [];
-  const where = severalMachines(runs) ? `on ${runs[0]?.machine ?? 'the first machine'}` :
-    'on this disk';
+  const where = severalMachines(runs)
+    ? `on ${runs[0]?.machine ?? 'the first machine'}`
+    : 'on this disk';
   const answer = firstPuzzleAnswer(groups);
   const puzzle = answer === null ? null : puzzleSentence(answer, where);
   if (puzzle !== null) answers.push({ topic: 'The puzzle', text: puzzle });
@@ -132,8 +137,10 @@ function firstScreen(
 
 function tablesOf(group: ExperimentGroup): ReportTable[] {
   const meanings = quantityMeanings(group);
-  return figureTables(group).map((table) =>
-    ({ ...table, meaning: meanings.get(table.quantity) ?? null }));
+  return figureTables(group).map((table) => ({
+    ...table,
+    meaning: meanings.get(table.quantity) ?? null,
+  }));
 }
 
 export function buildReportModel(
@@ -155,7 +162,10 @@ export function buildReportModel(
   }));
   return {
     firstScreen: firstScreen(groups, runs, glanceChart),
-    headlines: sections.flatMap((section) => section.headlines), warnings, sections,
-    machines: machinesTable(runs), runs: runsTable(groups),
+    headlines: sections.flatMap((section) => section.headlines),
+    warnings,
+    sections,
+    machines: machinesTable(runs),
+    runs: runsTable(groups),
   };
 }

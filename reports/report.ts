@@ -8,7 +8,10 @@ import * as path from 'node:path';
 import { EXPERIMENT_ORDER } from './charts/chart-table.js';
 import { experimentCharts } from './charts/experiment-charts.js';
 import {
-  GLANCE_CHART_ID, GLANCE_CHART_TITLE, GLANCE_HOW_TO_READ, glanceChartSpec,
+  GLANCE_CHART_ID,
+  GLANCE_CHART_TITLE,
+  GLANCE_HOW_TO_READ,
+  glanceChartSpec,
 } from './charts/glance-chart.js';
 import { renderPng, renderSvg } from './charts/render.js';
 import type { VegaLiteSpec } from './charts/vega-lite-spec.js';
@@ -17,7 +20,10 @@ import { loadResults, type ReportInput } from './load-results.js';
 import { renderMarkdown } from './markdown.js';
 import { ReportError } from './report-error.js';
 import {
-  buildReportModel, firstPuzzleAnswer, type Headline, type ReportChart,
+  buildReportModel,
+  firstPuzzleAnswer,
+  type Headline,
+  type ReportChart,
 } from './report-model.js';
 import { groupByExperiment, labelRuns, type ExperimentGroup } from './runs.js';
 
@@ -52,7 +58,9 @@ export interface ReportOutput {
 }
 
 function fileStem(experimentId: string, chartId: string, used: Set<string>): string {
-  const base = `${experimentId}-${chartId}`.toLowerCase().replace(/[^a-z0-9]+/g, '-')
+  const base = `${experimentId}-${chartId}`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
   let stem = base === '' ? 'chart' : base;
   for (let copy = 2; used.has(stem); copy += 1) stem = `${base}-${copy}`;
@@ -89,15 +97,18 @@ async function drawChart(
   fs.writeFileSync(svgPath, rendered.svg);
   fs.writeFileSync(pngPath, renderPng(rendered.svg));
   return {
-    chart: { title: built.title, howToRead: built.howToRead, svg: rendered.svg, svgFile,
-      pngFile },
+    chart: { title: built.title, howToRead: built.howToRead, svg: rendered.svg, svgFile, pngFile },
     files: { experimentId: built.experimentId, chartId: built.chartId, svgPath, pngPath },
     warnings: rendered.warnings.map((warning) => `${stem}: ${warning}`),
   };
 }
 
-async function drawAll(groups: readonly ExperimentGroup[], outDir: string): Promise<{
-  byExperiment: Map<string, ReportChart[]>; drawn: DrawnChart[];
+async function drawAll(
+  groups: readonly ExperimentGroup[],
+  outDir: string,
+): Promise<{
+  byExperiment: Map<string, ReportChart[]>;
+  drawn: DrawnChart[];
 }> {
   fs.mkdirSync(path.join(outDir, CHARTS_DIR), { recursive: true });
   const used = new Set<string>();
@@ -106,8 +117,17 @@ async function drawAll(groups: readonly ExperimentGroup[], outDir: string): Prom
   for (const group of groups) {
     const charts: ReportChart[] = [];
     for (const built of experimentCharts(group)) {
-      const result = await drawChart({ experimentId: built.experimentId, chartId: built.def.id,
-        title: built.def.title, howToRead: built.def.howToRead, spec: built.spec }, outDir, used);
+      const result = await drawChart(
+        {
+          experimentId: built.experimentId,
+          chartId: built.def.id,
+          title: built.def.title,
+          howToRead: built.def.howToRead,
+          spec: built.spec,
+        },
+        outDir,
+        used,
+      );
       charts.push(result.chart);
       drawn.push(result);
     }
@@ -133,16 +153,30 @@ export async function writeReport(
   if (inputs.length === 0) throw new Error('assertion failed: writeReport has inputs');
   const loaded = loadResults(inputs);
   if (loaded.documents.length === 0) {
-    throw new ReportError('NO_VALID_RESULTS', `no valid results document among ${inputs.length} ` +
-      `input(s): ${loaded.warnings.join('; ')}; pass results files written by 'loglab run'`);
+    throw new ReportError(
+      'NO_VALID_RESULTS',
+      `no valid results document among ${inputs.length} ` +
+        `input(s): ${loaded.warnings.join('; ')}; pass results files written by 'loglab run'`,
+    );
   }
   const groups = groupByExperiment(labelRuns(loaded.documents), EXPERIMENT_ORDER);
   const { byExperiment, drawn } = await drawAll(groups, outDir);
   const answer = firstPuzzleAnswer(groups);
   const glanceSpec = answer === null ? null : glanceChartSpec(answer);
-  const glance = glanceSpec === null ? null : await drawChart({ experimentId: 'puzzle',
-    chartId: GLANCE_CHART_ID, title: GLANCE_CHART_TITLE, howToRead: GLANCE_HOW_TO_READ,
-    spec: glanceSpec }, outDir, new Set());
+  const glance =
+    glanceSpec === null
+      ? null
+      : await drawChart(
+          {
+            experimentId: 'puzzle',
+            chartId: GLANCE_CHART_ID,
+            title: GLANCE_CHART_TITLE,
+            howToRead: GLANCE_HOW_TO_READ,
+            spec: glanceSpec,
+          },
+          outDir,
+          new Set(),
+        );
   if (glance !== null) drawn.push(glance);
   const model = buildReportModel(groups, byExperiment, loaded.warnings, glance?.chart ?? null);
   const markdownPath = path.join(outDir, 'report.md');
@@ -150,7 +184,8 @@ export async function writeReport(
   fs.writeFileSync(markdownPath, renderMarkdown(model));
   fs.writeFileSync(htmlPath, renderHtml(model));
   return {
-    markdownPath, htmlPath,
+    markdownPath,
+    htmlPath,
     charts: drawn.map((chart) => chart.files),
     headlines: model.headlines.map(headlineSentence),
     warnings: loaded.warnings,

@@ -24,8 +24,15 @@ export interface ExperimentGroup {
 }
 
 function machineKeyOf(env: Environment): string {
-  return JSON.stringify([env.hostname, env.kernel, env.filesystem.type, env.filesystem.mountPoint,
-    env.filesystem.source, env.device.name, env.device.model]);
+  return JSON.stringify([
+    env.hostname,
+    env.kernel,
+    env.filesystem.type,
+    env.filesystem.mountPoint,
+    env.filesystem.source,
+    env.device.name,
+    env.device.model,
+  ]);
 }
 
 function baseLabel(env: Environment): string {
@@ -61,9 +68,11 @@ export function labelRuns(documents: readonly LoadedResults[]): readonly Run[] {
   return documents.map(({ source, results }) => {
     const machineKey = machineKeyOf(results.environment);
     const machine = labels.get(machineKey) ?? baseLabel(results.environment);
-    const sameMachineRuns = documents.filter((other) =>
-      other.results.experiment.id === results.experiment.id &&
-      machineKeyOf(other.results.environment) === machineKey).length;
+    const sameMachineRuns = documents.filter(
+      (other) =>
+        other.results.experiment.id === results.experiment.id &&
+        machineKeyOf(other.results.environment) === machineKey,
+    ).length;
     const series = sameMachineRuns > 1 ? `${machine} · run ${results.startedAt}` : machine;
     return { source, results, machineKey, machine, series };
   });
@@ -79,9 +88,11 @@ export function groupByExperiment(
     const known = knownOrder.indexOf(id);
     return known === -1 ? knownOrder.length + ids.indexOf(id) : known;
   };
-  return ids.sort((a, b) => rank(a) - rank(b)).map((id) => {
-    const members = runs.filter((run) => run.results.experiment.id === id);
-    const question = members[0]?.results.experiment.question ?? '';
-    return { id, question, runs: members };
-  });
+  return ids
+    .sort((a, b) => rank(a) - rank(b))
+    .map((id) => {
+      const members = runs.filter((run) => run.results.experiment.id === id);
+      const question = members[0]?.results.experiment.question ?? '';
+      return { id, question, runs: members };
+    });
 }

@@ -20,12 +20,23 @@ interface UnitFamily {
 
 const TIME_FAMILY: UnitFamily = {
   pattern: /^(ns|us|µs|ms|s)(\/.+)?$/,
-  steps: [['ns', 1], ['µs', 1e3], ['ms', 1e6], ['s', 1e9]],
+  steps: [
+    ['ns', 1],
+    ['µs', 1e3],
+    ['ms', 1e6],
+    ['s', 1e9],
+  ],
 };
 
 const BYTE_FAMILY: UnitFamily = {
   pattern: /^(B|KiB|MiB|GiB|TiB)(\/.+)?$/,
-  steps: [['B', 1], ['KiB', 1024], ['MiB', 1024 ** 2], ['GiB', 1024 ** 3], ['TiB', 1024 ** 4]],
+  steps: [
+    ['B', 1],
+    ['KiB', 1024],
+    ['MiB', 1024 ** 2],
+    ['GiB', 1024 ** 3],
+    ['TiB', 1024 ** 4],
+  ],
 };
 
 function familyOf(unit: string): { family: UnitFamily; prefix: string; suffix: string } | null {
@@ -47,8 +58,10 @@ function stepSize(family: UnitFamily, prefix: string): number {
 }
 
 function middleMagnitude(values: readonly number[]): number | null {
-  const magnitudes = values.filter((value) => Number.isFinite(value) && value !== 0)
-    .map((value) => Math.abs(value)).sort((a, b) => a - b);
+  const magnitudes = values
+    .filter((value) => Number.isFinite(value) && value !== 0)
+    .map((value) => Math.abs(value))
+    .sort((a, b) => a - b);
   return magnitudes[Math.floor(magnitudes.length / 2)] ?? null;
 }
 

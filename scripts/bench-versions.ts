@@ -24,7 +24,9 @@ interface OldLog {
   readonly endOffset: number;
   close(): void;
 }
-interface OldLogClass { open(dir: string, options: object): OldLog }
+interface OldLogClass {
+  open(dir: string, options: object): OldLog;
+}
 
 /** One side of a figure: opens its log, runs one round, reports operations per second. */
 interface Side {
@@ -43,16 +45,22 @@ function freshDir(root: string, name: string): string {
   return dir;
 }
 
-async function closedLoop(seconds: number, producers: number, op: () => Promise<unknown>): Promise<number> {
+async function closedLoop(
+  seconds: number,
+  producers: number,
+  op: () => Promise<unknown>,
+): Promise<number> {
   const endNs = process.hrtime.bigint() + BigInt(Math.round(seconds * 1e9));
   let ops = 0;
   const startNs = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: producers }, async () => {
-    while (process.hrtime.bigint() < endNs) {
-      await op();
-      ops++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: producers }, async () => {
+      while (process.hrtime.bigint() < endNs) {
+        await op();
+        ops++;
+      }
+    }),
+  );
   return ops / (Number(process.hrtime.bigint() - startNs) / 1e9);
 }
 
@@ -69,57 +77,102 @@ function syncLoop(seconds: number, op: () => unknown): number {
   return ops / (Number(process.hrtime.bigint() - startNs) / 1e9);
 }
 
-function oldSide(Old: OldLogClass, root: string, name: string, options: object,
-  run: (log: OldLog, seconds: number) => Promise<number>): Side {
+function oldSide(
+  Old: OldLogClass,
+  root: string,
+  name: string,
+  options: object,
+  run: (log: OldLog, seconds: number) => Promise<number>,
+): Side {
   const log = Old.open(freshDir(root, `old-${name}`), options);
-  return { name: `old ${name}`, round: async (seconds) => {
-    const rate = await run(log, seconds);
-    log.deleteSegmentsBelow(log.endOffset);
-    return rate;
-  }, close: async () => log.close() };
+  return {
+    name: `old ${name}`,
+    round: async (seconds) => {
+      const rate = await run(log, seconds);
+      log.deleteSegmentsBelow(log.endOffset);
+      return rate;
+    },
+    close: async () => log.close(),
+  };
 }
 
-function newSide(root: string, name: string, options: LogOptions,
-  run: (log: NewLog, seconds: number) => Promise<number>): Side {
+function newSide(
+  root: string,
+  name: string,
+  options: LogOptions,
+  run: (log: NewLog, seconds: number) => Promise<number>,
+): Side {
   const log = NewLog.open(freshDir(root, `new-${name}`), options);
-  return { name: `new ${name}`, round: async (seconds) => {
-    const rate = await run(log, seconds);
-    log.deleteSegmentsBelow(log.endOffset);
-    return rate;
-  }, close: () => log.close() };
+  return {
+    name: `new ${name}`,
+    round: async (seconds) => {
+      const rate = await run(log, seconds);
+      log.deleteSegmentsBelow(log.endOffset);
+      return rate;
+    },
+    close: () => log.close(),
+  };
 }
 
 function figures(Old: OldLogClass, root: string): Array<{ name: string; sides: Side[] }> {
   const segmentBytes = 64 * 1024 * 1024;
   return [
-    { name: 'append none, 1 KiB, one at a time (ops/s)', sides: [
-      oldSide(Old, root, 'none', { durability: 'none', segmentBytes },
-        async (log, s) => syncLoop(s, () => log.append(BODY))),
-      newSide(root, 'none', { durability: 'none', segmentBytes },
-        async (log, s) => syncLoop(s, () => log.appendNoWait(BODY))),
-    ] },
-    { name: 'append always, 1 producer awaiting each (msgs/s)', sides: [
-      oldSide(Old, root, 'always', { durability: 'always', segmentBytes },
-        (log, s) => closedLoop(s, 1, () => log.appendAcknowledged(BODY))),
-      newSide(root, 'always', { durability: 'always', segmentBytes },
-        (log, s) => closedLoop(s, 1, () => log.append(BODY))),
-      newSide(root, 'always-inline', { durability: 'always', syncMode: 'inline', segmentBytes },
-        (log, s) => closedLoop(s, 1, () => log.append(BODY))),
-    ] },
-    { name: `append group, ${PRODUCERS} producers (msgs/s)`, sides: [
-      oldSide(Old, root, 'group', { durability: 'group', segmentBytes },
-        (log, s) => closedLoop(s, PRODUCERS, () => log.appendAcknowledged(BODY))),
-      newSide(root, 'group', { durability: 'group', segmentBytes },
-        (log, s) => closedLoop(s, PRODUCERS, () => log.append(BODY))),
-      newSide(root, 'group-inline', { durability: 'group', syncMode: 'inline', segmentBytes },
-        (log, s) => closedLoop(s, PRODUCERS, () => log.append(BODY))),
-    ] },
-    { name: `append always, ${PRODUCERS} producers (msgs/s)`, sides: [
-      oldSide(Old, root, 'always16', { durability: 'always', segmentBytes },
-        (log, s) => closedLoop(s, PRODUCERS, () => log.appendAcknowledged(BODY))),
-      newSide(root, 'always16', { durability: 'always', segmentBytes },
-        (log, s) => closedLoop(s, PRODUCERS, () => log.append(BODY))),
-    ] },
+    {
+      name: 'append none, 1 KiB, one at a time (ops/s)',
+      sides: [
+        oldSide(Old, root, 'none', { durability: 'none', segmentBytes }, async (log, s) =>
+          syncLoop(s, () => log.append(BODY)),
+        ),
+        newSide(root, 'none', { durability: 'none', segmentBytes }, async (log, s) =>
+          syncLoop(s, () => log.appendNoWait(BODY)),
+        ),
+      ],
+    },
+    {
+      name: 'append always, 1 producer awaiting each (msgs/s)',
+      sides: [
+        oldSide(Old, root, 'always', { durability: 'always', segmentBytes }, (log, s) =>
+          closedLoop(s, 1, () => log.appendAcknowledged(BODY)),
+        ),
+        newSide(root, 'always', { durability: 'always', segmentBytes }, (log, s) =>
+          closedLoop(s, 1, () => log.append(BODY)),
+        ),
+        newSide(
+          root,
+          'always-inline',
+          { durability: 'always', syncMode: 'inline', segmentBytes },
+          (log, s) => closedLoop(s, 1, () => log.append(BODY)),
+        ),
+      ],
+    },
+    {
+      name: `append group, ${PRODUCERS} producers (msgs/s)`,
+      sides: [
+        oldSide(Old, root, 'group', { durability: 'group', segmentBytes }, (log, s) =>
+          closedLoop(s, PRODUCERS, () => log.appendAcknowledged(BODY)),
+        ),
+        newSide(root, 'group', { durability: 'group', segmentBytes }, (log, s) =>
+          closedLoop(s, PRODUCERS, () => log.append(BODY)),
+        ),
+        newSide(
+          root,
+          'group-inline',
+          { durability: 'group', syncMode: 'inline', segmentBytes },
+          (log, s) => closedLoop(s, PRODUCERS, () => log.append(BODY)),
+        ),
+      ],
+    },
+    {
+      name: `append always, ${PRODUCERS} producers (msgs/s)`,
+      sides: [
+        oldSide(Old, root, 'always16', { durability: 'always', segmentBytes }, (log, s) =>
+          closedLoop(s, PRODUCERS, () => log.appendAcknowledged(BODY)),
+        ),
+        newSide(root, 'always16', { durability: 'always', segmentBytes }, (log, s) =>
+          closedLoop(s, PRODUCERS, () => log.append(BODY)),
+        ),
+      ],
+    },
   ];
 }
 
@@ -131,12 +184,20 @@ function median(values: readonly number[]): number {
 
 async function main(): Promise<void> {
   const [oldRoot, roundsArg, secondsArg] = process.argv.slice(2);
-  if (oldRoot === undefined) throw new Error('usage: bench-versions.ts <old checkout> [rounds] [roundSeconds]');
+  if (oldRoot === undefined)
+    throw new Error('usage: bench-versions.ts <old checkout> [rounds] [roundSeconds]');
   const rounds = Number(roundsArg ?? 5);
   const seconds = Number(secondsArg ?? 1);
-  const Old = (await import(pathToFileURL(path.join(oldRoot, 'storage/log.ts')).href) as { Log: OldLogClass }).Log;
+  const Old = (
+    (await import(pathToFileURL(path.join(oldRoot, 'storage/log.ts')).href)) as { Log: OldLogClass }
+  ).Log;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loglab-versions-'));
-  console.log(`old: ${oldRoot}; ${rounds} rounds of ${seconds} s, interleaved; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `old: ${oldRoot}; ${rounds} rounds of ${seconds} s, interleaved; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   try {
     for (const figure of figures(Old, root)) {
       const rates = new Map(figure.sides.map((side) => [side.name, [] as number[]]));
@@ -150,8 +211,10 @@ async function main(): Promise<void> {
       for (const side of figure.sides) {
         const mine = rates.get(side.name)!;
         const ratio = median(mine.map((rate, i) => rate / old[i]!));
-        console.log(`  ${side.name.padEnd(20)} ${Math.round(median(mine)).toLocaleString('en-US').padStart(10)}` +
-          (side === figure.sides[0] ? '' : `   ×${ratio.toFixed(3)} of old, round by round`));
+        console.log(
+          `  ${side.name.padEnd(20)} ${Math.round(median(mine)).toLocaleString('en-US').padStart(10)}` +
+            (side === figure.sides[0] ? '' : `   ×${ratio.toFixed(3)} of old, round by round`),
+        );
       }
       for (const side of figure.sides) await side.close();
     }

@@ -67,13 +67,19 @@ function targets(comparison) {
   const gated = comparison.metrics.filter((metric) => metric.gated);
   const firstCounter = gated.find((metric) => metric.class === 'counter' && metric.current !== 0);
   return gated.filter((metric) =>
-    metric.class !== 'counter' ? metric.current !== 0 : metric === firstCounter);
+    metric.class !== 'counter' ? metric.current !== 0 : metric === firstCounter,
+  );
 }
 
 /** The first gated counter that is 0 and should stay so: 0 made 1 must fail too. */
 function zeroPromise(comparison) {
-  return comparison.metrics.find((metric) => metric.gated && metric.class === 'counter' &&
-    metric.current === 0 && metric.direction === 'lower');
+  return comparison.metrics.find(
+    (metric) =>
+      metric.gated &&
+      metric.class === 'counter' &&
+      metric.current === 0 &&
+      metric.direction === 'lower',
+  );
 }
 
 for (const comparison of comparisons) {

@@ -79,6 +79,8 @@ describe('writeFileAtomically', () => {
     expect(() => writeCheckpointFile(io, '/data/head', MAGIC, Buffer.from('second'))).toThrow(
       'the write failed',
     );
-    expect(readCheckpointFile(disk, '/data/head', MAGIC)).toEqual({ payload: Buffer.from('first') });
+    expect(readCheckpointFile(disk, '/data/head', MAGIC)).toEqual({
+      payload: Buffer.from('first'),
+    });
   });
 });

@@ -6,8 +6,13 @@
  */
 import { checkInteger } from './config-checks.js';
 import {
-  DEFAULT_DURABILITY, DEFAULT_SYNC_MODE, type DurabilityPolicy, type SyncMode,
-  parseDurabilityPolicy, parseSyncMode, resolveGroupCommitOptions,
+  DEFAULT_DURABILITY,
+  DEFAULT_SYNC_MODE,
+  type DurabilityPolicy,
+  type SyncMode,
+  parseDurabilityPolicy,
+  parseSyncMode,
+  resolveGroupCommitOptions,
 } from './durability.js';
 import { type FileIO, NodeFileIO } from './file-io.js';
 import { DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
@@ -73,18 +78,28 @@ export interface BatchedLogConfig {
 }
 
 export function resolveBatchedLogConfig(options: BatchedLogOptions): BatchedLogConfig {
-  const segmentBytes = checkInteger('segmentBytes',
-    options.segmentBytes ?? DEFAULT_BATCHED_SEGMENT_BYTES, MIN_SEGMENT_BYTES,
-    MAX_BATCHED_SEGMENT_BYTES);
+  const segmentBytes = checkInteger(
+    'segmentBytes',
+    options.segmentBytes ?? DEFAULT_BATCHED_SEGMENT_BYTES,
+    MIN_SEGMENT_BYTES,
+    MAX_BATCHED_SEGMENT_BYTES,
+  );
   const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
-  const maxBatchBytes = checkInteger('maxBatchBytes',
-    options.maxBatchBytes ?? Math.min(DEFAULT_MAX_BATCH_BYTES, segmentBytes), MIN_BATCH_BYTES,
-    segmentBytes);
+  const maxBatchBytes = checkInteger(
+    'maxBatchBytes',
+    options.maxBatchBytes ?? Math.min(DEFAULT_MAX_BATCH_BYTES, segmentBytes),
+    MIN_BATCH_BYTES,
+    segmentBytes,
+  );
   return {
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER - 1),
     segmentBytes,
-    indexIntervalBytes: checkInteger('indexIntervalBytes',
-      options.indexIntervalBytes ?? DEFAULT_BATCHED_INDEX_INTERVAL_BYTES, 0, segmentBytes),
+    indexIntervalBytes: checkInteger(
+      'indexIntervalBytes',
+      options.indexIntervalBytes ?? DEFAULT_BATCHED_INDEX_INTERVAL_BYTES,
+      0,
+      segmentBytes,
+    ),
     maxBatchBytes,
     maxDecompressedBytes:
       Math.max(maxBatchBytes, DEFAULT_MAX_BATCH_BYTES) * DEFAULT_DECOMPRESSION_FACTOR,
@@ -92,9 +107,12 @@ export function resolveBatchedLogConfig(options: BatchedLogOptions): BatchedLogC
     groupMaxDelayMs: group.maxDelayMs,
     groupMaxBytes: group.maxBytes,
     syncMode: parseSyncMode(options.syncMode ?? DEFAULT_SYNC_MODE),
-    recoveryPointIntervalBytes: checkInteger('recoveryPointIntervalBytes',
-      options.recoveryPointIntervalBytes ?? DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES, 1,
-      Number.MAX_SAFE_INTEGER),
+    recoveryPointIntervalBytes: checkInteger(
+      'recoveryPointIntervalBytes',
+      options.recoveryPointIntervalBytes ?? DEFAULT_BATCHED_RECOVERY_POINT_INTERVAL_BYTES,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
     io: options.io ?? new NodeFileIO(),
     nowMs: options.nowMs ?? wallClockMs,
     readOnly: options.readOnly ?? false,

@@ -23,7 +23,9 @@ import { LOG_SUFFIX, parseSegmentFileName } from './segment.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import type { BatchedLogConfig } from './batched-log-config.js';
 import {
-  BatchedSegment, type BatchedSegmentConfig, type ScanOutcome,
+  BatchedSegment,
+  type BatchedSegmentConfig,
+  type ScanOutcome,
 } from './batched-log-segment.js';
 import { corruptBatchAt } from './batched-log-frame.js';
 
@@ -99,8 +101,12 @@ function newLog(dir: string, config: BatchedLogConfig): LoadedBatchedLog {
     throw error;
   }
   const report: BatchedRecoveryReport = {
-    startedFrom: 'new-log', scannedBytes: 0, scannedBatches: 0, indexEntriesTrusted: 0,
-    truncation: null, removedSegments: [],
+    startedFrom: 'new-log',
+    scannedBytes: 0,
+    scannedBatches: 0,
+    indexEntriesTrusted: 0,
+    truncation: null,
+    removedSegments: [],
   };
   return { segments: [segment], report };
 }
@@ -124,9 +130,10 @@ function recover(
   segments: BatchedSegment[],
 ): LoadedBatchedLog {
   const point = usablePoint(dir, config, segments);
-  const tailSlot = point === null
-    ? segments.length - 1
-    : segments.findIndex((s) => s.baseOffset === point.segmentBaseOffset);
+  const tailSlot =
+    point === null
+      ? segments.length - 1
+      : segments.findIndex((s) => s.baseOffset === point.segmentBaseOffset);
   const contiguous = !config.readOnly;
   for (let slot = 0; slot < tailSlot; slot++) {
     checkSealed(segments[slot]!, segments[slot + 1]!, contiguous);
@@ -136,7 +143,8 @@ function recover(
     const active = segments[segments.length - 1]!;
     active.sync();
     writeRecoveryPoint(config.io, dir, {
-      segmentBaseOffset: active.baseOffset, positionBytes: active.sizeBytes,
+      segmentBaseOffset: active.baseOffset,
+      positionBytes: active.sizeBytes,
       nextOffset: active.nextOffset,
     });
   }
@@ -200,7 +208,8 @@ function checkChain(segment: BatchedSegment, nextBase: number, contiguous: boole
 }
 
 function sealedDamaged(segment: BatchedSegment, outcome: ScanOutcome): StorageError {
-  const reason = `sealed segment, synced before the next one began, so not a torn write: ` +
+  const reason =
+    `sealed segment, synced before the next one began, so not a torn write: ` +
     `${outcome.problem ?? 'damaged'}`;
   return corruptBatchAt(segment.logPath, outcome.endPositionBytes, reason);
 }
@@ -237,8 +246,10 @@ function recoverTail(
     segment.finishTimeIndex();
     if (outcome.problem !== null) {
       truncation = {
-        segment: segment.logPath, positionBytes: outcome.endPositionBytes,
-        discardedBytes: fileBytes - outcome.endPositionBytes, reason: outcome.problem,
+        segment: segment.logPath,
+        positionBytes: outcome.endPositionBytes,
+        discardedBytes: fileBytes - outcome.endPositionBytes,
+        reason: outcome.problem,
       };
     }
     const next = segments[slot + 1];

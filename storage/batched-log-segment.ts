@@ -42,7 +42,11 @@ import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import {
-  BATCH_HEADER_BYTES, decodeBatch, decodeBatchHeader, type KafkaBatch, type KafkaRecord,
+  BATCH_HEADER_BYTES,
+  decodeBatch,
+  decodeBatchHeader,
+  type KafkaBatch,
+  type KafkaRecord,
 } from './kafka-batch.js';
 import { type BatchFrame, corruptBatchAt, readBatchFrame } from './batched-log-frame.js';
 import { MAX_RELATIVE_OFFSET } from './batched-log-config.js';
@@ -138,7 +142,10 @@ export class BatchedSegment {
 
   /** A new, empty segment: three new files, open for appends. */
   static create(
-    io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig,
+    io: FileIO,
+    dir: string,
+    baseOffset: number,
+    config: BatchedSegmentConfig,
   ): BatchedSegment {
     assert(!config.readOnly, 'a read-only log creates no segment');
     const segment = new BatchedSegment(io, dir, baseOffset, config);
@@ -153,7 +160,10 @@ export class BatchedSegment {
 
   /** An existing segment; its indexes load when first needed. */
   static existing(
-    io: FileIO, dir: string, baseOffset: number, config: BatchedSegmentConfig,
+    io: FileIO,
+    dir: string,
+    baseOffset: number,
+    config: BatchedSegmentConfig,
   ): BatchedSegment {
     const segment = new BatchedSegment(io, dir, baseOffset, config);
     return segment.#orAbandon(() => {
@@ -307,7 +317,10 @@ export class BatchedSegment {
 
   /** The batch at `position` when whole, sound (CRC) and at the right offset; else why not. */
   #checkedFrame(
-    window: ReadWindow, position: number, next: number, contiguous: boolean,
+    window: ReadWindow,
+    position: number,
+    next: number,
+    contiguous: boolean,
   ): BatchFrame | string {
     const at = window.ensure(position, BATCH_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) return `${this.#sizeBytes - position} bytes at the end, less than a batch header`;
@@ -337,9 +350,13 @@ export class BatchedSegment {
   findBatch(offset: number): FoundBatch | null {
     const index = this.offsetIndex();
     const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
-    const entry = slot < 0 ? null : {
-      relativeOffset: index.relativeOffsetAt(slot), positionBytes: index.positionAt(slot),
-    };
+    const entry =
+      slot < 0
+        ? null
+        : {
+            relativeOffset: index.relativeOffsetAt(slot),
+            positionBytes: index.positionAt(slot),
+          };
     if (entry !== null && this.#landsOn(entry)) {
       return this.#stepTo(entry.positionBytes, entry, (frame) => frame.lastOffset >= offset);
     }
@@ -408,9 +425,13 @@ export class BatchedSegment {
     const fromOffset = this.baseOffset + (slot < 0 ? 0 : timeIndex.relativeOffsetAt(slot));
     const index = this.offsetIndex();
     const entrySlot = index.largestLowerBoundSlotFor(fromOffset - this.baseOffset);
-    const entry = entrySlot < 0 ? null : {
-      relativeOffset: index.relativeOffsetAt(entrySlot), positionBytes: index.positionAt(entrySlot),
-    };
+    const entry =
+      entrySlot < 0
+        ? null
+        : {
+            relativeOffset: index.relativeOffsetAt(entrySlot),
+            positionBytes: index.positionAt(entrySlot),
+          };
     const start = entry !== null && this.#landsOn(entry) ? entry : null;
     let from = start?.positionBytes ?? 0;
     for (;;) {
@@ -454,9 +475,9 @@ export class BatchedSegment {
       const positionBytes = index.positionAt(last);
       const entryOffset = this.baseOffset + index.relativeOffsetAt(last);
       const frame = this.#soundFrameAt(positionBytes);
-      const lands = frame !== null && (contiguous
-        ? frame.lastOffset === entryOffset
-        : frame.baseOffset <= entryOffset);
+      const lands =
+        frame !== null &&
+        (contiguous ? frame.lastOffset === entryOffset : frame.baseOffset <= entryOffset);
       if (lands) {
         start = { positionBytes, expectedOffset: frame.baseOffset, indexEntries: index.entries };
         trustedLastOffset = frame.lastOffset;

@@ -19,7 +19,8 @@ describe('the batched log killed with SIGKILL', () => {
       let checked = 0;
       for (const killAfterMs of [150, 400, 50 + Math.floor(Math.random() * 500)]) {
         const lines = await runAndKill(CHILD, [dir, policy], killAfterMs);
-        const acked = lines.filter((line) => /^\d+ \d+ \d+ \d+$/.test(line))
+        const acked = lines
+          .filter((line) => /^\d+ \d+ \d+ \d+$/.test(line))
           .map((line) => line.split(' ').map(Number) as [number, number, number, number]);
         expect(acked.length).toBeGreaterThan(0);
         const log = BatchedLog.open(dir);

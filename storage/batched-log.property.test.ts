@@ -21,11 +21,16 @@ type Op =
 const CODECS: readonly KafkaCompression[] = ['none', 'gzip', 'lz4', 'snappy'];
 const fraction = fc.double({ min: 0, max: 1, noNaN: true });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({
-    kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 12 }),
-    valueBytes: fc.integer({ min: 0, max: 150 }), codec: fc.constantFrom(...CODECS),
-    jitterMs: fc.integer({ min: 0, max: 30 }),
-  }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      count: fc.integer({ min: 1, max: 12 }),
+      valueBytes: fc.integer({ min: 0, max: 150 }),
+      codec: fc.constantFrom(...CODECS),
+      jitterMs: fc.integer({ min: 0, max: 30 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tornTail' as const), fraction }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), fraction }) },
@@ -94,7 +99,8 @@ class Harness {
     truncateSync(active.logPath, cutBytes);
     while (this.batches.length > 0) {
       const last = this.batches.at(-1)!;
-      const survives = last.segmentBaseOffset !== active.baseOffset ||
+      const survives =
+        last.segmentBaseOffset !== active.baseOffset ||
         last.positionBytes + last.sizeBytes <= cutBytes;
       if (survives) break;
       this.batches.pop();
@@ -131,8 +137,7 @@ class Harness {
 }
 
 describe('BatchedLog against an array of records', () => {
-  it('agrees after any sequence of batches, reopens, torn tails, reads and time lookups',
-    async () => {
+  it('agrees after any sequence of batches, reopens, torn tails, reads and time lookups', async () => {
     const optionsArb = fc.record({
       segmentBytes: fc.constantFrom(1024, 2048, 8192),
       indexIntervalBytes: fc.constantFrom(0, 64, 512),

@@ -21,7 +21,8 @@ function recordValue(offset: number): Buffer {
 
 function recordsFrom(first: number, count: number): BatchedRecordInput[] {
   return Array.from({ length: count }, (_, i) => ({
-    value: recordValue(first + i), timestampMs: 1_000 + first + i,
+    value: recordValue(first + i),
+    timestampMs: 1_000 + first + i,
   }));
 }
 
@@ -38,8 +39,10 @@ function codeOf(run: () => unknown): string {
 /** Every offset of the log reads back the value it was appended with. */
 function expectIntact(log: BatchedLog, where: string): void {
   for (let offset = log.startOffset; offset < log.endOffset; offset++) {
-    expect(Buffer.from(log.read(offset).value!).equals(recordValue(offset)), `${where}: ${offset}`)
-      .toBe(true);
+    expect(
+      Buffer.from(log.read(offset).value!).equals(recordValue(offset)),
+      `${where}: ${offset}`,
+    ).toBe(true);
   }
   expect([...log.records()].length, where).toBe(log.endOffset - log.startOffset);
 }
@@ -78,8 +81,9 @@ describe('a torn tail', () => {
       const where = `cut at ${cut}`;
       expect(recovered.endOffset, where).toBe(30);
       expect(recovered.recovery.startedFrom, where).toBe('recovery-point');
-      expect(recovered.recovery.truncation?.positionBytes ?? last.positionBytes, where)
-        .toBe(last.positionBytes);
+      expect(recovered.recovery.truncation?.positionBytes ?? last.positionBytes, where).toBe(
+        last.positionBytes,
+      );
       expect(statSync(join(copy, FIRST_LOG)).size, where).toBe(last.positionBytes);
       if (cut % 37 === 0) {
         expectIntact(recovered, where);
@@ -91,9 +95,7 @@ describe('a torn tail', () => {
     await log.close();
   });
 
-  it('cut after a clean close, the recovery point past the end, is scanned from the start',
-
-    async () => {
+  it('cut after a clean close, the recovery point past the end, is scanned from the start', async () => {
     const { dir, log, last } = await logWithUnsyncedTail();
     await log.close();
     for (const cut of [last.positionBytes + 1, last.positionBytes + 60, last.positionBytes + 61]) {
@@ -109,8 +111,7 @@ describe('a torn tail', () => {
 });
 
 describe('a flipped bit', () => {
-  it('in the tail batch is cut, wherever it lands (the leader epoch is outside Kafka\'s CRC)',
-    async () => {
+  it("in the tail batch is cut, wherever it lands (the leader epoch is outside Kafka's CRC)", async () => {
     const { dir, log, last } = await logWithUnsyncedTail();
     for (let byte = 0; byte < last.sizeBytes; byte++) {
       const copy = copyOf(dir);
@@ -129,9 +130,7 @@ describe('a flipped bit', () => {
     await log.close();
   });
 
-  it('in a sealed segment\'s last batch refuses the open; elsewhere its batch is never served',
-
-    async () => {
+  it("in a sealed segment's last batch refuses the open; elsewhere its batch is never served", async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 1024, indexIntervalBytes: 100 });
     const placed: BatchLocation[] = [];
@@ -168,15 +167,25 @@ describe('a flipped bit', () => {
 const SIM_DIR = '/data/batched';
 
 /** Inline syncs: a fault hits the append that caused it (power cuts below cover both modes). */
-function openSim(disk: SimDisk, durability: DurabilityPolicy, syncMode: SyncMode = 'inline'): BatchedLog {
+function openSim(
+  disk: SimDisk,
+  durability: DurabilityPolicy,
+  syncMode: SyncMode = 'inline',
+): BatchedLog {
   return BatchedLog.open(SIM_DIR, {
-    io: disk, durability, segmentBytes: 1536, indexIntervalBytes: 128, groupMaxDelayMs: 0, syncMode,
+    io: disk,
+    durability,
+    segmentBytes: 1536,
+    indexIntervalBytes: 128,
+    groupMaxDelayMs: 0,
+    syncMode,
   });
 }
 
 /** Appends batches until the power fails; returns the offsets acknowledged and attempted. */
 async function appendUntilCut(
-  log: BatchedLog, seed: number,
+  log: BatchedLog,
+  seed: number,
 ): Promise<{ acked: number; tried: number }> {
   let acked = 0;
   let tried = 0;
@@ -196,7 +205,13 @@ async function appendUntilCut(
 }
 
 describe('power cuts on the simulated disk', () => {
-  const runs = [['always', 'inline'], ['always', 'thread-pool'], ['group', 'inline'], ['group', 'thread-pool'], ['none', 'inline']] as const;
+  const runs = [
+    ['always', 'inline'],
+    ['always', 'thread-pool'],
+    ['group', 'inline'],
+    ['group', 'thread-pool'],
+    ['none', 'inline'],
+  ] as const;
   for (const [durability, syncMode] of runs) {
     it(`keep every acknowledged batch under ${durability} (${syncMode} syncs) and serve nothing else`, async () => {
       let cutMidway = 0;

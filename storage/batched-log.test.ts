@@ -75,8 +75,9 @@ describe('BatchedLog round trip', () => {
         const record = reopened.read(offset);
         const expected = recordsFrom(offset, 1)[0]!;
         expect(Buffer.from(record.value!).equals(expected.value as Buffer)).toBe(true);
-        expect(record.key === null ? null : Buffer.from(record.key).toString())
-          .toBe(expected.key === null ? null : expected.key!.toString());
+        expect(record.key === null ? null : Buffer.from(record.key).toString()).toBe(
+          expected.key === null ? null : expected.key!.toString(),
+        );
         expect(record.headers.length).toBe(expected.headers!.length);
         expect(record.timestampMs).toBe(expected.timestampMs);
         expect(record.batch.compression).toBe(compression);
@@ -87,9 +88,7 @@ describe('BatchedLog round trip', () => {
     });
   }
 
-  it('writes segments named by base offset, each holding whole v2 batches back to back',
-
-    async () => {
+  it('writes segments named by base offset, each holding whole v2 batches back to back', async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 2048, indexIntervalBytes: 100 });
     for (let first = 0; first < 200; first += 10) await log.appendBatch(recordsFrom(first, 10));
@@ -115,8 +114,7 @@ describe('BatchedLog round trip', () => {
 });
 
 describe('BatchedLog lookup', () => {
-  it('finds every offset across segments, stepping headers from the index entry below it',
-    async () => {
+  it('finds every offset across segments, stepping headers from the index entry below it', async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 8192, indexIntervalBytes: 600 });
     let next = 0;
@@ -142,7 +140,7 @@ describe('BatchedLog lookup', () => {
     expectCode(() => log.read(0), 'LOG_CLOSED');
   });
 
-  it('finds the first record at or after a time, as Kafka\'s ListOffsets does', async () => {
+  it("finds the first record at or after a time, as Kafka's ListOffsets does", async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 4096, indexIntervalBytes: 300 });
     const times: number[] = [];
@@ -167,9 +165,8 @@ describe('BatchedLog lookup', () => {
   });
 });
 
-describe('the seed\'s sparse-index proof', () => {
-  it('500 records of 200 bytes, 78 a batch, interval 512: 16,377-byte batches, six entries',
-    async () => {
+describe("the seed's sparse-index proof", () => {
+  it('500 records of 200 bytes, 78 a batch, interval 512: 16,377-byte batches, six entries', async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { indexIntervalBytes: 512 });
     const positions: number[] = [];
@@ -187,15 +184,19 @@ describe('the seed\'s sparse-index proof', () => {
     await log.close();
     const entries = readOffsetIndex(join(dir, '00000000000000000000.index'));
     expect(entries).toEqual([
-      [155, 16377], [233, 32754], [311, 49131], [389, 65508], [467, 81885], [499, 98262],
+      [155, 16377],
+      [233, 32754],
+      [311, 49131],
+      [389, 65508],
+      [467, 81885],
+      [499, 98262],
     ]);
     expect(statSync(join(dir, '00000000000000000000.log')).size).toBe(98262 + 61 + 32 * 209);
   });
 });
 
-describe('the time index follows Kafka\'s rule', () => {
-  it('adds (max timestamp so far, its batch\'s last offset) with each offset entry, when larger',
-    async () => {
+describe("the time index follows Kafka's rule", () => {
+  it("adds (max timestamp so far, its batch's last offset) with each offset entry, when larger", async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { indexIntervalBytes: 200 });
     const batchMaxMs = [50, 40, 90, 90, 60, 120, 30, 130, 130];
@@ -223,8 +224,7 @@ describe('the time index follows Kafka\'s rule', () => {
 });
 
 describe('a Kafka partition directory', () => {
-  it('is read from the fixtures\' batches (gzip, snappy, lz4, control, empty) with no index',
-    async () => {
+  it("is read from the fixtures' batches (gzip, snappy, lz4, control, empty) with no index", async () => {
     const dir = newDir();
     mkdirSync(dir, { recursive: true });
     const cases = fixtures.cases as Array<{ hex: string }>;
@@ -235,8 +235,12 @@ describe('a Kafka partition directory', () => {
     expect(log.endOffset).toBe(batches.length);
     expect(readdirSync(dir)).toEqual(['00000000000000000000.log']);
     const withRecords = [...log.readBatches(0)].filter(({ batch }) => batch.records.length > 0);
-    expect(withRecords.map(({ batch }) => batch.compression))
-      .toEqual(['none', 'gzip', 'snappy', 'lz4']);
+    expect(withRecords.map(({ batch }) => batch.compression)).toEqual([
+      'none',
+      'gzip',
+      'snappy',
+      'lz4',
+    ]);
     for (const { location } of withRecords) {
       const record = log.read(location.baseOffset);
       expect(Buffer.from(record.key!).toString('hex')).toBe('01020304');
@@ -245,13 +249,13 @@ describe('a Kafka partition directory', () => {
       expect(record.timestampMs).toBe(1479847795000 + 5);
     }
     expectCode(() => log.read(0), 'OFFSET_OUT_OF_RANGE');
-    await expect(log.appendBatch([{ value: null }]))
-      .rejects.toMatchObject({ code: 'LOG_READ_ONLY' });
+    await expect(log.appendBatch([{ value: null }])).rejects.toMatchObject({
+      code: 'LOG_READ_ONLY',
+    });
     await log.close();
   });
 
-  it('is read as a broker leaves it: no recovery point, active indexes padded with zeros',
-    async () => {
+  it('is read as a broker leaves it: no recovery point, active indexes padded with zeros', async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { segmentBytes: 4096, indexIntervalBytes: 300 });
     for (let first = 0; first < 120; first += 6) await log.appendBatch(recordsFrom(first, 6));
@@ -290,9 +294,7 @@ describe('BatchedLog writers and durability', () => {
     await BatchedLog.open(dir).close();
   });
 
-  it('syncs once per batch under always, and shares syncs among concurrent batches under group',
-
-    async () => {
+  it('syncs once per batch under always, and shares syncs among concurrent batches under group', async () => {
     const alwaysIo = new NodeFileIO();
     const always = BatchedLog.open(newDir(), { durability: 'always', io: alwaysIo });
     const before = alwaysIo.counters.fdatasyncCalls;
@@ -317,8 +319,9 @@ describe('BatchedLog writers and durability', () => {
     // the log encodes those into a reused scratch only when no other append waits to write.
     const log = BatchedLog.open(newDir());
     const codecs = Array.from({ length: 30 }, (_, i) => CODECS[(i * 7) % CODECS.length]!);
-    const appended = await Promise.all(codecs.map((compression, i) =>
-      log.appendBatch(recordsFrom(i * 5, 5), { compression })));
+    const appended = await Promise.all(
+      codecs.map((compression, i) => log.appendBatch(recordsFrom(i * 5, 5), { compression })),
+    );
     expect(appended.map((a) => a.baseOffset)).toEqual(codecs.map((_, i) => i * 5));
     for (let i = 0; i < 10; i++) await log.appendBatch(recordsFrom(150 + i * 3, 3));
     for (let offset = 0; offset < 180; offset++) {
@@ -329,8 +332,9 @@ describe('BatchedLog writers and durability', () => {
 
   it('refuses a batch over maxBatchBytes before writing it', async () => {
     const log = BatchedLog.open(newDir(), { maxBatchBytes: 1000 });
-    await expect(log.appendBatch([{ value: Buffer.alloc(2000) }]))
-      .rejects.toMatchObject({ code: 'RECORD_TOO_LARGE' });
+    await expect(log.appendBatch([{ value: Buffer.alloc(2000) }])).rejects.toMatchObject({
+      code: 'RECORD_TOO_LARGE',
+    });
     expect(log.endOffset).toBe(0);
     await log.appendBatch([{ value: Buffer.alloc(10) }]);
     expect(log.endOffset).toBe(1);

@@ -25,19 +25,33 @@
 import { StorageError, assert } from './errors.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { largestLowerBoundSlot } from './index-file.js';
-import { encodeBatch, type KafkaBatch, type KafkaBatchInput, type KafkaCompression,
-  type KafkaHeader, type KafkaRecord } from './kafka-batch.js';
+import {
+  encodeBatch,
+  type KafkaBatch,
+  type KafkaBatchInput,
+  type KafkaCompression,
+  type KafkaHeader,
+  type KafkaRecord,
+} from './kafka-batch.js';
 import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import {
-  type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure,
+  type WriterLock,
+  acquireWriterLock,
+  lockPathForLog,
+  releaseAfterFailure,
 } from './writer-lock.js';
 import {
-  type BatchedLogConfig, type BatchedLogOptions, MAX_RELATIVE_OFFSET, resolveBatchedLogConfig,
+  type BatchedLogConfig,
+  type BatchedLogOptions,
+  MAX_RELATIVE_OFFSET,
+  resolveBatchedLogConfig,
 } from './batched-log-config.js';
 import {
-  type BatchedRecoveryReport, loadBatchedLog, segmentConfigOf,
+  type BatchedRecoveryReport,
+  loadBatchedLog,
+  segmentConfigOf,
 } from './batched-log-loader.js';
 import { BatchedSegment, type BatchWalk, recordTimestampMs } from './batched-log-segment.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
@@ -127,8 +141,13 @@ export class BatchedLog {
   #closing = false;
   #closed = false;
 
-  private constructor(dir: string, config: BatchedLogConfig, segments: BatchedSegment[],
-    recovery: BatchedRecoveryReport, lock: WriterLock | null) {
+  private constructor(
+    dir: string,
+    config: BatchedLogConfig,
+    segments: BatchedSegment[],
+    recovery: BatchedRecoveryReport,
+    lock: WriterLock | null,
+  ) {
     this.dir = dir;
     this.config = config;
     this.recovery = recovery;
@@ -202,9 +221,10 @@ export class BatchedLog {
       this.#writesWaiting--;
       throw error;
     };
-    const turn = this.#writesWaiting === 0
-      ? encoding.then(write, failed)
-      : this.#writeTurn.then(() => encoding).then(write, failed);
+    const turn =
+      this.#writesWaiting === 0
+        ? encoding.then(write, failed)
+        : this.#writeTurn.then(() => encoding).then(write, failed);
     this.#writesWaiting++;
     this.#writeTurn = turn.catch(() => undefined);
     const appended = await turn;
@@ -235,8 +255,11 @@ export class BatchedLog {
     this.#bytesSincePoint += batch.length;
     this.#engine.wrote(active.nextOffset, batch.length);
     return {
-      segmentBaseOffset: active.baseOffset, positionBytes, sizeBytes: batch.length,
-      baseOffset, lastOffset: asOffset(frame.lastOffset),
+      segmentBaseOffset: active.baseOffset,
+      positionBytes,
+      sizeBytes: batch.length,
+      baseOffset,
+      lastOffset: asOffset(frame.lastOffset),
     };
   }
 
@@ -256,8 +279,12 @@ export class BatchedLog {
       sealed.sync();
       this.#engine.vouch(this.#endOfActive(), sealed.nextOffset);
       sealed.seal();
-      const next = BatchedSegment.create(this.config.io, this.dir, sealed.nextOffset,
-        segmentConfigOf(this.config));
+      const next = BatchedSegment.create(
+        this.config.io,
+        this.dir,
+        sealed.nextOffset,
+        segmentConfigOf(this.config),
+      );
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
       this.config.io.fsyncDir(this.dir);
@@ -288,7 +315,8 @@ export class BatchedLog {
   #savePoint(): void {
     const point = this.#endOfActive();
     writeRecoveryPoint(this.config.io, this.dir, {
-      segmentBaseOffset: point.segment.baseOffset, positionBytes: point.positionBytes,
+      segmentBaseOffset: point.segment.baseOffset,
+      positionBytes: point.positionBytes,
       nextOffset: point.nextOffset,
     });
     this.#engine.vouch(point, point.nextOffset);
@@ -319,8 +347,10 @@ export class BatchedLog {
   #checkWritable(): void {
     this.#checkOpen();
     if (this.config.readOnly) {
-      throw new StorageError('LOG_READ_ONLY',
-        `batched log ${this.dir} is open read-only; open it without readOnly to append`);
+      throw new StorageError(
+        'LOG_READ_ONLY',
+        `batched log ${this.dir} is open read-only; open it without readOnly to append`,
+      );
     }
     this.#engine.checkNotFenced();
   }
@@ -484,8 +514,11 @@ const NO_HEADERS: readonly KafkaHeader[] = [];
 /** The encode scratch: batches larger than this get a buffer of their own. */
 const SCRATCH_MAX_BYTES = MiB;
 
-function batchInput(records: readonly BatchedRecordInput[], options: AppendBatchOptions,
-  nowMs: () => number): KafkaBatchInput {
+function batchInput(
+  records: readonly BatchedRecordInput[],
+  options: AppendBatchOptions,
+  nowMs: () => number,
+): KafkaBatchInput {
   const defaultMs = Math.floor(nowMs());
   const baseTimestampMs = records[0]!.timestampMs ?? defaultMs;
   const encoded = records.map((record, i): KafkaRecord => {
@@ -500,7 +533,10 @@ function batchInput(records: readonly BatchedRecordInput[], options: AppendBatch
     };
   });
   return {
-    baseOffset: 0n, compression: options.compression ?? 'none', baseTimestampMs, records: encoded,
+    baseOffset: 0n,
+    compression: options.compression ?? 'none',
+    baseTimestampMs,
+    records: encoded,
   };
 }
 
@@ -512,17 +548,24 @@ function recordAt(batch: KafkaBatch, offset: number): KafkaRecord | null {
 }
 
 function locationOf(
-  segment: BatchedSegment, positionBytes: number, batch: KafkaBatch,
+  segment: BatchedSegment,
+  positionBytes: number,
+  batch: KafkaBatch,
 ): BatchLocation {
   const baseOffset = Number(batch.baseOffset);
   return {
-    segmentBaseOffset: segment.baseOffset, positionBytes, sizeBytes: batch.sizeBytes,
-    baseOffset: asOffset(baseOffset), lastOffset: asOffset(baseOffset + batch.lastOffsetDelta),
+    segmentBaseOffset: segment.baseOffset,
+    positionBytes,
+    sizeBytes: batch.sizeBytes,
+    baseOffset: asOffset(baseOffset),
+    lastOffset: asOffset(baseOffset + batch.lastOffsetDelta),
   };
 }
 
 function recordOf(
-  batch: KafkaBatch, record: KafkaRecord, location: BatchLocation,
+  batch: KafkaBatch,
+  record: KafkaRecord,
+  location: BatchLocation,
 ): BatchedLogRecord {
   return {
     offset: asOffset(Number(batch.baseOffset) + record.offsetDelta),
@@ -542,7 +585,7 @@ function batchTooLarge(sizeBytes: number, config: BatchedLogConfig): StorageErro
   return new StorageError(
     'RECORD_TOO_LARGE',
     `batched log: a batch of ${sizeBytes} bytes is over maxBatchBytes ${config.maxBatchBytes} ` +
-      '(Kafka\'s message.max.bytes); split the records into smaller batches',
+      "(Kafka's message.max.bytes); split the records into smaller batches",
     { sizeBytes, limitBytes: config.maxBatchBytes },
   );
 }

@@ -18,7 +18,12 @@ const HEADER_BYTES = 12;
 
 export type CheckpointRead = { readonly payload: Buffer } | { readonly unreadable: string } | null;
 
-export function writeCheckpointFile(io: FileIO, filePath: string, magic: number, payload: Uint8Array): void {
+export function writeCheckpointFile(
+  io: FileIO,
+  filePath: string,
+  magic: number,
+  payload: Uint8Array,
+): void {
   const bytes = Buffer.alloc(HEADER_BYTES + payload.length);
   bytes.writeUInt32BE(magic, 0);
   bytes.writeUInt32BE(payload.length, 4);
@@ -31,10 +36,12 @@ export function writeCheckpointFile(io: FileIO, filePath: string, magic: number,
 export function readCheckpointFile(io: FileIO, filePath: string, magic: number): CheckpointRead {
   const bytes = io.readWholeFile(filePath);
   if (bytes === null) return null;
-  if (bytes.length < HEADER_BYTES) return { unreadable: `${bytes.length} bytes, shorter than its header` };
+  if (bytes.length < HEADER_BYTES)
+    return { unreadable: `${bytes.length} bytes, shorter than its header` };
   if (bytes.readUInt32BE(0) !== magic) return { unreadable: 'wrong magic number' };
   const length = bytes.readUInt32BE(4);
-  if (HEADER_BYTES + length !== bytes.length) return { unreadable: `payload length ${length} does not match the file` };
+  if (HEADER_BYTES + length !== bytes.length)
+    return { unreadable: `payload length ${length} does not match the file` };
   const payload = bytes.subarray(HEADER_BYTES);
   if (crc32c(payload) !== bytes.readUInt32BE(8)) return { unreadable: 'checksum mismatch' };
   return { payload };

@@ -5,7 +5,9 @@
 import { StorageError } from './errors.js';
 
 export function invalidConfig(option: string, accepted: string, got: number): StorageError {
-  return new StorageError('INVALID_CONFIG', `${option} must be ${accepted}, got ${got}`, { reason: option });
+  return new StorageError('INVALID_CONFIG', `${option} must be ${accepted}, got ${got}`, {
+    reason: option,
+  });
 }
 
 export function checkInteger(option: string, value: number, min: number, max: number): number {
@@ -17,6 +19,7 @@ export function checkInteger(option: string, value: number, min: number, max: nu
 
 /** A finite number of ms from `min` to `max`: NaN or Infinity would stop every deadline after it. */
 export function checkMs(option: string, value: number, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) throw invalidConfig(option, `from ${min} to ${max} ms`, value);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw invalidConfig(option, `from ${min} to ${max} ms`, value);
   return value;
 }

@@ -73,17 +73,17 @@ describe('crash loop', () => {
   });
 
   for (const options of FOUND) {
-    it(`passes seed ${options.seed} (${options.target}, ${options.durability}), which once failed`,
-      async () => {
-        expect((await runCrashIteration(options)).violations).toEqual([]);
-      });
+    it(`passes seed ${options.seed} (${options.target}, ${options.durability}), which once failed`, async () => {
+      expect((await runCrashIteration(options)).violations).toEqual([]);
+    });
   }
 
   for (const durability of DURABILITY_POLICIES) {
     for (const target of CRASH_TARGETS) {
-      const promise = durability === 'none'
-        ? 'loses only acknowledged messages that were still pending'
-        : 'loses no acknowledged message';
+      const promise =
+        durability === 'none'
+          ? 'loses only acknowledged messages that were still pending'
+          : 'loses no acknowledged message';
       it(`${target} under ${durability}: ${promise}, never serves a wrong body`, async () => {
         const counts = emptyCounts();
         const violations: string[] = [];
@@ -106,8 +106,14 @@ describe('crash loop', () => {
         const manyEvents = iterationsPerCase >= 1000;
         if (manyEvents) expect(outside.secondWriter).toBeGreaterThan(0);
         if (manyEvents && target !== 'slot-file') {
-          expect(Math.min(outside.appendedBytes, outside.movedPoint, outside.renamed,
-            outside.removedMiddle + outside.removedLast)).toBeGreaterThan(0);
+          expect(
+            Math.min(
+              outside.appendedBytes,
+              outside.movedPoint,
+              outside.renamed,
+              outside.removedMiddle + outside.removedLast,
+            ),
+          ).toBeGreaterThan(0);
         }
         // Segment reuse really happens, and power cuts really land in reused files: rolls reuse
         // a spare in a few percent of the raw log's rounds, and a torn record over older ones
@@ -115,7 +121,11 @@ describe('crash loop', () => {
         if (manyEvents && target === 'log' && durability !== 'none') {
           expect(Math.min(counts.segmentsReused, counts.recycledTailsCut)).toBeGreaterThan(0);
         }
-        if (iterationsPerCase >= DEFAULT_ITERATIONS / cases && target === 'log' && durability !== 'none') {
+        if (
+          iterationsPerCase >= DEFAULT_ITERATIONS / cases &&
+          target === 'log' &&
+          durability !== 'none'
+        ) {
           expect(counts.tornOverRecycled).toBeGreaterThan(0);
         }
       });

@@ -55,7 +55,8 @@ export class DeadlineHeap {
       const left = 2 * slot + 1;
       if (left >= last) break;
       const right = left + 1;
-      const child = right < last && this.#deadlinesMs[right]! < this.#deadlinesMs[left]! ? right : left;
+      const child =
+        right < last && this.#deadlinesMs[right]! < this.#deadlinesMs[left]! ? right : left;
       if (this.#deadlinesMs[child]! >= deadlineMs) break;
       this.#move(child, slot);
       slot = child;
@@ -67,10 +68,12 @@ export class DeadlineHeap {
   compact(live: (key: number) => boolean): void {
     const entries: Array<[number, number, number]> = [];
     for (let i = 0; i < this.#length; i++) {
-      if (live(this.#keys[i]!)) entries.push([this.#deadlinesMs[i]!, this.#keys[i]!, this.#attempts[i]!]);
+      if (live(this.#keys[i]!))
+        entries.push([this.#deadlinesMs[i]!, this.#keys[i]!, this.#attempts[i]!]);
     }
     this.#length = 0;
-    if (entries.length * 4 < this.#keys.length && this.#keys.length > 1024) this.#grow(Math.max(1024, entries.length * 2));
+    if (entries.length * 4 < this.#keys.length && this.#keys.length > 1024)
+      this.#grow(Math.max(1024, entries.length * 2));
     for (const [deadlineMs, key, attempt] of entries) this.push(deadlineMs, key, attempt);
   }
 

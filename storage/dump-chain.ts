@@ -121,7 +121,19 @@ export function chainProblemsAtEnd(end: SegmentEnd, following: NextSegment): Dum
       return [{ type: 'chain', segment, problem: 'gap', fromOffset, toOffset, next, ...unsynced }];
     }
     const problem = 'damaged-end';
-    return [{ type: 'chain', segment, problem, fromOffset, toOffset, position, sizeBytes, next, ...unsynced }];
+    return [
+      {
+        type: 'chain',
+        segment,
+        problem,
+        fromOffset,
+        toOffset,
+        position,
+        sizeBytes,
+        next,
+        ...unsynced,
+      },
+    ];
   }
   const problems: DumpedChainProblem[] = [];
   if (end.nextOffset > following.startOffset) {
@@ -140,28 +152,39 @@ export function chainProblemsAtEnd(end: SegmentEnd, following: NextSegment): Dum
 export function describeChainProblem(entry: DumpedChainProblem): string {
   switch (entry.problem) {
     case 'name-mismatch':
-      return `named for offset ${entry.nameOffset} but its first record is offset ` +
+      return (
+        `named for offset ${entry.nameOffset} but its first record is offset ` +
         `${entry.firstOffset}: the file was renamed or copied from another log ` +
-        `(its records are dumped from offset ${entry.firstOffset})`;
+        `(its records are dumped from offset ${entry.firstOffset})`
+      );
     case 'gap':
-      return `no records for offsets ${entry.fromOffset} to ${entry.toOffset}: it ends whole at ` +
+      return (
+        `no records for offsets ${entry.fromOffset} to ${entry.toOffset}: it ends whole at ` +
         `offset ${entry.fromOffset - 1} and the next segment, ${entry.next}, starts at ` +
-        `${entry.toOffset + 1}`;
+        `${entry.toOffset + 1}`
+      );
     case 'overlap':
-      return `holds records at or past offset ${entry.fromOffset} (to ${entry.toOffset}), where ` +
-        `the next segment, ${entry.next}, starts: two files claim the same offsets`;
+      return (
+        `holds records at or past offset ${entry.fromOffset} (to ${entry.toOffset}), where ` +
+        `the next segment, ${entry.next}, starts: two files claim the same offsets`
+      );
     case 'damaged-end':
-      return `offsets ${entry.fromOffset} to ${entry.toOffset} are damaged (${entry.sizeBytes} ` +
+      return (
+        `offsets ${entry.fromOffset} to ${entry.toOffset} are damaged (${entry.sizeBytes} ` +
         `bytes from position ${entry.position}, and the next segment, ${entry.next}, starts at ` +
-        `${entry.toOffset + 1}); reads of them report CORRUPT_RECORD, later offsets read as usual`;
+        `${entry.toOffset + 1}); reads of them report CORRUPT_RECORD, later offsets read as usual`
+      );
     case 'trailing-zeros':
     case 'trailing-bytes': {
-      const what = entry.problem === 'trailing-zeros'
-        ? `${entry.sizeBytes} zero bytes`
-        : `${entry.sizeBytes} bytes that are not records`;
-      return `${what} after its last record (ending at position ${entry.position}); the log ` +
+      const what =
+        entry.problem === 'trailing-zeros'
+          ? `${entry.sizeBytes} zero bytes`
+          : `${entry.sizeBytes} bytes that are not records`;
+      return (
+        `${what} after its last record (ending at position ${entry.position}); the log ` +
         `leaves them in place and never reads them (the next segment, ${entry.next}, holds the ` +
-        'next offset)';
+        'next offset)'
+      );
     }
   }
 }
@@ -169,29 +192,41 @@ export function describeChainProblem(entry: DumpedChainProblem): string {
 /** What to do about the problem, as sentences: the advice of the log's errors, for `dir`. */
 export function chainProblemAdvice(entry: DumpedChainProblem, dir: string): string {
   if ('unsynced' in entry && entry.unsynced === true) {
-    return 'The log stopped before this segment\'s background sync finished (a roll under ' +
-      '`none`): this is a crash\'s torn tail, and opening the log cuts it there';
+    return (
+      "The log stopped before this segment's background sync finished (a roll under " +
+      "`none`): this is a crash's torn tail, and opening the log cuts it there"
+    );
   }
   switch (entry.problem) {
     case 'name-mismatch':
-      return 'Rename it (with its .index and .timeindex) to ' +
+      return (
+        'Rename it (with its .index and .timeindex) to ' +
         `${segmentFileName(entry.firstOffset, LOG_SUFFIX)} if it belongs to this log, else move ` +
-        `it out of ${dir}; the log refuses to open until then (SEGMENT_NAME_MISMATCH)`;
+        `it out of ${dir}; the log refuses to open until then (SEGMENT_NAME_MISMATCH)`
+      );
     case 'gap':
-      return `A segment file (probably ${segmentFileName(entry.fromOffset, LOG_SUFFIX)}) was ` +
+      return (
+        `A segment file (probably ${segmentFileName(entry.fromOffset, LOG_SUFFIX)}) was ` +
         'removed or moved, or a file was cut or its end zeroed. Put it back; if those records are lost for good, ' +
         'move every segment before the gap out of the directory so the log starts at ' +
-        `${entry.toOffset + 1}; the log refuses to open until then (LOG_GAP)`;
+        `${entry.toOffset + 1}; the log refuses to open until then (LOG_GAP)`
+      );
     case 'overlap':
-      return `Move the one that does not belong to this log out of ${dir}; the log refuses to ` +
-        'open until then (SEGMENT_OVERLAP)';
+      return (
+        `Move the one that does not belong to this log out of ${dir}; the log refuses to ` +
+        'open until then (SEGMENT_OVERLAP)'
+      );
     case 'damaged-end':
-      return `Restore ${entry.segment} from a copy if there is one; the log opens and serves ` +
-        'every other offset';
+      return (
+        `Restore ${entry.segment} from a copy if there is one; the log opens and serves ` +
+        'every other offset'
+      );
     case 'trailing-zeros':
     case 'trailing-bytes':
-      return 'Nothing the log does leaves bytes after a segment whose records reach the next ' +
+      return (
+        'Nothing the log does leaves bytes after a segment whose records reach the next ' +
         'one: find what wrote to the file. The log opens and never reads them; ' +
-        `cutting ${path.join(dir, entry.segment)} to ${entry.position} bytes removes them`;
+        `cutting ${path.join(dir, entry.segment)} to ${entry.position} bytes removes them`
+      );
   }
 }

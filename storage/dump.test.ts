@@ -90,10 +90,16 @@ describe('dump reports the segment chain', () => {
     }
     expect(openRefusal(disk)).toBe('LOG_GAP');
     const entries = dumpAll(disk);
-    expect(chainOf(entries)).toEqual([{
-      type: 'chain', segment: segmentFileName(first, LOG_SUFFIX), problem: 'gap',
-      fromOffset: missing, toOffset: next - 1, next: segmentFileName(next, LOG_SUFFIX),
-    }]);
+    expect(chainOf(entries)).toEqual([
+      {
+        type: 'chain',
+        segment: segmentFileName(first, LOG_SUFFIX),
+        problem: 'gap',
+        fromOffset: missing,
+        toOffset: next - 1,
+        next: segmentFileName(next, LOG_SUFFIX),
+      },
+    ]);
     expect(invalidOf(entries)).toEqual([]);
   });
 
@@ -109,8 +115,11 @@ describe('dump reports the segment chain', () => {
     const name = segmentFileName(renamed + 2, LOG_SUFFIX);
     expect(chainOf(entries)).toEqual([
       {
-        type: 'chain', segment: name, problem: 'name-mismatch',
-        nameOffset: renamed + 2, firstOffset: renamed,
+        type: 'chain',
+        segment: name,
+        problem: 'name-mismatch',
+        nameOffset: renamed + 2,
+        firstOffset: renamed,
       },
     ]);
     // Taken at its name, every record would be "unexpected id" and every index entry astray.
@@ -133,10 +142,16 @@ describe('dump reports the segment chain', () => {
       appendBytes(disk, file, bytes);
       expect(openRefusal(disk)).toBeNull();
       const entries = dumpAll(disk);
-      expect(chainOf(entries)).toEqual([{
-        type: 'chain', segment: segmentFileName(sealed, LOG_SUFFIX), problem,
-        position: recordsEndBytes, sizeBytes: 64, next: segmentFileName(next, LOG_SUFFIX),
-      }]);
+      expect(chainOf(entries)).toEqual([
+        {
+          type: 'chain',
+          segment: segmentFileName(sealed, LOG_SUFFIX),
+          problem,
+          position: recordsEndBytes,
+          sizeBytes: 64,
+          next: segmentFileName(next, LOG_SUFFIX),
+        },
+      ]);
       // The bytes are no record of this log: not one holding offset `next`, which is elsewhere.
       expect(invalidOf(entries)).toEqual([]);
       expect(entries.filter((entry) => entry.type === 'zeros')).toEqual([]);
@@ -149,10 +164,16 @@ describe('dump reports the segment chain', () => {
     const nextBytes = disk.readWholeFile(logPath(next))!;
     appendBytes(disk, logPath(sealed), nextBytes);
     expect(openRefusal(disk)).toBe('SEGMENT_OVERLAP');
-    expect(chainOf(dumpAll(disk))).toEqual([{
-      type: 'chain', segment: segmentFileName(sealed, LOG_SUFFIX), problem: 'overlap',
-      fromOffset: next, toOffset: after - 1, next: segmentFileName(next, LOG_SUFFIX),
-    }]);
+    expect(chainOf(dumpAll(disk))).toEqual([
+      {
+        type: 'chain',
+        segment: segmentFileName(sealed, LOG_SUFFIX),
+        problem: 'overlap',
+        fromOffset: next,
+        toOffset: after - 1,
+        next: segmentFileName(next, LOG_SUFFIX),
+      },
+    ]);
   });
 
   it('reports a sealed segment whose last record was zeroed as a gap: zeros are never a record', () => {
@@ -167,26 +188,40 @@ describe('dump reports the segment chain', () => {
     disk.write(handle, Buffer.alloc(sizeBytes), 0, sizeBytes, position);
     disk.close(handle);
     expect(openRefusal(disk)).toBe('LOG_GAP');
-    expect(chainOf(dumpAll(disk))).toEqual([{
-      type: 'chain', segment: segmentFileName(sealed, LOG_SUFFIX), problem: 'gap',
-      fromOffset: next - 1, toOffset: next - 1,
-      next: segmentFileName(next, LOG_SUFFIX),
-    }]);
+    expect(chainOf(dumpAll(disk))).toEqual([
+      {
+        type: 'chain',
+        segment: segmentFileName(sealed, LOG_SUFFIX),
+        problem: 'gap',
+        fromOffset: next - 1,
+        toOffset: next - 1,
+        next: segmentFileName(next, LOG_SUFFIX),
+      },
+    ]);
   });
 
   it('says a short segment the recovery point names as sealing is a crash tail that opening cuts', () => {
     const disk = writtenLog();
     const [, sealed, next] = segmentBases(disk) as [number, number, number];
-    const lastRecord = dumpAll(disk).find((entry) => entry.type === 'record' && entry.offset === next - 1);
+    const lastRecord = dumpAll(disk).find(
+      (entry) => entry.type === 'record' && entry.offset === next - 1,
+    );
     if (lastRecord?.type !== 'record') throw new Error(`no record ${next - 1} in the dump`);
     // A roll under none whose background sync a crash cut short: its last record never landed.
     const handle = disk.open(logPath(sealed), { create: false });
     disk.truncate(handle, lastRecord.position);
     disk.close(handle);
-    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: sealed, positionBytes: 0, nextOffset: sealed, sealing: true });
+    writeRecoveryPoint(disk, DIR, {
+      segmentBaseOffset: sealed,
+      positionBytes: 0,
+      nextOffset: sealed,
+      sealing: true,
+    });
     const [entry] = chainOf(dumpAll(disk));
     expect(entry).toMatchObject({ problem: 'gap', fromOffset: next - 1, unsynced: true });
-    expect(chainProblemAdvice(entry as DumpedChainProblem, DIR)).toMatch(/background sync finished .* opening the log cuts it/);
+    expect(chainProblemAdvice(entry as DumpedChainProblem, DIR)).toMatch(
+      /background sync finished .* opening the log cuts it/,
+    );
     expect(openRefusal(disk)).toBeNull();
   });
 
@@ -202,8 +237,10 @@ describe('dump reports the segment chain', () => {
     expect(invalidOf(entries)).toEqual([]);
     expect(entries.filter((entry) => entry.type === 'zeros')).toEqual([
       {
-        type: 'zeros', segment: segmentFileName(active, LOG_SUFFIX),
-        position: dataEndBytes, sizeBytes: 64,
+        type: 'zeros',
+        segment: segmentFileName(active, LOG_SUFFIX),
+        position: dataEndBytes,
+        sizeBytes: 64,
       },
     ]);
   });

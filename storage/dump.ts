@@ -19,7 +19,14 @@
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parseSegmentFileName, segmentFileName, SCAN_WINDOW_BYTES } from './segment.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  parseSegmentFileName,
+  segmentFileName,
+  SCAN_WINDOW_BYTES,
+} from './segment.js';
 import {
   RECORD_HEADER_BYTES,
   checkRecord,
@@ -139,9 +146,13 @@ export function segmentsToDump(io: FileIO, target: string): DumpTarget {
 }
 
 function notFound(target: string): StorageError {
-  return new StorageError('INVALID_SEGMENT_FILE', `${target} is neither a log directory nor a segment file; check the path`, {
-    file: target,
-  });
+  return new StorageError(
+    'INVALID_SEGMENT_FILE',
+    `${target} is neither a log directory nor a segment file; check the path`,
+    {
+      file: target,
+    },
+  );
 }
 
 /** A segment to dump and where it really starts. */
@@ -174,9 +185,10 @@ export function* dumpLog(
   for (const segment of segments) {
     const after = nextOf.get(segment);
     const afterSealing = segment.baseOffset === sealingBase;
-    const next = target.wholeLog && after !== undefined
-      ? { segment: after.logName, startOffset: after.startOffset, afterSealing }
-      : null;
+    const next =
+      target.wholeLog && after !== undefined
+        ? { segment: after.logName, startOffset: after.startOffset, afterSealing }
+        : null;
     yield* dumpSegment(io, target.dir, segment, next, { ...options, maxRecordBytes });
   }
 }
@@ -184,7 +196,9 @@ export function* dumpLog(
 /** The segment a sealing recovery point names (recovery-point.ts), read and never written. */
 function sealingSegmentOf(io: FileIO, dir: string): number | null {
   const point = readRecoveryPoint(io, dir);
-  return point !== null && !('unreadable' in point) && point.sealing === true ? point.segmentBaseOffset : null;
+  return point !== null && !('unreadable' in point) && point.sealing === true
+    ? point.segmentBaseOffset
+    : null;
 }
 
 function segmentStart(
@@ -343,28 +357,55 @@ function* dumpRecords(
     while (position < sizeBytes) {
       const frame = checkFrame(window, sizeBytes, position, expected, maxRecordBytes);
       if (frame.problem === null) {
-        yield { type: 'record', segment, offset: expected, position, sizeBytes: frame.sizeBytes, crc: frame.crc, valid: true };
+        yield {
+          type: 'record',
+          segment,
+          offset: expected,
+          position,
+          sizeBytes: frame.sizeBytes,
+          crc: frame.crc,
+          valid: true,
+        };
         position += frame.sizeBytes;
         expected++;
         continue;
       }
       dataEnd ??= endOfNonZeroBytes(window, position, sizeBytes);
-      const resume = position >= dataEnd
-        ? null
-        : findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
+      const resume =
+        position >= dataEnd
+          ? null
+          : findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
       if (resume === null) {
         const at = window.ensure(position, RECORD_HEADER_BYTES, sizeBytes);
         const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, maxRecordBytes, expected);
         const damage = { crc: frame.crc, problem: frame.problem, likeRecord };
         const end = tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
-        const recycled = recycledTailOf(window, segment, sizeBytes, position, expected, startOffset,
-          maxRecordBytes, damage);
+        const recycled = recycledTailOf(
+          window,
+          segment,
+          sizeBytes,
+          position,
+          expected,
+          startOffset,
+          maxRecordBytes,
+          damage,
+        );
         return { ...end, recycled };
       }
       const records = resume.offset - expected;
-      const problem = records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
+      const problem =
+        records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
       const spanBytes = resume.positionBytes - position;
-      yield { type: 'record', segment, offset: expected, position, sizeBytes: spanBytes, crc: frame.crc, valid: false, problem };
+      yield {
+        type: 'record',
+        segment,
+        offset: expected,
+        position,
+        sizeBytes: spanBytes,
+        crc: frame.crc,
+        valid: false,
+        problem,
+      };
       position = resume.positionBytes;
       expected = resume.offset;
     }
@@ -385,15 +426,34 @@ function recycledTailOf(
   maxRecordBytes: number,
   frame: { readonly crc: string; readonly problem: string },
 ): RecordsEnd['recycled'] {
-  const found = findRecycledTail(window, sizeBytes, position, nextOffset, startOffset, maxRecordBytes);
+  const found = findRecycledTail(
+    window,
+    sizeBytes,
+    position,
+    nextOffset,
+    startOffset,
+    maxRecordBytes,
+  );
   if (found === null) return null;
   const { tornEndBytes, olderRecordBytes } = found;
-  const torn: DumpedRecord | null = tornEndBytes === position ? null : {
-    type: 'record', segment, offset: nextOffset, position, sizeBytes: tornEndBytes - position,
-    crc: frame.crc, valid: false, problem: frame.problem,
-  };
+  const torn: DumpedRecord | null =
+    tornEndBytes === position
+      ? null
+      : {
+          type: 'record',
+          segment,
+          offset: nextOffset,
+          position,
+          sizeBytes: tornEndBytes - position,
+          crc: frame.crc,
+          valid: false,
+          problem: frame.problem,
+        };
   const older: DumpedRecycled = {
-    type: 'recycled', segment, position: tornEndBytes, sizeBytes: sizeBytes - tornEndBytes,
+    type: 'recycled',
+    segment,
+    position: tornEndBytes,
+    sizeBytes: sizeBytes - tornEndBytes,
     olderRecordPosition: olderRecordBytes,
   };
   return { torn, older };
@@ -413,13 +473,23 @@ function tailOf(
 ): Omit<RecordsEnd, 'recycled'> {
   // A good record may end in zeros, so the zero tail starts after it, not inside it.
   const zerosFrom = Math.max(dataEnd, position);
-  const zeros: DumpedZeros | null = zerosFrom < sizeBytes
-    ? { type: 'zeros', segment, position: zerosFrom, sizeBytes: sizeBytes - zerosFrom }
-    : null;
-  const damaged: DumpedRecord | null = frame === null || dataEnd <= position ? null : {
-    type: 'record', segment, offset: nextOffset, position, sizeBytes: dataEnd - position,
-    crc: frame.crc, valid: false, problem: frame.problem,
-  };
+  const zeros: DumpedZeros | null =
+    zerosFrom < sizeBytes
+      ? { type: 'zeros', segment, position: zerosFrom, sizeBytes: sizeBytes - zerosFrom }
+      : null;
+  const damaged: DumpedRecord | null =
+    frame === null || dataEnd <= position
+      ? null
+      : {
+          type: 'record',
+          segment,
+          offset: nextOffset,
+          position,
+          sizeBytes: dataEnd - position,
+          crc: frame.crc,
+          valid: false,
+          problem: frame.problem,
+        };
   const end = { segment, nextOffset, endPositionBytes: position, sizeBytes };
   const damagedBytes = Math.max(0, dataEnd - position);
   const startsLikeRecord = frame?.likeRecord ?? false;

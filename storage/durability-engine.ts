@@ -111,7 +111,10 @@ export class DurabilityEngine<P> {
   #exclusive = 0;
 
   constructor(options: EngineOptions, synced: P, durableEnd: number) {
-    assert(options.groupMaxDelayMs >= 0 && options.groupMaxBytes > 0, 'group commit bounds are positive');
+    assert(
+      options.groupMaxDelayMs >= 0 && options.groupMaxBytes > 0,
+      'group commit bounds are positive',
+    );
     this.policy = options.durability;
     this.#options = options;
     this.#synced = synced;
@@ -213,7 +216,8 @@ export class DurabilityEngine<P> {
 
   /** Fences when `error` is an I/O failure (not a refusal such as a record too large). */
   fenceOnIoError(error: unknown, call: FailedCall): void {
-    if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO')) this.fence(error, call);
+    if (error instanceof StorageError && (error.code === 'IO_ERROR' || error.code === 'SHORT_IO'))
+      this.fence(error, call);
   }
 
   /**
@@ -241,7 +245,8 @@ export class DurabilityEngine<P> {
       { cause },
     );
     this.#cancelTimer();
-    for (let i = this.#firstWaiter; i < this.#waiters.length; i++) this.#waiters[i]!.reject(this.#fence);
+    for (let i = this.#firstWaiter; i < this.#waiters.length; i++)
+      this.#waiters[i]!.reject(this.#fence);
     this.#waiters.length = 0;
     this.#firstWaiter = 0;
     // A sync that fails after close has nothing to cut: the files may be another writer's by now.
@@ -297,7 +302,8 @@ export class DurabilityEngine<P> {
 
   /** Starts the next sync unless one runs (its end starts the next) or the engine is fenced. */
   #startSync(): void {
-    if (this.#inFlight !== null || this.#fence !== null || this.#closed || this.#exclusive > 0) return;
+    if (this.#inFlight !== null || this.#fence !== null || this.#closed || this.#exclusive > 0)
+      return;
     this.#cancelTimer();
     const acknowledgedEnd = this.#nextAcknowledgedEnd();
     if (acknowledgedEnd === null) return;

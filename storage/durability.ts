@@ -78,7 +78,11 @@ export function parseDurabilityPolicy(value: string): DurabilityPolicy {
 /** `value` when it is one of `choices`; INVALID_CONFIG naming the option and the choices if not. */
 function parseChoice<T extends string>(option: string, value: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new StorageError('INVALID_CONFIG', `${option} must be one of ${choices.join(', ')}, got '${value}'`, {
-    reason: option,
-  });
+  throw new StorageError(
+    'INVALID_CONFIG',
+    `${option} must be one of ${choices.join(', ')}, got '${value}'`,
+    {
+      reason: option,
+    },
+  );
 }

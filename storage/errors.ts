@@ -65,7 +65,10 @@ export class StorageError extends Error {
   readonly context: StorageErrorContext;
 
   constructor(code: StorageErrorCode, message: string, context: StorageErrorContext = {}) {
-    super(`storage: ${message}`, context.cause === undefined ? undefined : { cause: context.cause });
+    super(
+      `storage: ${message}`,
+      context.cause === undefined ? undefined : { cause: context.cause },
+    );
     this.name = 'StorageError';
     this.code = code;
     this.context = context;

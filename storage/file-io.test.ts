@@ -25,7 +25,13 @@ vi.mock('node:fs', async (importOriginal) => {
       return actual.closeSync(fd);
     },
     writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) =>
-      actual.writeSync(fd, buffer, offset, state.oneBytePerWrite ? Math.min(1, length) : length, position),
+      actual.writeSync(
+        fd,
+        buffer,
+        offset,
+        state.oneBytePerWrite ? Math.min(1, length) : length,
+        position,
+      ),
   };
   return { ...mocked, default: mocked };
 });

@@ -48,9 +48,21 @@ export interface FileIO {
   openReadOnly(filePath: string): FileHandle;
   close(handle: FileHandle): void;
   /** Writes all of `length` bytes at `positionBytes`; a short write is retried, then an error. */
-  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void;
+  write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void;
   /** Reads up to `length` bytes; returns how many were read (fewer only at end of file). */
-  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number;
+  read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): number;
   sizeBytes(handle: FileHandle): number;
   fdatasync(handle: FileHandle): void;
   fdatasyncAsync(handle: FileHandle): Promise<void>;
@@ -72,7 +84,14 @@ export interface FileIO {
 }
 
 export function newCounters(): FileIOCounters {
-  return { writeCalls: 0, writeBytes: 0, readCalls: 0, readBytes: 0, fdatasyncCalls: 0, dirFsyncCalls: 0 };
+  return {
+    writeCalls: 0,
+    writeBytes: 0,
+    readCalls: 0,
+    readBytes: 0,
+    fdatasyncCalls: 0,
+    dirFsyncCalls: 0,
+  };
 }
 
 const MAX_SHORT_IO_RETRIES = 8;
@@ -89,11 +108,15 @@ const DEFAULT_IO_ERROR_ADVICE = 'check the disk, its free space and permissions'
 export function ioError(operation: string, file: string, cause: unknown): StorageError {
   const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
   const advice = IO_ERROR_ADVICE[code] ?? DEFAULT_IO_ERROR_ADVICE;
-  return new StorageError('IO_ERROR', `${operation} failed on ${file} (${code}); ${advice}, then reopen the log`, {
-    file,
-    reason: code,
-    cause,
-  });
+  return new StorageError(
+    'IO_ERROR',
+    `${operation} failed on ${file} (${code}); ${advice}, then reopen the log`,
+    {
+      file,
+      reason: code,
+      cause,
+    },
+  );
 }
 
 /**
@@ -174,7 +197,13 @@ export class NodeFileIO implements FileIO {
     }
   }
 
-  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     let done = 0;
     // A short write is retried from where it stopped; only writes that make no progress count.
     for (let stalled = 0; done < length; ) {
@@ -187,18 +216,28 @@ export class NodeFileIO implements FileIO {
       done += written;
       if (written > 0) stalled = 0;
       else if (++stalled > MAX_SHORT_IO_RETRIES) {
-        throw new StorageError('SHORT_IO', `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`, {
-          file: this.#path(handle),
-          positionBytes,
-          sizeBytes: length,
-        });
+        throw new StorageError(
+          'SHORT_IO',
+          `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`,
+          {
+            file: this.#path(handle),
+            positionBytes,
+            sizeBytes: length,
+          },
+        );
       }
     }
     this.counters.writeCalls++;
     this.counters.writeBytes += length;
   }
 
-  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
+  read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): number {
     let done = 0;
     while (done < length) {
       let got: number;
@@ -372,11 +411,23 @@ export class DelegatingFileIO implements FileIO {
     this.inner.close(handle);
   }
 
-  write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     this.inner.write(handle, buffer, offset, length, positionBytes);
   }
 
-  read(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): number {
+  read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): number {
     return this.inner.read(handle, buffer, offset, length, positionBytes);
   }
 

@@ -27,7 +27,8 @@ export function readHeadCheckpoint(io: FileIO, dir: string): number | null {
   const read = readCheckpointFile(io, file, MAGIC);
   if (read === null) return null;
   if ('unreadable' in read || read.payload.length !== 8) {
-    const reason = 'unreadable' in read ? read.unreadable : `payload of ${read.payload.length} bytes`;
+    const reason =
+      'unreadable' in read ? read.unreadable : `payload of ${read.payload.length} bytes`;
     throw new StorageError(
       'CORRUPT_CHECKPOINT',
       `the head checkpoint ${file} is damaged (${reason}); delete it to redeliver every message still in the log`,

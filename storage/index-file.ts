@@ -25,7 +25,12 @@ export interface IndexLoad {
 export type IndexMode = 'append' | 'read' | 'memory';
 
 /** A new (or emptied) index file, open for appends; in `memory` mode no file is touched. */
-export function createIndexFile(io: FileIO, path: string, entryBytes: number, mode: IndexMode = 'append'): IndexFile {
+export function createIndexFile(
+  io: FileIO,
+  path: string,
+  entryBytes: number,
+  mode: IndexMode = 'append',
+): IndexFile {
   if (mode === 'memory') return new IndexFile(io, path, entryBytes, null, 0, true);
   const handle = io.open(path, { create: true });
   try {
@@ -58,7 +63,8 @@ export function loadIndexFile<T>(
   const file = new IndexFile(io, path, entryBytes, handle, fileEntries, mode === 'memory');
   const index = make(file);
   let validEntries = 0;
-  while (validEntries < fileEntries && keep(index, bytes, validEntries * entryBytes)) validEntries++;
+  while (validEntries < fileEntries && keep(index, bytes, validEntries * entryBytes))
+    validEntries++;
   try {
     if (forAppend && bytes.length !== validEntries * entryBytes) file.truncateEntries(validEntries);
   } catch (error) {
@@ -254,7 +260,11 @@ export function largestLowerBoundSlot(
 }
 
 /** The smallest slot whose key is >= target, or `length` when none is. */
-export function smallestUpperBoundSlot(keyAt: (slot: number) => number, length: number, target: number): number {
+export function smallestUpperBoundSlot(
+  keyAt: (slot: number) => number,
+  length: number,
+  target: number,
+): number {
   let low = 0;
   let high = length;
   while (low < high) {

@@ -4,8 +4,14 @@ import { describe, expect, it } from 'vitest';
 import fixtures from '../test/fixtures/kafka-record-batches.json' with { type: 'json' };
 import { isStorageError, type StorageError } from './errors.js';
 import {
-  BATCH_HEADER_BYTES, decodeBatch, decodeBatchHeader, encodeBatch,
-  type DecodeBatchOptions, type KafkaBatch, type KafkaBatchInput, type KafkaCompression,
+  BATCH_HEADER_BYTES,
+  decodeBatch,
+  decodeBatchHeader,
+  encodeBatch,
+  type DecodeBatchOptions,
+  type KafkaBatch,
+  type KafkaBatchInput,
+  type KafkaCompression,
   type KafkaRecord,
 } from './kafka-batch.js';
 
@@ -66,18 +72,29 @@ function recordHex(record: KafkaRecord): unknown {
 const SAMPLE_RECORDS: readonly KafkaRecord[] = [
   { timestampDeltaMs: 0, offsetDelta: 0, key: null, value: Buffer.from('{"event":"signup"}') },
   {
-    timestampDeltaMs: 7, offsetDelta: 1, key: Buffer.from('user-42'), value: null,
-    headers: [{ key: Buffer.from('trace'), value: Buffer.from('abc') },
-      { key: Buffer.from('empty'), value: null }],
+    timestampDeltaMs: 7,
+    offsetDelta: 1,
+    key: Buffer.from('user-42'),
+    value: null,
+    headers: [
+      { key: Buffer.from('trace'), value: Buffer.from('abc') },
+      { key: Buffer.from('empty'), value: null },
+    ],
   },
   { timestampDeltaMs: 70_000, offsetDelta: 2, key: Buffer.alloc(0), value: Buffer.alloc(300, 7) },
 ];
 
 function sampleInput(compression: KafkaCompression): KafkaBatchInput {
   return {
-    baseOffset: 1_000_000n, partitionLeaderEpoch: 5, compression,
-    baseTimestampMs: 1_700_000_000_000, producerId: 2n ** 62n + 3n, producerEpoch: 2,
-    baseSequence: 17, isTransactional: true, records: SAMPLE_RECORDS,
+    baseOffset: 1_000_000n,
+    partitionLeaderEpoch: 5,
+    compression,
+    baseTimestampMs: 1_700_000_000_000,
+    producerId: 2n ** 62n + 3n,
+    producerEpoch: 2,
+    baseSequence: 17,
+    isTransactional: true,
+    records: SAMPLE_RECORDS,
   };
 }
 
@@ -91,15 +108,15 @@ describe('kafka record batch v2: the test vectors', () => {
   });
 
   const byteExact = [
-    'empty batch', 'control batch', 'uncompressed, one record with key, value and one header',
+    'empty batch',
+    'control batch',
+    'uncompressed, one record with key, value and one header',
   ];
-  it.each(byteExact)(
-    're-encodes the %s byte for byte', async (name) => {
-      const original = CASES.find((c) => c.name === name)?.hex ?? '';
-      const decoded = decodeBatch(Buffer.from(original, 'hex'));
-      expect((await encodeBatch(decoded)).toString('hex')).toBe(original);
-    },
-  );
+  it.each(byteExact)('re-encodes the %s byte for byte', async (name) => {
+    const original = CASES.find((c) => c.name === name)?.hex ?? '';
+    const decoded = decodeBatch(Buffer.from(original, 'hex'));
+    expect((await encodeBatch(decoded)).toString('hex')).toBe(original);
+  });
 
   it("decodes the seed's hand-read header fields from a batch laid out as the seed's", () => {
     const header = decodeBatchHeader(Buffer.from(CASES[2]?.hex ?? '', 'hex'));
@@ -112,16 +129,28 @@ describe('kafka record batch v2: encoding', () => {
     const bytes = await encodeBatch(sampleInput(codec));
     const batch = decodeBatch(bytes);
     expect(batch).toMatchObject({
-      baseOffset: 1_000_000n, partitionLeaderEpoch: 5, compression: codec, magic: 2,
-      producerId: 2n ** 62n + 3n, producerEpoch: 2, baseSequence: 17, recordCount: 3,
-      isTransactional: true, isControl: false, timestampType: 'create', lastOffsetDelta: 2,
-      baseTimestampMs: 1_700_000_000_000, maxTimestampMs: 1_700_000_070_000,
-      sizeBytes: bytes.length, batchLengthBytes: bytes.length - 12,
+      baseOffset: 1_000_000n,
+      partitionLeaderEpoch: 5,
+      compression: codec,
+      magic: 2,
+      producerId: 2n ** 62n + 3n,
+      producerEpoch: 2,
+      baseSequence: 17,
+      recordCount: 3,
+      isTransactional: true,
+      isControl: false,
+      timestampType: 'create',
+      lastOffsetDelta: 2,
+      baseTimestampMs: 1_700_000_000_000,
+      maxTimestampMs: 1_700_000_070_000,
+      sizeBytes: bytes.length,
+      batchLengthBytes: bytes.length - 12,
     });
     expect(batch.records.map(recordHex)).toEqual(SAMPLE_RECORDS.map(recordHex));
     expect(recordHex(batch.records[1] as KafkaRecord)).toMatchObject({
       headers: [
-        [hex(Buffer.from('trace')), hex(Buffer.from('abc'))], [hex(Buffer.from('empty')), null],
+        [hex(Buffer.from('trace')), hex(Buffer.from('abc'))],
+        [hex(Buffer.from('empty')), null],
       ],
     });
   });
@@ -132,23 +161,38 @@ describe('kafka record batch v2: encoding', () => {
     const segment = Buffer.concat([first, second, Buffer.alloc(5)]);
     const one = decodeBatch(segment);
     const two = decodeBatch(segment.subarray(one.sizeBytes));
-    expect([one.baseOffset, one.sizeBytes, two.baseOffset, two.sizeBytes])
-      .toEqual([0n, first.length, 3n, second.length]);
+    expect([one.baseOffset, one.sizeBytes, two.baseOffset, two.sizeBytes]).toEqual([
+      0n,
+      first.length,
+      3n,
+      second.length,
+    ]);
   });
 
   it('writes the header fields a producer writes when they are left out', async () => {
     const bytes = await encodeBatch({ baseOffset: 0n, baseTimestampMs: 5, records: [] });
     const batch = decodeBatch(bytes);
     expect(batch).toMatchObject({
-      partitionLeaderEpoch: -1, producerId: -1n, producerEpoch: -1, baseSequence: -1,
-      recordCount: 0, lastOffsetDelta: 0, maxTimestampMs: 5, compression: 'none',
+      partitionLeaderEpoch: -1,
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+      recordCount: 0,
+      lastOffsetDelta: 0,
+      maxTimestampMs: 5,
+      compression: 'none',
     });
   });
 
   it('writes the timestamp type, control and delete-horizon bits into attributes', async () => {
     const bytes = await encodeBatch({
-      baseOffset: 0n, baseTimestampMs: 0, records: [], compression: 'lz4',
-      timestampType: 'log-append', isControl: true, hasDeleteHorizon: true,
+      baseOffset: 0n,
+      baseTimestampMs: 0,
+      records: [],
+      compression: 'lz4',
+      timestampType: 'log-append',
+      isControl: true,
+      hasDeleteHorizon: true,
     });
     expect(decodeBatch(bytes).attributes).toBe(3 | 0x08 | 0x20 | 0x40);
   });
@@ -158,17 +202,22 @@ describe('kafka record batch v2: encoding', () => {
     const recordArb = fc.record({
       timestampDeltaMs: fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
       offsetDelta: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-      key: fc.option(bytesArb), value: fc.option(bytesArb),
+      key: fc.option(bytesArb),
+      value: fc.option(bytesArb),
       headers: fc.array(fc.record({ key: bytesArb, value: fc.option(bytesArb) }), { maxLength: 3 }),
     });
-    await fc.assert(fc.asyncProperty(
-      fc.array(recordArb, { maxLength: 20 }), fc.constantFrom(...CODECS),
-      async (records, compression) => {
-        const input = { baseOffset: 9n, baseTimestampMs: 0, compression, records };
-        const batch = decodeBatch(await encodeBatch(input));
-        expect(batch.records.map(recordHex)).toEqual(records.map(recordHex));
-      },
-    ), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(recordArb, { maxLength: 20 }),
+        fc.constantFrom(...CODECS),
+        async (records, compression) => {
+          const input = { baseOffset: 9n, baseTimestampMs: 0, compression, records };
+          const batch = decodeBatch(await encodeBatch(input));
+          expect(batch.records.map(recordHex)).toEqual(records.map(recordHex));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
@@ -202,8 +251,9 @@ describe('kafka record batch v2: damaged input is CORRUPT_BATCH', () => {
     for (const count of [0, 2, -1, 1_000_000]) {
       const bytes = Buffer.from(plain);
       bytes.writeInt32BE(count, 57);
-      expect(corruptionOf(withFreshCrc(bytes)).context.reason, `count ${count}`)
-        .toMatch(/record count|follow the|runs past|outside/);
+      expect(corruptionOf(withFreshCrc(bytes)).context.reason, `count ${count}`).toMatch(
+        /record count|follow the|runs past|outside/,
+      );
     }
   });
 
@@ -217,7 +267,8 @@ describe('kafka record batch v2: damaged input is CORRUPT_BATCH', () => {
   });
 
   it.each(CODECS.filter((c) => c !== 'none'))(
-    'refuses %s records that decompress past maxDecompressedBytes', async (compression) => {
+    'refuses %s records that decompress past maxDecompressedBytes',
+    async (compression) => {
       const value = Buffer.alloc(1 << 20);
       const records = [{ timestampDeltaMs: 0, offsetDelta: 0, key: null, value }];
       const bytes = await encodeBatch({ baseOffset: 0n, baseTimestampMs: 0, compression, records });
@@ -237,9 +288,12 @@ describe('kafka record batch v2: damaged input is CORRUPT_BATCH', () => {
   });
 
   it('decodes or refuses random bytes, never anything else', () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 0, maxLength: 200 }), (bytes) => {
-      decodeOrCorrupt(bytes);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 200 }), (bytes) => {
+        decodeOrCorrupt(bytes);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('decodes or refuses valid batches of every codec, bytes changed, CRC redone', async () => {
@@ -247,15 +301,19 @@ describe('kafka record batch v2: damaged input is CORRUPT_BATCH', () => {
     const mutation = fc.record({
       which: fc.nat({ max: valid.length - 1 }),
       edits: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), {
-        minLength: 1, maxLength: 4,
+        minLength: 1,
+        maxLength: 4,
       }),
       cutBytes: fc.nat({ max: 8 }),
     });
-    fc.assert(fc.property(mutation, ({ which, edits, cutBytes }) => {
-      const bytes = Buffer.from(valid[which] as Buffer);
-      for (const [at, value] of edits) bytes[21 + (at % (bytes.length - 21))] = value;
-      decodeOrCorrupt(withFreshCrc(bytes).subarray(0, bytes.length - cutBytes));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(mutation, ({ which, edits, cutBytes }) => {
+        const bytes = Buffer.from(valid[which] as Buffer);
+        for (const [at, value] of edits) bytes[21 + (at % (bytes.length - 21))] = value;
+        decodeOrCorrupt(withFreshCrc(bytes).subarray(0, bytes.length - cutBytes));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -46,10 +46,17 @@
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
 import {
-  KAFKA_COMPRESSIONS, compressRecords, decompressRecords, type KafkaCompression,
+  KAFKA_COMPRESSIONS,
+  compressRecords,
+  decompressRecords,
+  type KafkaCompression,
 } from './kafka-compression.js';
 import {
-  VarintCursor, varintSizeBytes, varlongSizeBytes, writeVarint, writeVarlong,
+  VarintCursor,
+  varintSizeBytes,
+  varlongSizeBytes,
+  writeVarint,
+  writeVarlong,
 } from './kafka-varint.js';
 
 export type { KafkaCompression } from './kafka-compression.js';
@@ -158,9 +165,10 @@ export async function encodeBatch(input: KafkaBatchInput, scratch?: Buffer): Pro
   if (compression === 'none') {
     const plan = planRecords(input.records);
     const sizeBytes = BATCH_HEADER_BYTES + plan.totalBytes;
-    const batch = scratch !== undefined && scratch.length >= sizeBytes
-      ? scratch.subarray(0, sizeBytes)
-      : Buffer.allocUnsafe(sizeBytes);
+    const batch =
+      scratch !== undefined && scratch.length >= sizeBytes
+        ? scratch.subarray(0, sizeBytes)
+        : Buffer.allocUnsafe(sizeBytes);
     writeRecords(batch, BATCH_HEADER_BYTES, input.records, plan);
     return finishBatch(batch, input, compression);
   }
@@ -194,11 +202,13 @@ function writeHeader(batch: Buffer, input: KafkaBatchInput, codec: KafkaCompress
 }
 
 function attributesOf(input: KafkaBatchInput, codec: KafkaCompression): number {
-  return KAFKA_COMPRESSIONS.indexOf(codec) |
+  return (
+    KAFKA_COMPRESSIONS.indexOf(codec) |
     (input.timestampType === 'log-append' ? TIMESTAMP_TYPE_BIT : 0) |
     (input.isTransactional === true ? TRANSACTIONAL_BIT : 0) |
     (input.isControl === true ? CONTROL_BIT : 0) |
-    (input.hasDeleteHorizon === true ? DELETE_HORIZON_BIT : 0);
+    (input.hasDeleteHorizon === true ? DELETE_HORIZON_BIT : 0)
+  );
 }
 
 function maxTimestampOf(input: KafkaBatchInput): number {
@@ -233,7 +243,10 @@ function planRecords(records: readonly KafkaRecord[]): RecordsPlan {
 }
 
 function writeRecords(
-  out: Buffer, startBytes: number, records: readonly KafkaRecord[], plan: RecordsPlan,
+  out: Buffer,
+  startBytes: number,
+  records: readonly KafkaRecord[],
+  plan: RecordsPlan,
 ): void {
   let at = startBytes;
   for (let i = 0; i < records.length; i++) {
@@ -247,9 +260,13 @@ const NO_HEADERS: readonly KafkaHeader[] = [];
 
 function recordBodyBytes(record: KafkaRecord): number {
   const headers = record.headers ?? NO_HEADERS;
-  let sizeBytes = 1 + varlongSizeBytes(record.timestampDeltaMs) +
-    varintSizeBytes(record.offsetDelta) + nullableBytes(record.key) +
-    nullableBytes(record.value) + varintSizeBytes(headers.length);
+  let sizeBytes =
+    1 +
+    varlongSizeBytes(record.timestampDeltaMs) +
+    varintSizeBytes(record.offsetDelta) +
+    nullableBytes(record.key) +
+    nullableBytes(record.value) +
+    varintSizeBytes(headers.length);
   for (const header of headers) {
     sizeBytes += nullableBytes(header.key) + nullableBytes(header.value);
   }
@@ -370,9 +387,8 @@ export function decodeBatch(bytes: Uint8Array, options: DecodeBatchOptions = {})
   const limitBytes = options.maxDecompressedBytes ?? maxBatchBytes * DEFAULT_DECOMPRESSION_FACTOR;
   const blob = bytes.subarray(BATCH_HEADER_BYTES, header.sizeBytes);
   const plain = blob.length === 0 ? blob : decompressRecords(header.compression, blob, limitBytes);
-  const where = header.compression === 'none'
-    ? 'records'
-    : `${header.compression}-decompressed records`;
+  const where =
+    header.compression === 'none' ? 'records' : `${header.compression}-decompressed records`;
   const cursor = new VarintCursor(plain, 0, plain.length, where);
   const records = decodeRecords(cursor, header.recordCount);
   return { ...header, records };

@@ -35,7 +35,11 @@ export type KafkaCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 /** Index = the codec id in attributes bits 0-2; ids 5-7 are unassigned. */
 export const KAFKA_COMPRESSIONS: readonly KafkaCompression[] = [
-  'none', 'gzip', 'snappy', 'lz4', 'zstd',
+  'none',
+  'gzip',
+  'snappy',
+  'lz4',
+  'zstd',
 ];
 export const ZSTD_LEVEL_DEFAULT = 3;
 /** xerial snappy-java's default block size, which Kafka's Java producer uses. */
@@ -46,7 +50,10 @@ const LZ4_MAGIC = 0x184d2204;
 /** LZ4 emits at most 255 output bytes per input byte (a run of 0xff length bytes). */
 const LZ4_MAX_EXPANSION = 255;
 const LZ4_BLOCK_MAX_BYTES: Readonly<Record<number, number>> = {
-  4: 64 * KiB, 5: 256 * KiB, 6: MiB, 7: 4 * MiB,
+  4: 64 * KiB,
+  5: 256 * KiB,
+  6: MiB,
+  7: 4 * MiB,
 };
 
 type SnappyModule = typeof import('snappy');
@@ -78,10 +85,14 @@ export async function compressRecords(
 ): Promise<Uint8Array> {
   const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   switch (codec) {
-    case 'none': return data;
-    case 'gzip': return gzipSync(buffer);
-    case 'snappy': return xerialCompress(buffer);
-    case 'lz4': return loadNative<Lz4Module>('lz4-napi', codec).compressFrameSync(buffer);
+    case 'none':
+      return data;
+    case 'gzip':
+      return gzipSync(buffer);
+    case 'snappy':
+      return xerialCompress(buffer);
+    case 'lz4':
+      return loadNative<Lz4Module>('lz4-napi', codec).compressFrameSync(buffer);
     case 'zstd':
       return loadNative<ZstdModule>('@mongodb-js/zstd', codec).compress(buffer, ZSTD_LEVEL_DEFAULT);
   }
@@ -108,11 +119,16 @@ export function decompressRecords(
 
 function decompressWith(codec: KafkaCompression, data: Uint8Array, limitBytes: number) {
   switch (codec) {
-    case 'none': return data;
-    case 'gzip': return gunzipSync(data, { maxOutputLength: Math.max(1, limitBytes) });
-    case 'snappy': return snappyDecompress(data, limitBytes);
-    case 'lz4': return lz4Decompress(data, limitBytes);
-    case 'zstd': return zstdDecompress(data, limitBytes);
+    case 'none':
+      return data;
+    case 'gzip':
+      return gunzipSync(data, { maxOutputLength: Math.max(1, limitBytes) });
+    case 'snappy':
+      return snappyDecompress(data, limitBytes);
+    case 'lz4':
+      return lz4Decompress(data, limitBytes);
+    case 'zstd':
+      return zstdDecompress(data, limitBytes);
   }
 }
 

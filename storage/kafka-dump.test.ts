@@ -7,7 +7,11 @@ import { NodeFileIO } from './file-io.js';
 import type { KafkaCompression } from './kafka-batch.js';
 import { BatchedLog, type BatchedRecordInput } from './batched-log.js';
 import {
-  type KafkaDumpEntry, type KafkaDumpOptions, dumpKafkaSegments, formatKafkaEntry, isKafkaProblem,
+  type KafkaDumpEntry,
+  type KafkaDumpOptions,
+  dumpKafkaSegments,
+  formatKafkaEntry,
+  isKafkaProblem,
 } from './kafka-dump.js';
 import { detectSegmentFormat } from './segment-format.js';
 import { Log } from './log.js';
@@ -18,7 +22,12 @@ const CODECS: readonly KafkaCompression[] = ['none', 'gzip', 'snappy', 'lz4', 'z
 const T0_MS = 1_700_000_000_000;
 const SEGMENT = '00000000000000000000';
 const ALL: KafkaDumpOptions = {
-  batches: true, records: true, payloads: true, index: true, timeIndex: true, verify: true,
+  batches: true,
+  records: true,
+  payloads: true,
+  index: true,
+  timeIndex: true,
+  verify: true,
 };
 
 function records(first: number, count: number): BatchedRecordInput[] {
@@ -60,11 +69,14 @@ describe('dump of a Kafka partition directory written by the batched log', () =>
     const entries = dumpAll(dir);
     const batches = ofType(entries, 'batch');
     expect(batches.map((b) => b.compresscodec)).toEqual(CODECS.flatMap((c) => [c, c, c]));
-    expect(batches.map((b) => [b.baseOffset, b.lastOffset, b.count]))
-      .toEqual(Array.from({ length: 15 }, (_, i) => [i * 4, i * 4 + 3, 4]));
+    expect(batches.map((b) => [b.baseOffset, b.lastOffset, b.count])).toEqual(
+      Array.from({ length: 15 }, (_, i) => [i * 4, i * 4 + 3, 4]),
+    );
     expect(batches.every((b) => b.isvalid && b.problem === undefined)).toBe(true);
     const log = readFileSync(join(dir, `${SEGMENT}.log`));
-    expect(batches.map((b) => b.crc)).toEqual(batches.map((b) => log.readUInt32BE(b.position + 17)));
+    expect(batches.map((b) => b.crc)).toEqual(
+      batches.map((b) => log.readUInt32BE(b.position + 17)),
+    );
     expect(entries.filter(isKafkaProblem)).toEqual([]);
   });
 
@@ -76,7 +88,9 @@ describe('dump of a Kafka partition directory written by the batched log', () =>
     expect(dumped.map((r) => r.payload)).toEqual(written.map((r) => r.value!.toString()));
     expect(dumped.map((r) => r.key)).toEqual(written.map((r) => r.key?.toString()));
     expect(dumped.map((r) => r.timestampMs)).toEqual(written.map((r) => r.timestampMs));
-    expect(dumped.map((r) => r.headerKeys)).toEqual(written.map((r) => (r.headers ?? []).map(() => 'trace')));
+    expect(dumped.map((r) => r.headerKeys)).toEqual(
+      written.map((r) => (r.headers ?? []).map(() => 'trace')),
+    );
     expect(dumped.map((r) => r.keySizeBytes)).toEqual(written.map((r) => r.key?.length ?? -1));
   });
 
@@ -86,17 +100,18 @@ describe('dump of a Kafka partition directory written by the batched log', () =>
     const batch = ofType(entries, 'batch')[0]!;
     expect(formatKafkaEntry(batch, dir)).toBe(
       'baseOffset: 0 lastOffset: 3 count: 4 baseSequence: -1 lastSequence: -1 producerId: -1 ' +
-      'producerEpoch: -1 partitionLeaderEpoch: -1 isTransactional: false isControl: false ' +
-      `deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: ${T0_MS + 15} ` +
-      `size: ${batch.sizeBytes} magic: 2 compresscodec: none crc: ${batch.crc} isvalid: true`,
+        'producerEpoch: -1 partitionLeaderEpoch: -1 isTransactional: false isControl: false ' +
+        `deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: ${T0_MS + 15} ` +
+        `size: ${batch.sizeBytes} magic: 2 compresscodec: none crc: ${batch.crc} isvalid: true`,
     );
     const record = ofType(entries, 'record')[1]!;
     expect(formatKafkaEntry(record, dir)).toBe(
       `| offset: 1 CreateTime: ${T0_MS + 5} keySize: 2 valueSize: ${record.valueSizeBytes} ` +
-      `sequence: -1 headerKeys: [] key: k1 payload: ${records(1, 1)[0]!.value!.toString()}`,
+        `sequence: -1 headerKeys: [] key: k1 payload: ${records(1, 1)[0]!.value!.toString()}`,
     );
-    expect(formatKafkaEntry(ofType(entries, 'file')[0]!, dir))
-      .toBe(`Dumping ${join(dir, `${SEGMENT}.log`)}\nLog starting offset: 0`);
+    expect(formatKafkaEntry(ofType(entries, 'file')[0]!, dir)).toBe(
+      `Dumping ${join(dir, `${SEGMENT}.log`)}\nLog starting offset: 0`,
+    );
   });
 
   it('prints the index and time index as they are in the files, each entry checked', async () => {
@@ -104,14 +119,19 @@ describe('dump of a Kafka partition directory written by the batched log', () =>
     const entries = dumpAll(dir);
     const index = readFileSync(join(dir, `${SEGMENT}.index`));
     const expected: Array<[number, number]> = [];
-    for (let at = 0; at < index.length; at += 8) expected.push([index.readInt32BE(at), index.readInt32BE(at + 4)]);
+    for (let at = 0; at < index.length; at += 8)
+      expected.push([index.readInt32BE(at), index.readInt32BE(at + 4)]);
     expect(expected.length).toBeGreaterThan(3);
     expect(ofType(entries, 'index').map((e) => [e.offset, e.position])).toEqual(expected);
     const time = readFileSync(join(dir, `${SEGMENT}.timeindex`));
     const timed = ofType(entries, 'timeindex');
     expect(timed).toHaveLength(time.length / 12);
-    expect(timed.map((e) => e.timestampMs)).toEqual(timed.map((_, i) => Number(time.readBigInt64BE(i * 12))));
-    expect([...ofType(entries, 'index'), ...timed].every((e) => e.problem === undefined)).toBe(true);
+    expect(timed.map((e) => e.timestampMs)).toEqual(
+      timed.map((_, i) => Number(time.readBigInt64BE(i * 12))),
+    );
+    expect([...ofType(entries, 'index'), ...timed].every((e) => e.problem === undefined)).toBe(
+      true,
+    );
   });
 });
 
@@ -135,15 +155,21 @@ describe('dump of the fixtures written as one segment file', () => {
     expect(detectSegmentFormat(io, dir)).toBe('kafka');
     const entries = dumpAll(dir, { ...ALL, index: false, timeIndex: false });
     const batches = ofType(entries, 'batch');
-    expect(batches.map((b) => b.compresscodec)).toEqual(fixtures.cases.map((c) => c.expect.compression));
+    expect(batches.map((b) => b.compresscodec)).toEqual(
+      fixtures.cases.map((c) => c.expect.compression),
+    );
     expect(batches.map((b) => b.crc)).toEqual(crcs);
     expect(batches.map((b) => b.isControl)).toEqual([false, true, false, false, false, false]);
     expect(batches.map((b) => b.baseOffset)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(entries.filter(isKafkaProblem)).toEqual([]);
     const recordLines = ofType(entries, 'record').map((r) => formatKafkaEntry(r, dir));
-    expect(recordLines).toEqual([2, 3, 4, 5].map((offset) =>
-      `| offset: ${offset} CreateTime: 1479847795005 keySize: 4 valueSize: 3 sequence: 0 ` +
-      `headerKeys: [\u0008\t\n] key: \u0001\u0002\u0003\u0004 payload: \u0005\u0006\u0007`));
+    expect(recordLines).toEqual(
+      [2, 3, 4, 5].map(
+        (offset) =>
+          `| offset: ${offset} CreateTime: 1479847795005 keySize: 4 valueSize: 3 sequence: 0 ` +
+          `headerKeys: [\u0008\t\n] key: \u0001\u0002\u0003\u0004 payload: \u0005\u0006\u0007`,
+      ),
+    );
   });
 });
 
@@ -159,8 +185,11 @@ describe('dump --verify of damaged Kafka segments', () => {
     const problems = entries.filter(isKafkaProblem);
     expect(problems[0]).toMatchObject({ type: 'batch', position: third.position, isvalid: false });
     expect(ofType(entries, 'batch')).toHaveLength(15);
-    expect(ofType(entries, 'record').some((r) => r.offset >= third.baseOffset && r.offset <= third.lastOffset))
-      .toBe(false);
+    expect(
+      ofType(entries, 'record').some(
+        (r) => r.offset >= third.baseOffset && r.offset <= third.lastOffset,
+      ),
+    ).toBe(false);
   });
 
   it('reports a torn tail as invalid bytes after the last whole batch', async () => {
@@ -170,7 +199,12 @@ describe('dump --verify of damaged Kafka segments', () => {
     const last = ofType(dumpAll(dir), 'batch').at(-1)!;
     writeFileSync(logPath, bytes.subarray(0, last.position + 30));
     const problems = dumpAll(dir).filter(isKafkaProblem);
-    expect(problems[0]).toMatchObject({ type: 'tail', position: last.position, sizeBytes: 30, zeros: false });
+    expect(problems[0]).toMatchObject({
+      type: 'tail',
+      position: last.position,
+      sizeBytes: 30,
+      zeros: false,
+    });
   });
 
   it('takes zeros after the last batch as preallocated space, not damage', async () => {

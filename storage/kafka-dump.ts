@@ -187,7 +187,9 @@ function* dumpSegment(
   const indexes = [
     { print: options.index, suffix: INDEX_SUFFIX, read: dumpOffsetIndex, kind: 'index' as const },
     {
-      print: options.timeIndex, suffix: TIME_INDEX_SUFFIX, read: dumpTimeIndex,
+      print: options.timeIndex,
+      suffix: TIME_INDEX_SUFFIX,
+      read: dumpTimeIndex,
       kind: 'timeindex' as const,
     },
   ];
@@ -247,23 +249,25 @@ function chainProblem(
     return `base offset ${first} is below the ${baseOffset} the file name says`;
   }
   if (first > chain.lastOffset) return null;
-  const where = chain.lastFile === null || chain.lastFile === file
-    ? 'a batch before it'
-    : chain.lastFile;
+  const where =
+    chain.lastFile === null || chain.lastFile === file ? 'a batch before it' : chain.lastFile;
   return `base offset ${first} is not above offset ${chain.lastOffset} of ${where}`;
 }
 
 function batchEntry(file: string, walked: WalkedBatch, problem: string | null): KafkaDumpedBatch {
   const { frame, header } = walked;
   const baseSequence = header?.baseSequence ?? -1;
-  const lastSequence = baseSequence < 0
-    ? -1
-    : incrementSequence(baseSequence, frame.lastOffset - frame.baseOffset);
+  const lastSequence =
+    baseSequence < 0 ? -1 : incrementSequence(baseSequence, frame.lastOffset - frame.baseOffset);
   const producerId = header?.producerId ?? -1n;
   const entry: KafkaDumpedBatch = {
-    type: 'batch', file,
-    baseOffset: frame.baseOffset, lastOffset: frame.lastOffset, count: frame.recordCount,
-    baseSequence, lastSequence,
+    type: 'batch',
+    file,
+    baseOffset: frame.baseOffset,
+    lastOffset: frame.lastOffset,
+    count: frame.recordCount,
+    baseSequence,
+    lastSequence,
     producerId: producerId <= MAX_SAFE ? Number(producerId) : String(producerId),
     producerEpoch: header?.producerEpoch ?? -1,
     partitionLeaderEpoch: header?.partitionLeaderEpoch ?? -1,
@@ -272,9 +276,12 @@ function batchEntry(file: string, walked: WalkedBatch, problem: string | null): 
     deleteHorizonMs: header?.hasDeleteHorizon === true ? header.baseTimestampMs : null,
     position: walked.positionBytes,
     timestampType: header?.timestampType === 'log-append' ? 'LogAppendTime' : 'CreateTime',
-    timestampMs: frame.maxTimestampMs, sizeBytes: frame.sizeBytes,
-    magic: header?.magic ?? 2, compresscodec: walked.codec,
-    crc: header?.crc ?? 0, isvalid: walked.crcValid,
+    timestampMs: frame.maxTimestampMs,
+    sizeBytes: frame.sizeBytes,
+    magic: header?.magic ?? 2,
+    compresscodec: walked.codec,
+    crc: header?.crc ?? 0,
+    isvalid: walked.crcValid,
   };
   return problem === null ? entry : { ...entry, problem };
 }
@@ -293,14 +300,18 @@ function* recordEntries(
 ): Generator<KafkaDumpedRecord> {
   const timestampType = batch.timestampType === 'log-append' ? 'LogAppendTime' : 'CreateTime';
   for (const record of batch.records) {
-    const sequence = batch.baseSequence < 0
-      ? -1
-      : incrementSequence(batch.baseSequence, record.offsetDelta);
+    const sequence =
+      batch.baseSequence < 0 ? -1 : incrementSequence(batch.baseSequence, record.offsetDelta);
     const entry: KafkaDumpedRecord = {
-      type: 'record', file, offset: baseOffset + record.offsetDelta, timestampType,
+      type: 'record',
+      file,
+      offset: baseOffset + record.offsetDelta,
+      timestampType,
       timestampMs: recordTimestampMs(batch, record),
-      keySizeBytes: record.key?.length ?? -1, valueSizeBytes: record.value?.length ?? -1,
-      sequence, headerKeys: (record.headers ?? []).map((h) => utf8(h.key)),
+      keySizeBytes: record.key?.length ?? -1,
+      valueSizeBytes: record.value?.length ?? -1,
+      sequence,
+      headerKeys: (record.headers ?? []).map((h) => utf8(h.key)),
     };
     yield { ...entry, ...recordContents(batch, record, payloads) };
   }
@@ -322,8 +333,15 @@ function recordContents(
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-const CONTROL_TYPES = ['ABORT', 'COMMIT', 'LEADER_CHANGE', 'SNAPSHOT_HEADER', 'SNAPSHOT_FOOTER',
-  'KRAFT_VERSION', 'KRAFT_VOTERS'];
+const CONTROL_TYPES = [
+  'ABORT',
+  'COMMIT',
+  'LEADER_CHANGE',
+  'SNAPSHOT_HEADER',
+  'SNAPSHOT_FOOTER',
+  'KRAFT_VERSION',
+  'KRAFT_VOTERS',
+];
 
 /**
  * Kafka's control records: key = version i16, type i16; a transaction marker's value =
@@ -380,14 +398,18 @@ function indexProblem(
   map: BatchMap,
 ): string | null {
   if (entry.offset <= previous.offset || entry.position <= previous.position) {
-    return `not above the entry before it (offset ${previous.offset}, ` +
-      `position ${previous.position})`;
+    return (
+      `not above the entry before it (offset ${previous.offset}, ` +
+      `position ${previous.position})`
+    );
   }
   const batch = map.atPosition.get(entry.position);
   if (batch === undefined) return `position ${entry.position} is not the start of a batch`;
   if (batch.lastOffset !== entry.offset) {
-    return `the batch at position ${entry.position} ends at offset ${batch.lastOffset}, ` +
-      `not ${entry.offset}`;
+    return (
+      `the batch at position ${entry.position} ends at offset ${batch.lastOffset}, ` +
+      `not ${entry.offset}`
+    );
   }
   return null;
 }
@@ -407,7 +429,9 @@ function* dumpTimeIndex(
     const relative = bytes.readInt32BE(at + 8);
     if (relative === 0 && at > 0) return;
     const entry = {
-      type: 'timeindex' as const, file, timestampMs: Number(bytes.readBigInt64BE(at)),
+      type: 'timeindex' as const,
+      file,
+      timestampMs: Number(bytes.readBigInt64BE(at)),
       offset: baseOffset + relative,
     };
     const problem = map === null ? null : timeIndexProblem(entry, previousMs, map);
@@ -427,49 +451,58 @@ function timeIndexProblem(
   const maxMs = map.maxTimestampAt.get(entry.offset);
   if (maxMs === undefined) return `offset ${entry.offset} is not the last offset of a batch`;
   if (maxMs !== entry.timestampMs) {
-    return `the batch ending at offset ${entry.offset} has max timestamp ${maxMs}, ` +
-      `not ${entry.timestampMs}`;
+    return (
+      `the batch ending at offset ${entry.offset} has max timestamp ${maxMs}, ` +
+      `not ${entry.timestampMs}`
+    );
   }
   return null;
 }
 
 /** One entry as `kafka-dump-log.sh` prints it; `dir` names the files as it does. */
 export function formatKafkaEntry(entry: KafkaDumpEntry, dir: string): string {
-  const problem = 'problem' in entry && entry.problem !== undefined && entry.type !== 'tail'
-    ? ` problem: ${entry.problem}`
-    : '';
+  const problem =
+    'problem' in entry && entry.problem !== undefined && entry.type !== 'tail'
+      ? ` problem: ${entry.problem}`
+      : '';
   switch (entry.type) {
     case 'file': {
       const dumping = `Dumping ${path.join(dir, entry.file)}`;
       if (!entry.file.endsWith(LOG_SUFFIX)) return dumping;
       return `${dumping}\nLog starting offset: ${entry.startOffset}`;
     }
-    case 'batch': return formatBatch(entry) + problem;
-    case 'record': return formatRecord(entry);
-    case 'index': return `offset: ${entry.offset} position: ${entry.position}${problem}`;
-    case 'timeindex': return `timestamp: ${entry.timestampMs} offset: ${entry.offset}${problem}`;
+    case 'batch':
+      return formatBatch(entry) + problem;
+    case 'record':
+      return formatRecord(entry);
+    case 'index':
+      return `offset: ${entry.offset} position: ${entry.position}${problem}`;
+    case 'timeindex':
+      return `timestamp: ${entry.timestampMs} offset: ${entry.offset}${problem}`;
     case 'tail':
       return entry.zeros
         ? `Found ${entry.sizeBytes} zero bytes at the end of ${entry.file} (preallocated, no batch)`
         : `Found ${entry.sizeBytes} invalid bytes at the end of ${entry.file} (position ` +
-          `${entry.position}: ${entry.problem})`;
+            `${entry.position}: ${entry.problem})`;
   }
 }
 
 function formatBatch(b: KafkaDumpedBatch): string {
-  const horizon = b.deleteHorizonMs === null
-    ? 'OptionalLong.empty'
-    : `OptionalLong[${b.deleteHorizonMs}]`;
-  return `baseOffset: ${b.baseOffset} lastOffset: ${b.lastOffset} count: ${b.count} ` +
+  const horizon =
+    b.deleteHorizonMs === null ? 'OptionalLong.empty' : `OptionalLong[${b.deleteHorizonMs}]`;
+  return (
+    `baseOffset: ${b.baseOffset} lastOffset: ${b.lastOffset} count: ${b.count} ` +
     `baseSequence: ${b.baseSequence} lastSequence: ${b.lastSequence} producerId: ${b.producerId} ` +
     `producerEpoch: ${b.producerEpoch} partitionLeaderEpoch: ${b.partitionLeaderEpoch} ` +
     `isTransactional: ${b.isTransactional} isControl: ${b.isControl} deleteHorizonMs: ${horizon} ` +
     `position: ${b.position} ${b.timestampType}: ${b.timestampMs} size: ${b.sizeBytes} ` +
-    `magic: ${b.magic} compresscodec: ${b.compresscodec} crc: ${b.crc} isvalid: ${b.isvalid}`;
+    `magic: ${b.magic} compresscodec: ${b.compresscodec} crc: ${b.crc} isvalid: ${b.isvalid}`
+  );
 }
 
 function formatRecord(r: KafkaDumpedRecord): string {
-  let line = `| offset: ${r.offset} ${r.timestampType}: ${r.timestampMs} ` +
+  let line =
+    `| offset: ${r.offset} ${r.timestampType}: ${r.timestampMs} ` +
     `keySize: ${r.keySizeBytes} valueSize: ${r.valueSizeBytes} sequence: ${r.sequence} ` +
     `headerKeys: [${r.headerKeys.join(',')}]`;
   if (r.control !== undefined) line += ` ${r.control}`;

@@ -25,8 +25,13 @@ import { StorageError, isStorageError } from './errors.js';
 import { ReadWindow } from './read-window.js';
 import { endOfNonZeroBytes } from './resync.js';
 import {
-  BATCH_HEADER_BYTES, DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES, decodeBatch,
-  decodeBatchHeader, type KafkaBatch, type KafkaBatchHeader,
+  BATCH_HEADER_BYTES,
+  DEFAULT_DECOMPRESSION_FACTOR,
+  DEFAULT_MAX_BATCH_BYTES,
+  decodeBatch,
+  decodeBatchHeader,
+  type KafkaBatch,
+  type KafkaBatchHeader,
 } from './kafka-batch.js';
 import { type BatchFrame, readBatchFrame } from './batched-log-frame.js';
 import { KAFKA_COMPRESSIONS } from './kafka-compression.js';
@@ -116,8 +121,10 @@ function frameAt(
   const at = window.ensure(position, frame.sizeBytes, fileSizeBytes);
   if (at < 0) {
     const missingBytes = position + frame.sizeBytes - fileSizeBytes;
-    return `a ${frame.sizeBytes}-byte batch (offsets ${frame.baseOffset} to ${frame.lastOffset}) ` +
-      `runs ${missingBytes} bytes past the end of the file`;
+    return (
+      `a ${frame.sizeBytes}-byte batch (offsets ${frame.baseOffset} to ${frame.lastOffset}) ` +
+      `runs ${missingBytes} bytes past the end of the file`
+    );
   }
   return { frame, at };
 }
@@ -155,7 +162,9 @@ function walked(
   const unknownCodec = `compression codec ${codecId} is not one Kafka defines`;
   const problem = !crcValid
     ? `crc ${storedCrc} stored, ${computedCrc} computed`
-    : codecId >= KAFKA_COMPRESSIONS.length ? unknownCodec : null;
+    : codecId >= KAFKA_COMPRESSIONS.length
+      ? unknownCodec
+      : null;
   if (problem !== null || !options.decodeRecords) return { ...base, header, batch: null, problem };
   const decoded = decodeRecordsOf(bytes, frame, options);
   if (typeof decoded === 'string') return { ...base, header, batch: null, problem: decoded };
@@ -191,7 +200,8 @@ function decodeRecordsOf(
   frame: BatchFrame,
   options: WalkOptions,
 ): KafkaBatch | string {
-  const maxDecompressedBytes = options.maxDecompressedBytes ??
+  const maxDecompressedBytes =
+    options.maxDecompressedBytes ??
     Math.max(frame.sizeBytes, DEFAULT_MAX_BATCH_BYTES) * DEFAULT_DECOMPRESSION_FACTOR;
   try {
     return decodeBatch(bytes, { maxBatchBytes: bytes.length, maxDecompressedBytes });
@@ -207,12 +217,16 @@ function offsetProblem(batch: KafkaBatch, frame: BatchFrame): string | null {
   const lastDelta = frame.lastOffset - frame.baseOffset;
   for (const record of batch.records) {
     if (record.offsetDelta <= previousDelta) {
-      return `record offset delta ${record.offsetDelta} after ${previousDelta}: ` +
-        'offsets must increase';
+      return (
+        `record offset delta ${record.offsetDelta} after ${previousDelta}: ` +
+        'offsets must increase'
+      );
     }
     if (record.offsetDelta > lastDelta) {
-      return `record offset delta ${record.offsetDelta} past the batch's lastOffsetDelta ` +
-        `${lastDelta}`;
+      return (
+        `record offset delta ${record.offsetDelta} past the batch's lastOffsetDelta ` +
+        `${lastDelta}`
+      );
     }
     previousDelta = record.offsetDelta;
   }

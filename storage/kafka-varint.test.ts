@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isStorageError } from './errors.js';
 import {
-  VarintCursor, varintSizeBytes, varlongSizeBytes, writeVarint, writeVarlong,
+  VarintCursor,
+  varintSizeBytes,
+  varlongSizeBytes,
+  writeVarint,
+  writeVarlong,
 } from './kafka-varint.js';
 
 function varintHex(value: number): string {
@@ -42,16 +46,20 @@ describe('kafka varints', () => {
   });
 
   it('read back every int32 and safe integer they write, in the size they predict', () => {
-    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (value) => {
-      const hex = varintHex(value);
-      expect(hex.length / 2).toBe(varintSizeBytes(value));
-      expect(cursorOf(hex).readVarint()).toBe(value);
-    }));
-    fc.assert(fc.property(fc.maxSafeInteger(), (value) => {
-      const hex = varlongHex(value);
-      expect(hex.length / 2).toBe(varlongSizeBytes(value));
-      expect(cursorOf(hex).readVarlong()).toBe(value);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (value) => {
+        const hex = varintHex(value);
+        expect(hex.length / 2).toBe(varintSizeBytes(value));
+        expect(cursorOf(hex).readVarint()).toBe(value);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (value) => {
+        const hex = varlongHex(value);
+        expect(hex.length / 2).toBe(varlongSizeBytes(value));
+        expect(cursorOf(hex).readVarlong()).toBe(value);
+      }),
+    );
   });
 
   it('refuse a varint that runs past its range or past five bytes as CORRUPT_BATCH', () => {

@@ -87,7 +87,12 @@ const MIN_PREALLOCATE_EXTENT_BYTES = 512;
 const MIN_SEGMENT_BYTES = 1024;
 
 export function resolveLogConfig(options: LogOptions): LogConfig {
-  const segmentBytes = checkInteger('segmentBytes', options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, MIN_SEGMENT_BYTES, MAX_POSITION_BYTES);
+  const segmentBytes = checkInteger(
+    'segmentBytes',
+    options.segmentBytes ?? DEFAULT_SEGMENT_BYTES,
+    MIN_SEGMENT_BYTES,
+    MAX_POSITION_BYTES,
+  );
   const maxRecordBytes = checkInteger(
     'maxRecordBytes',
     options.maxRecordBytes ?? Math.min(DEFAULT_MAX_RECORD_BYTES, segmentBytes),
@@ -97,7 +102,8 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
   const durability = parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY);
   const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
   return {
-    preallocateBytes: (options.preallocate ?? syncsBeforeAcknowledging(durability)) ? segmentBytes : 0,
+    preallocateBytes:
+      (options.preallocate ?? syncsBeforeAcknowledging(durability)) ? segmentBytes : 0,
     preallocateExtentBytes: checkInteger(
       'preallocateExtentBytes',
       options.preallocateExtentBytes ?? DEFAULT_PREALLOCATE_EXTENT_BYTES,

@@ -26,15 +26,33 @@
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from './errors.js';
-import { SCAN_WINDOW_BYTES, LOG_SUFFIX, Segment, closeSegments, parseSegmentFileName, type ScanResult } from './segment.js';
+import {
+  SCAN_WINDOW_BYTES,
+  LOG_SUFFIX,
+  Segment,
+  closeSegments,
+  parseSegmentFileName,
+  type ScanResult,
+} from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
-import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
+import {
+  RECOVERY_POINT_FILE,
+  readRecoveryPoint,
+  writeRecoveryPoint,
+  type RecoveryPoint,
+} from './recovery-point.js';
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
 import { findRecycledTail } from './recycled-tail.js';
 import { endOfNonZeroBytes } from './resync.js';
 import { sparePath } from './segment-files.js';
-import { type ChainFinding, checkSealedEnd, checkSegmentName, overlap, trailing } from './segment-chain.js';
+import {
+  type ChainFinding,
+  checkSealedEnd,
+  checkSegmentName,
+  overlap,
+  trailing,
+} from './segment-chain.js';
 import { MAX_END_OFFSET_WRITABLE } from './units.js';
 
 export interface TruncationReport {
@@ -157,7 +175,9 @@ function withStoredRecordLimit(dir: string, configured: LogConfig): LogConfig {
   const limitBytes = configured.readOnly
     ? Math.max(readRecordLimit(io, dir) ?? 0, configured.maxRecordBytes)
     : settleRecordLimit(io, dir, configured.maxRecordBytes);
-  return limitBytes === configured.maxRecordBytes ? configured : { ...configured, maxRecordBytes: limitBytes };
+  return limitBytes === configured.maxRecordBytes
+    ? configured
+    : { ...configured, maxRecordBytes: limitBytes };
 }
 
 /**
@@ -192,7 +212,8 @@ function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
  */
 function refuseIfPointVouches(dir: string, config: LogConfig): void {
   const point = readRecoveryPoint(config.io, dir);
-  if (point === null || 'unreadable' in point || point.nextOffset === point.segmentBaseOffset) return;
+  if (point === null || 'unreadable' in point || point.nextOffset === point.segmentBaseOffset)
+    return;
   throw new StorageError(
     'LOG_GAP',
     `the log in ${dir} has no segment files, but its recovery point says offsets up to ${point.nextOffset - 1} ` +
@@ -213,7 +234,11 @@ function logNotFound(dir: string): StorageError {
 function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'> {
   const segment = Segment.create(config.io, dir, config.baseOffset, config);
   try {
-    writeRecoveryPoint(config.io, dir, { segmentBaseOffset: config.baseOffset, positionBytes: 0, nextOffset: config.baseOffset });
+    writeRecoveryPoint(config.io, dir, {
+      segmentBaseOffset: config.baseOffset,
+      positionBytes: 0,
+      nextOffset: config.baseOffset,
+    });
   } catch (error) {
     segment.abandon();
     throw error;
@@ -239,31 +264,54 @@ function emptyReport(): RecoveryReport {
   };
 }
 
-function recover(dir: string, config: LogConfig, segments: Segment[]): Omit<LoadedLog, 'segmentConfig'> {
+function recover(
+  dir: string,
+  config: LogConfig,
+  segments: Segment[],
+): Omit<LoadedLog, 'segmentConfig'> {
   const window = new ReadWindow(config.io, CHECK_WINDOW_BYTES);
-  const counts: Counts = { scannedSegments: 0, scannedBytes: 0, scannedRecords: 0, checkedBytes: 0, indexEntriesRebuilt: 0, timeIndexEntriesAdded: 0 };
+  const counts: Counts = {
+    scannedSegments: 0,
+    scannedBytes: 0,
+    scannedRecords: 0,
+    checkedBytes: 0,
+    indexEntriesRebuilt: 0,
+    timeIndexEntriesAdded: 0,
+  };
   const findings: ChainFinding[] = [];
   for (const segment of segments) checkSegmentName(segment, window);
   const start = chooseScanStart(segments, readRecoveryPoint(config.io, dir), window, counts);
   const lastSlot = segments.length - 1;
   // The one sealed segment a crash may have left short: the point's own, when it says so.
-  const sealing = start.unsyncedBaseOffset !== null && start.segmentSlot < lastSlot ? start.segmentSlot : -1;
+  const sealing =
+    start.unsyncedBaseOffset !== null && start.segmentSlot < lastSlot ? start.segmentSlot : -1;
   for (let slot = 0; slot < lastSlot; slot++) {
-    if (slot !== sealing) counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
+    if (slot !== sealing)
+      counts.checkedBytes += checkSealedEnd(segments[slot]!, segments[slot + 1]!, window, findings);
   }
   // Every refusal comes before anything is written: the scans below load indexes for appends.
   if (sealing >= 0) checkSealingEnd(segments[sealing]!, segments[sealing + 1]!, start, window);
-  const tail = recoverTail(segments, start, sealing >= 0 ? sealing : lastSlot, window, counts, findings);
+  const tail = recoverTail(
+    segments,
+    start,
+    sealing >= 0 ? sealing : lastSlot,
+    window,
+    counts,
+    findings,
+  );
   checkOffsetLimit(dir, config, tail.scan.nextOffset);
-  const truncation = tail.scan.problem === null ? null : truncateAt(tail.last, tail.scan, config.maxRecordBytes);
+  const truncation =
+    tail.scan.problem === null ? null : truncateAt(tail.last, tail.scan, config.maxRecordBytes);
   const removed = removeAfter(dir, config, segments, tail.last);
   tail.last.activate(tail.scan.endPositionBytes, tail.scan.nextOffset);
   const active = segments[segments.length - 1]!;
   for (const segment of tail.scanned) if (segment !== active) segment.seal();
-  const changed = !start.afterSync || counts.scannedBytes > 0 || truncation !== null || tail.indexRebuilt;
+  const changed =
+    !start.afterSync || counts.scannedBytes > 0 || truncation !== null || tail.indexRebuilt;
   // Without a point that vouches for the data, nothing says the files reached the device (a
   // process may have died before syncing them): they are synced, and a point saved, now.
-  if (changed && !config.readOnly) persistRecovery(dir, config, start.afterSync ? tail.scanned : segments, active);
+  if (changed && !config.readOnly)
+    persistRecovery(dir, config, start.afterSync ? tail.scanned : segments, active);
   return {
     segments,
     report: {
@@ -306,7 +354,8 @@ function chooseScanStart(
   if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
   if (point.segmentBaseOffset > active.baseOffset) throw activeSegmentMissing(active, point);
   const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
-  if (slot < 0) return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
+  if (slot < 0)
+    return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
   const home = segments[slot]!;
   const check = checkPoint(home, point, window);
   counts.checkedBytes += check.walkedBytes;
@@ -333,7 +382,12 @@ function indexCoversBelow(home: Segment, start: ScanStart, window: ReadWindow): 
  * one (a crash before the sync finished), and is then cut there; records at or past the next
  * segment's start are no crash's doing: refused, before anything is written.
  */
-function checkSealingEnd(segment: Segment, next: Segment, start: ScanStart, window: ReadWindow): void {
+function checkSealingEnd(
+  segment: Segment,
+  next: Segment,
+  start: ScanStart,
+  window: ReadWindow,
+): void {
   const walk = segment.scan(window, start.positionBytes, start.expectedOffset, { reindex: false });
   if (walk.nextOffset > next.baseOffset) throw overlap(segment, next);
 }
@@ -346,10 +400,16 @@ function checkPoint(
 ): { problem: string | null; walkedBytes: number; entryLanded: boolean } {
   const where = `position ${point.positionBytes} of segment ${point.segmentBaseOffset}`;
   if (point.positionBytes > segment.sizeBytes) {
-    return { problem: `the recovery point (${where}) is past the end of the segment`, walkedBytes: 0, entryLanded: true };
+    return {
+      problem: `the recovery point (${where}) is past the end of the segment`,
+      walkedBytes: 0,
+      entryLanded: true,
+    };
   }
   const entry = segment.indexEntryBelowOnDisk(point.positionBytes);
-  const entryLanded = entry.positionBytes === 0 || segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
+  const entryLanded =
+    entry.positionBytes === 0 ||
+    segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
   const from = entryLanded ? entry : { positionBytes: 0, offset: segment.baseOffset };
   const walk = segment.scan(window, from.positionBytes, from.offset, {
     reindex: false,
@@ -359,9 +419,10 @@ function checkPoint(
   if (walk.endPositionBytes === point.positionBytes && walk.nextOffset === point.nextOffset) {
     return { problem: null, walkedBytes, entryLanded };
   }
-  const found = walk.endPositionBytes === point.positionBytes
-    ? `the data has offset ${walk.nextOffset} there`
-    : `the records there end at position ${walk.endPositionBytes}${walk.problem === null ? '' : ` (${walk.problem})`}`;
+  const found =
+    walk.endPositionBytes === point.positionBytes
+      ? `the data has offset ${walk.nextOffset} there`
+      : `the records there end at position ${walk.endPositionBytes}${walk.problem === null ? '' : ` (${walk.problem})`}`;
   return {
     problem: `the recovery point (${where}, next offset ${point.nextOffset}) disagrees with the data: ${found}`,
     walkedBytes,
@@ -418,11 +479,24 @@ function recoverTail(
       // Time entries cannot be re-derived: those the scan finds records for are kept.
       segment.loadIndexesForRecovery(from.positionBytes, Number.MAX_SAFE_INTEGER);
     }
-    const scan = scanSegment(segment, from.positionBytes, from.expectedOffset, start.afterSync, counts, findings);
+    const scan = scanSegment(
+      segment,
+      from.positionBytes,
+      from.expectedOffset,
+      start.afterSync,
+      counts,
+      findings,
+    );
     scanned.push(segment);
-    if (next === undefined || scan.nextOffset < next.baseOffset) return { last: segment, scan, scanned, indexRebuilt };
+    if (next === undefined || scan.nextOffset < next.baseOffset)
+      return { last: segment, scan, scanned, indexRebuilt };
     if (scan.problem !== null) {
-      const found = trailing(segment, new ReadWindow(segment.io, CHECK_WINDOW_BYTES), scan.endPositionBytes, next);
+      const found = trailing(
+        segment,
+        new ReadWindow(segment.io, CHECK_WINDOW_BYTES),
+        scan.endPositionBytes,
+        next,
+      );
       if (found !== null) findings.push(found);
       segment.endDataAt(scan.endPositionBytes);
     }
@@ -496,7 +570,8 @@ function damageKept(active: Segment, scan: ScanResult, resumeOffset: number): Ch
     kind: 'damaged-end',
     positionBytes: scan.endPositionBytes,
     sizeBytes: 0,
-    message: `${path.basename(active.logPath)}: offsets ${scan.nextOffset} to ${resumeOffset - 1} are damaged ` +
+    message:
+      `${path.basename(active.logPath)}: offsets ${scan.nextOffset} to ${resumeOffset - 1} are damaged ` +
       `(${scan.problem}, position ${scan.endPositionBytes}) and good records follow: kept, not cut, ` +
       'since no trusted recovery point says they were never synced; reads of them report CORRUPT_RECORD',
   };
@@ -530,7 +605,14 @@ function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number):
   window.bind(segment.handle);
   const from = scan.endPositionBytes;
   const { baseOffset, sizeBytes } = segment;
-  const recycled = findRecycledTail(window, sizeBytes, from, scan.nextOffset, baseOffset, maxRecordBytes);
+  const recycled = findRecycledTail(
+    window,
+    sizeBytes,
+    from,
+    scan.nextOffset,
+    baseOffset,
+    maxRecordBytes,
+  );
   if (recycled !== null) {
     // The older records are not read to their end: the report needs where they start only.
     const { tornEndBytes, tornRecords } = recycled;
@@ -541,14 +623,13 @@ function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number):
       zeroTailBytes: 0,
       recycledBytes: segment.sizeBytes - tornEndBytes,
       discardedRecords: tornRecords,
-      reason: tornRecords > 0 ? scan.problem ?? 'unknown' : 'an older segment\'s records follow',
+      reason: tornRecords > 0 ? (scan.problem ?? 'unknown') : "an older segment's records follow",
     };
   }
   const dataEnd = endOfNonZeroBytes(window, from, segment.sizeBytes);
   const discardedBytes = dataEnd - from;
-  const discardedRecords = discardedBytes === 0
-    ? 0
-    : countFrames(segment, window, from, maxRecordBytes);
+  const discardedRecords =
+    discardedBytes === 0 ? 0 : countFrames(segment, window, from, maxRecordBytes);
   return {
     segment: segment.logPath,
     positionBytes: from,
@@ -561,7 +642,12 @@ function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number):
 }
 
 /** Frames that look like records (a plausible length) from `from` to the end of the file. */
-function countFrames(segment: Segment, window: ReadWindow, from: number, maxRecordBytes: number): number {
+function countFrames(
+  segment: Segment,
+  window: ReadWindow,
+  from: number,
+  maxRecordBytes: number,
+): number {
   let frames = 0;
   let position = from;
   while (position < segment.sizeBytes) {
@@ -575,7 +661,12 @@ function countFrames(segment: Segment, window: ReadWindow, from: number, maxReco
   return frames;
 }
 
-function persistRecovery(dir: string, config: LogConfig, toSync: readonly Segment[], active: Segment): void {
+function persistRecovery(
+  dir: string,
+  config: LogConfig,
+  toSync: readonly Segment[],
+  active: Segment,
+): void {
   for (const segment of toSync) segment.sync();
   config.io.fsyncDir(dir);
   writeRecoveryPoint(config.io, dir, {
@@ -587,8 +678,11 @@ function persistRecovery(dir: string, config: LogConfig, toSync: readonly Segmen
 
 export function describeRecovery(report: RecoveryReport): string {
   if (report.startedFrom === 'new-log') return 'new log created';
-  const lines = [`recovered: scanned ${report.scannedRecords} records (${report.scannedBytes} bytes) in ${report.scannedSegments} segment(s) from the ${report.startedFrom}`];
-  if (report.recoveryPointProblem !== null) lines.push(`recovery point not used: ${report.recoveryPointProblem}`);
+  const lines = [
+    `recovered: scanned ${report.scannedRecords} records (${report.scannedBytes} bytes) in ${report.scannedSegments} segment(s) from the ${report.startedFrom}`,
+  ];
+  if (report.recoveryPointProblem !== null)
+    lines.push(`recovery point not used: ${report.recoveryPointProblem}`);
   const cut = report.truncation;
   if (cut !== null && cut.recycledBytes > 0) {
     const why = cut.discardedRecords > 0 ? ` (${cut.reason})` : '';
@@ -605,9 +699,12 @@ export function describeRecovery(report: RecoveryReport): string {
   }
   if (report.spareRemoved) lines.push('removed the spare segment file the last run left');
   if (report.removedSegments.length > 0) {
-    lines.push(`removed ${report.removedSegments.length} later segment(s), written after the cut and never synced`);
+    lines.push(
+      `removed ${report.removedSegments.length} later segment(s), written after the cut and never synced`,
+    );
   }
-  if (report.indexEntriesRebuilt > 0) lines.push(`rebuilt ${report.indexEntriesRebuilt} index entries`);
+  if (report.indexEntriesRebuilt > 0)
+    lines.push(`rebuilt ${report.indexEntriesRebuilt} index entries`);
   lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
   return lines.join('\n');
 }

@@ -12,13 +12,24 @@ describe('design B retention and checkpoints', () => {
     for (let i = 0; i < 200; i++) await queue.send(Buffer.alloc(100, i));
     const segmentsBefore = logOfQueueForTesting(queue).segments();
     expect(segmentsBefore.length).toBeGreaterThan(5);
-    for (let m = queue.receive({ visibilityTimeoutMs: 1000 }); m !== null; m = queue.receive({ visibilityTimeoutMs: 1000 })) {
+    for (
+      let m = queue.receive({ visibilityTimeoutMs: 1000 });
+      m !== null;
+      m = queue.receive({ visibilityTimeoutMs: 1000 })
+    ) {
       await queue.delete(m.id);
     }
-    expect(queue.stats()).toMatchObject({ head: 200, cursor: 200, end: 200, inFlight: 0, ready: 0 });
+    expect(queue.stats()).toMatchObject({
+      head: 200,
+      cursor: 200,
+      end: 200,
+      inFlight: 0,
+      ready: 0,
+    });
     const remaining = logOfQueueForTesting(queue).segments();
     expect(remaining.length).toBe(1);
-    for (const segment of segmentsBefore.slice(0, -1)) expect(existsSync(segment.logPath)).toBe(false);
+    for (const segment of segmentsBefore.slice(0, -1))
+      expect(existsSync(segment.logPath)).toBe(false);
     await queue.close();
   });
 
@@ -27,7 +38,11 @@ describe('design B retention and checkpoints', () => {
     const sizes: number[] = [];
     for (let round = 0; round < 50; round++) {
       for (let i = 0; i < 20; i++) await queue.send(Buffer.alloc(200, i));
-      for (let m = queue.receive({ visibilityTimeoutMs: 1000 }); m !== null; m = queue.receive({ visibilityTimeoutMs: 1000 })) {
+      for (
+        let m = queue.receive({ visibilityTimeoutMs: 1000 });
+        m !== null;
+        m = queue.receive({ visibilityTimeoutMs: 1000 })
+      ) {
         await queue.delete(m.id);
       }
       sizes.push(queue.stats().diskBytes);
@@ -52,7 +67,10 @@ describe('design B retention and checkpoints', () => {
     const dir = newDir();
     const queue = LogQueue.open(dir, { checkpointEveryDeletes: 1_000, checkpointIntervalMs: 1e9 });
     for (let i = 0; i < 4; i++) await queue.send(Buffer.from(`m${i}`));
-    const [first, second] = [queue.receive({ visibilityTimeoutMs: 1000 })!, queue.receive({ visibilityTimeoutMs: 1000 })!];
+    const [first, second] = [
+      queue.receive({ visibilityTimeoutMs: 1000 })!,
+      queue.receive({ visibilityTimeoutMs: 1000 })!,
+    ];
     await queue.delete(second.id);
     await queue.close();
     const reopened = LogQueue.open(dir);

@@ -35,13 +35,7 @@ import type {
   ReceiveWaitOptions,
   SendOptions,
 } from './queue.js';
-import {
-  delayMsOf,
-  maxBodyBytesOf,
-  visibilityTimeoutMsOf,
-  waitMsOf,
-  wallClock,
-} from './queue.js';
+import { delayMsOf, maxBodyBytesOf, visibilityTimeoutMsOf, waitMsOf, wallClock } from './queue.js';
 import {
   asQueueError,
   messageTooLarge,
@@ -160,10 +154,13 @@ export class LogQueue implements Queue {
     this.#reader = log.reader(head);
     this.#savedHead = head;
     this.#lastCheckpointMs = this.#clock.nowMs();
-    this.#waiters = new ReceiveWaiters({
-      receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
-      nextDeadlineMs: () => this.#table.nextDeadlineMs,
-    }, this.#clock);
+    this.#waiters = new ReceiveWaiters(
+      {
+        receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
+        nextDeadlineMs: () => this.#table.nextDeadlineMs,
+      },
+      this.#clock,
+    );
   }
 
   /**
@@ -180,8 +177,14 @@ export class LogQueue implements Queue {
         // Time-index entries on the queue's clock, like due times (a test's clock makes them
         // exact).
         ...(options.clock === undefined ? {} : { nowMs: () => options.clock!.nowMs() }),
-        ...pick(options, ['durability', 'segmentBytes', 'indexIntervalBytes', 'groupMaxDelayMs',
-          'groupMaxBytes', 'syncMode']),
+        ...pick(options, [
+          'durability',
+          'segmentBytes',
+          'indexIntervalBytes',
+          'groupMaxDelayMs',
+          'groupMaxBytes',
+          'syncMode',
+        ]),
         io,
       });
     } catch (error) {
@@ -225,9 +228,12 @@ export class LogQueue implements Queue {
     const recordBytes = recordSizeBytes(bodyBytes, attributes);
     if (recordBytes > maxRecordBytes) {
       const limitBytes = bodyBytes - (recordBytes - maxRecordBytes);
-      throw messageTooLarge(bodyBytes, limitBytes,
+      throw messageTooLarge(
+        bodyBytes,
+        limitBytes,
         `its record of ${recordBytes} bytes is over the log's record limit of ${maxRecordBytes} ` +
-        'bytes, which a segment must hold; open the queue with a larger segmentBytes');
+          'bytes, which a segment must hold; open the queue with a larger segmentBytes',
+      );
     }
   }
 
@@ -250,7 +256,11 @@ export class LogQueue implements Queue {
     const nowMs = this.#clock.nowMs();
     this.#table.expire(nowMs);
     const deadlineMs = nowMs + visibilityTimeoutMsOf(options);
-    for (let again = this.#table.takeReadyAgain(); again !== null; again = this.#table.takeReadyAgain()) {
+    for (
+      let again = this.#table.takeReadyAgain();
+      again !== null;
+      again = this.#table.takeReadyAgain()
+    ) {
       let body: Buffer | null;
       try {
         body = this.#readBody(again.key);
@@ -314,7 +324,10 @@ export class LogQueue implements Queue {
   async delete(id: number): Promise<void> {
     this.#checkOpen();
     if (!Number.isSafeInteger(id) || id < this.#states.base || id >= this.#cursor) {
-      throw unknownMessage(id, id < this.#states.base && id >= 0 ? 'already deleted' : 'never received');
+      throw unknownMessage(
+        id,
+        id < this.#states.base && id >= 0 ? 'already deleted' : 'never received',
+      );
     }
     const refused = this.#table.complete(id);
     if (refused !== null) throw unknownMessage(id, refused);
@@ -341,7 +354,8 @@ export class LogQueue implements Queue {
   async #checkpoint(head: number, closing = false): Promise<void> {
     const log = this.#log;
     const lagging = head > log.syncedEndOffset;
-    if (lagging && (closing || log.syncsBeforeAcknowledging || this.#segmentBelow(head))) await log.flush();
+    if (lagging && (closing || log.syncsBeforeAcknowledging || this.#segmentBelow(head)))
+      await log.flush();
     const saved = Math.min(head, log.syncedEndOffset);
     this.#deletesSinceCheckpoint = 0;
     this.#lastCheckpointMs = this.#clock.nowMs();
@@ -423,9 +437,11 @@ export function logOfQueueForTesting(queue: LogQueue): Log {
   return logOf(queue);
 }
 
-function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+function pick<T extends object, K extends keyof T>(
+  source: T,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
   const picked: Partial<Pick<T, K>> = {};
   for (const key of keys) if (source[key] !== undefined) picked[key] = source[key];
   return picked;
 }
-

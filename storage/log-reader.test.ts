@@ -40,7 +40,12 @@ describe('a reader inside a segment that retention removes', () => {
     expect(reader.next()?.offset).toBe(0);
     const second = log.segments()[1]!.baseOffset;
     log.deleteSegmentsBelow(second);
-    expect(() => reader.next()).toThrow(expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE', message: expect.stringMatching(/retention removed/) }));
+    expect(() => reader.next()).toThrow(
+      expect.objectContaining({
+        code: 'OFFSET_OUT_OF_RANGE',
+        message: expect.stringMatching(/retention removed/),
+      }),
+    );
     const fresh = log.reader(log.startOffset);
     expect(fresh.next()?.offset).toBe(second);
     log.close();

@@ -121,7 +121,7 @@ export class LogReader {
     return new StorageError(
       'OFFSET_OUT_OF_RANGE',
       `offset ${this.#nextOffset} is gone: retention removed ${this.#segment.logPath} while this reader was in it; ` +
-        'start a new reader at the log\'s start offset',
+        "start a new reader at the log's start offset",
       { file: this.#segment.logPath, offset: BigInt(this.#nextOffset) },
     );
   }
@@ -160,6 +160,9 @@ export class LogReader {
   /** The segment that starts where this one ended (found by offset: retention may have removed this one). */
   #followingSegment(segments: readonly Segment[]): Segment | null {
     const current = this.#segment;
-    return segments.find((segment) => segment !== current && segment.baseOffset === this.#nextOffset) ?? null;
+    return (
+      segments.find((segment) => segment !== current && segment.baseOffset === this.#nextOffset) ??
+      null
+    );
   }
 }

@@ -24,7 +24,13 @@ function body(i: number): Buffer {
 }
 
 function openLog(disk: SimDisk, readOnly = false): Log {
-  return Log.open(DIR, { io: disk, segmentBytes: 2048, indexIntervalBytes: 100, nowMs: () => 0, readOnly });
+  return Log.open(DIR, {
+    io: disk,
+    segmentBytes: 2048,
+    indexIntervalBytes: 100,
+    nowMs: () => 0,
+    readOnly,
+  });
 }
 
 /** A closed log of RECORDS records over several segments: everything before it is trusted. */
@@ -62,7 +68,9 @@ function range(from: number, to: number): number[] {
 /** Flips `bit` of the record at `offset`, checks the log around it, flips it back. */
 function checkFlip(disk: SimDisk, offset: number, bit: number): void {
   const where = openLog(disk, true).read(offset);
-  const file = openLog(disk, true).segments().find((s) => s.baseOffset === where.segmentBaseOffset)!;
+  const file = openLog(disk, true)
+    .segments()
+    .find((s) => s.baseOffset === where.segmentBaseOffset)!;
   disk.flipBit(file.logPath, where.positionBytes + (bit >> 3), bit & 7);
   try {
     const log = openLog(disk);

@@ -22,7 +22,8 @@ describe('crash with SIGKILL', () => {
         const acknowledged = lines.filter((line) => /^\d+$/.test(line)).map(Number);
         expect(acknowledged.length).toBeGreaterThan(0);
         const log = Log.open(dir);
-        for (const offset of acknowledged) expect(log.read(offset).body.equals(crashBody(offset))).toBe(true);
+        for (const offset of acknowledged)
+          expect(log.read(offset).body.equals(crashBody(offset))).toBe(true);
         expect(log.endOffset).toBeGreaterThan(Math.max(...acknowledged));
         checked += acknowledged.length;
         log.close();

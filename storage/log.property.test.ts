@@ -20,12 +20,42 @@ type Op =
   | { kind: 'read'; fraction: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('append' as const), bytes: fc.integer({ min: 0, max: 300 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), sizes: fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 20 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      bytes: fc.integer({ min: 0, max: 300 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('batch' as const),
+      sizes: fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 20 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tornTail' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('retain' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('tornTail' as const),
+      fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('retain' as const),
+      fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    }),
+  },
 );
 
 interface ModelRecord {
@@ -61,7 +91,12 @@ class Harness {
 
   remember(offset: number, body: Buffer): void {
     const read = this.log.read(offset);
-    this.records.set(offset, { body, segmentBaseOffset: read.segmentBaseOffset, positionBytes: read.positionBytes, sizeBytes: read.sizeBytes });
+    this.records.set(offset, {
+      body,
+      segmentBaseOffset: read.segmentBaseOffset,
+      positionBytes: read.positionBytes,
+      sizeBytes: read.sizeBytes,
+    });
   }
 
   apply(op: Op): void {
@@ -85,8 +120,11 @@ class Harness {
         this.tornTail(op.fraction);
         return;
       case 'retain': {
-        this.log.deleteSegmentsBelow(this.start + Math.floor(op.fraction * (this.end - this.start)));
-        for (let offset = this.start; offset < this.log.startOffset; offset++) this.records.delete(offset);
+        this.log.deleteSegmentsBelow(
+          this.start + Math.floor(op.fraction * (this.end - this.start)),
+        );
+        for (let offset = this.start; offset < this.log.startOffset; offset++)
+          this.records.delete(offset);
         this.start = this.log.startOffset;
         return;
       }
@@ -114,14 +152,16 @@ class Harness {
 
   checkOne(fraction: number): void {
     if (this.records.size === 0) return;
-    const offset = this.start + Math.min(this.records.size - 1, Math.floor(fraction * this.records.size));
+    const offset =
+      this.start + Math.min(this.records.size - 1, Math.floor(fraction * this.records.size));
     expect(this.log.read(offset).body.equals(this.records.get(offset)!.body)).toBe(true);
   }
 
   checkAll(): void {
     expect(this.log.startOffset).toBe(this.start);
     expect(this.log.endOffset).toBe(this.end);
-    for (const [offset, record] of this.records) expect(this.log.read(offset).body.equals(record.body)).toBe(true);
+    for (const [offset, record] of this.records)
+      expect(this.log.read(offset).body.equals(record.body)).toBe(true);
     if (this.records.size === 0) return;
     const reader = this.log.reader(this.start);
     for (let offset = this.start; offset < this.end; offset++) {
@@ -139,7 +179,10 @@ describe('the log against an in-memory model', () => {
         fc.constantFrom(1024, 2048, 8192),
         fc.constantFrom(0, 64, 256, 4096),
         (ops, segmentBytes, interval) => {
-          const harness = new Harness({ segmentBytes, indexIntervalBytes: Math.min(interval, segmentBytes) });
+          const harness = new Harness({
+            segmentBytes,
+            indexIntervalBytes: Math.min(interval, segmentBytes),
+          });
           try {
             for (const op of ops) harness.apply(op);
             harness.checkAll();

@@ -5,7 +5,18 @@
  * a read-only look — on a real directory. None of them may lose, invent or reuse an offset.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync, closeSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  closeSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +33,8 @@ const newDir = tempDirs('refusals');
 const CHILD = new URL('../test/fixtures/log-writer-child.ts', import.meta.url).pathname;
 const SMALL = { segmentBytes: 1024, indexIntervalBytes: 100 } as const;
 
-const bodyOf = (offset: number): Buffer => Buffer.from(`record ${offset} `.repeat(1 + (offset % 3)));
+const bodyOf = (offset: number): Buffer =>
+  Buffer.from(`record ${offset} `.repeat(1 + (offset % 3)));
 
 /** A closed log of `count` records over several 1 KiB segments. */
 function writtenLog(count: number, options: Parameters<typeof Log.open>[1] = SMALL): string {
@@ -32,7 +44,6 @@ function writtenLog(count: number, options: Parameters<typeof Log.open>[1] = SMA
   log.close();
   return dir;
 }
-
 
 /**
  * Every file of `dir` with its bytes and mtime: what "changes nothing" is checked against. The
@@ -49,7 +60,9 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 function segmentFiles(dir: string): string[] {
-  return readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.log'))
+    .sort();
 }
 
 function expectAll(log: Log, from: number, to: number): void {
@@ -101,9 +114,14 @@ describe('a broken segment chain', () => {
     const missing = names[2]!;
     const base = Number(missing.slice(0, 20));
     const next = Number(names[3]!.slice(0, 20));
-    for (const suffix of ['.log', '.index', '.timeindex']) rmSync(join(dir, missing.replace('.log', suffix)));
+    for (const suffix of ['.log', '.index', '.timeindex'])
+      rmSync(join(dir, missing.replace('.log', suffix)));
     // A point before the gap, as a crash under an older loglab left it.
-    writeRecoveryPoint(new NodeFileIO(), dir, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 0 });
+    writeRecoveryPoint(new NodeFileIO(), dir, {
+      segmentBaseOffset: 0,
+      positionBytes: 0,
+      nextOffset: 0,
+    });
     const before = snapshot(dir);
     for (const readOnly of [false, true]) {
       const refused = errorOf(() => Log.open(dir, { ...SMALL, readOnly }));
@@ -120,15 +138,23 @@ describe('a broken segment chain', () => {
     const renamed = names[2]!;
     const base = Number(renamed.slice(0, 20));
     for (const suffix of ['.log', '.index', '.timeindex']) {
-      renameSync(join(dir, segmentFileName(base, suffix)), join(dir, segmentFileName(base + 3, suffix)));
+      renameSync(
+        join(dir, segmentFileName(base, suffix)),
+        join(dir, segmentFileName(base + 3, suffix)),
+      );
     }
     const before = snapshot(dir);
     const refused = errorOf(() => Log.open(dir, SMALL));
     expect(refused.code).toBe('SEGMENT_NAME_MISMATCH');
-    expect(refused.message).toContain(`rename it (with its .index and .timeindex) to ${renamed}`.replace('rename', 'Rename'));
+    expect(refused.message).toContain(
+      `rename it (with its .index and .timeindex) to ${renamed}`.replace('rename', 'Rename'),
+    );
     expect(snapshot(dir)).toEqual(before);
     for (const suffix of ['.log', '.index', '.timeindex']) {
-      renameSync(join(dir, segmentFileName(base + 3, suffix)), join(dir, segmentFileName(base, suffix)));
+      renameSync(
+        join(dir, segmentFileName(base + 3, suffix)),
+        join(dir, segmentFileName(base, suffix)),
+      );
     }
     expectAll(Log.open(dir, SMALL), 0, 300);
   });
@@ -143,13 +169,20 @@ describe('a broken segment chain', () => {
     expect(errorOf(() => Log.open(dir, SMALL)).code).toBe('LOG_GAP');
   });
 
-  for (const [what, extra] of [['zero bytes', Buffer.alloc(64)], ['garbage', Buffer.alloc(64, 0xa7)]] as const) {
+  for (const [what, extra] of [
+    ['zero bytes', Buffer.alloc(64)],
+    ['garbage', Buffer.alloc(64, 0xa7)],
+  ] as const) {
     it(`reads across ${what} after a sealed segment's last record and reports them`, () => {
       const dir = writtenLog(300);
       const sealed = segmentFiles(dir)[1]!;
       appendFileSync(join(dir, sealed), extra);
       const log = Log.open(dir, SMALL);
-      expect(log.recovery.warnings).toEqual([expect.stringContaining(`${sealed}: 64 ${what === 'garbage' ? 'bytes that are not records' : 'zero bytes'}`)]);
+      expect(log.recovery.warnings).toEqual([
+        expect.stringContaining(
+          `${sealed}: 64 ${what === 'garbage' ? 'bytes that are not records' : 'zero bytes'}`,
+        ),
+      ]);
       expectAll(log, 0, 300);
       log.appendNoWait(bodyOf(300));
       log.close();
@@ -159,7 +192,12 @@ describe('a broken segment chain', () => {
 });
 
 describe('a recovery point that disagrees with the data', () => {
-  const pointTo = (dir: string, segmentBaseOffset: number, positionBytes: number, nextOffset: number): void =>
+  const pointTo = (
+    dir: string,
+    segmentBaseOffset: number,
+    positionBytes: number,
+    nextOffset: number,
+  ): void =>
     writeRecoveryPoint(new NodeFileIO(), dir, { segmentBaseOffset, positionBytes, nextOffset });
 
   it('inside a sealed segment, on a record boundary or not, costs a rescan and no record', () => {
@@ -167,7 +205,11 @@ describe('a recovery point that disagrees with the data', () => {
     const log = Log.open(dir, { ...SMALL, readOnly: true });
     const record = log.read(40);
     log.close();
-    for (const [position, next] of [[record.positionBytes, 40], [record.positionBytes + 3, 40], [record.positionBytes, 41]]) {
+    for (const [position, next] of [
+      [record.positionBytes, 40],
+      [record.positionBytes + 3, 40],
+      [record.positionBytes, 41],
+    ]) {
       pointTo(dir, record.segmentBaseOffset, position!, next!);
       const reopened = Log.open(dir, SMALL);
       expect(reopened.recovery.truncation).toBeNull();
@@ -193,11 +235,16 @@ describe('a recovery point that disagrees with the data', () => {
     const log = Log.open(dir, { ...SMALL, readOnly: true });
     const record = log.read(log.segments().at(-1)!.baseOffset + 1);
     log.close();
-    flipByte(join(dir, segmentFileName(record.segmentBaseOffset, '.log')), record.positionBytes + 20);
+    flipByte(
+      join(dir, segmentFileName(record.segmentBaseOffset, '.log')),
+      record.positionBytes + 20,
+    );
     rmSync(join(dir, RECOVERY_POINT_FILE));
     const reopened = Log.open(dir, SMALL);
     expect(reopened.recovery.truncation).toBeNull();
-    expect(reopened.recovery.warnings).toEqual([expect.stringContaining(`offsets ${record.offset} to ${record.offset}`)]);
+    expect(reopened.recovery.warnings).toEqual([
+      expect.stringContaining(`offsets ${record.offset} to ${record.offset}`),
+    ]);
     expect(errorOf(() => reopened.read(record.offset)).code).toBe('CORRUPT_RECORD');
     expect(reopened.endOffset).toBe(300);
     expect(reopened.read(299).body.equals(bodyOf(299))).toBe(true);
@@ -215,7 +262,10 @@ describe('lookups after a damaged length', () => {
     // +128 KiB: still under the 1 MiB record limit, and past the end of the segment.
     const file = join(dir, segmentFileName(sealed.baseOffset, '.log'));
     const bytes = readFileSync(file);
-    bytes.writeUInt32BE(bytes.readUInt32BE(damaged.positionBytes) + 128 * 1024, damaged.positionBytes);
+    bytes.writeUInt32BE(
+      bytes.readUInt32BE(damaged.positionBytes) + 128 * 1024,
+      damaged.positionBytes,
+    );
     writeFileSync(file, bytes);
     const reopened = Log.open(dir, { readOnly: true });
     expect(errorOf(() => reopened.read(next - 2)).code).toBe('CORRUPT_RECORD');
@@ -242,7 +292,10 @@ describe('a deleted or shortened index of the active segment', () => {
       const expected = Log.open(reference, options);
       for (let i = 150; i < 400; i++) expected.appendNoWait(bodyOf(i));
       expected.close();
-      const indexes = (d: string): string[] => readdirSync(d).filter((n) => n.endsWith('.index')).map((n) => readFileSync(join(d, n)).toString('hex'));
+      const indexes = (d: string): string[] =>
+        readdirSync(d)
+          .filter((n) => n.endsWith('.index'))
+          .map((n) => readFileSync(join(d, n)).toString('hex'));
       expect(indexes(dir)).toEqual(indexes(reference));
     });
   }
@@ -281,7 +334,9 @@ describe('a read-only open', () => {
   it('of a directory without a log creates nothing and says so', () => {
     const dir = newDir();
     expect(errorOf(() => Log.open(dir, { readOnly: true })).code).toBe('LOG_NOT_FOUND');
-    expect(errorOf(() => Log.open(join(dir, 'missing'), { readOnly: true })).code).toBe('LOG_NOT_FOUND');
+    expect(errorOf(() => Log.open(join(dir, 'missing'), { readOnly: true })).code).toBe(
+      'LOG_NOT_FOUND',
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 

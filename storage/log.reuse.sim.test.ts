@@ -27,8 +27,13 @@ const SEGMENT_BYTES = 1024;
 
 function openLog(io: FileIO, durability: DurabilityPolicy = 'always', more: LogOptions = {}): Log {
   return Log.open(DIR, {
-    io, durability, segmentBytes: SEGMENT_BYTES, groupMaxDelayMs: 0, syncMode: 'inline',
-    nowMs: () => 0, ...more,
+    io,
+    durability,
+    segmentBytes: SEGMENT_BYTES,
+    groupMaxDelayMs: 0,
+    syncMode: 'inline',
+    nowMs: () => 0,
+    ...more,
   });
 }
 
@@ -55,13 +60,20 @@ interface Reused {
  * A log whose active segment is a reused file: three segments, retention of the first (its file
  * becomes the spare), then appends until a roll takes the spare, then `more` appends into it.
  */
-async function reusedLog(io: FileIO, durability: DurabilityPolicy, bodyOf: (i: number) => Buffer,
-  more: number): Promise<Reused> {
+async function reusedLog(
+  io: FileIO,
+  durability: DurabilityPolicy,
+  bodyOf: (i: number) => Buffer,
+  more: number,
+): Promise<Reused> {
   const log = openLog(io, durability);
   let i = 0;
   while (log.segments().length < 3) await log.append(bodyOf(i++));
   const [first, second] = log.segments();
-  expect(log.deleteSegmentsBelow(second!.baseOffset)).toEqual({ segments: 1, bytes: first!.sizeBytes });
+  expect(log.deleteSegmentsBelow(second!.baseOffset)).toEqual({
+    segments: 1,
+    bytes: first!.sizeBytes,
+  });
   expect(io.exists(SPARE)).toBe(true);
   expect(io.exists(first!.logPath)).toBe(false);
   while (log.segmentsReused === 0) await log.append(bodyOf(i++));
@@ -105,9 +117,18 @@ class ZerosByLogFile extends DelegatingFileIO {
     return handle;
   }
 
-  override write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  override write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     const file = this.#paths.get(handle) ?? '';
-    if (file.endsWith('.log') && buffer.subarray(offset, offset + length).every((byte) => byte === 0)) {
+    if (
+      file.endsWith('.log') &&
+      buffer.subarray(offset, offset + length).every((byte) => byte === 0)
+    ) {
       this.zeroBytes.set(file, (this.zeroBytes.get(file) ?? 0) + length);
     }
     super.write(handle, buffer, offset, length, positionBytes);
@@ -156,10 +177,16 @@ describe('segment reuse: the spare', () => {
     expect(recordIdAt(spare, 0)).toBe(0);
   });
 
-  for (const [from, to] of [[1, 4], [4, 1]] as const) {
+  for (const [from, to] of [
+    [1, 4],
+    [4, 1],
+  ] as const) {
     it(`does not keep a segment made under a segment size ${from > to ? 'larger' : 'smaller'} than the log's now`, async () => {
       const disk = new SimDisk({ seed: 3 });
-      const sized = (times: number) => ({ segmentBytes: times * SEGMENT_BYTES, maxRecordBytes: 100 });
+      const sized = (times: number) => ({
+        segmentBytes: times * SEGMENT_BYTES,
+        maxRecordBytes: 100,
+      });
       const before = openLog(disk, 'always', sized(from));
       let i = 0;
       while (before.segments().length < 3) await before.append(mixed(i++));
@@ -183,7 +210,11 @@ describe('segment reuse: the spare', () => {
     expect(disk.exists(SPARE)).toBe(false);
     expect(disk.readWholeFile(logPath)!.length).toBe(dataBytes);
     const reopened = openLog(disk.crash());
-    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0, truncation: null });
+    expect(reopened.recovery).toMatchObject({
+      startedFrom: 'recovery-point',
+      scannedBytes: 0,
+      truncation: null,
+    });
     expect(reopened.endOffset).toBe(appended);
     expectAll(reopened, mixed, 'after a clean close');
   });
@@ -225,12 +256,18 @@ describe('segment reuse: a power cut inside a reused segment', () => {
       const reopened = openLog(crashed, durability);
       expect(reopened.endOffset).toBe(appended);
       expect(reopened.recovery.truncation).toEqual({
-        segment: logPath, positionBytes: dataBytes, discardedBytes: 0, discardedRecords: 0,
-        zeroTailBytes: 0, recycledBytes: spareBytes - dataBytes,
-        reason: 'an older segment\'s records follow',
+        segment: logPath,
+        positionBytes: dataBytes,
+        discardedBytes: 0,
+        discardedRecords: 0,
+        zeroTailBytes: 0,
+        recycledBytes: spareBytes - dataBytes,
+        reason: "an older segment's records follow",
       });
       expect(reopened.recovery.warnings).toEqual([]);
-      expect(describeRecovery(reopened.recovery)).toContain('older records the recycled file held (not damage)');
+      expect(describeRecovery(reopened.recovery)).toContain(
+        'older records the recycled file held (not damage)',
+      );
       expectAll(reopened, sameSize, durability);
       // The cut is durable: later appends and another power cut bring no older record back.
       for (let i = appended; i < appended + 3; i++) await reopened.append(sameSize(i));
@@ -252,7 +289,10 @@ describe('segment reuse: a power cut inside a reused segment', () => {
     }
   });
 
-  for (const [shape, bodyOf] of [['lined up', sameSize], ['of other sizes', mixed]] as const) {
+  for (const [shape, bodyOf] of [
+    ['lined up', sameSize],
+    ['of other sizes', mixed],
+  ] as const) {
     it(`cuts a torn record written over older records ${shape}, and reports it as torn`, async () => {
       const disk = new SimDisk({ seed: 21 });
       const { log, appended, logPath } = await reusedLog(disk, 'always', bodyOf, 5);
@@ -266,7 +306,10 @@ describe('segment reuse: a power cut inside a reused segment', () => {
       const reopened = openLog(disk.crash());
       expect(reopened.endOffset).toBe(appended);
       expect(reopened.recovery.truncation).toMatchObject({
-        positionBytes: dataBytes, discardedBytes: next.length, discardedRecords: 1, reason: 'crc mismatch',
+        positionBytes: dataBytes,
+        discardedBytes: next.length,
+        discardedRecords: 1,
+        reason: 'crc mismatch',
       });
       expect(reopened.recovery.truncation!.recycledBytes).toBeGreaterThan(0);
       expectAll(reopened, bodyOf, shape);
@@ -291,7 +334,10 @@ describe('segment reuse: a power cut inside a reused segment', () => {
     const crashed = disk.crash();
     const reopened = openLog(crashed);
     expect(reopened.endOffset).toBe(appended);
-    expect(reopened.recovery.truncation).toMatchObject({ discardedRecords: 2, discardedBytes: torn.length * 2 });
+    expect(reopened.recovery.truncation).toMatchObject({
+      discardedRecords: 2,
+      discardedBytes: torn.length * 2,
+    });
     // The next append fills exactly the torn record's place; the power fails before another.
     await reopened.append(sameSize(appended));
     const again = openLog(crashed.crash());
@@ -313,7 +359,10 @@ describe('segment reuse: a power cut inside a reused segment', () => {
     const reopened = openLog(disk.crash(), 'group');
     expect(reopened.endOffset).toBe(i - 1);
     expect(reopened.recovery.truncation).toMatchObject({
-      segment: logPath, positionBytes: 0, discardedBytes: 0, recycledBytes: spareBytes,
+      segment: logPath,
+      positionBytes: 0,
+      discardedBytes: 0,
+      recycledBytes: spareBytes,
     });
     expectAll(reopened, sameSize, 'empty reused segment');
   });
@@ -325,12 +374,19 @@ describe('segment reuse: a power cut inside a reused segment', () => {
     const crashed = disk.crash();
     const options = { records: true, index: true, timeIndex: false, verify: true };
     const entries = [...dumpLog(crashed, segmentsToDump(crashed, DIR), options)];
-    const problems = entries.filter((entry) => ('valid' in entry && entry.valid === false) || entry.type === 'chain');
+    const problems = entries.filter(
+      (entry) => ('valid' in entry && entry.valid === false) || entry.type === 'chain',
+    );
     expect(problems).toEqual([]);
-    expect(entries.filter((entry) => entry.type === 'recycled')).toEqual([{
-      type: 'recycled', segment: path.posix.basename(logPath), position: dataBytes,
-      sizeBytes: spareBytes - dataBytes, olderRecordPosition: expect.any(Number),
-    }]);
+    expect(entries.filter((entry) => entry.type === 'recycled')).toEqual([
+      {
+        type: 'recycled',
+        segment: path.posix.basename(logPath),
+        position: dataBytes,
+        sizeBytes: spareBytes - dataBytes,
+        olderRecordPosition: expect.any(Number),
+      },
+    ]);
   });
 
   it('reopens whole whichever call of retention, roll or append the power fails at', async () => {

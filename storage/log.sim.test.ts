@@ -27,7 +27,13 @@ const FIRST_SEGMENT = path.posix.join(DIR, `${'0'.repeat(20)}.log`);
  * that caused it, so each test can say which call a fault hits.
  */
 function openLog(disk: SimDisk, durability: DurabilityPolicy = 'always'): Log {
-  const options: LogOptions = { io: disk, durability, segmentBytes: 1024, groupMaxDelayMs: 0, syncMode: 'inline' };
+  const options: LogOptions = {
+    io: disk,
+    durability,
+    segmentBytes: 1024,
+    groupMaxDelayMs: 0,
+    syncMode: 'inline',
+  };
   return Log.open(DIR, { ...options, nowMs: () => 0 });
 }
 
@@ -39,7 +45,6 @@ function failingSync(sticky = false): SimFault {
 function body(i: number): Buffer {
   return Buffer.from(`message ${i} `.repeat(1 + (i % 3)));
 }
-
 
 async function appendAll(log: Log, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) await log.append(body(i));
@@ -147,7 +152,14 @@ describe('under none, where rolls do not sync', () => {
       for (const seed of SEEDS.slice(0, 10)) {
         const disk = new SimDisk({ seed });
         let nowMs = 1_000;
-        const open = (on: SimDisk) => Log.open(DIR, { io: on, durability: 'none', segmentBytes: 1024, indexIntervalBytes: 100, nowMs: () => nowMs });
+        const open = (on: SimDisk) =>
+          Log.open(DIR, {
+            io: on,
+            durability: 'none',
+            segmentBytes: 1024,
+            indexIntervalBytes: 100,
+            nowMs: () => nowMs,
+          });
         const log = open(disk);
         for (let i = 0; i < 60; i++, nowMs += 10) log.appendNoWait(body(i));
         expect(log.segments().length).toBeGreaterThan(2);
@@ -159,7 +171,10 @@ describe('under none, where rolls do not sync', () => {
         const recovered = open(disk.crash());
         expect(recovered.endOffset, `seed ${seed}`).toBe(60);
         expectBodies(recovered, 0, 60);
-        expect(times.map((t) => recovered.offsetForTime(t)), `seed ${seed}`).toEqual(offsetsForTimes);
+        expect(
+          times.map((t) => recovered.offsetForTime(t)),
+          `seed ${seed}`,
+        ).toEqual(offsetsForTimes);
       }
     });
   }
@@ -220,16 +235,26 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
-  for (const failing of ['fdatasync of its temporary file', 'directory fsync after its rename'] as const) {
+  for (const failing of [
+    'fdatasync of its temporary file',
+    'directory fsync after its rename',
+  ] as const) {
     it(`keeps what a flush synced when saving its recovery point fails (${failing})`, async () => {
       for (const seed of SEEDS.slice(0, 20)) {
         const disk = new SimDisk({ seed });
         const log = openLog(disk, 'none');
         for (let i = 0; log.segments().length < 2; i++) log.appendNoWait(body(i));
         const end = log.endOffset;
-        const fault = failing === 'directory fsync after its rename'
-          ? { kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' } as const
-          : { kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO', file: path.posix.join(DIR, 'recovery-point.tmp') } as const;
+        const fault =
+          failing === 'directory fsync after its rename'
+            ? ({ kind: 'error', call: 'fsyncDir', nth: 1, errno: 'EIO' } as const)
+            : ({
+                kind: 'error',
+                call: 'fdatasync',
+                nth: 1,
+                errno: 'EIO',
+                file: path.posix.join(DIR, 'recovery-point.tmp'),
+              } as const);
         disk.injectFault(fault);
         expect((await rejectionOf(log.flush())).code).toBe('IO_ERROR');
         // The segments were synced before the point failed: the fence keeps them, whichever
@@ -348,7 +373,11 @@ describe('a failed fsync', () => {
   });
 });
 
-const settled = (ack: Promise<unknown>): Promise<string> => ack.then(() => 'ok', () => 'rejected');
+const settled = (ack: Promise<unknown>): Promise<string> =>
+  ack.then(
+    () => 'ok',
+    () => 'rejected',
+  );
 
 /** Every record the reopened log holds reads back as appended: nothing lost is trusted. */
 function expectIntact(log: Log, where: string): void {
@@ -382,15 +411,21 @@ describe('a group sync that fails', () => {
         const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'thread-pool' });
         await log.append(body(0));
         disk.injectFault(failingSync());
-        const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.appendNoWait(body(1 + i)))));
+        const acks = Array.from({ length: 5 }, (_, i) =>
+          settled(log.acknowledged(log.appendNoWait(body(1 + i)))),
+        );
         await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
         if (during === 'flush') await settled(log.flush());
-        for (let i = 6; during === 'roll' && log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.appendNoWait(body(i)))));
+        for (let i = 6; during === 'roll' && log.segments().length < 2; i++)
+          acks.push(settled(log.acknowledged(log.appendNoWait(body(i)))));
         expect(await Promise.all(acks), `seed ${seed}`).toEqual(acks.map(() => 'rejected'));
         expect(log.endOffset, `seed ${seed}`).toBe(1);
         expect(log.segments().length).toBe(1);
         await log.close();
-        expectIntact(Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' }), `seed ${seed}`);
+        expectIntact(
+          Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' }),
+          `seed ${seed}`,
+        );
       }
     });
   }
@@ -406,9 +441,12 @@ describe('a group sync that fails', () => {
       const log = Log.open(DIR, { ...options, durability: 'group', syncMode: 'thread-pool' });
       await log.append(body(0));
       disk.injectFault(failingSync());
-      const acks = Array.from({ length: 5 }, (_, i) => settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, 1 + i)))));
+      const acks = Array.from({ length: 5 }, (_, i) =>
+        settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, 1 + i)))),
+      );
       await new Promise((resolve) => setImmediate(resolve)); // the sync is on the pool, failed
-      for (let i = 6; log.segments().length < 2; i++) acks.push(settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, i)))));
+      for (let i = 6; log.segments().length < 2; i++)
+        acks.push(settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, i)))));
       const reopened = Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' });
       const reader = reopened.reader(reopened.startOffset);
       let read = 0;
@@ -442,7 +480,12 @@ describe('a group sync that fails', () => {
 
   it('on the thread pool, acknowledges an older offset asked for late once a sync covered it', async () => {
     const disk = new SimDisk({ seed: 1 });
-    const log = Log.open(DIR, { io: new PoolIO(disk), durability: 'group', syncMode: 'thread-pool', nowMs: () => 0 });
+    const log = Log.open(DIR, {
+      io: new PoolIO(disk),
+      durability: 'group',
+      syncMode: 'thread-pool',
+      nowMs: () => 0,
+    });
     await log.append(body(0));
     for (let i = 1; i <= 4; i++) log.appendNoWait(body(i));
     await new Promise((resolve) => setImmediate(resolve)); // a sync of offsets up to 4 is on the pool
@@ -456,8 +499,15 @@ describe('a group sync that fails', () => {
 
   it('on the thread pool, still acknowledges what close synced when it closes meanwhile', async () => {
     const disk = new SimDisk({ seed: 3 });
-    const log = Log.open(DIR, { io: new SlowPoolIO(disk), durability: 'group', syncMode: 'thread-pool', nowMs: () => 0 });
-    const acks = Array.from({ length: 3 }, (_, i) => settled(log.acknowledged(log.appendNoWait(body(i)))));
+    const log = Log.open(DIR, {
+      io: new SlowPoolIO(disk),
+      durability: 'group',
+      syncMode: 'thread-pool',
+      nowMs: () => 0,
+    });
+    const acks = Array.from({ length: 3 }, (_, i) =>
+      settled(log.acknowledged(log.appendNoWait(body(i)))),
+    );
     await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
     const closing = log.close();
     expect(await Promise.all(acks)).toEqual(['ok', 'ok', 'ok']);
@@ -469,7 +519,14 @@ describe('a group sync that fails', () => {
 
 describe('recovery from a saved point', () => {
   const timed = (on: SimDisk, nowMs: number, durability: DurabilityPolicy) =>
-    Log.open(DIR, { io: on, durability, syncMode: 'inline', segmentBytes: 1 << 20, indexIntervalBytes: 256, nowMs: () => nowMs });
+    Log.open(DIR, {
+      io: on,
+      durability,
+      syncMode: 'inline',
+      segmentBytes: 1 << 20,
+      indexIntervalBytes: 256,
+      nowMs: () => nowMs,
+    });
 
   it('scans nothing and keeps the time index when only zeros follow the point', () => {
     const disk = new SimDisk({ seed: 7 });
@@ -478,7 +535,11 @@ describe('recovery from a saved point', () => {
     log.flush(); // the point is at the end of the data; preallocated zeros follow
     const reopened = timed(disk.crash(), 9_000, 'always');
     expect(reopened.endOffset).toBe(100);
-    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedRecords: 0, scannedBytes: 0 });
+    expect(reopened.recovery).toMatchObject({
+      startedFrom: 'recovery-point',
+      scannedRecords: 0,
+      scannedBytes: 0,
+    });
     expect(reopened.offsetForTime(5_000)).toBe(100); // every entry still says 1,000
   });
 
@@ -535,7 +596,9 @@ describe('recovery from a saved point', () => {
     writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: 0, nextOffset: 5 });
     const reopened = timed(disk, 9_000, 'none');
     expect(reopened.endOffset).toBe(10);
-    expect(reopened.recovery.recoveryPointProblem).toMatch(/next offset 5\) disagrees with the data: the data has offset 0 there/);
+    expect(reopened.recovery.recoveryPointProblem).toMatch(
+      /next offset 5\) disagrees with the data: the data has offset 0 there/,
+    );
     expectBodies(reopened, 0, 10);
   });
 
@@ -546,11 +609,21 @@ describe('recovery from a saved point', () => {
     const record50 = log.read(50);
     await log.close();
     // A point that lands on record 50 while claiming offset 100 comes next.
-    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: record50.positionBytes, nextOffset: 100 });
+    writeRecoveryPoint(disk, DIR, {
+      segmentBaseOffset: 0,
+      positionBytes: record50.positionBytes,
+      nextOffset: 100,
+    });
     const reopened = timed(disk, 9_000, 'none');
     expect(reopened.endOffset).toBe(100);
-    expect(reopened.recovery).toMatchObject({ startedFrom: 'segment-start', scannedRecords: 100, truncation: null });
-    expect(reopened.recovery.recoveryPointProblem).toMatch(/disagrees with the data: the data has offset 50 there/);
+    expect(reopened.recovery).toMatchObject({
+      startedFrom: 'segment-start',
+      scannedRecords: 100,
+      truncation: null,
+    });
+    expect(reopened.recovery.recoveryPointProblem).toMatch(
+      /disagrees with the data: the data has offset 50 there/,
+    );
     expect(reopened.recovery.indexEntriesRebuilt).toBe(reopened.explainLookup(99).indexEntries);
     expectBodies(reopened, 0, 100);
   });
@@ -561,17 +634,31 @@ describe('the record limit stored with the log', () => {
 
   it('keeps reading and recovering longer records when reopened with a smaller limit', async () => {
     const disk = new SimDisk({ seed: 2 });
-    const log = Log.open(DIR, { io: disk, durability: 'always', syncMode: 'inline', segmentBytes: 1 << 20, maxRecordBytes: 8192 });
+    const log = Log.open(DIR, {
+      io: disk,
+      durability: 'always',
+      syncMode: 'inline',
+      segmentBytes: 1 << 20,
+      maxRecordBytes: 8192,
+    });
     for (let i = 0; i < 3; i++) log.appendNoWait(big);
     // A crash before close: reopening scans what follows the recovery point.
-    const small = { io: disk.crash(), durability: 'always', segmentBytes: 1 << 20, maxRecordBytes: 1024 } as const;
+    const small = {
+      io: disk.crash(),
+      durability: 'always',
+      segmentBytes: 1 << 20,
+      maxRecordBytes: 1024,
+    } as const;
     const reopened = Log.open(DIR, small);
     expect(reopened.endOffset).toBe(3);
     expect(reopened.recovery.truncation?.discardedBytes).toBe(0); // the preallocated zeros only
     expect(reopened.read(2).body.equals(big)).toBe(true);
-    expect(() => reopened.appendNoWait(big)).toThrow(expect.objectContaining({ code: 'RECORD_TOO_LARGE' }));
+    expect(() => reopened.appendNoWait(big)).toThrow(
+      expect.objectContaining({ code: 'RECORD_TOO_LARGE' }),
+    );
     reopened.appendNoWait(Buffer.alloc(500));
-    for (let i = 0; reopened.segments().length < 2; i++) reopened.appendNoWait(Buffer.alloc(1000, i));
+    for (let i = 0; reopened.segments().length < 2; i++)
+      reopened.appendNoWait(Buffer.alloc(1000, i));
     expect(reopened.read(2).body.equals(big)).toBe(true);
     await reopened.close();
   });
@@ -590,11 +677,19 @@ describe('an index write that fails part-way through a batch', () => {
   it('leaves the log ending where the batch began, index and range included', async () => {
     const disk = new SimDisk({ seed: 1 });
     // Dense: an entry per record, and the write-behind buffer holds 512 of them.
-    const log = Log.open(DIR, { io: disk, durability: 'none', indexIntervalBytes: 0, nowMs: () => 0 });
+    const log = Log.open(DIR, {
+      io: disk,
+      durability: 'none',
+      indexIntervalBytes: 0,
+      nowMs: () => 0,
+    });
     for (let i = 0; i < 500; i++) log.appendNoWait(body(i));
     disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'EIO', file: /\.index$/ });
     // The batch's log write succeeds; its 13th index entry flushes the buffer, and that fails.
-    expect(errorOf(() => log.appendBatchNoWait(Array.from({ length: 20 }, (_, i) => body(500 + i)))).code).toBe('IO_ERROR');
+    expect(
+      errorOf(() => log.appendBatchNoWait(Array.from({ length: 20 }, (_, i) => body(500 + i))))
+        .code,
+    ).toBe('IO_ERROR');
     expect(log.endOffset).toBe(500);
     expect(errorOf(() => log.read(505)).message).toContain('offsets 0 to 499');
     expect(log.explainLookup(499).indexEntries).toBe(500);
@@ -674,7 +769,12 @@ describe('too many open files', () => {
     const disk = before.crash();
     // A point moved back by a fence, damage right after it: recovery cuts there and removes the
     // three later segments (written after that point, as far as it knows).
-    writeRecoveryPoint(disk, DIR, { segmentBaseOffset: 0, positionBytes: point, nextOffset: 5, sealing: true });
+    writeRecoveryPoint(disk, DIR, {
+      segmentBaseOffset: 0,
+      positionBytes: point,
+      nextOffset: 5,
+      sealing: true,
+    });
     const handle = disk.open(FIRST_SEGMENT, { create: false });
     disk.write(handle, Buffer.alloc(16, 0xff), 0, 16, point);
     disk.close(handle);
@@ -683,7 +783,9 @@ describe('too many open files', () => {
         throw ioError('unlink', filePath, Object.assign(new Error('EIO'), { code: 'EIO' }));
       }
     }
-    expect(() => Log.open(DIR, { io: new FailingUnlink(disk), durability: 'none', segmentBytes: 1024 })).toThrow(/unlink/);
+    expect(() =>
+      Log.open(DIR, { io: new FailingUnlink(disk), durability: 'none', segmentBytes: 1024 }),
+    ).toThrow(/unlink/);
     expect(disk.openHandles).toBe(0);
   });
 
@@ -693,9 +795,11 @@ describe('too many open files', () => {
       const log = openLog(disk);
       const open = disk.openHandles;
       disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file });
-      expect(errorOf(() => {
-        for (let i = 0; log.segments().length === 1; i++) log.appendNoWait(body(i));
-      }).context.reason).toBe('EMFILE');
+      expect(
+        errorOf(() => {
+          for (let i = 0; log.segments().length === 1; i++) log.appendNoWait(body(i));
+        }).context.reason,
+      ).toBe('EMFILE');
       // The sealed segment's indexes were closed at the roll; nothing of the new one is open.
       expect(disk.openHandles).toBeLessThanOrEqual(open);
       await log.close();
@@ -709,8 +813,17 @@ describe('too many open files', () => {
     let i = 0;
     while (log.segments().length < 4) await log.append(body(i++));
     await log.close();
-    const third = path.posix.join(DIR, `${String(log.segments()[2]!.baseOffset).padStart(20, '0')}.log`);
-    disk.injectFault({ kind: 'error', call: 'open', nth: 1, errno: 'EMFILE', file: new RegExp(`${third}$`) });
+    const third = path.posix.join(
+      DIR,
+      `${String(log.segments()[2]!.baseOffset).padStart(20, '0')}.log`,
+    );
+    disk.injectFault({
+      kind: 'error',
+      call: 'open',
+      nth: 1,
+      errno: 'EMFILE',
+      file: new RegExp(`${third}$`),
+    });
     expect(errorOf(() => openLog(disk)).context).toMatchObject({ file: third, reason: 'EMFILE' });
     expect(disk.openHandles).toBe(0);
     const reopened = openLog(disk);

@@ -1,4 +1,11 @@
-import { existsSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
@@ -20,7 +27,8 @@ describe('appending and reading', () => {
     const log = Log.open(newDir(), { segmentBytes: 4096, baseOffset: 10 });
     fill(log, 200);
     expect(log.segments().length).toBeGreaterThan(5);
-    for (let offset = 10; offset < 210; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
+    for (let offset = 10; offset < 210; offset++)
+      expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
     await log.close();
   });
 
@@ -30,7 +38,11 @@ describe('appending and reading', () => {
     log.appendNoWait(Buffer.from('x'));
     await log.close();
     expect(readdirSync(dir)).toEqual(
-      expect.arrayContaining(['00000000000001245036.log', '00000000000001245036.index', '00000000000001245036.timeindex']),
+      expect.arrayContaining([
+        '00000000000001245036.log',
+        '00000000000001245036.index',
+        '00000000000001245036.timeindex',
+      ]),
     );
   });
 
@@ -50,7 +62,9 @@ describe('appending and reading', () => {
     const bodies = Array.from({ length: 300 }, (_, i) => bodyFor(i, 10 + (i % 90)));
     for (const body of bodies) single.appendNoWait(body);
     batched.appendBatchNoWait(bodies);
-    expect(batched.segments().map((s) => [s.baseOffset, s.sizeBytes])).toEqual(single.segments().map((s) => [s.baseOffset, s.sizeBytes]));
+    expect(batched.segments().map((s) => [s.baseOffset, s.sizeBytes])).toEqual(
+      single.segments().map((s) => [s.baseOffset, s.sizeBytes]),
+    );
     for (let offset = 0; offset < 300; offset += 7) {
       expect(batched.explainLookup(offset)).toEqual(single.explainLookup(offset));
     }
@@ -60,7 +74,9 @@ describe('appending and reading', () => {
 
   it('refuses a record above the maximum size, naming both sizes', async () => {
     const log = Log.open(newDir(), { maxRecordBytes: 1000 });
-    expect(() => log.appendNoWait(Buffer.alloc(1000))).toThrow(/1016 bytes exceeds the maximum record size of 1000 bytes/);
+    expect(() => log.appendNoWait(Buffer.alloc(1000))).toThrow(
+      /1016 bytes exceeds the maximum record size of 1000 bytes/,
+    );
     expect(log.endOffset).toBe(0);
     await log.close();
   });
@@ -69,7 +85,9 @@ describe('appending and reading', () => {
     const log = Log.open(newDir(), { baseOffset: 5 });
     fill(log, 3);
     for (const offset of [4, 8, -1, 1.5]) {
-      expect(() => log.read(offset)).toThrow(expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE' }));
+      expect(() => log.read(offset)).toThrow(
+        expect.objectContaining({ code: 'OFFSET_OUT_OF_RANGE' }),
+      );
     }
     await log.close();
   });
@@ -79,7 +97,8 @@ describe('appending and reading', () => {
     fill(log, 100);
     const reader = log.reader(37);
     const seen: number[] = [];
-    for (let record = reader.next(); record !== null; record = reader.next()) seen.push(record.offset);
+    for (let record = reader.next(); record !== null; record = reader.next())
+      seen.push(record.offset);
     expect(seen).toEqual(Array.from({ length: 63 }, (_, i) => 37 + i));
     fill(log, 2);
     expect(reader.next()?.offset).toBe(100);
@@ -100,7 +119,11 @@ describe('time index', () => {
   it('finds the first offset whose entry time is at or after a time', async () => {
     let nowMs = 1_000;
     // Under `group` a record's entry time is when its group is written, up to one sync later.
-    const log = Log.open(newDir(), { durability: 'none', indexIntervalBytes: 0, nowMs: () => nowMs });
+    const log = Log.open(newDir(), {
+      durability: 'none',
+      indexIntervalBytes: 0,
+      nowMs: () => nowMs,
+    });
     for (let i = 0; i < 10; i++) {
       log.appendNoWait(bodyFor(i));
       nowMs += 100;
@@ -130,7 +153,11 @@ describe('reopening', () => {
     fill(log, 100);
     await log.close();
     const reopened = Log.open(dir, { segmentBytes: 4096 });
-    expect(reopened.recovery).toMatchObject({ startedFrom: 'recovery-point', scannedBytes: 0, truncation: null });
+    expect(reopened.recovery).toMatchObject({
+      startedFrom: 'recovery-point',
+      scannedBytes: 0,
+      truncation: null,
+    });
     expect(reopened.endOffset).toBe(100);
     reopened.appendNoWait(bodyFor(100));
     expect(reopened.read(100).body.equals(bodyFor(100))).toBe(true);
@@ -242,7 +269,12 @@ describe('durability', () => {
   it('preallocates one extent ahead, not the whole segment at once, synced with the appends', async () => {
     const io = new NodeFileIO();
     const dir = newDir();
-    const log = Log.open(dir, { durability: 'always', syncMode: 'inline', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES, io });
+    const log = Log.open(dir, {
+      durability: 'always',
+      syncMode: 'inline',
+      segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES,
+      io,
+    });
     const syncsBefore = io.counters.fdatasyncCalls;
     log.appendNoWait(bodyFor(0));
     const logPath = log.segments()[0]!.logPath;
@@ -257,15 +289,22 @@ describe('durability', () => {
     expect(statSync(logPath).size).toBe(2 * PREALLOCATE_EXTENT_BYTES);
     const end = log.endOffset;
     await log.close();
-    const reopened = Log.open(dir, { durability: 'always', segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES });
+    const reopened = Log.open(dir, {
+      durability: 'always',
+      segmentBytes: 3 * PREALLOCATE_EXTENT_BYTES,
+    });
     expect(reopened.endOffset).toBe(end);
     expect(reopened.read(end - 1).body.equals(bodyFor(999, 1024))).toBe(true);
     await reopened.close();
   });
 
   it('refuses a preallocation extent below 512 bytes, naming the accepted range', () => {
-    expect(() => Log.open(newDir(), { durability: 'always', preallocateExtentBytes: 100 }))
-      .toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringMatching(/preallocateExtentBytes must be an integer from 512/) }));
+    expect(() => Log.open(newDir(), { durability: 'always', preallocateExtentBytes: 100 })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringMatching(/preallocateExtentBytes must be an integer from 512/),
+      }),
+    );
   });
 
   it('recovers a preallocated segment after a crash, reporting the zeros as zeros', async () => {
@@ -280,7 +319,11 @@ describe('durability', () => {
     writeFileSync(join(dir, RECOVERY_POINT_FILE), point);
     const reopened = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
     expect(reopened.endOffset).toBe(30);
-    expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 0, discardedRecords: 0, zeroTailBytes: 64 * 1024 - 30 * 116 });
+    expect(reopened.recovery.truncation).toMatchObject({
+      discardedBytes: 0,
+      discardedRecords: 0,
+      zeroTailBytes: 64 * 1024 - 30 * 116,
+    });
     reopened.appendNoWait(bodyFor(30));
     expect(reopened.read(30).body.equals(bodyFor(30))).toBe(true);
     await reopened.close();
@@ -314,29 +357,41 @@ describe('durability', () => {
   });
 
   it('serves appends that wait for their group before the group has written them', async () => {
-    const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, segmentBytes: 4096 });
+    const log = Log.open(newDir(), {
+      durability: 'group',
+      groupMaxDelayMs: 60_000,
+      segmentBytes: 4096,
+    });
     const reader = log.reader(0);
     fill(log, 3);
     expect(log.endOffset).toBe(3);
     expect(log.read(1).body.equals(bodyFor(1))).toBe(true);
     fill(log, 2);
     const seen: number[] = [];
-    for (let record = reader.next(); record !== null; record = reader.next()) seen.push(record.offset);
+    for (let record = reader.next(); record !== null; record = reader.next())
+      seen.push(record.offset);
     expect(seen).toEqual([0, 1, 2, 3, 4]);
     fill(log, 60);
     expect(log.segments().length).toBeGreaterThan(1);
-    for (let offset = 0; offset < 65; offset++) expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
+    for (let offset = 0; offset < 65; offset++)
+      expect(log.read(offset).body.equals(bodyFor(offset))).toBe(true);
     await log.close();
   });
 
   it('refuses an unknown syncMode, naming the accepted ones', () => {
-    expect(() => Log.open(newDir(), { durability: 'group', syncMode: 'later' as 'inline' }))
-      .toThrow(/syncMode must be one of inline, thread-pool, got 'later'/);
+    expect(() =>
+      Log.open(newDir(), { durability: 'group', syncMode: 'later' as 'inline' }),
+    ).toThrow(/syncMode must be one of inline, thread-pool, got 'later'/);
   });
 
   it('syncs at once when groupMaxBytes are waiting', async () => {
     const io = new NodeFileIO();
-    const log = Log.open(newDir(), { durability: 'group', groupMaxDelayMs: 60_000, groupMaxBytes: 1000, io });
+    const log = Log.open(newDir(), {
+      durability: 'group',
+      groupMaxDelayMs: 60_000,
+      groupMaxBytes: 1000,
+      io,
+    });
     const ack = log.append(bodyFor(0, 2000));
     await expect(ack).resolves.toBe(0);
     await log.close();
@@ -349,7 +404,9 @@ describe('durability', () => {
     await log.append(bodyFor(0));
     io.failSyncs = true;
     await expect(log.append(bodyFor(1))).rejects.toMatchObject({ code: 'LOG_FENCED' });
-    expect(() => log.appendNoWait(bodyFor(2))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
+    expect(() => log.appendNoWait(bodyFor(2))).toThrow(
+      expect.objectContaining({ code: 'LOG_FENCED' }),
+    );
     await expect(log.acknowledged(log.endOffset)).rejects.toMatchObject({ code: 'LOG_FENCED' });
     await log.close();
     io.failSyncs = false;
@@ -377,7 +434,9 @@ describe('durability', () => {
     const io = new FailingSyncIO();
     const log = Log.open(newDir(), { durability: 'always', syncMode: 'inline', io });
     io.failSyncs = true;
-    expect(() => log.appendNoWait(bodyFor(0))).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(() => log.appendNoWait(bodyFor(0))).toThrow(
+      expect.objectContaining({ code: 'IO_ERROR' }),
+    );
     expect(isStorageError(log.fenced, 'LOG_FENCED')).toBe(true);
     await log.close();
   });
@@ -389,7 +448,9 @@ describe('durability', () => {
     const failed = await log.append(bodyFor(0)).catch((error: unknown) => error);
     expect(isStorageError(failed, 'LOG_FENCED')).toBe(true);
     expect(isStorageError((failed as Error).cause, 'IO_ERROR')).toBe(true);
-    expect(() => log.appendNoWait(bodyFor(1))).toThrow(expect.objectContaining({ code: 'LOG_FENCED' }));
+    expect(() => log.appendNoWait(bodyFor(1))).toThrow(
+      expect.objectContaining({ code: 'LOG_FENCED' }),
+    );
     await log.close();
   });
 });
@@ -440,7 +501,9 @@ describe('torn tails', () => {
       const reopened = Log.open(dir);
       const damagedRecord = 10 + Math.floor((at - syncedBytes) / 56);
       expect(reopened.endOffset).toBe(damagedRecord);
-      expect(reopened.recovery.truncation?.positionBytes).toBe(syncedBytes + (damagedRecord - 10) * 56);
+      expect(reopened.recovery.truncation?.positionBytes).toBe(
+        syncedBytes + (damagedRecord - 10) * 56,
+      );
       await reopened.close();
     }
   });
@@ -457,7 +520,10 @@ describe('torn tails', () => {
     expect(reopened.recovery.startedFrom).toBe('segment-start');
     expect(reopened.recovery.recoveryPointProblem).toMatch(/unreadable/);
     expect(reopened.endOffset).toBe(99);
-    expect(reopened.recovery.truncation).toMatchObject({ discardedBytes: 113, discardedRecords: 1 });
+    expect(reopened.recovery.truncation).toMatchObject({
+      discardedBytes: 113,
+      discardedRecords: 1,
+    });
     await reopened.close();
   });
 });
@@ -467,7 +533,13 @@ describe('torn tails', () => {
 class InterruptedWriteIO extends NodeFileIO {
   interruptNextWrite = false;
 
-  override write(handle: FileHandle, buffer: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  override write(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    positionBytes: number,
+  ): void {
     if (this.interruptNextWrite) {
       this.interruptNextWrite = false;
       throw new Error('interrupted');

@@ -34,11 +34,21 @@ import { removeSegmentFiles, sparePath } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { writeRecoveryPoint } from './recovery-point.js';
-import { encodeRecordInto, recordSizeBytes, recordTooLarge, type RecordAttributes } from './record.js';
+import {
+  encodeRecordInto,
+  recordSizeBytes,
+  recordTooLarge,
+  type RecordAttributes,
+} from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
-import { type WriterLock, acquireWriterLock, lockPathForLog, releaseAfterFailure } from './writer-lock.js';
+import {
+  type WriterLock,
+  acquireWriterLock,
+  lockPathForLog,
+  releaseAfterFailure,
+} from './writer-lock.js';
 import { LogReader, type ReaderSource } from './log-reader.js';
 
 export interface LogRecord {
@@ -321,7 +331,8 @@ export class Log {
     for (const segment of this.#segments) {
       const timeIndex = segment.timeIndex();
       const slot = timeIndex.firstSlotAtOrAfter(timestampMs);
-      if (slot < timeIndex.entries) return asOffset(segment.baseOffset + timeIndex.relativeOffsetAt(slot));
+      if (slot < timeIndex.entries)
+        return asOffset(segment.baseOffset + timeIndex.relativeOffsetAt(slot));
     }
     return this.endOffset;
   }
@@ -495,7 +506,8 @@ export class Log {
   /** Writes into the active segment, zero-filling ahead of it first where preallocation is on. */
   #write(start: number, length: number): void {
     const active = this.#active;
-    if (active.needsPreallocation(length)) this.#engine.guard('sync', () => active.preallocate(length));
+    if (active.needsPreallocation(length))
+      this.#engine.guard('sync', () => active.preallocate(length));
     this.#engine.guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
     this.#bytesSinceRecoveryPoint += length;
   }
@@ -524,7 +536,11 @@ export class Log {
     this.#writePending();
     this.#syncStartedFrom = this.#engine.synced;
     const active = this.#active;
-    return { handle: active.handle, point: this.#syncedPointOf(active), endTicket: active.nextOffset };
+    return {
+      handle: active.handle,
+      point: this.#syncedPointOf(active),
+      endTicket: active.nextOffset,
+    };
   }
 
   /**
@@ -548,7 +564,8 @@ export class Log {
 
   #checkedSize(body: Uint8Array, attributes: RecordAttributes | undefined): number {
     const sizeBytes = recordSizeBytes(body.length, attributes);
-    if (sizeBytes > this.config.maxRecordBytes) throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
+    if (sizeBytes > this.config.maxRecordBytes)
+      throw recordTooLarge(sizeBytes, this.config.maxRecordBytes);
     return sizeBytes;
   }
 
@@ -565,7 +582,8 @@ export class Log {
   /** Writes the pending records when the next one cannot join them, and rolls a full segment. */
   #makeRoomFor(sizeBytes: number): void {
     if (this.#pendingBytes > 0) {
-      const fitsSegment = this.#active.sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
+      const fitsSegment =
+        this.#active.sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
       if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeBuffer.length) return;
       this.#writePending();
     }
@@ -601,7 +619,8 @@ export class Log {
    */
   #rollIfFull(nextRecordBytes: number): void {
     const active = this.#active;
-    if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes) return;
+    if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes)
+      return;
     const background = !this.#engine.syncsBeforeAcknowledging;
     this.#engine.guard('sync', () => {
       this.#finishRollSync(true);
@@ -679,8 +698,16 @@ export class Log {
     sync.done = true;
     sync.sealed.sync();
     if (!savePoint) return;
-    const next: SyncedPoint = { segment: sync.next, positionBytes: 0, nextOffset: sync.next.baseOffset };
-    if (!this.#segments.includes(sync.next) || this.#engine.synced.segment.baseOffset >= next.segment.baseOffset) return;
+    const next: SyncedPoint = {
+      segment: sync.next,
+      positionBytes: 0,
+      nextOffset: sync.next.baseOffset,
+    };
+    if (
+      !this.#segments.includes(sync.next) ||
+      this.#engine.synced.segment.baseOffset >= next.segment.baseOffset
+    )
+      return;
     this.#vouch(next);
     this.#writeRecoveryPointAt(next);
   }
@@ -723,7 +750,11 @@ export class Log {
     if (!Number.isSafeInteger(offset) || offset < this.startOffset || offset >= this.endOffset) {
       throw this.#outOfRange(offset);
     }
-    const slot = largestLowerBoundSlot((i) => this.#baseOffsets[i]!, this.#baseOffsets.length, offset);
+    const slot = largestLowerBoundSlot(
+      (i) => this.#baseOffsets[i]!,
+      this.#baseOffsets.length,
+      offset,
+    );
     return this.#segments[slot]!;
   }
 
@@ -748,7 +779,8 @@ export class Log {
   #cutBack(call: FailedCall, synced: SyncedPoint): void {
     // Never written, never acknowledged: the fence drops them with the rest.
     this.#dropPending();
-    const keep = call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active);
+    const keep =
+      call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active);
     const removed: Segment[] = [];
     while (this.#active !== keep.segment) {
       this.#baseOffsets.pop();
@@ -804,7 +836,11 @@ export class Log {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw new StorageError('LOG_CLOSED', `the log in ${this.dir} is closed; open it again to use it`);
+    if (this.#closed)
+      throw new StorageError(
+        'LOG_CLOSED',
+        `the log in ${this.dir} is closed; open it again to use it`,
+      );
   }
 
   #checkWritable(): void {
@@ -815,9 +851,13 @@ export class Log {
 
   #checkNotReadOnly(what: string): void {
     if (!this.config.readOnly) return;
-    throw new StorageError('LOG_READ_ONLY', `cannot ${what} the log in ${this.dir}: it was opened read-only; open it without readOnly to write`, {
-      file: this.dir,
-    });
+    throw new StorageError(
+      'LOG_READ_ONLY',
+      `cannot ${what} the log in ${this.dir}: it was opened read-only; open it without readOnly to write`,
+      {
+        file: this.dir,
+      },
+    );
   }
 
   /** Refuses appends whose offsets this log could not store exactly (units.ts). */
@@ -835,7 +875,9 @@ export class Log {
 }
 
 /** One promise that settles when every one given has; null when none is given. */
-function settled(promises: ReadonlyArray<Promise<unknown> | null | undefined>): Promise<unknown> | null {
+function settled(
+  promises: ReadonlyArray<Promise<unknown> | null | undefined>,
+): Promise<unknown> | null {
   const pending = promises.filter((promise) => promise != null);
   return pending.length === 0 ? null : Promise.allSettled(pending);
 }

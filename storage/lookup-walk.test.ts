@@ -31,7 +31,9 @@ describe('the seed lookup walk', () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: BASE });
     const bodies = seedRecordSizes().map((size, relative) =>
-      relative === ASHA - BASE ? ASHA_BODY : Buffer.alloc(size - RECORD_HEADER_BYTES, relative % 251),
+      relative === ASHA - BASE
+        ? ASHA_BODY
+        : Buffer.alloc(size - RECORD_HEADER_BYTES, relative % 251),
     );
     for (let i = 0; i < bodies.length; i += 4096) log.appendBatchNoWait(bodies.slice(i, i + 4096));
 

@@ -34,7 +34,8 @@ function referenceSlot(keys: readonly number[], target: number): number {
 }
 
 /** Strictly increasing keys from positive gaps. */
-const increasingKeys = fc.array(fc.integer({ min: 1, max: 50 }), { maxLength: 3_000 })
+const increasingKeys = fc
+  .array(fc.integer({ min: 1, max: 50 }), { maxLength: 3_000 })
   .map((gaps) => {
     let key = 0;
     return gaps.map((gap) => (key += gap));
@@ -42,21 +43,24 @@ const increasingKeys = fc.array(fc.integer({ min: 1, max: 50 }), { maxLength: 3_
 
 describe('searching an index file', () => {
   it('finds the same entry as a sorted-array reference, with and without a warm section', () => {
-    fc.assert(fc.property(
-      increasingKeys,
-      fc.integer({ min: 0, max: 160_000 }),
-      fc.constantFrom(0, 8, 64, 4096, WARM_SECTION_BYTES),
-      (keys, target, warmSectionBytes) => {
-        const { disk, handle } = indexFile(keys);
-        const found = searchIndexFile(disk, handle, target, { warmSectionBytes });
-        const expected = referenceSlot(keys, target);
-        expect(found.slot).toBe(expected);
-        expect(found.entries).toBe(keys.length);
-        expect(found.relativeOffset).toBe(expected < 0 ? null : keys[expected]);
-        expect(found.positionBytes).toBe(expected < 0 ? null : keys[expected]! * 10 + 1);
-        expect(found.probes).toBe(disk.counters.readCalls);
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        increasingKeys,
+        fc.integer({ min: 0, max: 160_000 }),
+        fc.constantFrom(0, 8, 64, 4096, WARM_SECTION_BYTES),
+        (keys, target, warmSectionBytes) => {
+          const { disk, handle } = indexFile(keys);
+          const found = searchIndexFile(disk, handle, target, { warmSectionBytes });
+          const expected = referenceSlot(keys, target);
+          expect(found.slot).toBe(expected);
+          expect(found.entries).toBe(keys.length);
+          expect(found.relativeOffset).toBe(expected < 0 ? null : keys[expected]);
+          expect(found.positionBytes).toBe(expected < 0 ? null : keys[expected]! * 10 + 1);
+          expect(found.probes).toBe(disk.counters.readCalls);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('answers an empty file with no entry and no read', () => {

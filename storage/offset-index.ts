@@ -51,14 +51,26 @@ export class OffsetIndex extends TwoColumnIndex {
    * offsets and positions, every position below `logSizeBytes`. In `append` mode the file stays
    * open and is cut to the valid prefix; otherwise it is only read.
    */
-  static load(io: FileIO, path: string, logSizeBytes: number, mode: IndexMode): { index: OffsetIndex; load: IndexLoad } {
-    return loadIndexFile(io, path, OFFSET_INDEX_ENTRY_BYTES, mode, (file) => new OffsetIndex(file), (index, bytes, at) => {
-      const relativeOffset = bytes.readUInt32BE(at);
-      const position = bytes.readUInt32BE(at + 4);
-      if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) return false;
-      index.push(relativeOffset, position);
-      return true;
-    });
+  static load(
+    io: FileIO,
+    path: string,
+    logSizeBytes: number,
+    mode: IndexMode,
+  ): { index: OffsetIndex; load: IndexLoad } {
+    return loadIndexFile(
+      io,
+      path,
+      OFFSET_INDEX_ENTRY_BYTES,
+      mode,
+      (file) => new OffsetIndex(file),
+      (index, bytes, at) => {
+        const relativeOffset = bytes.readUInt32BE(at);
+        const position = bytes.readUInt32BE(at + 4);
+        if (!index.#accepts(relativeOffset, position) || position >= logSizeBytes) return false;
+        index.push(relativeOffset, position);
+        return true;
+      },
+    );
   }
 
   /**
@@ -66,14 +78,24 @@ export class OffsetIndex extends TwoColumnIndex {
    * of a sealed segment's end starts its walk. Null when the file is missing, empty or its last
    * entry points at or past `logSizeBytes` — the walk then starts at the segment's beginning.
    */
-  static lastEntryOnDisk(io: FileIO, path: string, logSizeBytes: number): { relativeOffset: number; positionBytes: number } | null {
+  static lastEntryOnDisk(
+    io: FileIO,
+    path: string,
+    logSizeBytes: number,
+  ): { relativeOffset: number; positionBytes: number } | null {
     if (!io.exists(path)) return null;
     const handle = io.openReadOnly(path);
     try {
       const entries = Math.floor(io.sizeBytes(handle) / OFFSET_INDEX_ENTRY_BYTES);
       if (entries === 0) return null;
       const entry = Buffer.alloc(OFFSET_INDEX_ENTRY_BYTES);
-      const got = io.read(handle, entry, 0, OFFSET_INDEX_ENTRY_BYTES, (entries - 1) * OFFSET_INDEX_ENTRY_BYTES);
+      const got = io.read(
+        handle,
+        entry,
+        0,
+        OFFSET_INDEX_ENTRY_BYTES,
+        (entries - 1) * OFFSET_INDEX_ENTRY_BYTES,
+      );
       const positionBytes = entry.readUInt32BE(4);
       if (got !== OFFSET_INDEX_ENTRY_BYTES || positionBytes >= logSizeBytes) return null;
       return { relativeOffset: entry.readUInt32BE(0), positionBytes };

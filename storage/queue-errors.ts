@@ -5,7 +5,10 @@
  */
 import { StorageError, isStorageError } from './errors.js';
 
-export function unknownMessage(id: number, why: 'never received' | 'already deleted'): StorageError {
+export function unknownMessage(
+  id: number,
+  why: 'never received' | 'already deleted',
+): StorageError {
   return new StorageError(
     'UNKNOWN_MESSAGE',
     `cannot delete message ${id}: it was ${why}; delete only ids returned by receive, once each`,
@@ -51,14 +54,16 @@ export function asQueueError(error: unknown, subject: string): unknown {
 
 /** What to do when creating or opening a queue's directory failed with this errno. */
 const DIR_ADVICE: Readonly<Record<string, string>> = {
-  EACCES: 'give this user write permission on it (and search permission on its parents), or ' +
+  EACCES:
+    'give this user write permission on it (and search permission on its parents), or ' +
     'open the queue in a directory it may write',
   EPERM: 'give this user write permission on it, or open the queue in a directory it may write',
   EROFS: 'it is on a read-only file system: open the queue in a directory on a writable one',
   ENOTDIR: 'part of that path is a file, not a directory: choose another directory',
   EEXIST: 'a file of that name is in the way: move it, or choose another directory',
   EISDIR: 'a directory stands where the queue keeps a file: move it, or choose another directory',
-  ENOENT: 'part of the path vanished while it was being created: check what removes it, then ' +
+  ENOENT:
+    'part of the path vanished while it was being created: check what removes it, then ' +
     'open the queue again',
 };
 

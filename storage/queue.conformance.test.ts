@@ -36,9 +36,13 @@ const designs: Design[] = [
   },
   {
     name: 'design B (log queue)',
-    openWith: (dir, options) => LogQueue.open(dir, {
-      segmentBytes: 4096, checkpointEveryDeletes: 1_000_000, checkpointIntervalMs: 1e9, ...options,
-    }),
+    openWith: (dir, options) =>
+      LogQueue.open(dir, {
+        segmentBytes: 4096,
+        checkpointEveryDeletes: 1_000_000,
+        checkpointIntervalMs: 1e9,
+        ...options,
+      }),
     deletesSurviveRestart: false,
   },
 ];
@@ -53,7 +57,8 @@ function openOn(
 }
 
 const newDir = tempDirs('queue');
-const text = (message: { body: Buffer } | null): string | null => (message === null ? null : message.body.toString());
+const text = (message: { body: Buffer } | null): string | null =>
+  message === null ? null : message.body.toString();
 
 for (const design of designs) {
   describe(design.name, () => {
@@ -76,7 +81,10 @@ for (const design of designs) {
       expect(message.id).toBe(id);
       await queue.delete(id);
       expect(queue.stats()).toMatchObject({ ready: 0, inFlight: 0 });
-      await expect(queue.delete(id)).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE', context: { reason: 'already deleted' } });
+      await expect(queue.delete(id)).rejects.toMatchObject({
+        code: 'UNKNOWN_MESSAGE',
+        context: { reason: 'already deleted' },
+      });
       await expect(queue.delete(id + 100)).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE' });
       expect(queue.receive({ visibilityTimeoutMs: 1000 })).toBeNull();
       await queue.close();
@@ -86,7 +94,10 @@ for (const design of designs) {
       const queue = openOn(design, newDir(), new ManualTimerClock());
       const id = await queue.send(Buffer.from('x'));
       const before = queue.stats();
-      await expect(queue.delete(id)).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE', context: { reason: 'never received' } });
+      await expect(queue.delete(id)).rejects.toMatchObject({
+        code: 'UNKNOWN_MESSAGE',
+        context: { reason: 'never received' },
+      });
       expect(queue.stats()).toEqual(before);
       expect(text(queue.receive({ visibilityTimeoutMs: 10 }))).toBe('x');
       await queue.close();
@@ -150,7 +161,10 @@ for (const design of designs) {
       expect(now).toBeNull();
       await queue.send(Buffer.from('now'));
       expect(text(queue.receive({ visibilityTimeoutMs: 60_000 }))).toBe('now');
-      await expect(queue.delete(later)).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE', context: { reason: 'never received' } });
+      await expect(queue.delete(later)).rejects.toMatchObject({
+        code: 'UNKNOWN_MESSAGE',
+        context: { reason: 'never received' },
+      });
       clock.ms += 5_000;
       expect(text(queue.receive({ visibilityTimeoutMs: 60_000 }))).toBe('later');
       await queue.close();
@@ -162,8 +176,12 @@ for (const design of designs) {
       await queue.send(Buffer.from('a'));
       await queue.send(Buffer.from('b'));
       const invalid = { code: 'INVALID_CONFIG' };
-      expect(() => queue.receive({ visibilityTimeoutMs: Number.NaN })).toThrow(expect.objectContaining(invalid));
-      await expect(queue.send(Buffer.from('c'), { delayMs: Number.POSITIVE_INFINITY })).rejects.toMatchObject(invalid);
+      expect(() => queue.receive({ visibilityTimeoutMs: Number.NaN })).toThrow(
+        expect.objectContaining(invalid),
+      );
+      await expect(
+        queue.send(Buffer.from('c'), { delayMs: Number.POSITIVE_INFINITY }),
+      ).rejects.toMatchObject(invalid);
       expect(text(queue.receive({ visibilityTimeoutMs: 1000 }))).toBe('a');
       clock.ms += 1000;
       expect(text(queue.receive({ visibilityTimeoutMs: 1000 }))).toBe('a'); // its deadline passed
@@ -194,7 +212,11 @@ for (const design of designs) {
       await queue.close();
       const reopened = openOn(design, dir, clock, 'always');
       const bodies: string[] = [];
-      for (let m = reopened.receive({ visibilityTimeoutMs: 60_000 }); m !== null; m = reopened.receive({ visibilityTimeoutMs: 60_000 })) {
+      for (
+        let m = reopened.receive({ visibilityTimeoutMs: 60_000 });
+        m !== null;
+        m = reopened.receive({ visibilityTimeoutMs: 60_000 })
+      ) {
         bodies.push(text(m)!);
       }
       expect(bodies.slice(-35)).toEqual(Array.from({ length: 35 }, (_, i) => `m${i + 5}`));
@@ -205,7 +227,9 @@ for (const design of designs) {
 
     it('acknowledges a send under group commit', async () => {
       const queue = openOn(design, newDir(), new ManualTimerClock(), 'group');
-      const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => queue.send(Buffer.from(`g${i}`))));
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => queue.send(Buffer.from(`g${i}`))),
+      );
       expect(new Set(ids).size).toBe(20);
       const message = queue.receive({ visibilityTimeoutMs: 100 })!;
       await queue.delete(message.id);
@@ -217,7 +241,14 @@ for (const design of designs) {
 /** Whether `promise` has settled once the microtasks and I/O callbacks of this turn have run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
-  promise.then(() => { done = true; }, () => { done = true; });
+  promise.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return done;
 }
@@ -255,8 +286,9 @@ for (const design of designs) {
           thrown = error;
         }
         expect(thrown).toMatchObject({ code: 'IO_ERROR', context: { file: dir } });
-        expect((thrown as Error).message)
-          .toContain(`cannot create or open the queue directory ${dir}`);
+        expect((thrown as Error).message).toContain(
+          `cannot create or open the queue directory ${dir}`,
+        );
         expect((thrown as Error).message).toMatch(/is a file, not a directory|a file of that name/);
       }
     });
@@ -272,15 +304,17 @@ for (const design of designs) {
       }
       expect(thrown).toMatchObject({ code: 'IO_ERROR', context: { file: dir, reason: 'EACCES' } });
       expect((thrown as Error).message).toMatch(
-        new RegExp(`queue directory ${dir} \\(EACCES.*\\); give this user write permission`));
+        new RegExp(`queue directory ${dir} \\(EACCES.*\\); give this user write permission`),
+      );
       expect(existsSync(dir)).toBe(false);
     });
 
     it('refuses a maxBodyBytes out of range before creating anything', () => {
       const dir = join(newDir(), 'queue');
       for (const maxBodyBytes of [0, 1.5, 2 ** 20]) {
-        expect(() => design.openWith(dir, { maxBodyBytes }))
-          .toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+        expect(() => design.openWith(dir, { maxBodyBytes })).toThrow(
+          expect.objectContaining({ code: 'INVALID_CONFIG' }),
+        );
       }
       expect(existsSync(dir)).toBe(false);
     });
@@ -295,7 +329,8 @@ for (const design of designs) {
       const before = queue.stats();
       const refused = await rejectionOf(queue.send(Buffer.alloc(1025)));
       expect(refused).toMatchObject({
-        code: 'MESSAGE_TOO_LARGE', context: { sizeBytes: 1025, limitBytes: 1024 },
+        code: 'MESSAGE_TOO_LARGE',
+        context: { sizeBytes: 1025, limitBytes: 1024 },
       });
       expect(refused.message).toContain('maxBodyBytes');
       expect(queue.stats()).toEqual(before);
@@ -307,8 +342,9 @@ for (const design of designs) {
       const queue = design.openWith(newDir(), { durability: 'none', maxBodyBytes: 3000 });
       expect(queue.maxBodyBytes).toBe(3000);
       await queue.send(Buffer.alloc(3000), { delayMs: 10 });
-      await expect(queue.send(Buffer.alloc(3001)))
-        .rejects.toMatchObject({ code: 'MESSAGE_TOO_LARGE' });
+      await expect(queue.send(Buffer.alloc(3001))).rejects.toMatchObject({
+        code: 'MESSAGE_TOO_LARGE',
+      });
       await queue.close();
     });
 
@@ -328,8 +364,11 @@ for (const design of designs) {
 
     it('refuses every send with QUEUE_FENCED after a failed sync', async () => {
       const disk = new SimDisk({ seed: 3 });
-      const queue = design.openWith('/data/q',
-        { io: disk, durability: 'always', syncMode: 'inline' });
+      const queue = design.openWith('/data/q', {
+        io: disk,
+        durability: 'always',
+        syncMode: 'inline',
+      });
       await queue.send(Buffer.from('before'));
       disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
       await expect(queue.send(Buffer.from('failed'))).rejects.toThrow();
@@ -455,8 +494,9 @@ for (const design of designs) {
     it('refuses a wait that is not a finite number of ms, or longer than timers wait', async () => {
       const queue = openOn(design, newDir(), new ManualTimerClock());
       for (const waitMs of [Number.NaN, -1, 2 ** 31]) {
-        await expect(queue.receiveWait({ waitMs }))
-          .rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+        await expect(queue.receiveWait({ waitMs })).rejects.toMatchObject({
+          code: 'INVALID_CONFIG',
+        });
       }
       await queue.close();
     });
@@ -477,25 +517,33 @@ describe('design A specifics', () => {
     const queue = SlotFileQueue.open(newDir(), { slotBytes: 128 });
     expect(queue.maxBodyBytes).toBe(108);
     await expect(queue.send(Buffer.alloc(109))).rejects.toMatchObject({
-      code: 'MESSAGE_TOO_LARGE', context: { sizeBytes: 109, limitBytes: 108 },
+      code: 'MESSAGE_TOO_LARGE',
+      context: { sizeBytes: 109, limitBytes: 108 },
     });
     await expect(queue.send(Buffer.alloc(101), { delayMs: 10 })).rejects.toThrow(
-      /101 bytes is over this queue's limit of 100 bytes \(a delayed body shares its 128-byte/);
+      /101 bytes is over this queue's limit of 100 bytes \(a delayed body shares its 128-byte/,
+    );
     await queue.send(Buffer.alloc(108));
     await queue.send(Buffer.alloc(100), { delayMs: 10 });
     await queue.close();
   });
 
   it('sizes its slots for maxBodyBytes: a power of two holding the body and a due time', () => {
-    const sizes = [[undefined, 2048], [2020, 2048], [2021, 4096], [100, 128]] as const;
+    const sizes = [
+      [undefined, 2048],
+      [2020, 2048],
+      [2021, 4096],
+      [100, 128],
+    ] as const;
     for (const [maxBodyBytes, slotBytes] of sizes) {
       const options = maxBodyBytes === undefined ? {} : { maxBodyBytes };
       const queue = SlotFileQueue.open(newDir(), options);
       expect(queue.slotBytes).toBe(slotBytes);
       void queue.close();
     }
-    expect(() => SlotFileQueue.open(newDir(), { slotBytes: 1024, maxBodyBytes: 1005 }))
-      .toThrow(/maxBodyBytes must be at most 1004/);
+    expect(() => SlotFileQueue.open(newDir(), { slotBytes: 1024, maxBodyBytes: 1005 })).toThrow(
+      /maxBodyBytes must be at most 1004/,
+    );
   });
 
   it('reuses freed slots instead of growing the file', async () => {

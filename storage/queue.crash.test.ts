@@ -17,7 +17,9 @@ const CHILD = fileURLToPath(new URL('../test/fixtures/crash-queue.ts', import.me
 const newDir = tempDirs('queue-crash');
 
 function reopen(design: string, dir: string): Queue {
-  return design === 'A' ? SlotFileQueue.open(dir, { durability: 'always' }) : LogQueue.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+  return design === 'A'
+    ? SlotFileQueue.open(dir, { durability: 'always' })
+    : LogQueue.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
 }
 
 describe('queue crash with SIGKILL', () => {
@@ -39,10 +41,17 @@ describe('queue crash with SIGKILL', () => {
         expect(sent.size).toBeGreaterThan(0);
         const queue = reopen(design, dir);
         const present = new Map<number, Buffer>();
-        for (let m = queue.receive({ visibilityTimeoutMs: 1e9 }); m !== null; m = queue.receive({ visibilityTimeoutMs: 1e9 })) present.set(m.id, m.body);
+        for (
+          let m = queue.receive({ visibilityTimeoutMs: 1e9 });
+          m !== null;
+          m = queue.receive({ visibilityTimeoutMs: 1e9 })
+        )
+          present.set(m.id, m.body);
         for (const [id, sequence] of sent) {
           if (deleted.has(id)) continue;
-          expect(present.get(id)?.equals(crashQueueBody(sequence)), `acknowledged send ${id}`).toBe(true);
+          expect(present.get(id)?.equals(crashQueueBody(sequence)), `acknowledged send ${id}`).toBe(
+            true,
+          );
         }
         expect(queue.stats().corruptSkipped).toBe(0);
         // Leave the queue as the next round's child will find it: deliveries were in memory only.

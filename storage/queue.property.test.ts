@@ -19,18 +19,42 @@ type Op =
   | { kind: 'restart' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), bytes: fc.integer({ min: 0, max: 200 }), delayMs: fc.constantFrom(0, 0, 0, 50) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('receive' as const), timeoutMs: fc.constantFrom(10, 100, 1000) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      bytes: fc.integer({ min: 0, max: 200 }),
+      delayMs: fc.constantFrom(0, 0, 0, 50),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('receive' as const),
+      timeoutMs: fc.constantFrom(10, 100, 1000),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(5, 60, 2000) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(5, 60, 2000) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const) }) },
 );
 
 const newDir = tempDirs('queue-prop');
 /** Design B documents that deletes above the saved head come back after a restart. */
 const designs: Array<[string, (dir: string, clock: QueueClock) => Queue, boolean]> = [
-  ['design A', (dir, clock) => SlotFileQueue.open(dir, { clock, slotBytes: 256, chunkSlots: 8 }), false],
-  ['design B', (dir, clock) => LogQueue.open(dir, { clock, segmentBytes: 2048, checkpointEveryDeletes: 3 }), true],
+  [
+    'design A',
+    (dir, clock) => SlotFileQueue.open(dir, { clock, slotBytes: 256, chunkSlots: 8 }),
+    false,
+  ],
+  [
+    'design B',
+    (dir, clock) => LogQueue.open(dir, { clock, segmentBytes: 2048, checkpointEveryDeletes: 3 }),
+    true,
+  ],
 ];
 
 for (const [name, open, deletesAboveHeadReturn] of designs) {
@@ -38,7 +62,12 @@ for (const [name, open, deletesAboveHeadReturn] of designs) {
     it('delivers only existing messages with their exact bodies, and every existing one eventually', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => {
-          const clock = { ms: 1_000_000, nowMs(): number { return this.ms; } };
+          const clock = {
+            ms: 1_000_000,
+            nowMs(): number {
+              return this.ms;
+            },
+          };
           const dir = newDir();
           let queue = open(dir, clock);
           const existing = new Map<number, Buffer>();
@@ -61,7 +90,10 @@ for (const [name, open, deletesAboveHeadReturn] of designs) {
               } else if (op.kind === 'delete' && received.length > 0) {
                 const id = received.splice(op.pick % received.length, 1)[0]!;
                 if (existing.has(id)) {
-                  await queue.delete(id).then(() => existing.delete(id), (error) => expect(error.code).toBe('UNKNOWN_MESSAGE'));
+                  await queue.delete(id).then(
+                    () => existing.delete(id),
+                    (error) => expect(error.code).toBe('UNKNOWN_MESSAGE'),
+                  );
                 }
               } else if (op.kind === 'tick') {
                 clock.ms += op.ms;
@@ -69,7 +101,8 @@ for (const [name, open, deletesAboveHeadReturn] of designs) {
                 const head = queue.stats().head;
                 await queue.close();
                 if (deletesAboveHeadReturn) {
-                  for (const [id, body] of sent) if (id >= head && !existing.has(id)) existing.set(id, body);
+                  for (const [id, body] of sent)
+                    if (id >= head && !existing.has(id)) existing.set(id, body);
                 }
                 queue = open(dir, clock);
                 received.length = 0;
@@ -77,7 +110,11 @@ for (const [name, open, deletesAboveHeadReturn] of designs) {
             }
             clock.ms += 1_000_000;
             const drained = new Set<number>();
-            for (let m = queue.receive({ visibilityTimeoutMs: 1e9 }); m !== null; m = queue.receive({ visibilityTimeoutMs: 1e9 })) {
+            for (
+              let m = queue.receive({ visibilityTimeoutMs: 1e9 });
+              m !== null;
+              m = queue.receive({ visibilityTimeoutMs: 1e9 })
+            ) {
               expect(existing.get(m.id)?.equals(m.body)).toBe(true);
               drained.add(m.id);
             }

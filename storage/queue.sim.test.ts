@@ -42,7 +42,13 @@ function openSlots(
   options: SlotFileOptions = {},
 ): SlotFileQueue {
   // Inline syncs: a fault hits the call that caused it (the crash loop covers the thread pool).
-  return SlotFileQueue.open(SLOT_QUEUE_DIR, { io: disk, durability, groupMaxDelayMs: 0, syncMode: 'inline', ...options });
+  return SlotFileQueue.open(SLOT_QUEUE_DIR, {
+    io: disk,
+    durability,
+    groupMaxDelayMs: 0,
+    syncMode: 'inline',
+    ...options,
+  });
 }
 
 function openLogQueue(
@@ -50,7 +56,13 @@ function openLogQueue(
   durability: DurabilityPolicy,
   options: LogQueueOptions = {},
 ): LogQueue {
-  const defaults = { io: disk, durability, groupMaxDelayMs: 0, syncMode: 'inline' as const, clock: new ManualClock() };
+  const defaults = {
+    io: disk,
+    durability,
+    groupMaxDelayMs: 0,
+    syncMode: 'inline' as const,
+    clock: new ManualClock(),
+  };
   return LogQueue.open(QUEUE_DIR, { ...defaults, ...options });
 }
 
@@ -236,11 +248,14 @@ describe('design B (log queue) on a simulated disk', () => {
 });
 
 describe('closing the slot file', () => {
-  it('acknowledges no send whose only covering fdatasync, close\'s, failed', async () => {
+  it("acknowledges no send whose only covering fdatasync, close's, failed", async () => {
     for (const seed of SEEDS) {
       const disk = diskWithDataDir(seed);
       const queue = openSlots(disk, 'group', { slotBytes: 1024, chunkSlots: 4 });
-      const sent = queue.send(Buffer.alloc(900, 7)).then(() => 'ok', () => 'rejected');
+      const sent = queue.send(Buffer.alloc(900, 7)).then(
+        () => 'ok',
+        () => 'rejected',
+      );
       disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
       await expect(queue.close()).rejects.toMatchObject({ code: 'IO_ERROR' });
       expect(await sent, `seed ${seed}`).toBe('rejected');
@@ -251,7 +266,10 @@ describe('closing the slot file', () => {
   it('waits for a thread-pool sync in flight, then acknowledges what it made durable', async () => {
     const disk = diskWithDataDir(1);
     const queue = openSlots(disk, 'group', { io: new SlowPoolIO(disk), syncMode: 'thread-pool' });
-    const sent = queue.send(Buffer.from('hello')).then(() => 'ok', () => 'rejected');
+    const sent = queue.send(Buffer.from('hello')).then(
+      () => 'ok',
+      () => 'rejected',
+    );
     await new Promise((resolve) => setImmediate(resolve)); // the group's sync is on the pool
     await queue.close();
     expect(await sent).toBe('ok');
@@ -263,13 +281,16 @@ describe('closing the slot file', () => {
 
   it('refuses bad group-commit bounds before opening anything', () => {
     const disk = diskWithDataDir(1);
-    expect(() => openSlots(disk, 'group', { groupMaxBytes: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => openSlots(disk, 'group', { groupMaxBytes: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
     expect(disk.openHandles).toBe(0);
   });
 });
 
 describe('a read that fails during receive', () => {
-  const readFault = (file: string | RegExp) => ({ kind: 'error', call: 'read', nth: 1, errno: 'EIO', file }) as const;
+  const readFault = (file: string | RegExp) =>
+    ({ kind: 'error', call: 'read', nth: 1, errno: 'EIO', file }) as const;
 
   it('design B: leaves a message that is ready again where it was, counts included', async () => {
     const disk = diskWithDataDir(1);
@@ -279,7 +300,9 @@ describe('a read that fails during receive', () => {
     expect(queue.receive({ visibilityTimeoutMs: 10 })?.id).toBe(id);
     clock.ms += 100; // its deadline passes: ready again
     disk.injectFault(readFault(/\.log$/));
-    expect(() => queue.receive({ visibilityTimeoutMs: 10 })).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(() => queue.receive({ visibilityTimeoutMs: 10 })).toThrow(
+      expect.objectContaining({ code: 'IO_ERROR' }),
+    );
     expect(queue.stats().ready).toBe(1);
     expect(queue.receive({ visibilityTimeoutMs: 10 })?.body.toString()).toBe('hello');
     await queue.delete(id);
@@ -292,7 +315,9 @@ describe('a read that fails during receive', () => {
     await queue.send(Buffer.from('first'));
     await queue.send(Buffer.from('second'));
     disk.injectFault(readFault(SLOT_FILE));
-    expect(() => queue.receive({ visibilityTimeoutMs: LONG_MS })).toThrow(expect.objectContaining({ code: 'IO_ERROR' }));
+    expect(() => queue.receive({ visibilityTimeoutMs: LONG_MS })).toThrow(
+      expect.objectContaining({ code: 'IO_ERROR' }),
+    );
     expect(queue.receive({ visibilityTimeoutMs: LONG_MS })?.body.toString()).toBe('first');
     await queue.close();
   });
@@ -312,7 +337,11 @@ describe('a slot file whose size ends part-way through a slot', () => {
     disk.close(handle);
     const reopened = openSlots(disk, 'none', { slotBytes: 640, chunkSlots: 8 });
     const bodies: string[] = [];
-    for (let message = reopened.receive({ visibilityTimeoutMs: LONG_MS }); message !== null; message = reopened.receive({ visibilityTimeoutMs: LONG_MS })) {
+    for (
+      let message = reopened.receive({ visibilityTimeoutMs: LONG_MS });
+      message !== null;
+      message = reopened.receive({ visibilityTimeoutMs: LONG_MS })
+    ) {
       bodies.push(message.body.toString());
     }
     expect(bodies).toEqual(ids.map((_, i) => `message ${i}`));

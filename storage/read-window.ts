@@ -41,7 +41,8 @@ export class ReadWindow {
     const wanted = Math.min(lengthBytes, fileSizeBytes - positionBytes);
     if (wanted > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(wanted);
     this.#startBytes = positionBytes;
-    this.#lengthBytes = wanted <= 0 ? 0 : this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
+    this.#lengthBytes =
+      wanted <= 0 ? 0 : this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
   }
 
   /**
@@ -52,7 +53,8 @@ export class ReadWindow {
     assert(this.#handle !== null, 'window is bound to a file');
     if (positionBytes + lengthBytes > fileSizeBytes) return -1;
     const inWindow =
-      positionBytes >= this.#startBytes && positionBytes + lengthBytes <= this.#startBytes + this.#lengthBytes;
+      positionBytes >= this.#startBytes &&
+      positionBytes + lengthBytes <= this.#startBytes + this.#lengthBytes;
     if (inWindow) return positionBytes - this.#startBytes;
     if (lengthBytes > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(lengthBytes);
     const wanted = Math.min(this.#buffer.length, fileSizeBytes - positionBytes);

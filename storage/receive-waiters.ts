@@ -130,9 +130,8 @@ export class ReceiveWaiters {
 
   /** One timer for the earliest deadline while anyone waits; none otherwise. */
   #arm(): void {
-    const nextMs = this.#waiters.length === 0
-      ? Number.POSITIVE_INFINITY
-      : this.#source.nextDeadlineMs();
+    const nextMs =
+      this.#waiters.length === 0 ? Number.POSITIVE_INFINITY : this.#source.nextDeadlineMs();
     if (nextMs === this.#wakeAtMs && this.#cancelWake !== null) return;
     this.#disarm();
     if (nextMs === Number.POSITIVE_INFINITY) return;

@@ -13,8 +13,12 @@ import {
 const ASHA_BODY = Buffer.from('{"order":4127,"email":"confirmation"}');
 const ASHA_ID = 1_268_410;
 const ASHA_HEX =
-  '00000031' + '4405f473' + '0000000000135aba' +
-  '7b226f72646572223a343132372c2265' + '6d61696c223a22636f6e6669726d6174' + '696f6e227d';
+  '00000031' +
+  '4405f473' +
+  '0000000000135aba' +
+  '7b226f72646572223a343132372c2265' +
+  '6d61696c223a22636f6e6669726d6174' +
+  '696f6e227d';
 
 function expectCorrupt(bytes: Uint8Array): string {
   try {
@@ -124,9 +128,14 @@ describe('an attributes section that the encoder never writes', () => {
   }
 
   it('is damage when there is no room for its flags byte, or no field is set', () => {
-    for (const bytes of [crafted(Buffer.alloc(0), Buffer.alloc(0)), crafted(Buffer.of(0x00), Buffer.from('hello'))]) {
+    for (const bytes of [
+      crafted(Buffer.alloc(0), Buffer.alloc(0)),
+      crafted(Buffer.of(0x00), Buffer.from('hello')),
+    ]) {
       expect(checkRecord(bytes, 0, bytes.length)).toBe('bad attributes');
-      expect(() => decodeRecord(bytes)).toThrow(expect.objectContaining({ code: 'CORRUPT_RECORD' }));
+      expect(() => decodeRecord(bytes)).toThrow(
+        expect.objectContaining({ code: 'CORRUPT_RECORD' }),
+      );
     }
   });
 });

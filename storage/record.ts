@@ -123,7 +123,10 @@ export function encodeRecordInto(
  * a sixth of the CRC of 1 KiB: appends of one size into one write buffer reuse the view.
  */
 const lastCrcView: { of: Buffer | null; start: number; end: number; view: Buffer } = {
-  of: null, start: -1, end: -1, view: Buffer.alloc(0),
+  of: null,
+  start: -1,
+  end: -1,
+  view: Buffer.alloc(0),
 };
 
 function recordCrc(buffer: Buffer, at: number, sizeBytes: number, hasAttributes: boolean): number {
@@ -179,7 +182,11 @@ export type FrameProblem =
  * Reads the masked length of the record at `at` and checks it is plausible. Returns the whole
  * record size, or a problem when the length cannot be a record's.
  */
-export function frameSizeAt(buffer: Uint8Array, at: number, maxRecordBytes: number): number | FrameProblem {
+export function frameSizeAt(
+  buffer: Uint8Array,
+  at: number,
+  maxRecordBytes: number,
+): number | FrameProblem {
   const lengthField = ((buffer as Buffer).readUInt32BE(at) & LENGTH_MASK) >>> 0;
   if (lengthField < MIN_LENGTH_FIELD) return 'length below minimum';
   const size = LENGTH_FIELD_BYTES + lengthField;
@@ -191,7 +198,12 @@ export function frameSizeAt(buffer: Uint8Array, at: number, maxRecordBytes: numb
  * Checks the whole record at `buffer[at, at+sizeBytes)`: CRC, attributes flags and, when
  * `expectedId` is given, the id. Returns null when it is good.
  */
-export function checkRecord(buffer: Uint8Array, at: number, sizeBytes: number, expectedId?: number): FrameProblem | null {
+export function checkRecord(
+  buffer: Uint8Array,
+  at: number,
+  sizeBytes: number,
+  expectedId?: number,
+): FrameProblem | null {
   const view = buffer as Buffer;
   const stored = view.readUInt32BE(at + 4);
   const hasAttributes = (view.readUInt32BE(at) & ATTRIBUTES_FLAG) !== 0;
@@ -203,7 +215,8 @@ export function checkRecord(buffer: Uint8Array, at: number, sizeBytes: number, e
     if (sizeBytes <= RECORD_HEADER_BYTES) return 'bad attributes';
     const flags = view.readUInt8(at + RECORD_HEADER_BYTES);
     if (flags === 0 || (flags & ~KNOWN_FLAGS) !== 0) return 'bad attributes';
-    if (attributesSizeBytesFromFlags(flags) > sizeBytes - RECORD_HEADER_BYTES) return 'bad attributes';
+    if (attributesSizeBytesFromFlags(flags) > sizeBytes - RECORD_HEADER_BYTES)
+      return 'bad attributes';
   }
   return null;
 }
@@ -230,7 +243,11 @@ export interface DecodedRecord {
 }
 
 /** Decodes a record already checked with `checkRecord`. */
-export function decodeCheckedRecord(buffer: Uint8Array, at: number, sizeBytes: number): DecodedRecord {
+export function decodeCheckedRecord(
+  buffer: Uint8Array,
+  at: number,
+  sizeBytes: number,
+): DecodedRecord {
   const view = buffer as Buffer;
   const id = readU64(view, at + 8);
   let bodyStart = at + RECORD_HEADER_BYTES;
@@ -264,7 +281,10 @@ function readAttributes(view: Buffer, at: number): RecordAttributes {
  * Decodes a standalone encoded record, checking everything: for tests and tools. Throws
  * CORRUPT_RECORD rather than returning a damaged body.
  */
-export function decodeRecord(buffer: Uint8Array, maxRecordBytes = DEFAULT_MAX_RECORD_BYTES): DecodedRecord {
+export function decodeRecord(
+  buffer: Uint8Array,
+  maxRecordBytes = DEFAULT_MAX_RECORD_BYTES,
+): DecodedRecord {
   if (buffer.length < RECORD_HEADER_BYTES) throw corruptRecord('<buffer>', 0, 'truncated');
   const size = frameSizeAt(buffer, 0, maxRecordBytes);
   if (typeof size === 'string') throw corruptRecord('<buffer>', 0, size);
@@ -274,7 +294,12 @@ export function decodeRecord(buffer: Uint8Array, maxRecordBytes = DEFAULT_MAX_RE
   return decodeCheckedRecord(buffer, 0, size);
 }
 
-export function corruptRecord(file: string, positionBytes: number, reason: string, offset?: number): StorageError {
+export function corruptRecord(
+  file: string,
+  positionBytes: number,
+  reason: string,
+  offset?: number,
+): StorageError {
   const what = offset === undefined ? 'a record' : `the record for offset ${offset}`;
   return new StorageError(
     'CORRUPT_RECORD',

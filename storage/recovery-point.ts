@@ -41,7 +41,10 @@ export function writeRecoveryPoint(io: FileIO, dir: string, point: RecoveryPoint
 }
 
 /** The saved point, null when there is none, or the reason it cannot be used. */
-export function readRecoveryPoint(io: FileIO, dir: string): RecoveryPoint | { unreadable: string } | null {
+export function readRecoveryPoint(
+  io: FileIO,
+  dir: string,
+): RecoveryPoint | { unreadable: string } | null {
   const read = readCheckpointFile(io, path.join(dir, RECOVERY_POINT_FILE), MAGIC);
   if (read === null || 'unreadable' in read) return read;
   const { payload } = read;

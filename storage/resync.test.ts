@@ -18,14 +18,18 @@ describe('finding the record after one whose length is damaged', () => {
   const damagedOffset = 100;
 
   it('passes over a record carried inside the body of the damaged one', () => {
-    const carried = encodeRecord(damagedOffset + 1, Buffer.from('a forwarded record, not the next one'));
+    const carried = encodeRecord(
+      damagedOffset + 1,
+      Buffer.from('a forwarded record, not the next one'),
+    );
     const damaged = encodeRecord(damagedOffset, Buffer.concat([Buffer.from('prefix--'), carried]));
     const next = encodeRecord(damagedOffset + 1, Buffer.from('the real next record'));
     const after = encodeRecord(damagedOffset + 2, Buffer.from('and the one after'));
     const file = Buffer.concat([damaged, next, after]);
     file.writeUInt32BE(0x7fff_ffff, 0);
-    expect(findRecordAfterDamage(windowOver(file), file.length, 0, damagedOffset, 1 << 20))
-      .toEqual({ positionBytes: damaged.length, offset: damagedOffset + 1 });
+    expect(findRecordAfterDamage(windowOver(file), file.length, 0, damagedOffset, 1 << 20)).toEqual(
+      { positionBytes: damaged.length, offset: damagedOffset + 1 },
+    );
   });
 
   it('still takes a lone candidate that nothing follows as it should (more damage after it)', () => {
@@ -35,7 +39,8 @@ describe('finding the record after one whose length is damaged', () => {
     alsoDamaged[alsoDamaged.length - 1] = alsoDamaged[alsoDamaged.length - 1]! ^ 0xff;
     const file = Buffer.concat([damaged, next, alsoDamaged]);
     file.writeUInt32BE(0x7fff_ffff, 0);
-    expect(findRecordAfterDamage(windowOver(file), file.length, 0, damagedOffset, 1 << 20))
-      .toEqual({ positionBytes: damaged.length, offset: damagedOffset + 1 });
+    expect(findRecordAfterDamage(windowOver(file), file.length, 0, damagedOffset, 1 << 20)).toEqual(
+      { positionBytes: damaged.length, offset: damagedOffset + 1 },
+    );
   });
 });

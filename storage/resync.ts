@@ -52,7 +52,8 @@ export function findRecordAfterDamage(
     if (id <= damagedOffset || id > damagedOffset + mostSkipped) continue;
     if (!isRecordAt(window, fileSizeBytes, position, id, maxRecordBytes)) continue;
     const candidate = { positionBytes: position, offset: id };
-    if (isCorroborated(window, fileSizeBytes, candidate, maxRecordBytes, searchEndBytes)) return candidate;
+    if (isCorroborated(window, fileSizeBytes, candidate, maxRecordBytes, searchEndBytes))
+      return candidate;
     uncorroborated ??= candidate;
   }
   return uncorroborated;

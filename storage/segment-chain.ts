@@ -60,16 +60,21 @@ export function checkSealedEnd(
     overlapAt = positionBytes;
     return true;
   };
-  const walk = segment.scan(window, start.positionBytes, start.offset, { reindex: false, skipDamaged: true, stopAt });
+  const walk = segment.scan(window, start.positionBytes, start.offset, {
+    reindex: false,
+    skipDamaged: true,
+    stopAt,
+  });
   const walkedBytes = walk.endPositionBytes - start.positionBytes;
   if (overlapAt !== null || walk.nextOffset > next.baseOffset) throw overlap(segment, next);
   const missing = next.baseOffset - walk.nextOffset;
   if (missing > 0 && !couldHold(segment, window, walk.endPositionBytes, walk.nextOffset, missing)) {
     throw gap(segment, next, walk.nextOffset);
   }
-  const finding = walk.nextOffset < next.baseOffset
-    ? damagedEnd(segment, next, walk.endPositionBytes, walk.nextOffset)
-    : trailing(segment, window, walk.endPositionBytes, next);
+  const finding =
+    walk.nextOffset < next.baseOffset
+      ? damagedEnd(segment, next, walk.endPositionBytes, walk.nextOffset)
+      : trailing(segment, window, walk.endPositionBytes, next);
   if (finding !== null) findings.push(finding);
   if (finding !== null && finding.kind !== 'damaged-end') segment.endDataAt(walk.endPositionBytes);
   return walkedBytes;
@@ -83,26 +88,48 @@ export function checkSealedEnd(
  * length; each takes at least RECORD_HEADER_BYTES). If not, the records are simply not there:
  * a gap, which bytes written after the segment must not hide.
  */
-function couldHold(segment: Segment, window: ReadWindow, fromBytes: number, nextOffset: number, missing: number): boolean {
+function couldHold(
+  segment: Segment,
+  window: ReadWindow,
+  fromBytes: number,
+  nextOffset: number,
+  missing: number,
+): boolean {
   window.bind(segment.handle);
   const dataEnd = endOfNonZeroBytes(window, fromBytes, segment.sizeBytes);
   const at = window.ensure(fromBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
-  const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, segment.maxRecordBytes, nextOffset);
+  const likeRecord =
+    at >= 0 && startsLikeRecord(window.buffer, at, segment.maxRecordBytes, nextOffset);
   return couldBeDamagedRecords(likeRecord, dataEnd - fromBytes, missing);
 }
 
 /** The rule of couldHold on what a walk found: `dump` applies it to its own walk of the files. */
-export function couldBeDamagedRecords(startsLikeARecord: boolean, nonZeroBytes: number, missing: number): boolean {
+export function couldBeDamagedRecords(
+  startsLikeARecord: boolean,
+  nonZeroBytes: number,
+  missing: number,
+): boolean {
   return startsLikeARecord && nonZeroBytes >= missing * RECORD_HEADER_BYTES;
 }
 
 /** A plausible length, or the id expected there: what is left of a damaged record's header. */
-export function startsLikeRecord(buffer: Buffer, at: number, maxRecordBytes: number, expectedOffset: number): boolean {
-  return typeof frameSizeAt(buffer, at, maxRecordBytes) === 'number' || recordIdAt(buffer, at) === expectedOffset;
+export function startsLikeRecord(
+  buffer: Buffer,
+  at: number,
+  maxRecordBytes: number,
+  expectedOffset: number,
+): boolean {
+  return (
+    typeof frameSizeAt(buffer, at, maxRecordBytes) === 'number' ||
+    recordIdAt(buffer, at) === expectedOffset
+  );
 }
 
 /** The index's last entry when it lands on its record; else the segment's start. */
-function walkStartOf(segment: Segment, window: ReadWindow): { positionBytes: number; offset: number } {
+function walkStartOf(
+  segment: Segment,
+  window: ReadWindow,
+): { positionBytes: number; offset: number } {
   const entry = segment.lastIndexEntryOnDisk();
   if (entry !== null) {
     const offset = segment.baseOffset + entry.relativeOffset;
@@ -114,7 +141,12 @@ function walkStartOf(segment: Segment, window: ReadWindow): { positionBytes: num
 }
 
 /** Bytes after a sealed segment's last record, as a finding; null when there are none. */
-export function trailing(segment: Segment, window: ReadWindow, dataEndBytes: number, next: Segment): ChainFinding | null {
+export function trailing(
+  segment: Segment,
+  window: ReadWindow,
+  dataEndBytes: number,
+  next: Segment,
+): ChainFinding | null {
   const extraBytes = segment.sizeBytes - dataEndBytes;
   if (extraBytes === 0) return null;
   window.bind(segment.handle);
@@ -125,19 +157,26 @@ export function trailing(segment: Segment, window: ReadWindow, dataEndBytes: num
     kind: zeros ? 'trailing-zeros' : 'trailing-bytes',
     positionBytes: dataEndBytes,
     sizeBytes: extraBytes,
-    message: `${path.basename(segment.logPath)}: ${what} after its last record (offset ` +
+    message:
+      `${path.basename(segment.logPath)}: ${what} after its last record (offset ` +
       `${next.baseOffset - 1}, ending at position ${dataEndBytes}); left in place and never read ` +
       '(the next segment holds the next offset)',
   };
 }
 
-function damagedEnd(segment: Segment, next: Segment, positionBytes: number, fromOffset: number): ChainFinding {
+function damagedEnd(
+  segment: Segment,
+  next: Segment,
+  positionBytes: number,
+  fromOffset: number,
+): ChainFinding {
   return {
     segment: segment.logPath,
     kind: 'damaged-end',
     positionBytes,
     sizeBytes: segment.sizeBytes - positionBytes,
-    message: `${path.basename(segment.logPath)}: offsets ${fromOffset} to ${next.baseOffset - 1} are damaged ` +
+    message:
+      `${path.basename(segment.logPath)}: offsets ${fromOffset} to ${next.baseOffset - 1} are damaged ` +
       `(from position ${positionBytes}); reads of them report CORRUPT_RECORD, later offsets read as usual`,
   };
 }

@@ -49,7 +49,11 @@ async function writePartition(): Promise<{ dir: string; sizes: number[]; plainGz
     const compression = b % 2 === 0 ? 'none' : 'gzip';
     if (compression === 'gzip') {
       const kafkaRecords = records.map((r, i) => ({
-        timestampDeltaMs: i, offsetDelta: i, key: null, value: r.value, headers: [],
+        timestampDeltaMs: i,
+        offsetDelta: i,
+        key: null,
+        value: r.value,
+        headers: [],
       }));
       plainGzipBytes += 61 + encodeRecords(kafkaRecords).length;
     }
@@ -68,9 +72,16 @@ describe('segment statistics of a Kafka partition directory', () => {
     expect(stats.records).toBe(BATCHES * PER_BATCH);
     expect(stats.batches).toBe(BATCHES);
     expect(stats.valueBytes).toMatchObject({
-      median: rank(sizes, 0.5), p90: rank(sizes, 0.9), min: Math.min(...sizes), max: Math.max(...sizes),
+      median: rank(sizes, 0.5),
+      p90: rank(sizes, 0.9),
+      min: Math.min(...sizes),
+      max: Math.max(...sizes),
     });
-    expect(stats.recordsPerBatch).toMatchObject({ median: PER_BATCH, p90: PER_BATCH, min: PER_BATCH });
+    expect(stats.recordsPerBatch).toMatchObject({
+      median: PER_BATCH,
+      p90: PER_BATCH,
+      min: PER_BATCH,
+    });
     expect(stats.time).toMatchObject({ firstMs: T0_MS, lastMs: T0_MS + 399 });
     expect(stats.time!.ratePerSec).toBeCloseTo(1000, 6);
   });
@@ -88,7 +99,10 @@ describe('segment statistics of a Kafka partition directory', () => {
     expect(stats.storedBytesPerRecord).toBe(stats.logBytes / stats.records);
     expect(stats.indexInterval!.minBytes).toBeLessThanOrEqual(1024);
     expect(stats.indexInterval!.maxBytes).toBeGreaterThanOrEqual(1024);
-    expect(stats.indexEntriesPerMiB).toBeCloseTo(stats.indexEntries / (stats.logBytes / 2 ** 20), 9);
+    expect(stats.indexEntriesPerMiB).toBeCloseTo(
+      stats.indexEntries / (stats.logBytes / 2 ** 20),
+      9,
+    );
   });
 
   it('refuses a damaged batch with CORRUPT_BATCH naming the file and position', async () => {
@@ -120,7 +134,10 @@ describe('segment statistics of a Kafka partition directory', () => {
 });
 
 function lastBase(dir: string): number {
-  const bases = io.list(dir).filter((n) => n.endsWith('.log')).map((n) => Number(n.slice(0, 20)));
+  const bases = io
+    .list(dir)
+    .filter((n) => n.endsWith('.log'))
+    .map((n) => Number(n.slice(0, 20)));
   return Math.max(...bases);
 }
 
@@ -134,12 +151,21 @@ describe('segment statistics of a loglab log and of what is no log', () => {
     expect(stats.format).toBe('loglab');
     expect(stats.recordBytes).toMatchObject({ median: 46, max: 66, count: 5 });
     expect(stats.recordsPerBatch.max).toBe(1);
-    expect(stats.codecs).toEqual([{ codec: 'none', batches: 5, storedBytes: 230, uncompressedBytes: 230, ratio: 1 }]);
+    expect(stats.codecs).toEqual([
+      { codec: 'none', batches: 5, storedBytes: 230, uncompressedBytes: 230, ratio: 1 },
+    ]);
   });
 
   it.each([
     ['a path that does not exist', (dir: string) => join(dir, 'missing'), 'INVALID_SEGMENT_FILE'],
-    ['a file', (dir: string) => { writeFileSync(join(dir, 'f.txt'), 'x'); return join(dir, 'f.txt'); }, 'INVALID_SEGMENT_FILE'],
+    [
+      'a file',
+      (dir: string) => {
+        writeFileSync(join(dir, 'f.txt'), 'x');
+        return join(dir, 'f.txt');
+      },
+      'INVALID_SEGMENT_FILE',
+    ],
     ['an empty directory', (dir: string) => dir, 'LOG_NOT_FOUND'],
   ])('refuses %s with a typed error naming it', (_, make, code) => {
     const target = make(newDir());
@@ -155,6 +181,13 @@ describe('segment statistics of a loglab log and of what is no log', () => {
   it('takes exact nearest-rank quantiles', () => {
     const histogram = new SizeHistogram();
     for (const value of [5, 1, 4, 2, 3, 3, 9, 7, 8, 6]) histogram.add(value);
-    expect(histogram.summary()).toMatchObject({ min: 1, median: 4, p90: 8, max: 9, mean: 4.8, count: 10 });
+    expect(histogram.summary()).toMatchObject({
+      min: 1,
+      median: 4,
+      p90: 8,
+      max: 9,
+      mean: 4.8,
+      count: 10,
+    });
   });
 });

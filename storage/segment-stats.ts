@@ -31,7 +31,6 @@ import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { RECORD_HEADER_BYTES } from './record.js';
 import { MiB } from './units.js';
 
-
 /** Exact counts of integer sizes: quantiles by nearest rank. */
 export class SizeHistogram {
   readonly #counts = new Map<number, number>();
@@ -181,10 +180,17 @@ interface Tally {
 
 function newTally(): Tally {
   return {
-    recordBytes: new SizeHistogram(), valueBytes: new SizeHistogram(),
-    batchBytes: new SizeHistogram(), recordsPerBatch: new SizeHistogram(), codecs: new Map(),
-    bounds: new IntervalBounds(), logBytes: 0, indexEntries: 0,
-    firstMs: Number.POSITIVE_INFINITY, lastMs: Number.NEGATIVE_INFINITY, timedRecords: 0,
+    recordBytes: new SizeHistogram(),
+    valueBytes: new SizeHistogram(),
+    batchBytes: new SizeHistogram(),
+    recordsPerBatch: new SizeHistogram(),
+    codecs: new Map(),
+    bounds: new IntervalBounds(),
+    logBytes: 0,
+    indexEntries: 0,
+    firstMs: Number.POSITIVE_INFINITY,
+    lastMs: Number.NEGATIVE_INFINITY,
+    timedRecords: 0,
     ignoredTail: null,
   };
 }
@@ -198,24 +204,36 @@ export function readSegmentStats(io: FileIO, dir: string): SegmentStats {
   else readLoglab(io, target, tally);
   const records = tally.recordBytes.count;
   if (records === 0) {
-    throw new StorageError('LOG_NOT_FOUND', `segment stats: the segments in ${dir} hold no ` +
-      'records; point at a directory whose log has data', { file: dir });
+    throw new StorageError(
+      'LOG_NOT_FOUND',
+      `segment stats: the segments in ${dir} hold no ` +
+        'records; point at a directory whose log has data',
+      { file: dir },
+    );
   }
   return summarize(format, target, tally);
 }
 
 function logTarget(io: FileIO, dir: string): DumpTarget {
   if (!io.exists(dir)) {
-    throw new StorageError('INVALID_SEGMENT_FILE', `segment stats: ${dir} does not exist; ` +
-      'give a Kafka partition directory or a loglab log directory', { file: dir });
+    throw new StorageError(
+      'INVALID_SEGMENT_FILE',
+      `segment stats: ${dir} does not exist; ` +
+        'give a Kafka partition directory or a loglab log directory',
+      { file: dir },
+    );
   }
   const target = segmentsToDumpOrRefuse(io, dir);
-  const logs = target.baseOffsets
-    .filter((base) => io.exists(path.join(dir, segmentFileName(base, LOG_SUFFIX))));
+  const logs = target.baseOffsets.filter((base) =>
+    io.exists(path.join(dir, segmentFileName(base, LOG_SUFFIX))),
+  );
   if (logs.length === 0) {
-    throw new StorageError('LOG_NOT_FOUND', `segment stats: ${dir} holds no segments ` +
-      '(<20 digits>.log); give a Kafka partition directory (topic-N) or a loglab log directory',
-    { file: dir });
+    throw new StorageError(
+      'LOG_NOT_FOUND',
+      `segment stats: ${dir} holds no segments ` +
+        '(<20 digits>.log); give a Kafka partition directory (topic-N) or a loglab log directory',
+      { file: dir },
+    );
   }
   return { ...target, baseOffsets: logs };
 }
@@ -234,8 +252,12 @@ function segmentsToDumpOrRefuse(io: FileIO, dir: string): DumpTarget {
 }
 
 function notADirectory(dir: string): never {
-  throw new StorageError('INVALID_SEGMENT_FILE', `segment stats: ${dir} is a file, not a ` +
-    'directory; give the directory that holds the segments', { file: dir });
+  throw new StorageError(
+    'INVALID_SEGMENT_FILE',
+    `segment stats: ${dir} is a file, not a ` +
+      'directory; give the directory that holds the segments',
+    { file: dir },
+  );
 }
 
 function readKafka(io: FileIO, target: DumpTarget, tally: Tally): void {
@@ -264,7 +286,8 @@ function readKafka(io: FileIO, target: DumpTarget, tally: Tally): void {
   });
 }
 
-const ADVICE = 'the statistics would leave it out unseen: check the directory with ' +
+const ADVICE =
+  'the statistics would leave it out unseen: check the directory with ' +
   '`loglab dump DIR --verify`, and read a copy without the damaged segment, or a replica';
 
 function damaged(logPath: string, walked: WalkedBatch): StorageError {
@@ -275,9 +298,10 @@ function addBatch(tally: Tally, batch: KafkaBatch, storedBytes: number): void {
   tally.logBytes += storedBytes;
   tally.batchBytes.add(storedBytes);
   tally.recordsPerBatch.add(batch.records.length);
-  const uncompressedBytes = batch.compression === 'none'
-    ? storedBytes
-    : BATCH_HEADER_BYTES + encodeRecords(batch.records).length;
+  const uncompressedBytes =
+    batch.compression === 'none'
+      ? storedBytes
+      : BATCH_HEADER_BYTES + encodeRecords(batch.records).length;
   const codec = codecTally(tally, batch.compression);
   codec.batches++;
   codec.storedBytes += storedBytes;
@@ -321,8 +345,10 @@ function readLoglab(io: FileIO, target: DumpTarget, tally: Tally): void {
   for (const entry of dumpLog(io, target, options)) {
     if (entry.type === 'record' && !entry.valid) {
       damage ??= {
-        file: path.join(target.dir, entry.segment), position: entry.position,
-        sizeBytes: entry.sizeBytes, problem: entry.problem ?? 'invalid',
+        file: path.join(target.dir, entry.segment),
+        position: entry.position,
+        sizeBytes: entry.sizeBytes,
+        problem: entry.problem ?? 'invalid',
       };
     } else if (entry.type === 'record') {
       if (damage !== null) throw corruptRecord(damage);
@@ -396,18 +422,28 @@ function corruptRecord(damage: { file: string; position: number; problem: string
 function summarize(format: SegmentFormat, target: DumpTarget, tally: Tally): SegmentStats {
   const records = tally.recordBytes.count;
   const codecs = [...tally.codecs].map(([codec, c]) => ({
-    codec, ...c, ratio: c.uncompressedBytes / c.storedBytes,
+    codec,
+    ...c,
+    ratio: c.uncompressedBytes / c.storedBytes,
   }));
   return {
-    format, dir: target.dir, segments: target.baseOffsets.length, logBytes: tally.logBytes,
-    batches: tally.batchBytes.count, records,
-    recordBytes: tally.recordBytes.summary(), valueBytes: tally.valueBytes.summary(),
-    batchBytes: tally.batchBytes.summary(), recordsPerBatch: tally.recordsPerBatch.summary(),
-    storedBytesPerRecord: tally.logBytes / records, codecs,
+    format,
+    dir: target.dir,
+    segments: target.baseOffsets.length,
+    logBytes: tally.logBytes,
+    batches: tally.batchBytes.count,
+    records,
+    recordBytes: tally.recordBytes.summary(),
+    valueBytes: tally.valueBytes.summary(),
+    batchBytes: tally.batchBytes.summary(),
+    recordsPerBatch: tally.recordsPerBatch.summary(),
+    storedBytesPerRecord: tally.logBytes / records,
+    codecs,
     indexEntries: tally.indexEntries,
     indexEntriesPerMiB: tally.indexEntries / (tally.logBytes / MiB),
     indexInterval: tally.indexEntries === 0 ? null : tally.bounds.result(),
-    time: timeSpan(tally), ignoredTail: tally.ignoredTail,
+    time: timeSpan(tally),
+    ignoredTail: tally.ignoredTail,
   };
 }
 

@@ -16,7 +16,10 @@ import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
 import {
-  BASE_OFFSET_DIGITS, type SegmentPaths, removeSegmentFiles, segmentPaths,
+  BASE_OFFSET_DIGITS,
+  type SegmentPaths,
+  removeSegmentFiles,
+  segmentPaths,
 } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import {
@@ -37,7 +40,10 @@ const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
  * The base offset a file name claims, null for files that are not the log's. A name that looks
  * like a segment (digits, a segment suffix) but is not 20 digits is an error naming the file.
  */
-export function parseSegmentFileName(dir: string, name: string): { baseOffset: number; suffix: string } | null {
+export function parseSegmentFileName(
+  dir: string,
+  name: string,
+): { baseOffset: number; suffix: string } | null {
   const match = SEGMENT_FILE.exec(name);
   if (match === null) return null;
   const digits = match[1]!;
@@ -148,7 +154,13 @@ export class Segment {
   #timeIndex: TimeIndex | null;
   #removed = false;
 
-  private constructor(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig, sizeBytes: number) {
+  private constructor(
+    io: FileIO,
+    dir: string,
+    baseOffset: number,
+    config: SegmentConfig,
+    sizeBytes: number,
+  ) {
     this.#io = io;
     this.dir = dir;
     this.baseOffset = baseOffset;
@@ -282,7 +294,8 @@ export class Segment {
   }
 
   get handle(): FileHandle {
-    if (this.#logHandle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
+    if (this.#logHandle === null)
+      throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#logHandle;
   }
 
@@ -346,8 +359,10 @@ export class Segment {
    */
   preallocate(lengthBytes: number): void {
     const from = this.#fileBytes;
-    const target = Math.min(this.#config.preallocateBytes,
-      Math.max(this.#sizeBytes + lengthBytes, from + this.#config.preallocateExtentBytes));
+    const target = Math.min(
+      this.#config.preallocateBytes,
+      Math.max(this.#sizeBytes + lengthBytes, from + this.#config.preallocateExtentBytes),
+    );
     // Rolls keep appends within the segment size, which preallocation fills.
     assert(target >= this.#sizeBytes + lengthBytes, 'the append fits the preallocated segment');
     const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, target - from));
@@ -378,7 +393,8 @@ export class Segment {
     offsetIndex.append(relativeOffset, positionBytes);
     // A rebuilt offset index meets time entries that survived it: those keep their real times.
     const timeIndex = this.#timeIndex!;
-    const lastTimed = timeIndex.entries === 0 ? -1 : timeIndex.relativeOffsetAt(timeIndex.entries - 1);
+    const lastTimed =
+      timeIndex.entries === 0 ? -1 : timeIndex.relativeOffsetAt(timeIndex.entries - 1);
     if (relativeOffset > lastTimed) timeIndex.append(this.#config.nowMs(), relativeOffset);
   }
 
@@ -394,7 +410,12 @@ export class Segment {
    * index rebuild of a segment a bit flip hit) the walk goes on after a bad record instead, from
    * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
    */
-  scan(window: ReadWindow, fromPosition: number, expectedOffset: number, options: ScanOptions): ScanResult {
+  scan(
+    window: ReadWindow,
+    fromPosition: number,
+    expectedOffset: number,
+    options: ScanOptions,
+  ): ScanResult {
     const { reindex, skipDamaged = false, stopAt } = options;
     const endBytes = Math.min(options.endBytes ?? this.#sizeBytes, this.#sizeBytes);
     window.bind(this.handle);
@@ -431,7 +452,12 @@ export class Segment {
       position += size;
       offset++;
     }
-    return { endPositionBytes: position, nextOffset: offset, records: offset - expectedOffset, problem };
+    return {
+      endPositionBytes: position,
+      nextOffset: offset,
+      records: offset - expectedOffset,
+      problem,
+    };
   }
 
   /** Makes this the active segment again after recovery found its end. */
@@ -495,7 +521,12 @@ export class Segment {
     const firstFound = entries === 0 ? null : index.positionAt(0);
     if (firstExpected !== firstFound) return false;
     if (entries === 0) return true;
-    return !this.#entryDueAfter(window, index.positionAt(entries - 1), this.baseOffset + index.relativeOffsetAt(entries - 1), endBytes);
+    return !this.#entryDueAfter(
+      window,
+      index.positionAt(entries - 1),
+      this.baseOffset + index.relativeOffsetAt(entries - 1),
+      endBytes,
+    );
   }
 
   /** Where the rule puts the first entry (the first record past one interval); null: none below `endBytes`. */
@@ -512,7 +543,12 @@ export class Segment {
   }
 
   /** True when a record between the entry at `fromPosition` and `endBytes` should have had an entry. */
-  #entryDueAfter(window: ReadWindow, fromPosition: number, fromOffset: number, endBytes: number): boolean {
+  #entryDueAfter(
+    window: ReadWindow,
+    fromPosition: number,
+    fromOffset: number,
+    endBytes: number,
+  ): boolean {
     const interval = this.#config.indexIntervalBytes;
     let due = false;
     const stopAt = (_offset: number, position: number): boolean => {
@@ -553,8 +589,10 @@ export class Segment {
     window.fill(position, start.endBytes - position, this.#sizeBytes);
     while (position !== this.#sizeBytes) {
       // Past the end: the length just stepped over was damaged (it still looked plausible).
-      const size = position > this.#sizeBytes ? 'truncated' : this.#headerProblem(window, position, current);
-      if (typeof size === 'number' && current === offset) return this.#decodeAt(window, position, size, offset);
+      const size =
+        position > this.#sizeBytes ? 'truncated' : this.#headerProblem(window, position, current);
+      if (typeof size === 'number' && current === offset)
+        return this.#decodeAt(window, position, size, offset);
       if (typeof size === 'number') {
         previous = position;
         position += size;
@@ -563,11 +601,20 @@ export class Segment {
       }
       if (position === start.positionBytes && start.fromIndex) throw new IndexEntryMismatch();
       const before = previous < 0 ? null : this.#recordProblem(window, previous, current - 1);
-      const damaged = before === null ? { position, offset: current, problem: size } : { position: previous, offset: current - 1, problem: before };
-      if (damaged.offset === offset) throw corruptRecord(this.logPath, damaged.position, damaged.problem, offset);
+      const damaged =
+        before === null
+          ? { position, offset: current, problem: size }
+          : { position: previous, offset: current - 1, problem: before };
+      if (damaged.offset === offset)
+        throw corruptRecord(this.logPath, damaged.position, damaged.problem, offset);
       const resume = this.recordAfterDamage(window, damaged.position, damaged.offset);
       if (resume === null || resume.offset > offset) {
-        throw corruptRecord(this.logPath, damaged.position, `lost with the damaged record for offset ${damaged.offset}`, offset);
+        throw corruptRecord(
+          this.logPath,
+          damaged.position,
+          `lost with the damaged record for offset ${damaged.offset}`,
+          offset,
+        );
       }
       position = resume.positionBytes;
       current = resume.offset;
@@ -594,7 +641,10 @@ export class Segment {
     const { index } = OffsetIndex.load(this.#io, this.indexPath, positionBytes, 'read');
     const last = index.entries - 1;
     if (last < 0) return { positionBytes: 0, offset: this.baseOffset };
-    return { positionBytes: index.positionAt(last), offset: this.baseOffset + index.relativeOffsetAt(last) };
+    return {
+      positionBytes: index.positionAt(last),
+      offset: this.baseOffset + index.relativeOffsetAt(last),
+    };
   }
 
   /** The index file's last entry, read alone (see OffsetIndex.lastEntryOnDisk). */
@@ -618,7 +668,11 @@ export class Segment {
   }
 
   /** The record's size when its header is plausible and holds `expectedOffset`; else why not. */
-  #headerProblem(window: ReadWindow, position: number, expectedOffset: number): number | FrameProblem {
+  #headerProblem(
+    window: ReadWindow,
+    position: number,
+    expectedOffset: number,
+  ): number | FrameProblem {
     const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) return 'truncated';
     const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
@@ -627,7 +681,11 @@ export class Segment {
   }
 
   /** Why the whole record at `position` is not record `expectedOffset`; null when it is. */
-  #recordProblem(window: ReadWindow, position: number, expectedOffset: number): FrameProblem | null {
+  #recordProblem(
+    window: ReadWindow,
+    position: number,
+    expectedOffset: number,
+  ): FrameProblem | null {
     const size = this.#headerProblem(window, position, expectedOffset);
     if (typeof size === 'string') return size;
     const whole = window.ensure(position, size, this.#sizeBytes);
@@ -638,19 +696,36 @@ export class Segment {
    * Where a walk to `offset` starts: the index entry at or below it, else the segment start; and
    * where the record must end: at the next entry (whose offset is above the target) or the end.
    */
-  walkStart(offset: number): RecordStart & { readonly fromIndex: boolean; readonly endBytes: number } {
+  walkStart(
+    offset: number,
+  ): RecordStart & { readonly fromIndex: boolean; readonly endBytes: number } {
     const index = this.offsetIndex();
     const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
     const endBytes = slot + 1 < index.entries ? index.positionAt(slot + 1) : this.#sizeBytes;
     if (slot < 0) return { positionBytes: 0, offset: this.baseOffset, fromIndex: false, endBytes };
     const entryOffset = this.baseOffset + index.relativeOffsetAt(slot);
-    return { positionBytes: index.positionAt(slot), offset: entryOffset, fromIndex: true, endBytes };
+    return {
+      positionBytes: index.positionAt(slot),
+      offset: entryOffset,
+      fromIndex: true,
+      endBytes,
+    };
   }
 
   /** The first good record after the damaged one at `positionBytes`; null when none is left. */
-  recordAfterDamage(window: ReadWindow, positionBytes: number, damagedOffset: number): RecordStart | null {
+  recordAfterDamage(
+    window: ReadWindow,
+    positionBytes: number,
+    damagedOffset: number,
+  ): RecordStart | null {
     window.bind(this.handle);
-    return findRecordAfterDamage(window, this.#sizeBytes, positionBytes, damagedOffset, this.#config.maxRecordBytes);
+    return findRecordAfterDamage(
+      window,
+      this.#sizeBytes,
+      positionBytes,
+      damagedOffset,
+      this.#config.maxRecordBytes,
+    );
   }
 
   /** The lookup of `offset` step by step (lesson 2's walk), for tools and experiments. */
@@ -658,15 +733,22 @@ export class Segment {
     const index = this.offsetIndex();
     const relativeOffset = offset - this.baseOffset;
     let comparisons = 0;
-    const slot = largestLowerBoundSlot((i) => {
-      comparisons++;
-      return index.relativeOffsetAt(i);
-    }, index.entries, relativeOffset);
+    const slot = largestLowerBoundSlot(
+      (i) => {
+        comparisons++;
+        return index.relativeOffsetAt(i);
+      },
+      index.entries,
+      relativeOffset,
+    );
     const entryAt = (i: number): IndexEntry | null =>
-      i >= 0 && i < index.entries ? { relativeOffset: index.relativeOffsetAt(i), positionBytes: index.positionAt(i) } : null;
+      i >= 0 && i < index.entries
+        ? { relativeOffset: index.relativeOffsetAt(i), positionBytes: index.positionAt(i) }
+        : null;
     const indexEntry = entryAt(slot);
     const record = this.find(window, offset);
-    if (record === null) throw corruptRecord(this.logPath, this.#sizeBytes, 'offset not in segment', offset);
+    if (record === null)
+      throw corruptRecord(this.logPath, this.#sizeBytes, 'offset not in segment', offset);
     const startBytes = indexEntry?.positionBytes ?? 0;
     return {
       segmentBaseOffset: this.baseOffset,
@@ -702,7 +784,8 @@ export class Segment {
     const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
     if (at < 0) throw corruptRecord(this.logPath, positionBytes, 'truncated', expectedOffset);
     const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-    if (typeof size === 'string') throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
+    if (typeof size === 'string')
+      throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
     return this.#decodeAt(window, positionBytes, size, expectedOffset);
   }
 
@@ -799,7 +882,7 @@ export class Segment {
    * the active segment's stay open for appends.
    */
   #rebuildIndexes(): void {
-    const active = this.#nextOffset !== null && this.#offsetIndex !== null && this.#offsetIndex.isOpen;
+    const active = this.#nextOffset !== null && this.#offsetIndex?.isOpen === true;
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
     const mode: IndexMode = this.#config.readOnly ? 'memory' : 'append';
@@ -822,8 +905,11 @@ export class Segment {
  */
 export function spareFits(sizeBytes: number, config: SegmentConfig): boolean {
   const segmentBytes = config.preallocateBytes;
-  return sizeBytes >= RECORD_HEADER_BYTES && sizeBytes <= segmentBytes &&
-    sizeBytes > segmentBytes - config.maxRecordBytes;
+  return (
+    sizeBytes >= RECORD_HEADER_BYTES &&
+    sizeBytes <= segmentBytes &&
+    sizeBytes > segmentBytes - config.maxRecordBytes
+  );
 }
 
 const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);

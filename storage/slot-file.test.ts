@@ -26,7 +26,6 @@ function openSlots(disk: SimDisk, options: SlotFileOptions = {}): SlotFileQueue 
   return SlotFileQueue.open(QUEUE_DIR, { io: disk, durability: 'always', ...options });
 }
 
-
 describe('design A: one writer per slot file', () => {
   it('refuses a second open of the same file in this process, leaking nothing', async () => {
     const disk = diskWithDataDir();
@@ -93,7 +92,7 @@ describe('design A: one writer per slot file', () => {
     expect(disk.heldLocks).toBe(0);
   });
 
-  it('gives the lock back on close even when close\'s sync fails', async () => {
+  it("gives the lock back on close even when close's sync fails", async () => {
     const disk = diskWithDataDir();
     const queue = openSlots(disk, { durability: 'none' });
     await queue.send(Buffer.from('x'));

@@ -87,7 +87,10 @@ import {
 import { MiB } from './units.js';
 
 export const SLOT_HEADER_BYTES = 20;
-assert(SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8, 'slot header is crc, state, flags, reserved, length, id');
+assert(
+  SLOT_HEADER_BYTES === 4 + 1 + 1 + 2 + 4 + 8,
+  'slot header is crc, state, flags, reserved, length, id',
+);
 /** Where the state byte sits in a slot: after the CRC. */
 const STATE_AT = 4;
 const DUE_TIME_BYTES = 8;
@@ -120,8 +123,10 @@ export function slotBytesFor(maxBodyBytes: number): number {
  */
 export const DEFAULT_SLOT_BYTES = slotBytesFor(DEFAULT_MAX_BODY_BYTES);
 assert(DEFAULT_SLOT_BYTES === 2048, 'a 1 KiB body with its header and due time takes a 2 KiB slot');
-assert(slotBytesFor(MAX_BODY_BYTES_LIMIT) === MAX_SLOT_BYTES,
-  'the largest body fills the largest slot');
+assert(
+  slotBytesFor(MAX_BODY_BYTES_LIMIT) === MAX_SLOT_BYTES,
+  'the largest body fills the largest slot',
+);
 
 export interface SlotFileOptions extends QueueOptions {
   /**
@@ -143,9 +148,12 @@ function resolveSizes(options: SlotFileOptions): { slotBytes: number; maxBodyByt
   const holdsBytes = slotBytes - SLOT_HEADER_BYTES;
   const maxBodyBytes = maxBodyBytesOf(options, Math.min(holdsBytes, MAX_BODY_BYTES_LIMIT));
   if (maxBodyBytes > holdsBytes) {
-    throw invalidConfig('maxBodyBytes', `at most ${holdsBytes} (what a ${slotBytes}-byte slot ` +
-      'holds after its header); raise slotBytes or leave it out to size slots for the body',
-    maxBodyBytes);
+    throw invalidConfig(
+      'maxBodyBytes',
+      `at most ${holdsBytes} (what a ${slotBytes}-byte slot ` +
+        'holds after its header); raise slotBytes or leave it out to size slots for the body',
+      maxBodyBytes,
+    );
   }
   return { slotBytes, maxBodyBytes };
 }
@@ -233,10 +241,13 @@ export class SlotFileQueue implements Queue {
     this.#chunkSlots = options.chunkSlots ?? DEFAULT_CHUNK_SLOTS;
     this.#table = new DeliveryTable(this.#states);
     this.#buffer = Buffer.alloc(this.slotBytes);
-    this.#waiters = new ReceiveWaiters({
-      receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
-      nextDeadlineMs: () => this.#table.nextDeadlineMs,
-    }, this.#clock);
+    this.#waiters = new ReceiveWaiters(
+      {
+        receive: (visibilityTimeoutMs) => this.receive({ visibilityTimeoutMs }),
+        nextDeadlineMs: () => this.#table.nextDeadlineMs,
+      },
+      this.#clock,
+    );
     // Last: every check above can refuse the options without a lock or handle to leak. The
     // lock comes before the file is created, so of two racing creators only one goes on.
     this.#lock = lockQueueDir(this.#io, dir, this.filePath);
@@ -289,9 +300,12 @@ export class SlotFileQueue implements Queue {
     }
     const delayedHoldsBytes = this.slotBytes - SLOT_HEADER_BYTES - DUE_TIME_BYTES;
     if (delayed && bodyBytes > delayedHoldsBytes) {
-      throw messageTooLarge(bodyBytes, delayedHoldsBytes,
+      throw messageTooLarge(
+        bodyBytes,
+        delayedHoldsBytes,
         `a delayed body shares its ${this.slotBytes}-byte slot with an 8-byte due time; ` +
-        'open the queue with a larger slotBytes, or leave slotBytes out');
+          'open the queue with a larger slotBytes, or leave slotBytes out',
+      );
     }
   }
 
@@ -324,7 +338,8 @@ export class SlotFileQueue implements Queue {
     while (this.#ready.length > 0) {
       const id = this.#ready.peekKey();
       this.#ready.shift();
-      if (this.#states.get(id) === DeliveryState.Pending) return { id, attempt: 0, readyAgain: false };
+      if (this.#states.get(id) === DeliveryState.Pending)
+        return { id, attempt: 0, readyAgain: false };
     }
     return null;
   }
@@ -338,7 +353,13 @@ export class SlotFileQueue implements Queue {
   async delete(id: number): Promise<void> {
     this.#checkWritable();
     const slot = this.#states.slotById.get(id);
-    if (slot === undefined) throw unknownMessage(id, Number.isSafeInteger(id) && id >= 0 && id < this.#nextId ? 'already deleted' : 'never received');
+    if (slot === undefined)
+      throw unknownMessage(
+        id,
+        Number.isSafeInteger(id) && id >= 0 && id < this.#nextId
+          ? 'already deleted'
+          : 'never received',
+      );
     const refused = this.#table.complete(id);
     if (refused !== null) throw unknownMessage(id, refused);
     const write = this.#write(STATE_BYTE, 1, slot, STATE_AT);
@@ -427,7 +448,9 @@ export class SlotFileQueue implements Queue {
       this.#release(id, slot);
       return null;
     }
-    return Buffer.from(this.#buffer.subarray(parsed.bodyStart, parsed.bodyStart + parsed.bodyBytes));
+    return Buffer.from(
+      this.#buffer.subarray(parsed.bodyStart, parsed.bodyStart + parsed.bodyBytes),
+    );
   }
 
   #track(slot: number, id: number, dueMs: number | undefined): void {
@@ -457,9 +480,12 @@ export class SlotFileQueue implements Queue {
   /** Appends a chunk of zeroed (free) slots: real blocks, not a sparse hole. */
   #grow(): void {
     const chunk = Buffer.alloc(this.#chunkSlots * this.slotBytes);
-    this.#engine.guard('write', () => this.#io.write(this.#handle, chunk, 0, chunk.length, this.#position(this.#slots)));
+    this.#engine.guard('write', () =>
+      this.#io.write(this.#handle, chunk, 0, chunk.length, this.#position(this.#slots)),
+    );
     this.#states.grow(this.#slots + this.#chunkSlots);
-    for (let slot = this.#slots + this.#chunkSlots - 1; slot >= this.#slots; slot--) this.#freeSlots.push(slot);
+    for (let slot = this.#slots + this.#chunkSlots - 1; slot >= this.#slots; slot--)
+      this.#freeSlots.push(slot);
     this.#slots += this.#chunkSlots;
   }
 
@@ -479,7 +505,9 @@ export class SlotFileQueue implements Queue {
    * it under `always`); returns its ticket for the acknowledgement.
    */
   #write(bytes: Buffer, length: number, slot: number, atBytes = 0): number {
-    this.#engine.guard('write', () => this.#io.write(this.#handle, bytes, 0, length, this.#position(slot) + atBytes));
+    this.#engine.guard('write', () =>
+      this.#io.write(this.#handle, bytes, 0, length, this.#position(slot) + atBytes),
+    );
     // Counted before the engine hears of it: `wrote` may sync at once, and that sync must cover
     // this write, or its sender waits for a sync that never comes.
     const write = this.#writes++;
@@ -523,7 +551,9 @@ export class SlotFileQueue implements Queue {
   /** Reads every slot in large chunks: full ones are returned, the rest become free slots. */
   #scanSlots(slots: number): Array<{ slot: number; id: number; dueMs: number | undefined }> {
     const full: Array<{ slot: number; id: number; dueMs: number | undefined }> = [];
-    const chunk = Buffer.alloc(Math.max(1, Math.floor((1 << 20) / this.slotBytes)) * this.slotBytes);
+    const chunk = Buffer.alloc(
+      Math.max(1, Math.floor((1 << 20) / this.slotBytes)) * this.slotBytes,
+    );
     for (let first = 0; first < slots; first += chunk.length / this.slotBytes) {
       const count = Math.min(chunk.length / this.slotBytes, slots - first);
       this.#readSlots(chunk, count, first);
@@ -534,9 +564,11 @@ export class SlotFileQueue implements Queue {
           this.#nextId = parsed.id + 1;
           this.#newestSlot = slot;
         }
-        if (parsed !== null && parsed.state === STATE_FULL) full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
+        if (parsed !== null && parsed.state === STATE_FULL)
+          full.push({ slot, id: parsed.id, dueMs: parsed.dueMs });
         else {
-          if (parsed === null && chunk[i * this.slotBytes + STATE_AT] === STATE_FULL) this.#corruptSkipped++;
+          if (parsed === null && chunk[i * this.slotBytes + STATE_AT] === STATE_FULL)
+            this.#corruptSkipped++;
           this.#freeSlots.push(slot);
         }
       }

@@ -45,14 +45,27 @@ export class TimeIndex extends TwoColumnIndex {
    * Loads the longest valid prefix: non-decreasing times, strictly increasing relative offsets
    * below `nextRelativeOffset`. In `append` mode the file stays open and is cut to that prefix.
    */
-  static load(io: FileIO, path: string, nextRelativeOffset: number, mode: IndexMode): { index: TimeIndex; load: IndexLoad } {
-    return loadIndexFile(io, path, TIME_INDEX_ENTRY_BYTES, mode, (file) => new TimeIndex(file), (index, bytes, at) => {
-      const timestampMs = readU64(bytes, at);
-      const relativeOffset = bytes.readUInt32BE(at + 8);
-      if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset) return false;
-      index.push(timestampMs, relativeOffset);
-      return true;
-    });
+  static load(
+    io: FileIO,
+    path: string,
+    nextRelativeOffset: number,
+    mode: IndexMode,
+  ): { index: TimeIndex; load: IndexLoad } {
+    return loadIndexFile(
+      io,
+      path,
+      TIME_INDEX_ENTRY_BYTES,
+      mode,
+      (file) => new TimeIndex(file),
+      (index, bytes, at) => {
+        const timestampMs = readU64(bytes, at);
+        const relativeOffset = bytes.readUInt32BE(at + 8);
+        if (!index.#accepts(timestampMs, relativeOffset) || relativeOffset >= nextRelativeOffset)
+          return false;
+        index.push(timestampMs, relativeOffset);
+        return true;
+      },
+    );
   }
 
   get lastTimestampMs(): number {
@@ -70,7 +83,10 @@ export class TimeIndex extends TwoColumnIndex {
   append(timestampMs: number, relativeOffset: number): void {
     // Whole ms, as stored; a custom clock may return fractions.
     const clampedMs = Math.max(Math.floor(timestampMs), this.lastTimestampMs);
-    assert(this.#accepts(clampedMs, relativeOffset), 'time index relative offsets strictly increase');
+    assert(
+      this.#accepts(clampedMs, relativeOffset),
+      'time index relative offsets strictly increase',
+    );
     this.push(clampedMs, relativeOffset);
     const at = this.file.reserve();
     writeU64(this.file.pending, clampedMs, at);
@@ -91,6 +107,8 @@ export class TimeIndex extends TwoColumnIndex {
 
   #accepts(timestampMs: number, relativeOffset: number): boolean {
     const last = this.entries - 1;
-    return last < 0 || (timestampMs >= this.first.at(last) && relativeOffset > this.second.at(last));
+    return (
+      last < 0 || (timestampMs >= this.first.at(last) && relativeOffset > this.second.at(last))
+    );
   }
 }

@@ -41,7 +41,6 @@ function diskWithDataDir(seed = 1): SimDisk {
   return disk;
 }
 
-
 describe('lockExclusive on SimDisk', () => {
   it('refuses a second lock on the same file until the first is released', () => {
     const disk = diskWithDataDir();
@@ -141,12 +140,14 @@ describe('acquireWriterLock', () => {
   it('releases the lock when recording the holder fails', () => {
     const disk = diskWithDataDir();
     disk.injectFault({ kind: 'error', call: 'write', nth: 1, errno: 'ENOSPC', file: LOCK });
-    expect(errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q')).code).toBe('IO_ERROR');
+    expect(errorOf(() => acquireWriterLock(disk, LOCK, 'the log in /data/q')).code).toBe(
+      'IO_ERROR',
+    );
     expect(disk.heldLocks).toBe(0);
     expect(disk.openHandles).toBe(0);
   });
 
-  it('puts a log\'s lock in the directory as .lock and a slot file\'s beside it', () => {
+  it("puts a log's lock in the directory as .lock and a slot file's beside it", () => {
     expect(LOG_LOCK_FILE).toBe('.lock');
     expect(lockPathForLog('/data/q')).toBe('/data/q/.lock');
     expect(lockPathForSlotFile('/data/slots')).toBe('/data/slots.lock');
@@ -180,9 +181,11 @@ describe('lockExclusive on NodeFileIO', () => {
   });
 
   it('fails with LOCK_UNAVAILABLE, saying why, when the native addon cannot load', () => {
-    const error = errorOf(() => loadNativeLocks(() => {
-      throw new Error('No native build was found for platform=plan9');
-    }));
+    const error = errorOf(() =>
+      loadNativeLocks(() => {
+        throw new Error('No native build was found for platform=plan9');
+      }),
+    );
     expect(error.code).toBe('LOCK_UNAVAILABLE');
     expect(error.message).toContain('No native build was found for platform=plan9');
     expect(error.message).toContain('reinstall the dependencies');

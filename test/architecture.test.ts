@@ -31,14 +31,18 @@ const RULES: Readonly<Record<Folder, (target: string) => boolean>> = {
   storage: (target) => target.startsWith('storage/'),
   lab: (target) => target.startsWith('lab/') || target.startsWith('storage/'),
   cli: () => true,
-  experiments: (target) => ['experiments/', 'lab/'].some((folder) =>
-    target.startsWith(folder)) || STORAGE_ENTRIES.includes(target),
+  experiments: (target) =>
+    ['experiments/', 'lab/'].some((folder) => target.startsWith(folder)) ||
+    STORAGE_ENTRIES.includes(target),
   // The results contract: the document's types and reader, the metric declarations (each
   // experiment's own in experiments/metrics/, which import nothing but lab/metric-catalog.ts);
   // and lab/format.ts, which imports nothing, so that a figure reads the same in the report as
   // in the CLI.
-  reports: (target) => target.startsWith('reports/') || target === 'lab/results.ts' ||
-    target === 'lab/metric-catalog.ts' || target === 'lab/format.ts' ||
+  reports: (target) =>
+    target.startsWith('reports/') ||
+    target === 'lab/results.ts' ||
+    target === 'lab/metric-catalog.ts' ||
+    target === 'lab/format.ts' ||
     /^experiments\/metrics\/[^/]+\.ts$/.test(target),
 };
 
@@ -53,13 +57,15 @@ const EXCEPTIONS: readonly Exception[] = [
   {
     from: 'lab/plan/plan-measured.ts',
     to: /^experiments\/metrics\/(index-density|recovery|scan-vs-lookup|segment-size)\.ts$/,
-    why: '`loglab plan --measured` selects this machine\'s figures through the declared metrics ' +
+    why:
+      "`loglab plan --measured` selects this machine's figures through the declared metrics " +
       'of the four experiments it reads, never by the middle of a metric name',
   },
   {
     from: 'reports/glance-plan.ts',
     to: /^lab\/(plan\/[^/]+|models\/models)\.ts$/,
-    why: 'the report\'s plan glance calls the functions `loglab plan` calls, on figures read ' +
+    why:
+      "the report's plan glance calls the functions `loglab plan` calls, on figures read " +
       'from the results documents; nothing is measured (docs/report-contract.md)',
   },
   {
@@ -76,7 +82,10 @@ interface Import {
 
 /** The specifiers a module imports, read from its text: comment lines are skipped. */
 function importSpecifiers(text: string): string[] {
-  const code = text.split('\n').filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line)).join('\n');
+  const code = text
+    .split('\n')
+    .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line))
+    .join('\n');
   const patterns = [
     /^(?:import|export)\b[^;]*?\bfrom\s*(['"])([^'"\n]+)\1/gm,
     /^import\s*(['"])([^'"\n]+)\1/gm,
@@ -117,10 +126,13 @@ function exceptionFor(edge: Import): Exception | undefined {
 const edges = FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
 
 describe('the import rules', () => {
-  it('reads every folder\'s source files and finds their imports', () => {
+  it("reads every folder's source files and finds their imports", () => {
     for (const folder of FOLDERS) {
       expect(sourceFiles(folder).length, folder).toBeGreaterThan(0);
-      expect(edges.some((edge) => edge.from.startsWith(`${folder}/`)), folder).toBe(true);
+      expect(
+        edges.some((edge) => edge.from.startsWith(`${folder}/`)),
+        folder,
+      ).toBe(true);
     }
   });
 
@@ -136,27 +148,39 @@ describe('the import rules', () => {
       " * import { F } from './f.js';",
       "// import { G } from './g.js';",
     ].join('\n');
-    expect(importSpecifiers(text).sort())
-      .toEqual(['../b.js', './a.js', './c.js', './d.js', './e.js']);
+    expect(importSpecifiers(text).sort()).toEqual([
+      '../b.js',
+      './a.js',
+      './c.js',
+      './d.js',
+      './e.js',
+    ]);
   });
 
   it('lets each folder import only what its rule allows, apart from the listed exceptions', () => {
     const broken = edges
       .filter((edge) => !RULES[folderOf(edge.from)](edge.to) && exceptionFor(edge) === undefined)
       .map((edge) => `${edge.from} -> ${edge.to}`);
-    expect(broken, 'imports that break docs/architecture.md\'s rules').toEqual([]);
+    expect(broken, "imports that break docs/architecture.md's rules").toEqual([]);
   });
 
   it('lists no exception the code no longer needs', () => {
-    const stale = EXCEPTIONS.filter((exception) => !edges.some((edge) =>
-      edge.from === exception.from && exception.to.test(edge.to) &&
-      !RULES[folderOf(edge.from)](edge.to)));
+    const stale = EXCEPTIONS.filter(
+      (exception) =>
+        !edges.some(
+          (edge) =>
+            edge.from === exception.from &&
+            exception.to.test(edge.to) &&
+            !RULES[folderOf(edge.from)](edge.to),
+        ),
+    );
     expect(stale.map((exception) => exception.from)).toEqual([]);
   });
 
   it('leaves cli/ imported by no other folder', () => {
-    const intoCli = edges.filter((edge) => edge.to.startsWith('cli/') &&
-      !edge.from.startsWith('cli/'));
+    const intoCli = edges.filter(
+      (edge) => edge.to.startsWith('cli/') && !edge.from.startsWith('cli/'),
+    );
     expect(intoCli.map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([]);
   });
 });

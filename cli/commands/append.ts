@@ -81,10 +81,12 @@ function entriesIn(report: RecoveryReport, field: 'warnings' | 'removedSegments'
  */
 export function recoveryWorthTelling(report: RecoveryReport): boolean {
   if (report.startedFrom === 'new-log') return false;
-  return report.truncation !== null ||
+  return (
+    report.truncation !== null ||
     entriesIn(report, 'removedSegments') > 0 ||
     report.scannedBytes > 0 ||
-    entriesIn(report, 'warnings') > 0;
+    entriesIn(report, 'warnings') > 0
+  );
 }
 
 /** Appends every line of standard input; stops at the first failure. Never throws. */
@@ -153,8 +155,10 @@ function printStored({ firstOffset, storedEnd, appendedEnd, unvouched }: Outcome
   }
   if (storedEnd > firstOffset) process.stdout.write(`${range(firstOffset, storedEnd)}\n`);
   if (appendedEnd > storedEnd) {
-    process.stdout.write(`${range(storedEnd, appendedEnd)} (not acknowledged: ` +
-      `${shortReason(unvouched)}; check them with loglab read before appending them again)\n`);
+    process.stdout.write(
+      `${range(storedEnd, appendedEnd)} (not acknowledged: ` +
+        `${shortReason(unvouched)}; check them with loglab read before appending them again)\n`,
+    );
   }
 }
 
@@ -166,15 +170,15 @@ async function appendCommand(dir: string, options: AppendOptions): Promise<void>
   const firstOffset: number = log.endOffset;
   const { appended, failure } = await appendInput(log);
   const appendedEnd = firstOffset + appended;
-  const ackFailure = appended === 0
-    ? null
-    : await acknowledge(log, appendedEnd - 1, failure !== null);
+  const ackFailure =
+    appended === 0 ? null : await acknowledge(log, appendedEnd - 1, failure !== null);
   const closeFailure = await closeLog(log);
   const unvouched = ackFailure ?? closeFailure;
   // After a failed acknowledgement or close, only what reached the device is vouched for.
-  const storedEnd = unvouched === null
-    ? appendedEnd
-    : Math.min(appendedEnd, Math.max(firstOffset, log.syncedEndOffset));
+  const storedEnd =
+    unvouched === null
+      ? appendedEnd
+      : Math.min(appendedEnd, Math.max(firstOffset, log.syncedEndOffset));
   printStored({ firstOffset, storedEnd, appendedEnd, unvouched });
   const first = failure ?? ackFailure ?? closeFailure;
   if (first !== null) throw first.error;
@@ -183,13 +187,18 @@ async function appendCommand(dir: string, options: AppendOptions): Promise<void>
 export function registerAppendCommand(program: Command): void {
   program
     .command('append')
-    .description('append one record per line of standard input and print the first and last ' +
-      'offsets; on a failure, still print what was stored')
+    .description(
+      'append one record per line of standard input and print the first and last ' +
+        'offsets; on a failure, still print what was stored',
+    )
     .argument('<dir>', 'log directory (created when missing)')
     .option('--base-offset <n>', `first offset of a new log (0 to ${MAX_BASE_OFFSET})`)
     .option('--segment-bytes <size>', 'start a new segment past this size (default 64MiB)')
     .option('--index-interval <size>', 'bytes between index entries, 0 = dense (default 4096)')
-    .option('--durability <policy>',
-      `when an append is acknowledged: ${DURABILITY_POLICIES.join(', ')}`, 'none')
+    .option(
+      '--durability <policy>',
+      `when an append is acknowledged: ${DURABILITY_POLICIES.join(', ')}`,
+      'none',
+    )
     .action(appendCommand);
 }

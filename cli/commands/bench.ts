@@ -16,9 +16,15 @@ import {
   runSelected,
 } from './run.js';
 
-function targetLines(suite: (typeof benchSuites)[number], results: Parameters<typeof checkTargets>[0]): string[] {
+function targetLines(
+  suite: (typeof benchSuites)[number],
+  results: Parameters<typeof checkTargets>[0],
+): string[] {
   return checkTargets(results, suite.targets).map(({ target, value, met }) => {
-    const bound = target.atLeast !== undefined ? `>= ${formatFigure(target.atLeast)}` : `<= ${formatFigure(target.atMost ?? 0)}`;
+    const bound =
+      target.atLeast !== undefined
+        ? `>= ${formatFigure(target.atLeast)}`
+        : `<= ${formatFigure(target.atMost ?? 0)}`;
     const verdict = met === null ? 'not measured' : met ? 'met' : 'MISSED';
     const shown = value === null ? '-' : formatFigure(value);
     return `  ${verdict.padEnd(12)} ${target.metric} = ${shown} (target ${bound}: ${target.why})`;
@@ -37,13 +43,26 @@ export function registerBenchCommand(program: Command): void {
     .option('--json', 'print the results documents as JSON instead of a summary')
     .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     .action(async (requested: string[], options: RunCommandOptions) => {
-      const suites = requested.map((name) => benchSuites.find((suite) => suite.name === parseChoice('<suites>', name, names))!);
-      const written = await runSelected(suites.map((suite) => suite.experiment), options);
+      const suites = requested.map(
+        (name) => benchSuites.find((suite) => suite.name === parseChoice('<suites>', name, names))!,
+      );
+      const written = await runSelected(
+        suites.map((suite) => suite.experiment),
+        options,
+      );
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(
+            written.map((entry) => entry.results),
+            null,
+            2,
+          )}\n`,
+        );
         return;
       }
-      const blocks = written.map(({ results, file }, i) => [describe(results, file), '  targets:', ...targetLines(suites[i]!, results)].join('\n'));
+      const blocks = written.map(({ results, file }, i) =>
+        [describe(results, file), '  targets:', ...targetLines(suites[i]!, results)].join('\n'),
+      );
       process.stdout.write(`${blocks.join('\n\n')}\n`);
     });
 }

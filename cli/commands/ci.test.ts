@@ -46,7 +46,8 @@ describe('loglab ci', () => {
     const run = await runMain(['ci', '--baseline', baseline, '--format', 'md']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /\| `ci.B.none.send.writeBytesPerMsg` .* 1,015 B\/msg \| 1,016 B\/msg \| .* ❌ regressed/);
+      /\| `ci.B.none.send.writeBytesPerMsg` .* 1,015 B\/msg \| 1,016 B\/msg \| .* ❌ regressed/,
+    );
     expect(run.stderr).toBe(`loglab: CHECK_FAILED: ci: 1 metric(s) regressed: ${BYTES_PER_MSG}\n`);
   });
 

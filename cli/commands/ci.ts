@@ -43,15 +43,20 @@ async function ciCommand(options: CiOptions): Promise<void> {
   const gate = parseGateOptions(options);
   const baselineFile = options.baseline ?? DEFAULT_BASELINE;
   if (options.updateBaseline !== true && !fs.existsSync(baselineFile)) {
-    throw new LabError('INVALID_RESULTS', `ci: no baseline at ${baselineFile}; create it with ` +
-      '`loglab ci --update-baseline` and commit it');
+    throw new LabError(
+      'INVALID_RESULTS',
+      `ci: no baseline at ${baselineFile}; create it with ` +
+        '`loglab ci --update-baseline` and commit it',
+    );
   }
   const results = await runSuite();
   if (options.out !== undefined) writeResultsFile(options.out, results);
   if (options.updateBaseline === true) {
     writeResultsFile(baselineFile, results);
-    process.stdout.write(`ci: wrote ${results.metrics.length} metrics to ${baselineFile}; ` +
-      'commit it with the change that moved them\n');
+    process.stdout.write(
+      `ci: wrote ${results.metrics.length} metrics to ${baselineFile}; ` +
+        'commit it with the change that moved them\n',
+    );
     return;
   }
   const current = { file: '(this run)', results, contractInferred: false };
@@ -59,8 +64,10 @@ async function ciCommand(options: CiOptions): Promise<void> {
   reportComparison(comparison, gate.format, 'ci');
   const improved = comparison.metrics.some((metric) => metric.verdict === 'improved');
   if (improved && gate.format !== 'json') {
-    process.stdout.write('ci: some counters improved; keep the gain with ' +
-      '`loglab ci --update-baseline` and commit the baseline\n');
+    process.stdout.write(
+      'ci: some counters improved; keep the gain with ' +
+        '`loglab ci --update-baseline` and commit the baseline\n',
+    );
   }
 }
 

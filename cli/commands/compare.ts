@@ -33,9 +33,10 @@ export interface GateOptions {
 
 export function parseGateOptions(options: GateOptions) {
   return {
-    thresholdRatio: options.threshold === undefined
-      ? DEFAULT_THRESHOLD
-      : parsePercentArgument('--threshold', options.threshold),
+    thresholdRatio:
+      options.threshold === undefined
+        ? DEFAULT_THRESHOLD
+        : parsePercentArgument('--threshold', options.threshold),
     gateTimings: options.timings === true,
     format: parseChoice<CompareFormat>('--format', options.format, COMPARE_FORMATS),
   };
@@ -54,8 +55,11 @@ export function reportComparison(
 function failIfRegressed(comparisons: readonly Comparison[], command: string): void {
   const failures = comparisons.flatMap((comparison) => comparison.failures);
   if (failures.length > 0) {
-    throw new LabError('CHECK_FAILED', `${command}: ${failures.length} metric(s) regressed: ` +
-      `${failures.map((metric) => metric.name).join(', ')}`);
+    throw new LabError(
+      'CHECK_FAILED',
+      `${command}: ${failures.length} metric(s) regressed: ` +
+        `${failures.map((metric) => metric.name).join(', ')}`,
+    );
   }
 }
 
@@ -68,9 +72,10 @@ function reportSuite(comparisons: readonly Comparison[], format: CompareFormat):
     const failed = comparisons.filter((comparison) => comparison.failures.length > 0).length;
     const lines = comparisons.map((comparison) => summaryLine(comparison));
     const verdict = `suite: ${comparisons.length} experiment(s) compared, ${failed} failing`;
-    const summary = format === 'md'
-      ? [`**${verdict}**`, '', ...lines.map((line) => `- ${line}`)]
-      : [verdict, ...lines];
+    const summary =
+      format === 'md'
+        ? [`**${verdict}**`, '', ...lines.map((line) => `- ${line}`)]
+        : [verdict, ...lines];
     process.stdout.write(`${[...tables, ...summary].join('\n\n')}\n`);
   }
   failIfRegressed(comparisons, 'compare');
@@ -81,24 +86,36 @@ const isDirectory = (file: string) => fs.statSync(file, { throwIfNoEntry: false 
 export function registerCompareCommand(program: Command): void {
   program
     .command('compare')
-    .description('compare two results files of one experiment, or two directories of them ' +
-      '(matched by experiment id); exit 1 when something gated regressed')
+    .description(
+      'compare two results files of one experiment, or two directories of them ' +
+        '(matched by experiment id); exit 1 when something gated regressed',
+    )
     .argument('<baseline>', 'the results file (or directory) to compare against')
     .argument('<current>', 'the results file (or directory) to judge')
     .option('--threshold <percent>', `smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
     .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
-    .option('--timings', 'let raw timings and measurements fail the comparison too (they are ' +
-      'reported either way)')
-    .option('--side-by-side', 'set two machines or runs next to each other: the same table, ' +
-      'differences beyond the noise marked changed, no verdict, exit 0')
+    .option(
+      '--timings',
+      'let raw timings and measurements fail the comparison too (they are ' +
+        'reported either way)',
+    )
+    .option(
+      '--side-by-side',
+      'set two machines or runs next to each other: the same table, ' +
+        'differences beyond the noise marked changed, no verdict, exit 0',
+    )
     .action((baselineFile: string, currentFile: string, options: GateOptions) => {
       const gate = parseGateOptions(options);
-      const view = options.sideBySide === true ? sideBySide : (comparison: Comparison) => comparison;
+      const view =
+        options.sideBySide === true ? sideBySide : (comparison: Comparison) => comparison;
       if (isDirectory(baselineFile) && isDirectory(currentFile)) {
         const pairs = readComparableSuites(baselineFile, currentFile);
-        if (options.sideBySide === true && pairs[0] !== undefined) printMachines(pairs[0], gate.format);
-        reportSuite(pairs.map(([baseline, current]) =>
-          view(compareDocuments(baseline, current, gate))), gate.format);
+        if (options.sideBySide === true && pairs[0] !== undefined)
+          printMachines(pairs[0], gate.format);
+        reportSuite(
+          pairs.map(([baseline, current]) => view(compareDocuments(baseline, current, gate))),
+          gate.format,
+        );
         return;
       }
       const pair = readComparablePair(baselineFile, currentFile);
@@ -113,8 +130,12 @@ function printMachines(pair: readonly [NamedResults, NamedResults], format: Comp
   const describe = ({ file, results }: NamedResults): string => {
     const env = results.environment;
     const device = env.device?.name ?? 'no block device';
-    return `${file}: ${env.hostname}, ${device} (${env.filesystem.type ?? 'unknown filesystem'}), ` +
-      `${env.cpuCores} cores, ${env.os}`;
+    return (
+      `${file}: ${env.hostname}, ${device} (${env.filesystem.type ?? 'unknown filesystem'}), ` +
+      `${env.cpuCores} cores, ${env.os}`
+    );
   };
-  process.stdout.write(`side by side, no verdict:\n  ${describe(pair[0])}\n  ${describe(pair[1])}\n\n`);
+  process.stdout.write(
+    `side by side, no verdict:\n  ${describe(pair[0])}\n  ${describe(pair[1])}\n\n`,
+  );
 }

@@ -38,13 +38,16 @@ describe('loglab dump of a Kafka partition directory', () => {
     expect(lines[1]).toBe('Log starting offset: 0');
     const batchLines = lines.filter((l) => l.startsWith('baseOffset: '));
     expect(batchLines).toHaveLength(10);
-    expect(batchLines.map((l) => /compresscodec: (\w+)/.exec(l)![1]))
-      .toEqual(CODECS.flatMap((c) => [c, c]));
+    expect(batchLines.map((l) => /compresscodec: (\w+)/.exec(l)![1])).toEqual(
+      CODECS.flatMap((c) => [c, c]),
+    );
     expect(lines.some((l) => l.startsWith('|'))).toBe(false);
     const deep = await runMain(['dump', dir, '--print-data-log']);
     const recordLines = deep.stdout.split('\n').filter((l) => l.startsWith('| offset: '));
     expect(recordLines).toHaveLength(50);
-    expect(recordLines[49]).toMatch(/^\| offset: 49 CreateTime: 1700000000490 keySize: -1 valueSize: \d+ sequence: -1 headerKeys: \[\] payload: \{"n":49,/);
+    expect(recordLines[49]).toMatch(
+      /^\| offset: 49 CreateTime: 1700000000490 keySize: -1 valueSize: \d+ sequence: -1 headerKeys: \[\] payload: \{"n":49,/,
+    );
   });
 
   it('--verify exits 0 with a summary when every batch and index entry is sound', async () => {
@@ -66,20 +69,28 @@ describe('loglab dump of a Kafka partition directory', () => {
     const run = await runMain(['dump', dir, '--verify']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`CHECK_FAILED: verify found 1 problem(s)`);
-    expect(run.stderr).toContain(`the first in ${SEGMENT}.log at position ${second} (batch 5..9): crc`);
+    expect(run.stderr).toContain(
+      `the first in ${SEGMENT}.log at position ${second} (batch 5..9): crc`,
+    );
   });
 
   it('--verify exits 1 naming a torn tail at the end of the last segment', async () => {
     const dir = await partition();
-    const lastLog = (await runMain(['dump', dir, '--json'])).stdout.trim().split('\n')
-      .map((l) => JSON.parse(l)).filter((e) => e.type === 'batch').at(-1);
+    const lastLog = (await runMain(['dump', dir, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'batch')
+      .at(-1);
     const logPath = join(dir, lastLog.file);
     const bytes = readFileSync(logPath);
     writeFileSync(logPath, bytes.subarray(0, lastLog.position + lastLog.sizeBytes - 1));
     const run = await runMain(['dump', dir, '--verify']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`the first in ${lastLog.file} at position ${lastLog.position} ` +
-      `(${lastLog.sizeBytes - 1} bytes after the last whole batch)`);
+    expect(run.stderr).toContain(
+      `the first in ${lastLog.file} at position ${lastLog.position} ` +
+        `(${lastLog.sizeBytes - 1} bytes after the last whole batch)`,
+    );
   });
 
   it('dumps a .index and a .timeindex file named alone as Kafka prints them', async () => {
@@ -94,6 +105,12 @@ describe('loglab dump of a Kafka partition directory', () => {
     expect(expected.length).toBeGreaterThan(1);
     expect(run.stdout.trim().split('\n')).toEqual(expected);
     const time = await runMain(['dump', join(dir, `${SEGMENT}.timeindex`)]);
-    expect(time.stdout.trim().split('\n').slice(1).every((l) => /^timestamp: \d+ offset: \d+$/.test(l))).toBe(true);
+    expect(
+      time.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .every((l) => /^timestamp: \d+ offset: \d+$/.test(l)),
+    ).toBe(true);
   });
 });

@@ -55,24 +55,32 @@ function formatText(entry: DumpEntry): string {
       return `${entry.segment} offset: ${entry.offset} position: ${entry.position} size: ${entry.sizeBytes} crc: ${entry.crc} valid: ${entry.valid}${problem}`;
     }
     case 'index': {
-      const validity = entry.valid === undefined ? '' : ` valid: ${entry.valid}${entry.problem ? ` problem: ${entry.problem}` : ''}`;
+      const validity =
+        entry.valid === undefined
+          ? ''
+          : ` valid: ${entry.valid}${entry.problem ? ` problem: ${entry.problem}` : ''}`;
       return `${entry.segment} offset: ${entry.offset} position: ${entry.position}${validity}`;
     }
     case 'timeindex':
       return `${entry.segment} timestamp: ${entry.timestampMs} offset: ${entry.offset}`;
     case 'zeros':
-      return `${entry.segment} zeros: ${entry.sizeBytes} bytes from position ${entry.position} ` +
-        '(preallocated space after the last record; opening the log cuts it)';
+      return (
+        `${entry.segment} zeros: ${entry.sizeBytes} bytes from position ${entry.position} ` +
+        '(preallocated space after the last record; opening the log cuts it)'
+      );
     case 'recycled':
-      return `${entry.segment} recycled: ${entry.sizeBytes} bytes from position ${entry.position} ` +
-        '(an older segment\'s records, left in the recycled file after the last record; opening ' +
-        'the log cuts them)';
+      return (
+        `${entry.segment} recycled: ${entry.sizeBytes} bytes from position ${entry.position} ` +
+        "(an older segment's records, left in the recycled file after the last record; opening " +
+        'the log cuts them)'
+      );
     case 'chain':
       return `${entry.segment} chain: ${entry.problem}: ${describeChainProblem(entry)}`;
   }
 }
 
-const NOT_A_SEGMENT = "it is a file whose name is not a segment's " +
+const NOT_A_SEGMENT =
+  "it is a file whose name is not a segment's " +
   '(<20-digit base offset>.log, .index or .timeindex)';
 
 /** The segments `target` names; a path with none is refused (exit 2), never dumped as empty. */
@@ -128,8 +136,10 @@ function printSummary(segments: number, checked: Checked, verdict: Verdict, json
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
-  process.stderr.write(`verified ${segments} segment(s): ${records} records, ` +
-    `${indexEntries} index entries, ${invalid} invalid, ${chainProblems} chain problem(s)\n`);
+  process.stderr.write(
+    `verified ${segments} segment(s): ${records} records, ` +
+      `${indexEntries} index entries, ${invalid} invalid, ${chainProblems} chain problem(s)\n`,
+  );
 }
 
 /** CHECK_FAILED naming the first problem and what to do about it. */
@@ -139,17 +149,26 @@ function verifyFailed(verdict: Verdict, dir: string, maxRecordBytes: number): La
   const found = [
     invalid > 0 ? `${invalid} invalid entr${invalid === 1 ? 'y' : 'ies'}` : null,
     chainProblems > 0 ? `${chainProblems} chain problem${chainProblems === 1 ? '' : 's'}` : null,
-  ].filter((part) => part !== null).join(' and ');
+  ]
+    .filter((part) => part !== null)
+    .join(' and ');
   if (first.type === 'chain') {
-    return new LabError('CHECK_FAILED', `verify found ${found}; the first in ${first.segment}: ` +
-      `${first.problem}: ${describeChainProblem(first)}. ${chainProblemAdvice(first, dir)}`);
+    return new LabError(
+      'CHECK_FAILED',
+      `verify found ${found}; the first in ${first.segment}: ` +
+        `${first.problem}: ${describeChainProblem(first)}. ${chainProblemAdvice(first, dir)}`,
+    );
   }
-  const hint = first.problem === 'length above maximum'
-    ? `; if the log takes records over ${maxRecordBytes} bytes, ` +
-      'pass its limit with --max-record-bytes'
-    : '';
-  return new LabError('CHECK_FAILED', `verify found ${found}; the first in ${first.segment} at ` +
-    `position ${first.position} (${first.problem})${hint}`);
+  const hint =
+    first.problem === 'length above maximum'
+      ? `; if the log takes records over ${maxRecordBytes} bytes, ` +
+        'pass its limit with --max-record-bytes'
+      : '';
+  return new LabError(
+    'CHECK_FAILED',
+    `verify found ${found}; the first in ${first.segment} at ` +
+      `position ${first.position} (${first.problem})${hint}`,
+  );
 }
 
 /** What a Kafka dump prints: the named file's kind by default, and what the flags add. */
@@ -172,31 +191,45 @@ function kafkaAdvice(first: KafkaDumpEntry): string {
   switch (first.type) {
     case 'index':
     case 'timeindex':
-      return 'the index is a cache: move the segment\'s .index and .timeindex away and Kafka ' +
-        'rebuilds them when it next loads the partition';
+      return (
+        "the index is a cache: move the segment's .index and .timeindex away and Kafka " +
+        'rebuilds them when it next loads the partition'
+      );
     case 'tail':
-      return 'a torn or partial write: Kafka\'s recovery cuts the active segment there; in a ' +
-        'sealed segment, restore the segment from a replica';
+      return (
+        "a torn or partial write: Kafka's recovery cuts the active segment there; in a " +
+        'sealed segment, restore the segment from a replica'
+      );
     default:
-      return 'restore the segment from a replica; Kafka\'s recovery truncates the active ' +
-        'segment at its first bad batch, and drops every batch after it';
+      return (
+        "restore the segment from a replica; Kafka's recovery truncates the active " +
+        'segment at its first bad batch, and drops every batch after it'
+      );
   }
 }
 
 function describeKafkaProblem(first: KafkaDumpEntry): string {
   switch (first.type) {
     case 'batch':
-      return `${first.file} at position ${first.position} (batch ${first.baseOffset}..` +
-        `${first.lastOffset}): ${first.problem ?? 'crc does not match'}`;
+      return (
+        `${first.file} at position ${first.position} (batch ${first.baseOffset}..` +
+        `${first.lastOffset}): ${first.problem ?? 'crc does not match'}`
+      );
     case 'tail':
-      return `${first.file} at position ${first.position} (${first.sizeBytes} bytes after the ` +
-        `last whole batch): ${first.problem}`;
+      return (
+        `${first.file} at position ${first.position} (${first.sizeBytes} bytes after the ` +
+        `last whole batch): ${first.problem}`
+      );
     case 'index':
-      return `${first.file}, entry offset ${first.offset} position ${first.position}: ` +
-        `${first.problem ?? ''}`;
+      return (
+        `${first.file}, entry offset ${first.offset} position ${first.position}: ` +
+        `${first.problem ?? ''}`
+      );
     case 'timeindex':
-      return `${first.file}, entry timestamp ${first.timestampMs} offset ${first.offset}: ` +
-        `${first.problem ?? ''}`;
+      return (
+        `${first.file}, entry timestamp ${first.timestampMs} offset ${first.offset}: ` +
+        `${first.problem ?? ''}`
+      );
     default:
       return first.file;
   }
@@ -225,36 +258,57 @@ function dumpKafka(io: NodeFileIO, target: DumpTarget, named: string, flags: Dum
   const segments = target.baseOffsets.length;
   if (flags.json) {
     const summary = {
-      type: 'summary', segments, batches: counts.batch, records: counts.record,
-      indexEntries: counts.index, timeIndexEntries: counts.timeindex, invalid: problems,
+      type: 'summary',
+      segments,
+      batches: counts.batch,
+      records: counts.record,
+      indexEntries: counts.index,
+      timeIndexEntries: counts.timeindex,
+      invalid: problems,
     };
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
-    process.stderr.write(`verified ${segments} segment(s): ${counts.batch} batches, ` +
-      `${counts.record} records, ${counts.index} index entries, ${counts.timeindex} time index ` +
-      `entries, ${problems} invalid\n`);
+    process.stderr.write(
+      `verified ${segments} segment(s): ${counts.batch} batches, ` +
+        `${counts.record} records, ${counts.index} index entries, ${counts.timeindex} time index ` +
+        `entries, ${problems} invalid\n`,
+    );
   }
   if (first === null) return;
-  throw new LabError('CHECK_FAILED', `verify found ${problems} problem(s) in the Kafka ` +
-    `segments; the first in ${describeKafkaProblem(first)}. ${kafkaAdvice(first)}`);
+  throw new LabError(
+    'CHECK_FAILED',
+    `verify found ${problems} problem(s) in the Kafka ` +
+      `segments; the first in ${describeKafkaProblem(first)}. ${kafkaAdvice(first)}`,
+  );
 }
 
 export function registerDumpCommand(program: Command): void {
   program
     .command('dump')
-    .description('print records, index and time-index entries of a log directory or one segment ' +
-      'file (loglab\'s or Kafka\'s)')
+    .description(
+      'print records, index and time-index entries of a log directory or one segment ' +
+        "file (loglab's or Kafka's)",
+    )
     .argument('<dir-or-file>', 'log directory, or a .log/.index/.timeindex file')
     .option('--records', 'print every record (the default when nothing else is asked for)')
     .option('--index', 'print offset index entries')
     .option('--timeindex', 'print time index entries')
-    .option('--verify', 'check every record, index entry and the chain of segments; ' +
-      'exit 1 when anything is invalid')
+    .option(
+      '--verify',
+      'check every record, index entry and the chain of segments; ' +
+        'exit 1 when anything is invalid',
+    )
     .option('--json', 'one JSON object per line')
-    .option('--print-data-log', "Kafka segments: each record's line with its key and payload " +
-      '(as kafka-dump-log.sh --print-data-log)')
+    .option(
+      '--print-data-log',
+      "Kafka segments: each record's line with its key and payload " +
+        '(as kafka-dump-log.sh --print-data-log)',
+    )
     .option('--deep-iteration', "Kafka segments: each record's line, without key and payload")
-    .option('--max-record-bytes <size>', 'the record size limit to check against (default: the one stored with the log, else 1MiB)')
+    .option(
+      '--max-record-bytes <size>',
+      'the record size limit to check against (default: the one stored with the log, else 1MiB)',
+    )
     .action((target: string, flags: DumpFlags) => {
       const io = new NodeFileIO();
       const nothingAsked = !flags.records && !flags.index && !flags.timeindex && !flags.verify;
@@ -269,9 +323,15 @@ export function registerDumpCommand(program: Command): void {
         dumpKafka(io, found, target, flags);
         return;
       }
-      const maxRecordBytes = flags.maxRecordBytes === undefined
-        ? readRecordLimit(io, found.dir) ?? DEFAULT_MAX_RECORD_BYTES
-        : parseByteSize('--max-record-bytes', flags.maxRecordBytes, RECORD_HEADER_BYTES, MAX_POSITION_BYTES);
+      const maxRecordBytes =
+        flags.maxRecordBytes === undefined
+          ? (readRecordLimit(io, found.dir) ?? DEFAULT_MAX_RECORD_BYTES)
+          : parseByteSize(
+              '--max-record-bytes',
+              flags.maxRecordBytes,
+              RECORD_HEADER_BYTES,
+              MAX_POSITION_BYTES,
+            );
       const verdict: Verdict = { invalid: 0, chainProblems: 0, first: null };
       const checked: Checked = { records: 0, index: 0 };
       const onChecked = (type: keyof Checked): void => {

@@ -78,18 +78,23 @@ function emit(text: string, file: string | undefined, what: string): void {
 
 function warnLeftOut(leftOut: readonly LeftOut[]): void {
   for (const { experimentId, names } of leftOut) {
-    warn(`left out ${names.length} informational metric(s) of ${experimentId} (no direction ` +
-      `is better): ${names.join(', ')}`);
+    warn(
+      `left out ${names.length} informational metric(s) of ${experimentId} (no direction ` +
+        `is better): ${names.join(', ')}`,
+    );
   }
 }
 
 function exportGithubActionBenchmark(files: readonly string[], options: ExportOptions): void {
-  const directions = options.direction === undefined
-    ? [...DIRECTIONS]
-    : [parseChoice('--direction', options.direction, DIRECTIONS)];
+  const directions =
+    options.direction === undefined
+      ? [...DIRECTIONS]
+      : [parseChoice('--direction', options.direction, DIRECTIONS)];
   if (options.outDir === undefined && directions.length > 1) {
-    throw usage('--direction: github-action-benchmark reads one direction a file: pass ' +
-      '--direction higher or --direction lower, or --out-dir DIR for both');
+    throw usage(
+      '--direction: github-action-benchmark reads one direction a file: pass ' +
+        '--direction higher or --direction lower, or --out-dir DIR for both',
+    );
   }
   if (options.outDir !== undefined && options.out !== undefined) {
     throw usage('--out: not with --out-dir, which names its files itself');
@@ -106,14 +111,18 @@ function exportGithubActionBenchmark(files: readonly string[], options: ExportOp
     }
     if (directions.length === 1 && exported.otherDirectionCount > 0) {
       const other = direction === 'higher' ? 'lower' : 'higher';
-      warn(`${exported.otherDirectionCount} ${other}-is-better metric(s) are not in this file; ` +
-        `--direction ${other} writes them`);
+      warn(
+        `${exported.otherDirectionCount} ${other}-is-better metric(s) are not in this file; ` +
+          `--direction ${other} writes them`,
+      );
     }
-    const file = options.outDir === undefined
-      ? options.out
-      : path.join(options.outDir, `${tool}.json`);
-    emit(`${JSON.stringify(exported.entries, null, 2)}\n`, file,
-      `${exported.entries.length} metric(s) for tool: ${tool}`);
+    const file =
+      options.outDir === undefined ? options.out : path.join(options.outDir, `${tool}.json`);
+    emit(
+      `${JSON.stringify(exported.entries, null, 2)}\n`,
+      file,
+      `${exported.entries.length} metric(s) for tool: ${tool}`,
+    );
   }
 }
 
@@ -125,25 +134,32 @@ function exportBencher(files: readonly string[], options: ExportOptions): void {
   const { higher, lower } = exported.measures;
   const both = higher.filter((slug) => lower.includes(slug));
   if (both.length > 0) {
-    warn(`measure(s) better higher in some benchmarks and lower in others: ${both.join(', ')}; ` +
-      'one Bencher threshold cannot serve both');
+    warn(
+      `measure(s) better higher in some benchmarks and lower in others: ${both.join(', ')}; ` +
+        'one Bencher threshold cannot serve both',
+    );
   }
   const list = (slugs: readonly string[]) => (slugs.length === 0 ? '-' : slugs.join(', '));
-  warn(`for Bencher thresholds: higher is better (a lower boundary): ${list(higher)}; ` +
-    `lower is better (an upper boundary): ${list(lower)}`);
+  warn(
+    `for Bencher thresholds: higher is better (a lower boundary): ${list(higher)}; ` +
+      `lower is better (an upper boundary): ${list(lower)}`,
+  );
   const benchmarks = Object.keys(exported.bmf).length;
   emit(`${JSON.stringify(exported.bmf, null, 2)}\n`, options.out, `${benchmarks} benchmark(s)`);
 }
 
 function exportJunit(files: readonly string[], options: ExportOptions): void {
   if (options.baseline === undefined) {
-    throw usage('--baseline: junit reports a comparison: pass the results file or directory ' +
-      'to compare with');
+    throw usage(
+      '--baseline: junit reports a comparison: pass the results file or directory ' +
+        'to compare with',
+    );
   }
   const gate = {
-    thresholdRatio: options.threshold === undefined
-      ? DEFAULT_THRESHOLD
-      : parsePercentArgument('--threshold', options.threshold),
+    thresholdRatio:
+      options.threshold === undefined
+        ? DEFAULT_THRESHOLD
+        : parsePercentArgument('--threshold', options.threshold),
     gateTimings: options.timings === true,
   };
   const pairs = pairWithBaseline(readExportInputs(files), options.baseline);
@@ -168,18 +184,28 @@ function exportCommand(files: readonly string[], options: ExportOptions): void {
 export function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description('write results files in the formats CI tools read: github-action-benchmark, ' +
-      'Bencher (BMF), or a JUnit report of a comparison')
-    .argument('<files...>', 'results files, or directories of them (a run\'s --out folder)')
+    .description(
+      'write results files in the formats CI tools read: github-action-benchmark, ' +
+        'Bencher (BMF), or a JUnit report of a comparison',
+    )
+    .argument('<files...>', "results files, or directories of them (a run's --out folder)")
     .requiredOption('--format <format>', `one of ${EXPORT_FORMATS.join(', ')}`)
     .option('--out <file>', 'write to this file instead of stdout')
-    .option('--direction <direction>', 'github-action-benchmark: higher (customBiggerIsBetter) ' +
-      'or lower (customSmallerIsBetter)')
-    .option('--out-dir <dir>', 'github-action-benchmark: write customBiggerIsBetter.json and ' +
-      'customSmallerIsBetter.json here (only the one of --direction with it)')
+    .option(
+      '--direction <direction>',
+      'github-action-benchmark: higher (customBiggerIsBetter) ' +
+        'or lower (customSmallerIsBetter)',
+    )
+    .option(
+      '--out-dir <dir>',
+      'github-action-benchmark: write customBiggerIsBetter.json and ' +
+        'customSmallerIsBetter.json here (only the one of --direction with it)',
+    )
     .option('--baseline <path>', 'junit: the results file or directory to compare with')
-    .option('--threshold <percent>',
-      `junit: smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
+    .option(
+      '--threshold <percent>',
+      `junit: smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`,
+    )
     .option('--timings', 'junit: let raw timings and measurements fail too')
     .action(exportCommand);
 }

@@ -49,11 +49,19 @@ export function mainJobPlace(tempDir: string, cwd: string): MainJobPlace {
   const here = classifyStorage(cwd);
   const tempIs = `the temp dir ${tempDir} is on ${describeStorage(temp)}, not a disk`;
   if (here.kind === 'block') {
-    return { tempParent: cwd, allowMemory: false, note: `Measured under ${cwd} (on ` +
-      `${describeStorage(here)}) because ${tempIs}.` };
+    return {
+      tempParent: cwd,
+      allowMemory: false,
+      note: `Measured under ${cwd} (on ` + `${describeStorage(here)}) because ${tempIs}.`,
+    };
   }
-  return { tempParent: tempDir, allowMemory: true, note: `Measured in the temp dir although ` +
-    `${tempIs}, and ${cwd} is on ${describeStorage(here)}: pass --dir on a disk.` };
+  return {
+    tempParent: tempDir,
+    allowMemory: true,
+    note:
+      `Measured in the temp dir although ` +
+      `${tempIs}, and ${cwd} is on ${describeStorage(here)}: pass --dir on a disk.`,
+  };
 }
 
 function placeOptions(options: MainJobOptions): Partial<RunCommandOptions> {
@@ -80,7 +88,10 @@ export async function runMainJob(options: MainJobOptions): Promise<void> {
     ...coldReadsOption(options.coldReads),
   };
   const written = await runSelected(selectExperiments([]), runOptions);
-  const report = await writeReport(written.map((entry) => entry.file), out);
+  const report = await writeReport(
+    written.map((entry) => entry.file),
+    out,
+  );
   const lines = [
     '',
     'What this disk showed:',
@@ -95,19 +106,30 @@ export async function runMainJob(options: MainJobOptions): Promise<void> {
     return;
   }
   // The documents on stdout, as `run --json` prints them; what a person reads on stderr.
-  process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify(
+      written.map((entry) => entry.results),
+      null,
+      2,
+    )}\n`,
+  );
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 export function registerLabCommand(program: Command): void {
   program
     .command('lab', { isDefault: true })
-    .description('the main job (npm run lab): every experiment, quick, on this disk, then the report')
+    .description(
+      'the main job (npm run lab): every experiment, quick, on this disk, then the report',
+    )
     .option('--dir <dir>', 'an existing directory on the disk to measure (default: a temp dir)')
     .option('--out <dir>', 'where results and the report go (default: loglab-report/<timestamp>)')
     .option('--full', 'full-size parameters instead of the quick ones (minutes, not seconds)')
-    .option('--json', 'print the results documents as JSON on stdout (as run --json does); ' +
-      'the headlines and report paths go to stderr')
+    .option(
+      '--json',
+      'print the results documents as JSON on stdout (as run --json does); ' +
+        'the headlines and report paths go to stderr',
+    )
     .option(COLD_READS_OPTION, COLD_READS_HELP)
     .option(ALLOW_MEMORY_OPTION, ALLOW_MEMORY_HELP)
     // As the default command it receives any word that is not a command: name it as unknown

@@ -8,11 +8,7 @@
  */
 import type { Command } from 'commander';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
-import {
-  parseByteSize,
-  parseDurationSeconds,
-  parseRatePerSec,
-} from '../arguments.js';
+import { parseByteSize, parseDurationSeconds, parseRatePerSec } from '../arguments.js';
 import { EXOS_X20 } from '../../lab/models/models.js';
 import { type PlanCosts, modelCosts } from '../../lab/plan/plan-costs.js';
 import { planLines } from '../../lab/plan/plan-lines.js';
@@ -48,9 +44,9 @@ const MAX_DURATION_SECONDS = 100 * 365 * 86_400;
 /** The figures given as flags, parsed; null where a flag was not given. */
 function givenFigures(options: PlanOptions): GivenFigures {
   const size = (name: string, raw: string | undefined, min: number, max?: number) =>
-    (raw === undefined ? null : parseByteSize(name, raw, min, max));
+    raw === undefined ? null : parseByteSize(name, raw, min, max);
   const duration = (name: string, raw: string | undefined, min: number) =>
-    (raw === undefined ? null : parseDurationSeconds(name, raw, min, MAX_DURATION_SECONDS));
+    raw === undefined ? null : parseDurationSeconds(name, raw, min, MAX_DURATION_SECONDS);
   return {
     ratePerSec: options.rate === undefined ? null : parseRatePerSec('--rate', options.rate),
     recordBytes: size('--size', options.size, 1, MAX_POSITION_BYTES),
@@ -65,8 +61,11 @@ function givenFigures(options: PlanOptions): GivenFigures {
 
 function required<T>(name: string, value: T | null): T {
   if (value !== null) return value;
-  throw new LabError('BAD_ARGUMENT', `required option '${name}' not specified; give it, or ` +
-    'take the workload from a log with --from-segments DIR');
+  throw new LabError(
+    'BAD_ARGUMENT',
+    `required option '${name}' not specified; give it, or ` +
+      'take the workload from a log with --from-segments DIR',
+  );
 }
 
 export function planInput(options: PlanOptions): PlanInput {
@@ -95,9 +94,8 @@ function fromSegments(
 }
 
 function planCommand(options: PlanOptions): void {
-  const segments = options.fromSegments === undefined
-    ? null
-    : fromSegments(options.fromSegments, options);
+  const segments =
+    options.fromSegments === undefined ? null : fromSegments(options.fromSegments, options);
   const input = segments?.input ?? planInput(options);
   const figures = planFigures(input);
   const model = modelCosts(EXOS_X20, figures.index.stepForwardMaxBytes);
@@ -126,8 +124,11 @@ export function registerPlanCommand(program: Command): void {
     .description('size segments and index intervals for a workload, with the arithmetic shown')
     .option('--rate <rate>', 'messages a second: 5/s, 300/min, 18000/h')
     .option('--size <size>', 'one record on disk, 16-byte header included: 1KiB, 53B')
-    .option('--from-segments <dir>', 'take rate, record size and index interval from a Kafka ' +
-      'partition directory or a loglab log (flags given win)')
+    .option(
+      '--from-segments <dir>',
+      'take rate, record size and index interval from a Kafka ' +
+        'partition directory or a loglab log (flags given win)',
+    )
     .option('--segment <size>', 'segment size (default 64MiB; below 4GiB)')
     .option('--index-interval <size>', 'bytes between index entries, 0 = dense (default 4KiB)')
     .option('--memory <size>', 'page cache free for this log (default 1GiB)')

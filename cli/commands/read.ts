@@ -37,7 +37,9 @@ function printRecords(log: Log, offset: number, count: number): void {
 export function registerReadCommand(program: Command): void {
   program
     .command('read')
-    .description('print the bodies of records from an offset, one per line; a corrupt record exits 1')
+    .description(
+      'print the bodies of records from an offset, one per line; a corrupt record exits 1',
+    )
     .argument('<dir>', 'log directory (read only: nothing in it is created or changed)')
     .requiredOption('--offset <n>', 'first offset to print')
     .option('--count <k>', 'how many records to print', '1')

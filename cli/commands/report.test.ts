@@ -62,8 +62,10 @@ describe('loglab report', () => {
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, '[]');
     expect(await main(['report', broken, '--out', path.join(dir, 'out')])).toBe(2);
-    expect(stderr.join('')).toContain(`loglab: INVALID_RESULTS: reports: no valid results ` +
-      `document among 1 input(s): ${broken}: `);
+    expect(stderr.join('')).toContain(
+      `loglab: INVALID_RESULTS: reports: no valid results ` +
+        `document among 1 input(s): ${broken}: `,
+    );
   });
 
   it('exits 2 when given no files', async () => {

@@ -34,8 +34,10 @@ async function runReport(files: readonly string[], options: ReportOptions): Prom
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('write report.md, report.html and charts from results files; several ' +
-      'machines or runs of one experiment share a table and a chart')
+    .description(
+      'write report.md, report.html and charts from results files; several ' +
+        'machines or runs of one experiment share a table and a chart',
+    )
     .argument('<files...>', 'results files, or folders holding them')
     .option('--out <dir>', 'folder for the report (default: ./loglab-report/<timestamp>/)')
     .action(runReport);

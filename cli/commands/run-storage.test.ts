@@ -27,7 +27,9 @@ const { probe, seen, memoryDirs, diskDirs } = await vi.hoisted(async () => {
     run: async (ctx) => {
       seen.dirs.push(ctx.dir);
       const summary = runSync('probe.noop', (index) => index, {
-        measure: { ops: 5 }, repetitions: 2, random: ctx.random,
+        measure: { ops: 5 },
+        repetitions: 2,
+        random: ctx.random,
       });
       return ctx.results({ metrics: summary.metrics, headline: 'it ran.' });
     },
@@ -45,7 +47,11 @@ vi.mock('../../lab/probes/storage-kind.js', async (importOriginal) => {
       [...roots].some((root) => dir === root || dir.startsWith(`${root}/`));
     return under(memoryDirs) && !under(diskDirs)
       ? { kind: 'memory', filesystem: 'tmpfs', device: null }
-      : { kind: 'block', filesystem: 'ext4', device: { majorMinor: '253:0', node: 'vda', disks: ['vda'] } };
+      : {
+          kind: 'block',
+          filesystem: 'ext4',
+          device: { majorMinor: '253:0', node: 'vda', disks: ['vda'] },
+        };
   };
   return { ...real, classifyStorage };
 });
@@ -114,7 +120,8 @@ describe('the main job on a machine whose temp dir is a tmpfs', () => {
     const out = join(tempDir(), 'results');
     const run = await runMain(['lab', '--out', out]);
     expect(run.code).toBe(0);
-    const said = `Measured under ${cwd} (on vda) because the temp dir ${tmpdir()} is on ` +
+    const said =
+      `Measured under ${cwd} (on vda) because the temp dir ${tmpdir()} is on ` +
       'tmpfs (memory), not a disk.';
     expect(run.stderr).toContain(`lab: ${said}`);
     expect(dirname(dirname(seen.dirs[0] ?? ''))).toBe(cwd);
@@ -134,7 +141,9 @@ describe('the main job on a machine whose temp dir is a tmpfs', () => {
 
   it('uses the temp dir, with nothing to say, when it is on a disk', () => {
     expect(mainJobPlace(tmpdir(), '/anywhere')).toEqual({
-      tempParent: tmpdir(), allowMemory: false, note: null,
+      tempParent: tmpdir(),
+      allowMemory: false,
+      note: null,
     });
   });
 });

@@ -106,10 +106,15 @@ describe('loglab run', () => {
     expect(printed.map((results) => results.experiment.id)).toEqual(['probe']);
     const results = readResultsFile(join(out, 'probe.json'));
     expect(results).toMatchObject({
-      quick: true, seed: 7, headline: 'it ran', parameters: { ops: 5, secondsBudget: 5 },
+      quick: true,
+      seed: 7,
+      headline: 'it ran',
+      parameters: { ops: 5, secondsBudget: 5 },
     });
-    expect(results.metrics.map((metric) => metric.name))
-      .toEqual(['probe.noop.ratePerSec', 'probe.noop.latencyNs']);
+    expect(results.metrics.map((metric) => metric.name)).toEqual([
+      'probe.noop.ratePerSec',
+      'probe.noop.latencyNs',
+    ]);
     expect(fs.existsSync(join(out, 'report.html'))).toBe(true);
     expect(fs.existsSync(join(out, 'report.md'))).toBe(true);
     expect(seen.quick).toEqual([true]);
@@ -130,7 +135,9 @@ describe('loglab run', () => {
     expect(fs.readdirSync(dir)).toEqual(['mine.txt']);
     expect(run.stdout).toMatch(/^probe: does the harness run an experiment end to end\?/);
     // Two repetitions: too few for an interval, so the line says n instead.
-    expect(run.stdout).toMatch(/probe\.noop\.ratePerSec {2}[\d,.]+ ops\/s {2}\(n=2, too few for an interval\)/);
+    expect(run.stdout).toMatch(
+      /probe\.noop\.ratePerSec {2}[\d,.]+ ops\/s {2}\(n=2, too few for an interval\)/,
+    );
     expect(run.stdout).toContain(`results: ${join(out, 'probe.json')}`);
   });
 
@@ -153,8 +160,9 @@ describe('loglab run', () => {
     expect(results.notes.join('\n')).toMatch(/--cold-reads off/);
     const bad = await runMain(['run', 'cold', '--cold-reads', 'sometimes']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr)
-      .toMatch(/--cold-reads: expected one of auto, drop-caches, o-direct, off, got 'sometimes'/);
+    expect(bad.stderr).toMatch(
+      /--cold-reads: expected one of auto, drop-caches, o-direct, off, got 'sometimes'/,
+    );
   });
 
   it('names an unknown experiment and the known ones', async () => {
@@ -167,8 +175,9 @@ describe('loglab run', () => {
   it('refuses a --dir that does not exist and an --out that is a file', async () => {
     const missing = await runMain(['run', 'probe', '--dir', '/nonexistent/loglab']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr)
-      .toMatch(/--dir: expected an existing directory, got '\/nonexistent\/loglab'/);
+    expect(missing.stderr).toMatch(
+      /--dir: expected an existing directory, got '\/nonexistent\/loglab'/,
+    );
     const file = join(tempDir(), 'file');
     fs.writeFileSync(file, '');
     const badOut = await runMain(['run', 'probe', '--out', file]);
@@ -180,8 +189,9 @@ describe('loglab run', () => {
     const run = await runMain(['run', 'stray-path', '--out', tempDir()]);
     expect(run.code).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(run.stderr)
-      .toMatch(/^loglab: mkdir failed on .*file\/sub \(ENOTDIR: .*\); check the path$/m);
+    expect(run.stderr).toMatch(
+      /^loglab: mkdir failed on .*file\/sub \(ENOTDIR: .*\); check the path$/m,
+    );
     expect(fs.existsSync(seen.dirs[0] ?? '')).toBe(false);
   });
 
@@ -194,8 +204,9 @@ describe('loglab run', () => {
       const run = await runMain(['run', 'probe', '--dir', dir, '--out', tempDir()]);
       expect(run.code).toBe(2);
       expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(run.stderr)
-        .toMatch(/--dir: expected an existing directory you may write in, .*EACCES/);
+      expect(run.stderr).toMatch(
+        /--dir: expected an existing directory you may write in, .*EACCES/,
+      );
       expect(seen.dirs).toEqual([]);
     } finally {
       fs.chmodSync(dir, 0o700);
@@ -208,13 +219,17 @@ describe('loglab list', () => {
     const list = await runMain(['list']);
     expect(list.stdout).toBe(
       'probe       does the harness run an experiment end to end?\n' +
-      'failing     what happens when an experiment throws?\n' +
-      'cold        how does a run make its reads cold?\n' +
-      'stray-path  what does a raw fs error look like?\n',
+        'failing     what happens when an experiment throws?\n' +
+        'cold        how does a run make its reads cold?\n' +
+        'stray-path  what does a raw fs error look like?\n',
     );
     const listed = await runMain(['list', '--json']);
     const json = JSON.parse(listed.stdout) as Array<{ id: string; seed: number }>;
-    expect(json.map((row) => [row.id, row.seed]))
-      .toEqual([['probe', 7], ['failing', 1], ['cold', 3], ['stray-path', 5]]);
+    expect(json.map((row) => [row.id, row.seed])).toEqual([
+      ['probe', 7],
+      ['failing', 1],
+      ['cold', 3],
+      ['stray-path', 5],
+    ]);
   });
 });

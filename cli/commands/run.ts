@@ -29,7 +29,6 @@ import { writeReport } from '../../reports/report.js';
 /** The longest `--seconds` accepted: a day. */
 export const MAX_SECONDS = 86_400;
 
-
 export interface RunCommandOptions {
   readonly dir?: string;
   readonly quick?: boolean;
@@ -47,8 +46,8 @@ export interface RunCommandOptions {
 }
 
 export const ALLOW_MEMORY_OPTION = '--allow-memory';
-export const ALLOW_MEMORY_HELP = 'measure a directory that is not on a disk (tmpfs, overlay); ' +
-  'the results say so';
+export const ALLOW_MEMORY_HELP =
+  'measure a directory that is not on a disk (tmpfs, overlay); ' + 'the results say so';
 
 /** Throws NOT_A_DISK when `dir` is not on a block device and memory was not allowed. */
 export function checkOnDisk(command: string, dir: string, allowMemory: boolean): void {
@@ -62,7 +61,8 @@ export function checkOnDisk(command: string, dir: string, allowMemory: boolean):
 }
 
 export const COLD_READS_OPTION = '--cold-reads <mode>';
-export const COLD_READS_HELP = `how cold reads avoid the page cache: ${COLD_READ_MODES.join(' | ')} ` +
+export const COLD_READS_HELP =
+  `how cold reads avoid the page cache: ${COLD_READ_MODES.join(' | ')} ` +
   '(auto: drop the cache when root may, else O_DIRECT)';
 
 /** The `--cold-reads` value, checked; commander hands it over as a string. */
@@ -110,9 +110,12 @@ function cleanUpOnSignal(owned: Set<string>): () => void {
 
 /** A figure with its 95% interval, or the sample count when there are too few for one. */
 function metricLine(metric: Metric): string {
-  const interval = metric.ci95 !== undefined
-    ? `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`
-    : metric.class === 'counter' ? '' : `  (n=${metric.count ?? 1}, too few for an interval)`;
+  const interval =
+    metric.ci95 !== undefined
+      ? `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`
+      : metric.class === 'counter'
+        ? ''
+        : `  (n=${metric.count ?? 1}, too few for an interval)`;
   const tail = metric.p99 === undefined ? '' : `  p99 ${formatFigure(metric.p99)}`;
   return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
 }
@@ -155,10 +158,19 @@ async function runOne(
 async function runCommand(ids: readonly string[], options: RunCommandOptions): Promise<void> {
   const out = options.out ?? defaultOutDir();
   const written = await runSelected(selectExperiments(ids), { ...options, out });
-  const report = await writeReport(written.map((entry) => entry.file), out);
+  const report = await writeReport(
+    written.map((entry) => entry.file),
+    out,
+  );
   const paths = `report: ${path.resolve(report.htmlPath)}\n        ${path.resolve(report.markdownPath)}\n`;
   if (options.json === true) {
-    process.stdout.write(`${JSON.stringify(written.map((entry) => entry.results), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        written.map((entry) => entry.results),
+        null,
+        2,
+      )}\n`,
+    );
   } else {
     const summaries = written.map((entry) => describe(entry.results, entry.file));
     process.stdout.write(`${summaries.join('\n\n')}\n\n${paths}`);

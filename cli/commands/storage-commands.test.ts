@@ -24,26 +24,45 @@ const ASHA = '{"order":4127,"email":"confirmation"}';
 describe('loglab append, read and dump', () => {
   it('appends one record per line and reads the bodies back', () => {
     const dir = join(newDir(), 'emails');
-    const appended = runCli(['append', dir, '--base-offset', '1268408'], `first\nsecond\n${ASHA}\n`);
+    const appended = runCli(
+      ['append', dir, '--base-offset', '1268408'],
+      `first\nsecond\n${ASHA}\n`,
+    );
     expect(appended.status).toBe(0);
     expect(appended.stdout).toBe('appended 3 records: first offset 1268408, last offset 1268410\n');
     expect(runCli(['read', dir, '--offset', '1268410']).stdout).toBe(`${ASHA}\n`);
-    expect(runCli(['read', dir, '--offset', '1268408', '--count', '9']).stdout).toBe(`first\nsecond\n${ASHA}\n`);
+    expect(runCli(['read', dir, '--offset', '1268408', '--count', '9']).stdout).toBe(
+      `first\nsecond\n${ASHA}\n`,
+    );
   });
 
   it("dumps records as JSON lines with Asha's CRC", () => {
     const dir = newDir();
     runCli(['append', dir, '--base-offset', '1268410'], `${ASHA}\n`);
-    const lines = runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = runCli(['dump', dir, '--json'])
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      { type: 'record', segment: '00000000000001268410.log', offset: 1268410, position: 0, sizeBytes: 53, crc: '0x4405f473', valid: true },
+      {
+        type: 'record',
+        segment: '00000000000001268410.log',
+        offset: 1268410,
+        position: 0,
+        sizeBytes: 53,
+        crc: '0x4405f473',
+        valid: true,
+      },
     ]);
   });
 
   it('prints index and time-index entries with absolute offsets', () => {
     const dir = newDir();
     runCli(['append', dir, '--base-offset', '100', '--index-interval', '0'], 'a\nb\n');
-    const entries = runCli(['dump', dir, '--index', '--timeindex', '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = runCli(['dump', dir, '--index', '--timeindex', '--json'])
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries.filter((e) => e.type === 'index')).toEqual([
       { type: 'index', segment: '00000000000000000100.index', offset: 100, position: 0 },
       { type: 'index', segment: '00000000000000000100.index', offset: 101, position: 17 },
@@ -73,7 +92,10 @@ describe('loglab append, read and dump', () => {
     const lines = Array.from({ length: 60 }, (_, i) => `message number ${i}`).join('\n');
     runCli(['append', dir, '--segment-bytes', '1024'], `${lines}\n`);
     const dump = (): Array<Record<string, unknown>> =>
-      runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+      runCli(['dump', dir, '--json'])
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
     const tenth = dump()[10]!;
     const logPath = join(dir, '00000000000000000000.log');
     const bytes = readFileSync(logPath);
@@ -118,9 +140,17 @@ describe('loglab append, read and dump', () => {
     const preallocated = Buffer.concat([data, Buffer.alloc(64 * 1024)]);
     writeFileSync(logPath, preallocated);
     const dump = (): Array<Record<string, unknown>> =>
-      runCli(['dump', dir, '--json']).stdout.trim().split('\n').map((line) => JSON.parse(line));
+      runCli(['dump', dir, '--json'])
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
     expect(dump().slice(3)).toEqual([
-      { type: 'zeros', segment: '00000000000000000000.log', position: data.length, sizeBytes: 64 * 1024 },
+      {
+        type: 'zeros',
+        segment: '00000000000000000000.log',
+        position: data.length,
+        sizeBytes: 64 * 1024,
+      },
     ]);
     expect(runCli(['dump', dir, '--verify']).status).toBe(0);
     // The last record torn half-way, zeros after it: the damage spans the torn bytes only.
@@ -129,8 +159,19 @@ describe('loglab append, read and dump', () => {
     torn.fill(0, lastAt + 18, data.length); // the header and 'th' of 'three' are left
     writeFileSync(logPath, torn);
     expect(dump().slice(2)).toEqual([
-      expect.objectContaining({ type: 'record', offset: 2, position: lastAt, sizeBytes: 18, valid: false }),
-      { type: 'zeros', segment: '00000000000000000000.log', position: lastAt + 18, sizeBytes: 64 * 1024 + 3 },
+      expect.objectContaining({
+        type: 'record',
+        offset: 2,
+        position: lastAt,
+        sizeBytes: 18,
+        valid: false,
+      }),
+      {
+        type: 'zeros',
+        segment: '00000000000000000000.log',
+        position: lastAt + 18,
+        sizeBytes: 64 * 1024 + 3,
+      },
     ]);
     expect(runCli(['dump', dir, '--verify']).status).toBe(1);
   });
@@ -148,7 +189,8 @@ describe('loglab append, read and dump', () => {
 
 /** Runs `loglab` in this process with `input` as standard input (append reads it). */
 async function runWithInput(args: readonly string[], input: string): Promise<MainRun> {
-  const stdin = vi.spyOn(process, 'stdin', 'get')
+  const stdin = vi
+    .spyOn(process, 'stdin', 'get')
     .mockReturnValue(Readable.from([Buffer.from(input)]) as unknown as typeof process.stdin);
   try {
     return await runMain(args);
@@ -218,7 +260,8 @@ describe('read and dump never create or change files', () => {
       expect(dump.code).toBe(2);
       expect(dump.stdout).toBe('');
       expect(oneLine(dump.stderr)).toBe(
-        `loglab: BAD_ARGUMENT: <dir-or-file>: ${dir} holds no log segments; check the path`);
+        `loglab: BAD_ARGUMENT: <dir-or-file>: ${dir} holds no log segments; check the path`,
+      );
       expect(readdirSync(dir)).toEqual([]);
     },
   );
@@ -231,8 +274,9 @@ describe('read and dump never create or change files', () => {
     writeFileSync(join(dir, 'notes.txt'), 'hello');
     const file = await runMain(['dump', join(dir, 'notes.txt')]);
     expect(file.code).toBe(2);
-    expect(oneLine(file.stderr))
-      .toMatch(/expected a log directory or a segment file.*not a segment/);
+    expect(oneLine(file.stderr)).toMatch(
+      /expected a log directory or a segment file.*not a segment/,
+    );
   });
 
   it('dump of a log changes no byte, mtime or name in its directory', async () => {
@@ -248,14 +292,18 @@ describe('read and dump never create or change files', () => {
     await runWithInput(['append', dir, '--index-interval', '0'], 'one\ntwo\nthree\n');
     const json = await runMain(['dump', dir, '--verify', '--json']);
     expect(json).toMatchObject({ code: 0, stderr: '' });
-    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
       { type: 'summary', segments: 1, records: 3, indexEntries: 3, invalid: 0, chainProblems: 0 },
     ]);
     const text = await runMain(['dump', dir, '--verify']);
     expect(text).toMatchObject({ code: 0, stdout: '' });
-    expect(text.stderr)
-      .toBe('verified 1 segment(s): 3 records, 3 index entries, 0 invalid, 0 chain problem(s)\n');
+    expect(text.stderr).toBe(
+      'verified 1 segment(s): 3 records, 3 index entries, 0 invalid, 0 chain problem(s)\n',
+    );
   });
 });
 
@@ -280,7 +328,10 @@ describe('dump --verify checks the chain the segments form, as opening the log d
 
   async function verify(dir: string): Promise<Verified> {
     const run = await runMain(['dump', dir, '--verify', '--json']);
-    const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     return { run, chain: lines.filter((line) => line.type === 'chain'), summary: lines.at(-1) };
   }
 
@@ -291,7 +342,12 @@ describe('dump --verify checks the chain the segments form, as opening the log d
     expect(run.code).toBe(0);
     expect(chain).toEqual([]);
     expect(summary).toEqual({
-      type: 'summary', segments: 4, records: 120, indexEntries: 0, invalid: 0, chainProblems: 0,
+      type: 'summary',
+      segments: 4,
+      records: 120,
+      indexEntries: 0,
+      invalid: 0,
+      chainProblems: 0,
     });
     const text = await runMain(['dump', dir]);
     expect(text.stdout.trimEnd().split('\n').at(-1)).toMatch(/^0+93\.log zeros: 64 bytes from/);
@@ -306,7 +362,11 @@ describe('dump --verify checks the chain the segments form, as opening the log d
     expect(run.code).toBe(1);
     expect(chain).toEqual([
       {
-        type: 'chain', segment: name(0), problem: 'gap', fromOffset: 31, toOffset: 61,
+        type: 'chain',
+        segment: name(0),
+        problem: 'gap',
+        fromOffset: 31,
+        toOffset: 61,
         next: name(62),
       },
     ]);
@@ -317,7 +377,8 @@ describe('dump --verify checks the chain the segments form, as opening the log d
         `${name(62)}, starts at 62. A segment file (probably ${name(31)}) was removed or moved, ` +
         'or a file was cut or its end zeroed. Put it back; if those records are lost for good, move every segment ' +
         'before the gap out of the directory so the log starts at 62; the log refuses to open ' +
-        'until then (LOG_GAP)');
+        'until then (LOG_GAP)',
+    );
   });
 
   it('fails on a renamed segment with one problem, saying what to rename it to', async () => {
@@ -330,14 +391,20 @@ describe('dump --verify checks the chain the segments form, as opening the log d
     expect(run.code).toBe(1);
     expect(chain).toEqual([
       {
-        type: 'chain', segment: name(33), problem: 'name-mismatch', nameOffset: 33,
+        type: 'chain',
+        segment: name(33),
+        problem: 'name-mismatch',
+        nameOffset: 33,
         firstOffset: 31,
       },
     ]);
     expect(summary).toMatchObject({ records: 120, invalid: 0, chainProblems: 1 });
-    expect(oneLine(run.stderr)).toMatch(new RegExp(
-      `the first in ${name(33)}: name-mismatch: named for offset 33 but its first record is ` +
-        `offset 31: .*Rename it \\(with its \\.index and \\.timeindex\\) to ${name(31)} if`));
+    expect(oneLine(run.stderr)).toMatch(
+      new RegExp(
+        `the first in ${name(33)}: name-mismatch: named for offset 33 but its first record is ` +
+          `offset 31: .*Rename it \\(with its \\.index and \\.timeindex\\) to ${name(31)} if`,
+      ),
+    );
   });
 
   it.each([
@@ -352,14 +419,21 @@ describe('dump --verify checks the chain the segments form, as opening the log d
     expect(run.code).toBe(1);
     expect(chain).toEqual([
       {
-        type: 'chain', segment: name(31), problem, position: recordsEndBytes, sizeBytes: 64,
+        type: 'chain',
+        segment: name(31),
+        problem,
+        position: recordsEndBytes,
+        sizeBytes: 64,
         next: name(62),
       },
     ]);
     expect(summary).toMatchObject({ records: 120, invalid: 0, chainProblems: 1 });
-    expect(oneLine(run.stderr)).toMatch(new RegExp(
-      `the first in ${name(31)}: ${problem}: 64 .* after its last record \\(ending at position ` +
-        `${recordsEndBytes}\\).*cutting .*${name(31)} to ${recordsEndBytes} bytes removes them$`));
+    expect(oneLine(run.stderr)).toMatch(
+      new RegExp(
+        `the first in ${name(31)}: ${problem}: 64 .* after its last record \\(ending at position ` +
+          `${recordsEndBytes}\\).*cutting .*${name(31)} to ${recordsEndBytes} bytes removes them$`,
+      ),
+    );
   });
 });
 
@@ -396,13 +470,15 @@ describe('append says what it stored, even when it then fails', () => {
     const max = String(Number.MAX_SAFE_INTEGER);
     const refused = await runWithInput(['append', dir, '--base-offset', max], 'a\n');
     expect(refused.code).toBe(2);
-    expect(oneLine(refused.stderr))
-      .toMatch(/--base-offset: expected an integer from 0 to 9007199254740990/);
+    expect(oneLine(refused.stderr)).toMatch(
+      /--base-offset: expected an integer from 0 to 9007199254740990/,
+    );
     expect(readdirSync(dir)).toEqual([]);
     const nearLimit = ['append', dir, '--base-offset', '9007199254740990'];
     const append = await runWithInput(nearLimit, 'a\nb\n');
-    expect(append.stdout)
-      .toBe('appended 1 records: first offset 9007199254740990, last offset 9007199254740990\n');
+    expect(append.stdout).toBe(
+      'appended 1 records: first offset 9007199254740990, last offset 9007199254740990\n',
+    );
     expect(append.code).toBe(2);
     expect(oneLine(append.stderr)).toMatch(/^loglab: OFFSET_LIMIT: /);
     // The log still opens and reads.

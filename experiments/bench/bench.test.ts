@@ -20,21 +20,32 @@ describe('loglab bench', () => {
     const results = await runTiny(storageBench, {
       dir: newDir(),
       drops: 'refused',
-      params: { rounds: 2, roundSeconds: 0.05, lookupLogBytes: 2 * MiB, recoverySegmentBytes: 2 * MiB, rssAppendBytes: 8 * MiB },
+      params: {
+        rounds: 2,
+        roundSeconds: 0.05,
+        lookupLogBytes: 2 * MiB,
+        recoverySegmentBytes: 2 * MiB,
+        rssAppendBytes: 8 * MiB,
+      },
     });
     const storage = benchSuites.find((suite) => suite.name === 'storage')!;
     // fio's figure is skipped, with a note, where fio is not installed.
     const skipped = fioVersion() === null ? ['append.always.vsFioSeqSync'] : [];
     for (const check of checkTargets(results, storage.targets)) {
-      if (!skipped.includes(check.target.metric)) expect(check.value, check.target.metric).not.toBeNull();
+      if (!skipped.includes(check.target.metric))
+        expect(check.value, check.target.metric).not.toBeNull();
     }
     const ratio = results.metrics.find((metric) => metric.name === 'append.none.vsRawFs')!;
     const log = results.metrics.find((metric) => metric.name === 'append.none.ratePerSec')!;
     const raw = results.metrics.find((metric) => metric.name === 'append.none.rawFsRatePerSec')!;
     expect(ratio.samples).toEqual(log.samples!.map((rate, i) => rate / raw.samples![i]!));
     // The ceiling of a checksummed log, from the same paired rounds.
-    const checksummed = results.metrics.find((metric) => metric.name === 'append.none.checksummedFsRatePerSec')!;
-    const ceiling = results.metrics.find((metric) => metric.name === 'append.none.checksummedFsVsRawFs')!;
+    const checksummed = results.metrics.find(
+      (metric) => metric.name === 'append.none.checksummedFsRatePerSec',
+    )!;
+    const ceiling = results.metrics.find(
+      (metric) => metric.name === 'append.none.checksummedFsVsRawFs',
+    )!;
     expect(ceiling.samples).toEqual(checksummed.samples!.map((rate, i) => rate / raw.samples![i]!));
   });
 
@@ -50,13 +61,19 @@ describe('loglab bench', () => {
       expect(names).toContain(`queue.B.${policy}.cyclesPerSec`);
     }
     expect(names).toContain('queue.B.inFlightTrackingBytesPerMsg');
-    const fsyncs = results.metrics.find((metric) => metric.name === 'queue.A.always.fdatasyncsPerMsg')!;
+    const fsyncs = results.metrics.find(
+      (metric) => metric.name === 'queue.A.always.fdatasyncsPerMsg',
+    )!;
     // One fdatasync for the send and one for the delete of each of the 20 messages, one at close.
     expect(fsyncs.median).toBe((2 * 20 + 1) / 20);
   });
 
   it('codec times each CPU-bound step with tinybench', async () => {
-    const results = await runTiny(codecBench, { dir: newDir(), drops: 'refused', params: { taskMs: 20 } });
+    const results = await runTiny(codecBench, {
+      dir: newDir(),
+      drops: 'refused',
+      params: { taskMs: 20 },
+    });
     expect(results.metrics.map((metric) => metric.name)).toEqual([
       'codec.crc32c.latencyNs',
       'codec.encode.latencyNs',

@@ -15,8 +15,9 @@ const newDir = tempDirs('byte-ledger');
 
 function ledgerOf(results: Results, setting: string) {
   const prefix = `byteLedger.always.${setting}.`;
-  const perMsg = results.metrics.filter((metric) =>
-    metric.name.startsWith(prefix) && metric.name.endsWith('.deviceBytesPerMsg'));
+  const perMsg = results.metrics.filter(
+    (metric) => metric.name.startsWith(prefix) && metric.name.endsWith('.deviceBytesPerMsg'),
+  );
   const total = perMsg.find((metric) => metric.labels?.['cause'] === 'total');
   return { rows: perMsg.filter((metric) => metric !== total), total };
 }
@@ -26,9 +27,13 @@ describe('loglab bench byte-ledger', () => {
 
   it('runs both settings on a tiny budget and is registered with its targets', async () => {
     results = await runTiny(byteLedgerBench, {
-      dir: newDir(), drops: 'off',
+      dir: newDir(),
+      drops: 'off',
       params: {
-        rounds: 2, roundSeconds: 0.1, segmentBytes: 64 * 1024, retentionEveryMessages: 16,
+        rounds: 2,
+        roundSeconds: 0.1,
+        segmentBytes: 64 * 1024,
+        retentionEveryMessages: 16,
         idleSeconds: 0.01,
       },
     });

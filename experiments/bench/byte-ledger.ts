@@ -47,10 +47,16 @@ const PREFIX = 'byteLedger.always';
 
 /** Issue 20's bounds on a synced append's device bytes, checked against the ledger's total. */
 export const BYTE_LEDGER_TARGETS: readonly Target[] = [
-  { metric: `${PREFIX}.retention.total.deviceBytesPerMsg`, atMost: 4_400,
-    why: 'a synced append with retention writes at most ~4.3 KB (issue 20)' },
-  { metric: `${PREFIX}.noRetention.total.deviceBytesPerMsg`, atMost: 5_400,
-    why: 'a synced append without retention writes at most ~5.3 KB (issue 20)' },
+  {
+    metric: `${PREFIX}.retention.total.deviceBytesPerMsg`,
+    atMost: 4_400,
+    why: 'a synced append with retention writes at most ~4.3 KB (issue 20)',
+  },
+  {
+    metric: `${PREFIX}.noRetention.total.deviceBytesPerMsg`,
+    atMost: 5_400,
+    why: 'a synced append without retention writes at most ~5.3 KB (issue 20)',
+  },
 ];
 
 type SettingName = 'noRetention' | 'retention';
@@ -82,7 +88,9 @@ class LedgerLog {
     const dir = path.join(ctx.dir, setting);
     fs.mkdirSync(dir);
     this.log = Log.open(dir, {
-      durability: 'always', segmentBytes: ctx.numberParam('segmentBytes'), io: this.io,
+      durability: 'always',
+      segmentBytes: ctx.numberParam('segmentBytes'),
+      io: this.io,
     });
     this.measurement = new Measurement(`${PREFIX}.${setting}`, 'async');
   }
@@ -109,8 +117,12 @@ class LedgerLog {
     const io = phase.end();
     const traced = attributeTrace(this.io.trace, fromEvent, this.io.trace.length, blockBytes);
     return {
-      messages: repetition.ops, elapsedNs: repetition.elapsedNs, traced, idleDeviceBytesPerSec,
-      deviceBytes: io.device?.writeBytes ?? null, discardBytes: io.device?.discardBytes ?? 0,
+      messages: repetition.ops,
+      elapsedNs: repetition.elapsedNs,
+      traced,
+      idleDeviceBytesPerSec,
+      deviceBytes: io.device?.writeBytes ?? null,
+      discardBytes: io.device?.discardBytes ?? 0,
     };
   }
 }
@@ -132,8 +144,9 @@ async function openLogs(ctx: LabContext, logs: LedgerLog[], seconds: number): Pr
   for (const setting of SETTINGS) {
     const log = new LedgerLog(ctx, setting);
     logs.push(log);
-    const warmUp = await warmUpAsync(log.measurement, log.append,
-      { seconds: seconds * WARMUP_SHARE });
+    const warmUp = await warmUpAsync(log.measurement, log.append, {
+      seconds: seconds * WARMUP_SHARE,
+    });
     await log.log.flush();
     ctx.recordWarmUp(setting, warmUp);
   }
@@ -152,43 +165,73 @@ function ledgersOf(rounds: readonly LedgerRound[]): { each: ByteLedger[]; pooled
 const MEASURED = { class: 'measurement', direction: 'lower' } as const;
 
 function ledgerMetrics(setting: SettingName, each: readonly ByteLedger[], pooled: ByteLedger) {
-  const labels = (cause: LedgerCause | 'total'): Labels =>
-    ({ policy: 'always', retention: setting === 'retention', cause });
+  const labels = (cause: LedgerCause | 'total'): Labels => ({
+    policy: 'always',
+    retention: setting === 'retention',
+    cause,
+  });
   const name = (cause: string) => `${PREFIX}.${setting}.${cause}.deviceBytesPerMsg`;
-  const rows = pooled.rows.map((row) => metricFromSamples(name(row.cause), 'B/msg',
-    each.map((ledger) => rowBytesPerMsg(ledger, row.cause)), {
-      ...MEASURED, labels: labels(row.cause),
-      description: `${row.title}, per message, one sample per round; a round's rows add up to ` +
-        'its total',
-    }));
-  const total = metricFromSamples(name('total'), 'B/msg',
-    each.map((ledger) => ledger.deviceBytesPerMsg), {
-      ...MEASURED, labels: labels('total'),
+  const rows = pooled.rows.map((row) =>
+    metricFromSamples(
+      name(row.cause),
+      'B/msg',
+      each.map((ledger) => rowBytesPerMsg(ledger, row.cause)),
+      {
+        ...MEASURED,
+        labels: labels(row.cause),
+        description:
+          `${row.title}, per message, one sample per round; a round's rows add up to ` +
+          'its total',
+      },
+    ),
+  );
+  const total = metricFromSamples(
+    name('total'),
+    'B/msg',
+    each.map((ledger) => ledger.deviceBytesPerMsg),
+    {
+      ...MEASURED,
+      labels: labels('total'),
       description: 'bytes the disk wrote per synced append (its stat, whole disk), per round',
-    });
+    },
+  );
   return [...rows, total];
 }
 
 function syncMetrics(setting: SettingName, each: readonly ByteLedger[]): Metric[] {
   const labels = { policy: 'always', retention: setting === 'retention' };
   const per = (quantity: string, values: number[], description: string) =>
-    metricFromSamples(`${PREFIX}.${setting}.${quantity}`, 'fsyncs/msg', values,
-      { ...MEASURED, labels, description });
+    metricFromSamples(`${PREFIX}.${setting}.${quantity}`, 'fsyncs/msg', values, {
+      ...MEASURED,
+      labels,
+      description,
+    });
   return [
-    per('fdatasyncsPerMsg', each.map((ledger) => ledger.fdatasyncsPerMsg),
-      'fdatasyncs the log issued per message (the trace), per round'),
-    per('dirFsyncsPerMsg', each.map((ledger) => ledger.dirFsyncsPerMsg),
-      'directory fsyncs per message (rolls, recovery points, removals), per round'),
+    per(
+      'fdatasyncsPerMsg',
+      each.map((ledger) => ledger.fdatasyncsPerMsg),
+      'fdatasyncs the log issued per message (the trace), per round',
+    ),
+    per(
+      'dirFsyncsPerMsg',
+      each.map((ledger) => ledger.dirFsyncsPerMsg),
+      'directory fsyncs per message (rolls, recovery points, removals), per round',
+    ),
   ];
 }
 
 function rateMetric(setting: SettingName, rounds: readonly LedgerRound[]): Metric {
-  return metricFromSamples(`${PREFIX}.${setting}.ratePerSec`, 'ops/s',
-    rounds.map((round) => round.messages / (round.elapsedNs / 1e9)), {
-      class: 'timing', direction: 'higher',
+  return metricFromSamples(
+    `${PREFIX}.${setting}.ratePerSec`,
+    'ops/s',
+    rounds.map((round) => round.messages / (round.elapsedNs / 1e9)),
+    {
+      class: 'timing',
+      direction: 'higher',
       labels: { policy: 'always', retention: setting === 'retention', cache: 'page cache' },
       description: 'synced appends per second, one producer, awaiting each, per round',
-    });
+    },
+  );
 }
 
 interface Summary {
@@ -200,24 +243,33 @@ interface Summary {
 
 function idleMetric(summary: Summary): Metric {
   const { setting, rounds } = summary;
-  return metricFromSamples(`${PREFIX}.${setting}.idleDeviceBytesPerSec`, 'B/s',
-    rounds.map((round) => round.idleDeviceBytesPerSec ?? 0), {
-      class: 'measurement', direction: 'informational',
+  return metricFromSamples(
+    `${PREFIX}.${setting}.idleDeviceBytesPerSec`,
+    'B/s',
+    rounds.map((round) => round.idleDeviceBytesPerSec ?? 0),
+    {
+      class: 'measurement',
+      direction: 'informational',
       labels: { policy: 'always', retention: setting === 'retention' },
-      description: 'what the disk wrote per second just before each round, this process idle: ' +
-        'other programs\' writes, which the metadata row holds too',
-    });
+      description:
+        'what the disk wrote per second just before each round, this process idle: ' +
+        "other programs' writes, which the metadata row holds too",
+    },
+  );
 }
 
 function headline(summaries: readonly Summary[]): string {
   const said = (summary: Summary) => {
     const rows = summary.pooled.rows
-      .map((row) => `${CAUSE_NAMES[row.cause]} ${formatNumber(row.bytesPerMsg)}`).join(', ');
+      .map((row) => `${CAUSE_NAMES[row.cause]} ${formatNumber(row.bytesPerMsg)}`)
+      .join(', ');
     return `${formatNumber(summary.pooled.deviceBytesPerMsg)} B (${rows})`;
   };
   const [without, withRetention] = summaries as [Summary, Summary];
-  return `One synced 1 KiB append put ${said(without)} on the device without retention, ` +
-    `and ${said(withRetention)} with it.`;
+  return (
+    `One synced 1 KiB append put ${said(without)} on the device without retention, ` +
+    `and ${said(withRetention)} with it.`
+  );
 }
 
 /** The pooled ledger, and how much of its metadata row other programs' idle rate could be. */
@@ -232,13 +284,17 @@ function settingNotes(summary: Summary): string[] {
       `about ${formatNumber(idle / rate)} B per message of its metadata row, others' writes.`,
   ];
   if (rowBytesPerMsg(pooled, 'metadata') < 0) {
-    lines.push(`${setting}: the trace claims more bytes than the disk wrote (a negative ` +
-      'metadata row): a block it counts was not written, so its rows are upper bounds.');
+    lines.push(
+      `${setting}: the trace claims more bytes than the disk wrote (a negative ` +
+        'metadata row): a block it counts was not written, so its rows are upper bounds.',
+    );
   }
   if (setting === 'retention') {
     const discardBytes = rounds.reduce((sum, round) => sum + round.discardBytes, 0);
-    lines.push(`With retention, removals sent ${formatNumber(discardBytes / pooled.messages)} B ` +
-      'of discards per message to the disk (not writes: in no row).');
+    lines.push(
+      `With retention, removals sent ${formatNumber(discardBytes / pooled.messages)} B ` +
+        'of discards per message to the disk (not writes: in no row).',
+    );
   }
   return lines;
 }
@@ -250,8 +306,8 @@ function notes(ctx: LabContext, summaries: readonly Summary[], blockBytes: numbe
       `time under always, in ${formatNumber(ctx.numberParam('segmentBytes'))}-byte segments ` +
       `preallocated in 4 MiB extents; ${blockBytes}-byte file-system blocks. Each round ends ` +
       'with log.flush() inside its phase; `sync` and an idle wait run before each round.',
-    'The metadata row is the whole disk\'s bytes less every traced one: inode and extent ' +
-      'updates, directory entries and their fsyncs, retention\'s unlinks, the ext4 journal, ' +
+    "The metadata row is the whole disk's bytes less every traced one: inode and extent " +
+      "updates, directory entries and their fsyncs, retention's unlinks, the ext4 journal, " +
       'write-back the trace cannot see, and whatever other programs wrote to the disk meanwhile.',
   ];
 }
@@ -260,10 +316,14 @@ async function measure(ctx: LabContext, logs: LedgerLog[]): Promise<Map<string, 
   const seconds = ctx.numberParam('roundSeconds');
   const blockBytes = fs.statfsSync(ctx.dir).bsize;
   await openLogs(ctx, logs, seconds);
-  return interleave(ctx.numberParam('rounds'), logs.map((log) => ({
-    name: log.setting,
-    round: () => log.round(ctx, seconds, blockBytes),
-  })), ctx.progress);
+  return interleave(
+    ctx.numberParam('rounds'),
+    logs.map((log) => ({
+      name: log.setting,
+      round: () => log.round(ctx, seconds, blockBytes),
+    })),
+    ctx.progress,
+  );
 }
 
 function summarize(measured: ReadonlyMap<string, LedgerRound[]>): Summary[] {
@@ -282,17 +342,21 @@ async function run(ctx: LabContext) {
     const measured = await measure(ctx, logs);
     const metrics = SETTINGS.map((setting) => rateMetric(setting, measured.get(setting) ?? []));
     if (ctx.device === null) {
-      ctx.note('No device counters: the ledger needs the disk\'s total, so it is not given.');
+      ctx.note("No device counters: the ledger needs the disk's total, so it is not given.");
       return ctx.results({ metrics });
     }
     const summaries = summarize(measured);
     for (const summary of summaries) {
       const { setting, each, pooled } = summary;
-      metrics.push(...ledgerMetrics(setting, each, pooled), ...syncMetrics(setting, each),
-        idleMetric(summary));
+      metrics.push(
+        ...ledgerMetrics(setting, each, pooled),
+        ...syncMetrics(setting, each),
+        idleMetric(summary),
+      );
     }
     return ctx.results({
-      metrics, headline: headline(summaries),
+      metrics,
+      headline: headline(summaries),
       notes: notes(ctx, summaries, fs.statfsSync(ctx.dir).bsize),
     });
   } finally {

@@ -9,7 +9,11 @@ import { Bench } from 'tinybench';
 import type { Experiment } from '../../lab/experiment.js';
 import type { Metric } from '../../lab/results.js';
 import {
-  checkRecord, decodeCheckedRecord, encodeRecord, encodeRecordInto, largestLowerBoundSlot,
+  checkRecord,
+  decodeCheckedRecord,
+  encodeRecord,
+  encodeRecordInto,
+  largestLowerBoundSlot,
 } from '../../storage/testing/index.js';
 
 const BODY_BYTES = 1024;
@@ -30,7 +34,11 @@ export const codecBench: Experiment = {
     const probes = Uint32Array.from({ length: 4096 }, () => random.nextInt(INDEX_ENTRIES * 4));
     let checksum = 0;
     let probe = 0;
-    const bench = new Bench({ time: ctx.numberParam('taskMs'), warmupTime: 50, retainSamples: true });
+    const bench = new Bench({
+      time: ctx.numberParam('taskMs'),
+      warmupTime: 50,
+      retainSamples: true,
+    });
     bench
       .add('crc32c', () => {
         checksum ^= crc32c(record.subarray(8));
@@ -39,15 +47,23 @@ export const codecBench: Experiment = {
         checksum ^= encodeRecordInto(target, 0, 1_268_410, body);
       })
       .add('checkAndDecode', () => {
-        checksum ^= checkRecord(record, 0, record.length, 1_268_410) === null ? decodeCheckedRecord(record, 0, record.length).body.length : -1;
+        checksum ^=
+          checkRecord(record, 0, record.length, 1_268_410) === null
+            ? decodeCheckedRecord(record, 0, record.length).body.length
+            : -1;
       })
       .add('indexSearch', () => {
-        checksum ^= largestLowerBoundSlot((slot) => keys[slot]!, INDEX_ENTRIES, probes[probe++ & 4095]!);
+        checksum ^= largestLowerBoundSlot(
+          (slot) => keys[slot]!,
+          INDEX_ENTRIES,
+          probes[probe++ & 4095]!,
+        );
       });
     await bench.run();
     const metrics: Metric[] = bench.tasks.map((task) => {
       const result = task.result;
-      if (!('latency' in result)) throw new Error(`tinybench task ${task.name} did not complete: ${result.state}`);
+      if (!('latency' in result))
+        throw new Error(`tinybench task ${task.name} did not complete: ${result.state}`);
       const latency = result.latency;
       return {
         name: `codec.${task.name}.latencyNs`,
@@ -63,8 +79,12 @@ export const codecBench: Experiment = {
         labels: { task: task.name, bodyBytes: BODY_BYTES },
       };
     });
-    ctx.note(`tinybench ${bench.tasks.length} tasks, ${ctx.numberParam('taskMs')} ms each after a 50 ms warm-up; checksum of all results ${checksum >>> 0}.`);
-    ctx.note(`The index search is over ${INDEX_ENTRIES} entries, a 64 MiB segment indexed every 4 KiB.`);
+    ctx.note(
+      `tinybench ${bench.tasks.length} tasks, ${ctx.numberParam('taskMs')} ms each after a 50 ms warm-up; checksum of all results ${checksum >>> 0}.`,
+    );
+    ctx.note(
+      `The index search is over ${INDEX_ENTRIES} entries, a 64 MiB segment indexed every 4 KiB.`,
+    );
     return ctx.results({ metrics });
   },
 };

@@ -36,10 +36,16 @@ const WARMUP_SHARE = 0.1;
 const PREFIX = 'eventLoop';
 
 export const EVENT_LOOP_TARGETS: readonly Target[] = [
-  { metric: `${PREFIX}.always.delayP99Ns`, atMost: 1e6,
-    why: 'event-loop delay p99 at most 1 ms while 16 producers append under always, default options (issue 17)' },
-  { metric: `${PREFIX}.group.delayP99Ns`, atMost: 1e6,
-    why: 'event-loop delay p99 at most 1 ms while 16 producers append under group, default options' },
+  {
+    metric: `${PREFIX}.always.delayP99Ns`,
+    atMost: 1e6,
+    why: 'event-loop delay p99 at most 1 ms while 16 producers append under always, default options (issue 17)',
+  },
+  {
+    metric: `${PREFIX}.group.delayP99Ns`,
+    atMost: 1e6,
+    why: 'event-loop delay p99 at most 1 ms while 16 producers append under group, default options',
+  },
 ];
 
 interface Setting {
@@ -57,11 +63,21 @@ function openSetting(ctx: LabContext, policy: DurabilityPolicy, syncMode: SyncMo
   const dir = path.join(ctx.dir, name);
   fs.mkdirSync(dir, { recursive: true });
   // Only the policy changes between settings: the sync mode is the default or `inline`.
-  const options: LogOptions = { durability: policy, segmentBytes: SEGMENT_BYTES,
-    ...(syncMode === 'inline' ? { syncMode } : {}) };
+  const options: LogOptions = {
+    durability: policy,
+    segmentBytes: SEGMENT_BYTES,
+    ...(syncMode === 'inline' ? { syncMode } : {}),
+  };
   const log = Log.open(dir, options);
-  return { policy, syncMode, name, log, measurement: new Measurement(`${PREFIX}.${name}`, 'async'),
-    p99Ns: [], maxNs: [] };
+  return {
+    policy,
+    syncMode,
+    name,
+    log,
+    measurement: new Measurement(`${PREFIX}.${name}`, 'async'),
+    p99Ns: [],
+    maxNs: [],
+  };
 }
 
 const TICK_MS = 1;
@@ -91,8 +107,12 @@ class LoopLag {
 
 async function round(setting: Setting, body: Buffer, seconds: number) {
   const lag = new LoopLag();
-  const repetition = await measureAsync(setting.measurement, () => setting.log.append(body),
-    { seconds }, { concurrency: PRODUCERS });
+  const repetition = await measureAsync(
+    setting.measurement,
+    () => setting.log.append(body),
+    { seconds },
+    { concurrency: PRODUCERS },
+  );
   const lagsNs = lag.stop().sort((a, b) => a - b);
   setting.p99Ns.push(percentile(lagsNs, 99));
   setting.maxNs.push(lagsNs[lagsNs.length - 1] ?? 0);
@@ -106,25 +126,38 @@ function settingMetrics(ctx: LabContext, setting: Setting): Metric[] {
   const rates = setting.measurement.repetitions.map((rep) => rep.ratePerSec);
   return [
     metricFromSamples(`${PREFIX}.${setting.name}.delayP99Ns`, 'ns', setting.p99Ns, {
-      ...timing, description: 'p99 of how late a 1 ms timer ran, the end of the round ' +
-        'included, one sample per round' }),
+      ...timing,
+      description:
+        'p99 of how late a 1 ms timer ran, the end of the round ' +
+        'included, one sample per round',
+    }),
     metricFromSamples(`${PREFIX}.${setting.name}.delayMaxNs`, 'ns', setting.maxNs, {
-      ...timing, description: 'the longest the event loop was held up in a round' }),
+      ...timing,
+      description: 'the longest the event loop was held up in a round',
+    }),
     metricFromSamples(`${PREFIX}.${setting.name}.msgsPerSec`, 'msgs/s', rates, {
-      ...timing, direction: 'higher', description: `acknowledged appends per second, ` +
-        `${PRODUCERS} producers, one sample per round` }),
+      ...timing,
+      direction: 'higher',
+      description: `acknowledged appends per second, ${PRODUCERS} producers, one sample per round`,
+    }),
   ];
 }
 
 function ratioMetric(ctx: LabContext, pooled: Setting, inline: Setting): Metric {
   const inlineRates = inline.measurement.repetitions.map((rep) => rep.ratePerSec);
-  const samples = pooled.measurement.repetitions.map((rep, i) =>
-    rep.ratePerSec / (inlineRates[i] ?? Number.NaN));
+  const samples = pooled.measurement.repetitions.map(
+    (rep, i) => rep.ratePerSec / (inlineRates[i] ?? Number.NaN),
+  );
   return metricFromSamples(`${PREFIX}.${pooled.policy}.threadPoolVsInline`, 'ratio', samples, {
-    class: 'timing', direction: 'higher', ratio: true, random: ctx.random,
+    class: 'timing',
+    direction: 'higher',
+    ratio: true,
+    random: ctx.random,
     labels: { policy: pooled.policy, producers: PRODUCERS },
-    description: `${pooled.policy} with thread-pool syncs over inline ones, messages a second, ` +
-      'round by round' });
+    description:
+      `${pooled.policy} with thread-pool syncs over inline ones, messages a second, ` +
+      'round by round',
+  });
 }
 
 export const eventLoopBench: Experiment = {
@@ -143,18 +176,29 @@ export const eventLoopBench: Experiment = {
     const settings: Setting[] = [];
     try {
       for (const policy of ['always', 'group'] as const) {
-        for (const syncMode of ['thread-pool', 'inline'] as const) settings.push(openSetting(ctx, policy, syncMode));
+        for (const syncMode of ['thread-pool', 'inline'] as const)
+          settings.push(openSetting(ctx, policy, syncMode));
       }
       for (const setting of settings) {
-        await warmUpAsync(setting.measurement, () => setting.log.append(body),
-          { seconds: seconds * WARMUP_SHARE }, { concurrency: PRODUCERS });
+        await warmUpAsync(
+          setting.measurement,
+          () => setting.log.append(body),
+          { seconds: seconds * WARMUP_SHARE },
+          { concurrency: PRODUCERS },
+        );
       }
-      await interleave(rounds, settings.map((setting) => ({
-        name: setting.name, round: () => round(setting, body, seconds),
-      })), ctx.progress);
+      await interleave(
+        rounds,
+        settings.map((setting) => ({
+          name: setting.name,
+          round: () => round(setting, body, seconds),
+        })),
+        ctx.progress,
+      );
       const byName = new Map(settings.map((setting) => [setting.name, setting]));
       const ratios = (['always', 'group'] as const).map((policy) =>
-        ratioMetric(ctx, byName.get(policy)!, byName.get(`${policy}.inline`)!));
+        ratioMetric(ctx, byName.get(policy)!, byName.get(`${policy}.inline`)!),
+      );
       return ctx.results({
         metrics: [...settings.flatMap((setting) => settingMetrics(ctx, setting)), ...ratios],
         notes: [

@@ -44,34 +44,56 @@ function layOut(file: string): void {
   const fd = fs.openSync(file, 'w');
   try {
     const chunk = Buffer.alloc(MiB);
-    for (let at = 0; at < LAID_OUT_BYTES; at += chunk.length) fs.writeSync(fd, chunk, 0, chunk.length, at);
+    for (let at = 0; at < LAID_OUT_BYTES; at += chunk.length)
+      fs.writeSync(fd, chunk, 0, chunk.length, at);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-export async function fioSeqSyncMetrics(ctx: LabContext, rounds: number, seconds: number): Promise<Metric[]> {
+export async function fioSeqSyncMetrics(
+  ctx: LabContext,
+  rounds: number,
+  seconds: number,
+): Promise<Metric[]> {
   const version = fioVersion();
   if (version === null) {
-    ctx.note('append.always.vsFioSeqSync skipped: fio is not installed (scripts/setup-debian.sh installs it).');
+    ctx.note(
+      'append.always.vsFioSeqSync skipped: fio is not installed (scripts/setup-debian.sh installs it).',
+    );
     return [];
   }
   const dir = path.join(ctx.dir, 'fio-seq-sync');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'laid-out');
   layOut(file);
-  const open = (name: LogSide['name'], options: LogOptions): LogSide => ({ name, rates: [],
-    log: Log.open(path.join(dir, `log-${name}`), { durability: 'always', segmentBytes: SEGMENT_BYTES, ...options }) });
+  const open = (name: LogSide['name'], options: LogOptions): LogSide => ({
+    name,
+    rates: [],
+    log: Log.open(path.join(dir, `log-${name}`), {
+      durability: 'always',
+      segmentBytes: SEGMENT_BYTES,
+      ...options,
+    }),
+  });
   const sides = [open('default', {}), open('inline', { syncMode: 'inline' })];
   const fioRates: number[] = [];
-  const env = { FILE: file, SIZE: String(LAID_OUT_BYTES), RUNTIME: `${Math.round(seconds * 1000)}ms` };
+  const env = {
+    FILE: file,
+    SIZE: String(LAID_OUT_BYTES),
+    RUNTIME: `${Math.round(seconds * 1000)}ms`,
+  };
   try {
     for (const side of sides) await logRound(side, seconds / 10); // first extent, JIT
     for (let round = 0; round < rounds; round++) {
       // Alternate who goes first, so drift within a round pair hits both sides alike.
       if (round % 2 === 1) for (const side of sides) side.rates.push(await logRound(side, seconds));
-      const outcome = runFioJob(packageFile('scripts', 'fio', 'seq-sync.fio'), env, seconds * 1000 + 30_000);
+      const outcome = runFioJob(
+        packageFile('scripts', 'fio', 'seq-sync.fio'),
+        env,
+        seconds * 1000 + 30_000,
+      );
       if (!outcome.ok) {
         ctx.note(`append.always.vsFioSeqSync skipped: ${outcome.reason}.`);
         return [];
@@ -83,19 +105,30 @@ export async function fioSeqSyncMetrics(ctx: LabContext, rounds: number, seconds
     for (const side of sides) await side.log.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  ctx.note(`append.always.vsFioSeqSync: ${version}, sequential 1 KiB writes with fdatasync=1 (psync) on a ` +
-    'laid-out 64 MiB file, interleaved round by round with the log under always (one producer); ' +
-    '`.inline` is the log with syncMode inline.');
+  ctx.note(
+    `append.always.vsFioSeqSync: ${version}, sequential 1 KiB writes with fdatasync=1 (psync) on a ` +
+      'laid-out 64 MiB file, interleaved round by round with the log under always (one producer); ' +
+      '`.inline` is the log with syncMode inline.',
+  );
   const timing = { class: 'timing', direction: 'higher', random: ctx.random } as const;
   const ratio = (side: LogSide) => side.rates.map((rate, i) => rate / (fioRates[i] ?? Number.NaN));
   const suffix = (side: LogSide) => (side.name === 'inline' ? '.inline' : '');
   return [
-    metricFromSamples('append.always.fioSeqSync.ratePerSec', 'ops/s', fioRates, { ...timing,
+    metricFromSamples('append.always.fioSeqSync.ratePerSec', 'ops/s', fioRates, {
+      ...timing,
       labels: { policy: 'always', tool: 'fio' },
-      description: 'fio: sequential 1 KiB writes, fdatasync after each, laid-out file, one per round' }),
-    ...sides.map((side) => metricFromSamples(`append.always${suffix(side)}.vsFioSeqSync`, 'ratio', ratio(side), {
-      ...timing, ratio: true, labels: { policy: 'always', syncMode: side.name === 'inline' ? 'inline' : 'thread-pool' },
-      description: `the log's synced appends per second (one producer${side.name === 'inline' ? ', inline syncs' : ''}) ` +
-        'over fio\'s sequential 1 KiB writes with fdatasync, round by round' })),
+      description:
+        'fio: sequential 1 KiB writes, fdatasync after each, laid-out file, one per round',
+    }),
+    ...sides.map((side) =>
+      metricFromSamples(`append.always${suffix(side)}.vsFioSeqSync`, 'ratio', ratio(side), {
+        ...timing,
+        ratio: true,
+        labels: { policy: 'always', syncMode: side.name === 'inline' ? 'inline' : 'thread-pool' },
+        description:
+          `the log's synced appends per second (one producer${side.name === 'inline' ? ', inline syncs' : ''}) ` +
+          "over fio's sequential 1 KiB writes with fdatasync, round by round",
+      }),
+    ),
   ];
 }

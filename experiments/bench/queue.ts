@@ -17,7 +17,13 @@ const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
 import { interleave, measureAsync } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import {
-  DURABILITY_POLICIES, type DurabilityPolicy, Log, LogQueue, MiB, NodeFileIO, type Queue,
+  DURABILITY_POLICIES,
+  type DurabilityPolicy,
+  Log,
+  LogQueue,
+  MiB,
+  NodeFileIO,
+  type Queue,
   SlotFileQueue,
 } from '../../storage/index.js';
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
@@ -27,7 +33,12 @@ const VISIBILITY_TIMEOUT_MS = 60_000;
 const GROUP_PRODUCERS = 16;
 type Design = 'A' | 'B';
 
-function openQueue(design: Design, dir: string, durability: DurabilityPolicy, io = new NodeFileIO()): Queue {
+function openQueue(
+  design: Design,
+  dir: string,
+  durability: DurabilityPolicy,
+  io = new NodeFileIO(),
+): Queue {
   return design === 'A'
     ? SlotFileQueue.open(dir, { durability, io, slotBytes: 1024 }) // the course's 1 KiB slot
     : LogQueue.open(dir, { durability, io });
@@ -53,20 +64,36 @@ async function cycle(queue: Queue, body: Buffer): Promise<number> {
  * cycle (one synced append; receive and delete write nothing but the head now and then) should
  * cost no more than the append alone (issue 20: `queue.B.always.vsLogAppend` at least 0.95).
  */
-async function logAppendRound(ctx: LabContext, measurement: Measurement, body: Buffer, round: number, roundSeconds: number): Promise<number> {
+async function logAppendRound(
+  ctx: LabContext,
+  measurement: Measurement,
+  body: Buffer,
+  round: number,
+  roundSeconds: number,
+): Promise<number> {
   const dir = freshDir(ctx, `log-always-${round}`);
   const log = Log.open(dir, { durability: 'always' });
   for (let i = 0; i < 50; i++) await log.append(body);
-  const repetition = await measureAsync(measurement, () => log.append(body), { seconds: roundSeconds });
+  const repetition = await measureAsync(measurement, () => log.append(body), {
+    seconds: roundSeconds,
+  });
   await log.close();
   fs.rmSync(dir, { recursive: true });
   return repetition.ratePerSec;
 }
 
-async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: number, roundSeconds: number): Promise<Metric[]> {
+async function cycleRates(
+  ctx: LabContext,
+  policy: DurabilityPolicy,
+  rounds: number,
+  roundSeconds: number,
+): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x71);
   const producers = policy === 'group' ? GROUP_PRODUCERS : 1;
-  const measurements = { A: new Measurement(`A-${policy}`, 'async'), B: new Measurement(`B-${policy}`, 'async') };
+  const measurements = {
+    A: new Measurement(`A-${policy}`, 'async'),
+    B: new Measurement(`B-${policy}`, 'async'),
+  };
   const logAppends = new Measurement('log-always', 'async');
   const designs = (['A', 'B'] as const).map((design) => ({
     name: design,
@@ -74,31 +101,69 @@ async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: num
       const dir = freshDir(ctx, `${design}-${policy}-${round}`);
       const queue = openQueue(design, dir, policy);
       for (let i = 0; i < 50; i++) await cycle(queue, body);
-      const repetition = await measureAsync(measurements[design], () => cycle(queue, body), { seconds: roundSeconds }, { concurrency: producers });
+      const repetition = await measureAsync(
+        measurements[design],
+        () => cycle(queue, body),
+        { seconds: roundSeconds },
+        { concurrency: producers },
+      );
       await queue.close();
       fs.rmSync(dir, { recursive: true });
       return repetition.ratePerSec;
     },
   }));
-  const withLog = policy === 'always'
-    ? [...designs, { name: 'log', round: (round: number) => logAppendRound(ctx, logAppends, body, round, roundSeconds) }]
-    : designs;
+  const withLog =
+    policy === 'always'
+      ? [
+          ...designs,
+          {
+            name: 'log',
+            round: (round: number) => logAppendRound(ctx, logAppends, body, round, roundSeconds),
+          },
+        ]
+      : designs;
   const results = await interleave(rounds, withLog, ctx.progress);
   const a = results.get('A')!;
   const b = results.get('B')!;
   const logRates = results.get('log');
   const labels = (design: Design) => ({ design, policy, producers });
-  const vsLog = logRates === undefined ? [] : [
-    metricFromSamples('queue.B.always.vsLogAppend', 'ratio', b.map((rate, i) => rate / logRates[i]!), {
-      random: ctx.random, ...RATE, ratio: true, labels: { policy, producers },
-      description: 'design B\'s send + receive + delete cycles per second over the bare log\'s synced ' +
-        'appends per second (default options, one producer), round by round' }),
-  ];
+  const vsLog =
+    logRates === undefined
+      ? []
+      : [
+          metricFromSamples(
+            'queue.B.always.vsLogAppend',
+            'ratio',
+            b.map((rate, i) => rate / logRates[i]!),
+            {
+              random: ctx.random,
+              ...RATE,
+              ratio: true,
+              labels: { policy, producers },
+              description:
+                "design B's send + receive + delete cycles per second over the bare log's synced " +
+                'appends per second (default options, one producer), round by round',
+            },
+          ),
+        ];
   return [
     ...vsLog,
-    metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, { random: ctx.random, ...RATE, labels: labels('A') }),
-    metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, { random: ctx.random, ...RATE, labels: labels('B') }),
-    metricFromSamples(`queue.${policy}.ratioBA`, 'ratio', b.map((rate, i) => rate / a[i]!), { random: ctx.random, ...RATE, ratio: true, labels: { policy, producers } }),
+    metricFromSamples(`queue.A.${policy}.cyclesPerSec`, 'cycles/s', a, {
+      random: ctx.random,
+      ...RATE,
+      labels: labels('A'),
+    }),
+    metricFromSamples(`queue.B.${policy}.cyclesPerSec`, 'cycles/s', b, {
+      random: ctx.random,
+      ...RATE,
+      labels: labels('B'),
+    }),
+    metricFromSamples(
+      `queue.${policy}.ratioBA`,
+      'ratio',
+      b.map((rate, i) => rate / a[i]!),
+      { random: ctx.random, ...RATE, ratio: true, labels: { policy, producers } },
+    ),
   ];
 }
 
@@ -110,7 +175,12 @@ async function cycleRates(ctx: LabContext, policy: DurabilityPolicy, rounds: num
  * one record's size per message over a segment's life, is reported apart because a short phase
  * cannot amortise it.
  */
-async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'none' | 'always', messages: number): Promise<Metric[]> {
+async function deviceBytesPerMessage(
+  ctx: LabContext,
+  design: Design,
+  policy: 'none' | 'always',
+  messages: number,
+): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x72);
   const dir = freshDir(ctx, `bytes-${design}-${policy}`);
   const io = new NodeFileIO();
@@ -124,19 +194,58 @@ async function deviceBytesPerMessage(ctx: LabContext, design: Design, policy: 'n
   const labels = { design, policy: policy === 'none' ? 'none+final sync' : policy };
   // Design A's calls are its own, one per write and delete; design B saves its head every
   // 1,000 deletes or 1 s: a measurement.
-  const calls = (quantity: string, value: number) => design === 'A'
-    ? counterMetric(`queue.${design}.${policy}.${quantity}`, 'calls/msg', value / messages, 'lower', labels)
-    : measuredMetric(`queue.${design}.${policy}.${quantity}`, 'calls/msg', value / messages, MEASURED_COST, labels);
+  const calls = (quantity: string, value: number) =>
+    design === 'A'
+      ? counterMetric(
+          `queue.${design}.${policy}.${quantity}`,
+          'calls/msg',
+          value / messages,
+          'lower',
+          labels,
+        )
+      : measuredMetric(
+          `queue.${design}.${policy}.${quantity}`,
+          'calls/msg',
+          value / messages,
+          MEASURED_COST,
+          labels,
+        );
   const metrics = [
     calls('writeCallsPerMsg', io2.fileIo?.writeCalls ?? 0),
     calls('fdatasyncsPerMsg', io2.fileIo?.fdatasyncCalls ?? 0),
   ];
   if (io2.device !== null) {
-    metrics.push(measuredMetric(`queue.${design}.${policy}.deviceBytesPerMsg`, 'B/msg', io2.device.writeBytes / messages, MEASURED_COST, labels, 'device sectors written during the phase (close syncs) over messages'));
-    metrics.push(measuredMetric(`queue.${design}.${policy}.deviceWritesPerMsg`, 'ios/msg', io2.device.writeIos / messages, MEASURED_COST, labels));
+    metrics.push(
+      measuredMetric(
+        `queue.${design}.${policy}.deviceBytesPerMsg`,
+        'B/msg',
+        io2.device.writeBytes / messages,
+        MEASURED_COST,
+        labels,
+        'device sectors written during the phase (close syncs) over messages',
+      ),
+    );
+    metrics.push(
+      measuredMetric(
+        `queue.${design}.${policy}.deviceWritesPerMsg`,
+        'ios/msg',
+        io2.device.writeIos / messages,
+        MEASURED_COST,
+        labels,
+      ),
+    );
   }
   if (design === 'B' && policy === 'always') {
-    metrics.push(counterMetric('queue.B.always.preallocationBytesPerMsg', 'B/msg', BODY_BYTES + 16, 'lower', labels, 'zeros written when a segment is preallocated, spread over the messages it then holds (derived, not measured)'));
+    metrics.push(
+      counterMetric(
+        'queue.B.always.preallocationBytesPerMsg',
+        'B/msg',
+        BODY_BYTES + 16,
+        'lower',
+        labels,
+        'zeros written when a segment is preallocated, spread over the messages it then holds (derived, not measured)',
+      ),
+    );
   }
   return metrics;
 }
@@ -162,14 +271,29 @@ async function inFlightMemory(ctx: LabContext, messages: number): Promise<Metric
   fs.rmSync(dir, { recursive: true });
   const labels = { design: 'B', inFlight };
   return [
-    counterMetric('queue.B.inFlightTrackingBytesPerMsg', 'B/msg', tracking / inFlight, 'lower', labels, 'typed arrays of the in-flight table (deadline heap, per-offset state) per message in flight'),
-    measuredMetric('queue.B.inFlightHeapBytesPerMsg', 'B/msg', Math.max(0, heapAfter - heapBefore) / inFlight, MEASURED_COST, labels, 'growth of the JS heap per message in flight (typed arrays live outside it); more precise with node --expose-gc'),
+    counterMetric(
+      'queue.B.inFlightTrackingBytesPerMsg',
+      'B/msg',
+      tracking / inFlight,
+      'lower',
+      labels,
+      'typed arrays of the in-flight table (deadline heap, per-offset state) per message in flight',
+    ),
+    measuredMetric(
+      'queue.B.inFlightHeapBytesPerMsg',
+      'B/msg',
+      Math.max(0, heapAfter - heapBefore) / inFlight,
+      MEASURED_COST,
+      labels,
+      'growth of the JS heap per message in flight (typed arrays live outside it); more precise with node --expose-gc',
+    ),
   ];
 }
 
 export const queueBench: Experiment = {
   id: 'bench-queue',
-  question: 'how many send+receive+delete cycles does each design sustain, and what does each write per message?',
+  question:
+    'how many send+receive+delete cycles does each design sustain, and what does each write per message?',
   params: {
     rounds: { quick: 3, full: 5 },
     roundSeconds: { quick: 0.3, full: 1 },
@@ -181,13 +305,21 @@ export const queueBench: Experiment = {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');
     const metrics: Metric[] = [];
-    for (const policy of DURABILITY_POLICIES) metrics.push(...(await cycleRates(ctx, policy, rounds, seconds)));
+    for (const policy of DURABILITY_POLICIES)
+      metrics.push(...(await cycleRates(ctx, policy, rounds, seconds)));
     for (const policy of ['none', 'always'] as const) {
-      for (const design of ['A', 'B'] as const) metrics.push(...(await deviceBytesPerMessage(ctx, design, policy, ctx.numberParam('bytesMessages'))));
+      for (const design of ['A', 'B'] as const)
+        metrics.push(
+          ...(await deviceBytesPerMessage(ctx, design, policy, ctx.numberParam('bytesMessages'))),
+        );
     }
     metrics.push(...(await inFlightMemory(ctx, ctx.numberParam('inFlightMessages'))));
-    ctx.note(`Bodies are ${BODY_BYTES} bytes: a 1,024-byte slot of design A holds one; design B's record is ${BODY_BYTES + 16} bytes. Group commit runs ${GROUP_PRODUCERS} concurrent producers; none and always run one.`);
-    ctx.note('Device bytes per message come from the whole device\'s counters: other writers in the same seconds are counted too.');
+    ctx.note(
+      `Bodies are ${BODY_BYTES} bytes: a 1,024-byte slot of design A holds one; design B's record is ${BODY_BYTES + 16} bytes. Group commit runs ${GROUP_PRODUCERS} concurrent producers; none and always run one.`,
+    );
+    ctx.note(
+      "Device bytes per message come from the whole device's counters: other writers in the same seconds are counted too.",
+    );
     return ctx.results({ metrics });
   },
 };

@@ -12,7 +12,11 @@ import { Measurement } from '../../lab/measurement.js';
 import { metricFromSamples } from '../../lab/metric.js';
 import type { Metric } from '../../lab/results.js';
 import {
-  interleave, measureAsync, measureSync, warmUpAsync, warmUpSync,
+  interleave,
+  measureAsync,
+  measureSync,
+  warmUpAsync,
+  warmUpSync,
 } from '../../lab/runner.js';
 import {
   BATCH_HEADER_BYTES,
@@ -40,7 +44,10 @@ const LABELS = { records: RECORDS_PER_BATCH, recordBytes: BODY_BYTES, cache: 'pa
 function batchInput(ctx: LabContext, compression: KafkaCompression): KafkaBatchInput {
   const random = ctx.random.fork();
   const records = Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({
-    timestampDeltaMs: 0, offsetDelta: i, key: null, value: jsonEvent(random, i, BODY_BYTES),
+    timestampDeltaMs: 0,
+    offsetDelta: i,
+    key: null,
+    value: jsonEvent(random, i, BODY_BYTES),
     headers: [],
   }));
   return { baseOffset: 0n, baseTimestampMs: 1_764_547_200_000, compression, records };
@@ -71,22 +78,37 @@ async function codecRounds(ctx: LabContext): Promise<CodecRounds[]> {
   const encode = async () => (await encodeBatch(plain, scratch)).length;
   const decode = (bytes: Buffer) => () => decodeBatch(bytes).recordCount;
   return [
-    { name: 'encode-none', metric: 'kafka.encode.none.bytesPerSec', bytesPerOp: plainBytes.length,
-      description: `encodeBatch of ${RECORDS_PER_BATCH} JSON records of ${BODY_BYTES} B, no ` +
+    {
+      name: 'encode-none',
+      metric: 'kafka.encode.none.bytesPerSec',
+      bytesPerOp: plainBytes.length,
+      description:
+        `encodeBatch of ${RECORDS_PER_BATCH} JSON records of ${BODY_BYTES} B, no ` +
         'compression, into a reused buffer as the batched log encodes: batch bytes ' +
         `(${plainBytes.length}, header, records, CRC-32C) per second`,
       round: async (seconds) => {
         await warmUpAsync(encodeNone, encode, { seconds: seconds * WARMUP_SHARE });
         return (await measureAsync(encodeNone, encode, { seconds })).ratePerSec;
-      } },
-    { name: 'decode-none', metric: 'kafka.decode.none.bytesPerSec', bytesPerOp: plainBytes.length,
-      description: `decodeBatch of the same batch: CRC checked, every record parsed; batch ` +
+      },
+    },
+    {
+      name: 'decode-none',
+      metric: 'kafka.decode.none.bytesPerSec',
+      bytesPerOp: plainBytes.length,
+      description:
+        `decodeBatch of the same batch: CRC checked, every record parsed; batch ` +
         'bytes per second',
-      round: (seconds) => timedSync(decodeNone, decode(plainBytes), seconds) },
-    { name: 'decode-lz4', metric: 'kafka.decode.lz4.bytesPerSec', bytesPerOp: recordsBytes,
-      description: `decodeBatch of the same records lz4-compressed (${compressedBytes} B of ` +
+      round: (seconds) => timedSync(decodeNone, decode(plainBytes), seconds),
+    },
+    {
+      name: 'decode-lz4',
+      metric: 'kafka.decode.lz4.bytesPerSec',
+      bytesPerOp: recordsBytes,
+      description:
+        `decodeBatch of the same records lz4-compressed (${compressedBytes} B of ` +
         `${recordsBytes}): uncompressed record bytes out per second`,
-      round: (seconds) => timedSync(decodeLz4, decode(lz4Bytes), seconds) },
+      round: (seconds) => timedSync(decodeLz4, decode(lz4Bytes), seconds),
+    },
   ];
 }
 
@@ -96,15 +118,27 @@ function timedSync(measurement: Measurement, op: () => number, seconds: number):
 }
 
 export async function kafkaCodecMetrics(
-  ctx: LabContext, rounds: number, seconds: number,
+  ctx: LabContext,
+  rounds: number,
+  seconds: number,
 ): Promise<Metric[]> {
   const codecs = await codecRounds(ctx);
-  const results = await interleave(rounds, codecs.map((codec) => ({
-    name: codec.name, round: () => codec.round(seconds),
-  })), ctx.progress);
-  return codecs.map((codec) => metricFromSamples(codec.metric, 'B/s',
-    results.get(codec.name)!.map((rate) => rate * codec.bytesPerOp),
-    { random: ctx.random, ...RATE, labels: LABELS, description: codec.description }));
+  const results = await interleave(
+    rounds,
+    codecs.map((codec) => ({
+      name: codec.name,
+      round: () => codec.round(seconds),
+    })),
+    ctx.progress,
+  );
+  return codecs.map((codec) =>
+    metricFromSamples(
+      codec.metric,
+      'B/s',
+      results.get(codec.name)!.map((rate) => rate * codec.bytesPerOp),
+      { random: ctx.random, ...RATE, labels: LABELS, description: codec.description },
+    ),
+  );
 }
 
 function roundDir(ctx: LabContext, name: string, round: number): string {
@@ -123,7 +157,9 @@ function roundDir(ctx: LabContext, name: string, round: number): string {
  * the thread pool under none: docs/storage.md), which at these rates would come every second.
  */
 export async function kafkaAppendMetrics(
-  ctx: LabContext, rounds: number, seconds: number,
+  ctx: LabContext,
+  rounds: number,
+  seconds: number,
 ): Promise<Metric[]> {
   const bodies = batchInput(ctx, 'none').records.map((record) => record.value!);
   const inputs = bodies.map((value) => ({ value }));
@@ -133,44 +169,77 @@ export async function kafkaAppendMetrics(
   const budget = { ops: Math.max(50, Math.round(seconds * BATCHES_PER_SECOND)) };
   const warmup = { ops: Math.max(5, Math.round(budget.ops * WARMUP_SHARE)) };
   const options = { durability: 'none', segmentBytes: APPEND_SEGMENT_BYTES } as const;
-  const results = await interleave(rounds, [
-    { name: 'own', round: async (round: number) => {
-      const dir = roundDir(ctx, 'own-batched', round);
-      const log = Log.open(dir, options);
-      const append = () => log.appendBatchNoWait(bodies);
-      warmUpSync(own, append, warmup);
-      const rate = measureSync(own, append, budget).ratePerSec;
-      await log.close();
-      fs.rmSync(dir, { recursive: true });
-      return rate;
-    } },
-    { name: 'kafka', round: async (round: number) => {
-      const dir = roundDir(ctx, 'kafka-batched', round);
-      const log = BatchedLog.open(dir, options);
-      const append = async () => (await log.appendBatch(inputs)).lastOffset;
-      await warmUpAsync(kafka, append, warmup);
-      const rate = (await measureAsync(kafka, append, budget)).ratePerSec;
-      await log.close();
-      fs.rmSync(dir, { recursive: true });
-      return rate;
-    } },
-  ], ctx.progress);
+  const results = await interleave(
+    rounds,
+    [
+      {
+        name: 'own',
+        round: async (round: number) => {
+          const dir = roundDir(ctx, 'own-batched', round);
+          const log = Log.open(dir, options);
+          const append = () => log.appendBatchNoWait(bodies);
+          warmUpSync(own, append, warmup);
+          const rate = measureSync(own, append, budget).ratePerSec;
+          await log.close();
+          fs.rmSync(dir, { recursive: true });
+          return rate;
+        },
+      },
+      {
+        name: 'kafka',
+        round: async (round: number) => {
+          const dir = roundDir(ctx, 'kafka-batched', round);
+          const log = BatchedLog.open(dir, options);
+          const append = async () => (await log.appendBatch(inputs)).lastOffset;
+          await warmUpAsync(kafka, append, warmup);
+          const rate = (await measureAsync(kafka, append, budget)).ratePerSec;
+          await log.close();
+          fs.rmSync(dir, { recursive: true });
+          return rate;
+        },
+      },
+    ],
+    ctx.progress,
+  );
   const ownRates = results.get('own')!;
   const kafkaRates = results.get('kafka')!;
   const labels = { ...LABELS, policy: 'none', segmentBytes: APPEND_SEGMENT_BYTES };
   const bytes = (rates: number[]) => rates.map((rate) => rate * batchBytes);
   return [
-    metricFromSamples('kafka.append.batch100.none.bytesPerSec', 'B/s', bytes(kafkaRates),
-      { random: ctx.random, ...RATE, labels, description: 'BatchedLog.appendBatch of 100 ' +
-        'messages of 1 KiB, no compression: message bytes per second' }),
-    metricFromSamples('kafka.append.batch100.none.ownLogBatchedBytesPerSec', 'B/s',
-      bytes(ownRates), { random: ctx.random, ...RATE, labels,
-        description: 'loglab\'s Log.appendBatch of the same 100 messages: message bytes per ' +
-          'second' }),
-    metricFromSamples('kafka.append.batch100.none.vsOwnLogBatched', 'ratio',
-      kafkaRates.map((rate, i) => rate / ownRates[i]!), { random: ctx.random, ...RATE, ratio: true,
-        labels, description: 'the batched log\'s appendBatch over loglab\'s appendBatch of the ' +
+    metricFromSamples('kafka.append.batch100.none.bytesPerSec', 'B/s', bytes(kafkaRates), {
+      random: ctx.random,
+      ...RATE,
+      labels,
+      description:
+        'BatchedLog.appendBatch of 100 ' +
+        'messages of 1 KiB, no compression: message bytes per second',
+    }),
+    metricFromSamples(
+      'kafka.append.batch100.none.ownLogBatchedBytesPerSec',
+      'B/s',
+      bytes(ownRates),
+      {
+        random: ctx.random,
+        ...RATE,
+        labels,
+        description:
+          "loglab's Log.appendBatch of the same 100 messages: message bytes per " + 'second',
+      },
+    ),
+    metricFromSamples(
+      'kafka.append.batch100.none.vsOwnLogBatched',
+      'ratio',
+      kafkaRates.map((rate, i) => rate / ownRates[i]!),
+      {
+        random: ctx.random,
+        ...RATE,
+        ratio: true,
+        labels,
+        description:
+          "the batched log's appendBatch over loglab's appendBatch of the " +
           'same messages, per paired round of a fixed count of batches inside one 1 GiB ' +
-          'segment (async against sync: each log\'s own call)' }),
+          "segment (async against sync: each log's own call)",
+      },
+    ),
   ];
 }

@@ -14,7 +14,13 @@ import { Measurement } from '../../lab/measurement.js';
 import { type Direction, measuredMetric, metricFromSamples } from '../../lab/metric.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
-import { interleave, measureAsync, measureSync, warmUpAsync, warmUpSync } from '../../lab/runner.js';
+import {
+  interleave,
+  measureAsync,
+  measureSync,
+  warmUpAsync,
+  warmUpSync,
+} from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import { Log, type LogOptions, MiB } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
@@ -58,7 +64,12 @@ interface Pairs {
 }
 
 /** Rates of interleaved rounds of a raw-fs loop and the log doing the same appends. */
-async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number, options: PairOptions): Promise<Pairs> {
+async function appendPairs(
+  ctx: LabContext,
+  rounds: number,
+  roundSeconds: number,
+  options: PairOptions,
+): Promise<Pairs> {
   const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x61));
   const covered = record.subarray(8);
   const body = Buffer.alloc(BODY_BYTES, 0x61);
@@ -90,28 +101,34 @@ async function appendPairs(ctx: LabContext, rounds: number, roundSeconds: number
       },
     };
   };
-  const results = await interleave(rounds, [
-    rawLoop('raw', false),
-    ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
-    {
-      name: 'log',
-      round: async (round) => {
-        const dir = roundDir(ctx, 'log', round);
-        // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
-        const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
-        const append = () => log.appendNoWait(body);
-        warmUpSync(logged, append, warmup);
-        const rate = measureSync(logged, append, budget).ratePerSec;
-        await log.close();
-        fs.rmSync(dir, { recursive: true });
-        return rate;
+  const results = await interleave(
+    rounds,
+    [
+      rawLoop('raw', false),
+      ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
+      {
+        name: 'log',
+        round: async (round) => {
+          const dir = roundDir(ctx, 'log', round);
+          // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
+          const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
+          const append = () => log.appendNoWait(body);
+          warmUpSync(logged, append, warmup);
+          const rate = measureSync(logged, append, budget).ratePerSec;
+          await log.close();
+          fs.rmSync(dir, { recursive: true });
+          return rate;
+        },
       },
-    },
-  ], ctx.progress);
+    ],
+    ctx.progress,
+  );
   const rawRates = results.get('raw')!;
   const checksummed = results.get('raw-crc');
   const pairs = results.get('log')!.map((log, i) => ({
-    log, raw: rawRates[i]!, ...(checksummed === undefined ? {} : { checksummed: checksummed[i]! }),
+    log,
+    raw: rawRates[i]!,
+    ...(checksummed === undefined ? {} : { checksummed: checksummed[i]! }),
   }));
   const latency = logged.summarize(ctx.random).latencyNs;
   const logLatencyNs = {
@@ -128,18 +145,39 @@ function zeroFill(fd: number, sizeBytes: number): void {
   fs.fdatasyncSync(fd);
 }
 
-function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: string, policy: string): Metric[] {
+function pairMetrics(
+  ctx: LabContext,
+  prefix: string,
+  pairs: Pair[],
+  rawName: string,
+  policy: string,
+): Metric[] {
   const labels = { policy, cache: 'page cache' };
   return [
-    metricFromSamples(`${prefix}.ratePerSec`, 'ops/s', pairs.map((p) => p.log), { random: ctx.random, ...RATE, labels }),
-    metricFromSamples(`${prefix}.${rawName}RatePerSec`, 'ops/s', pairs.map((p) => p.raw), { random: ctx.random, ...RATE, labels }),
-    metricFromSamples(`${prefix}.vs${rawName[0]!.toUpperCase()}${rawName.slice(1)}`, 'ratio', pairs.map((p) => p.log / p.raw), {
-      random: ctx.random,
-      ...RATE,
-      ratio: true,
-      labels,
-      description: `loglab's rate over the plain node:fs loop writing the same 1,040-byte records, per paired round`,
-    }),
+    metricFromSamples(
+      `${prefix}.ratePerSec`,
+      'ops/s',
+      pairs.map((p) => p.log),
+      { random: ctx.random, ...RATE, labels },
+    ),
+    metricFromSamples(
+      `${prefix}.${rawName}RatePerSec`,
+      'ops/s',
+      pairs.map((p) => p.raw),
+      { random: ctx.random, ...RATE, labels },
+    ),
+    metricFromSamples(
+      `${prefix}.vs${rawName[0]!.toUpperCase()}${rawName.slice(1)}`,
+      'ratio',
+      pairs.map((p) => p.log / p.raw),
+      {
+        random: ctx.random,
+        ...RATE,
+        ratio: true,
+        labels,
+        description: `loglab's rate over the plain node:fs loop writing the same 1,040-byte records, per paired round`,
+      },
+    ),
   ];
 }
 
@@ -150,19 +188,40 @@ function pairMetrics(ctx: LabContext, prefix: string, pairs: Pair[], rawName: st
 function checksumMetrics(ctx: LabContext, pairs: Pair[]): Metric[] {
   const labels = { policy: 'none', cache: 'page cache' };
   const checksummed = pairs.map((pair) => pair.checksummed ?? Number.NaN);
-  const ratio = (name: string, values: number[], description: string, direction: Direction = 'higher') =>
-    metricFromSamples(name, 'ratio', values, { random: ctx.random, class: 'timing', direction, ratio: true, labels, description });
+  const ratio = (
+    name: string,
+    values: number[],
+    description: string,
+    direction: Direction = 'higher',
+  ) =>
+    metricFromSamples(name, 'ratio', values, {
+      random: ctx.random,
+      class: 'timing',
+      direction,
+      ratio: true,
+      labels,
+      description,
+    });
   return [
-    metricFromSamples('append.none.checksummedFsRatePerSec', 'ops/s', checksummed,
-      { random: ctx.random, ...RATE, labels }),
+    metricFromSamples('append.none.checksummedFsRatePerSec', 'ops/s', checksummed, {
+      random: ctx.random,
+      ...RATE,
+      labels,
+    }),
     // Two reference loops, neither of them loglab: where the ceiling lies, not a quality.
-    ratio('append.none.checksummedFsVsRawFs', pairs.map((pair, i) => checksummed[i]! / pair.raw),
-      'the raw loop computing each record\'s CRC-32C (@node-rs/crc32) over the plain one: the ' +
+    ratio(
+      'append.none.checksummedFsVsRawFs',
+      pairs.map((pair, i) => checksummed[i]! / pair.raw),
+      "the raw loop computing each record's CRC-32C (@node-rs/crc32) over the plain one: the " +
         'most a log that checksums every record can reach against fs.writeSync, per paired round',
-      'informational'),
-    ratio('append.none.vsChecksummedFs', pairs.map((pair, i) => pair.log / checksummed[i]!),
-      'loglab\'s rate over the checksumming raw loop: what encoding and bookkeeping cost, per ' +
-        'paired round'),
+      'informational',
+    ),
+    ratio(
+      'append.none.vsChecksummedFs',
+      pairs.map((pair, i) => pair.log / checksummed[i]!),
+      "loglab's rate over the checksumming raw loop: what encoding and bookkeeping cost, per " +
+        'paired round',
+    ),
   ];
 }
 
@@ -175,16 +234,23 @@ function batchedBytesPerSec(ctx: LabContext, rounds: number, roundSeconds: numbe
   for (let round = 0; round < rounds; round++) {
     const dir = roundDir(ctx, 'batched', round);
     const log = Log.open(dir, { durability: 'none' });
-    rates.push(measureSync(measurement, () => log.appendBatchNoWait(batch), { seconds: roundSeconds }).ratePerSec * batchBytes);
+    rates.push(
+      measureSync(measurement, () => log.appendBatchNoWait(batch), { seconds: roundSeconds })
+        .ratePerSec * batchBytes,
+    );
     void log.close();
     fs.rmSync(dir, { recursive: true });
   }
-  return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, { random: ctx.random, ...RATE, labels: { policy: 'none', cache: 'page cache' } });
+  return metricFromSamples('append.batched.bytesPerSec', 'B/s', rates, {
+    random: ctx.random,
+    ...RATE,
+    labels: { policy: 'none', cache: 'page cache' },
+  });
 }
 
 const GROUP_DESIGNS = {
-  'always': { options: { durability: 'always', syncMode: 'inline' }, producers: 1 },
-  'group': { options: { durability: 'group', syncMode: 'inline' }, producers: 16 },
+  always: { options: { durability: 'always', syncMode: 'inline' }, producers: 1 },
+  group: { options: { durability: 'group', syncMode: 'inline' }, producers: 16 },
   'group-thread-pool': { options: { durability: 'group', syncMode: 'thread-pool' }, producers: 16 },
 } as const satisfies Record<string, { options: LogOptions; producers: number }>;
 type GroupDesign = keyof typeof GROUP_DESIGNS;
@@ -193,45 +259,75 @@ type GroupDesign = keyof typeof GROUP_DESIGNS;
  * `always` vs `group` with 16 producers, all async, interleaved; group commit both with its
  * fdatasync on the event loop (the default) and on the thread pool, so the default is measured.
  */
-async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: number): Promise<Metric[]> {
+async function groupVsAlways(
+  ctx: LabContext,
+  rounds: number,
+  roundSeconds: number,
+): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x63);
   const designs = Object.keys(GROUP_DESIGNS) as GroupDesign[];
-  const results = await interleave(rounds, designs.map((design) => {
-    const { options, producers } = GROUP_DESIGNS[design];
-    const measurement = new Measurement(`${design}-${producers}`, 'async');
-    return {
-      name: design,
-      round: async (round: number) => {
-        const dir = roundDir(ctx, design, round);
-        const log = Log.open(dir, options);
-        const append = () => log.append(body);
-        await warmUpAsync(measurement, append, { seconds: roundSeconds * WARMUP_SHARE });
-        const repetition = await measureAsync(measurement, append,
-          { seconds: roundSeconds }, { concurrency: producers });
-        await log.close();
-        fs.rmSync(dir, { recursive: true });
-        return repetition.ratePerSec;
-      },
-    };
-  }), ctx.progress);
+  const results = await interleave(
+    rounds,
+    designs.map((design) => {
+      const { options, producers } = GROUP_DESIGNS[design];
+      const measurement = new Measurement(`${design}-${producers}`, 'async');
+      return {
+        name: design,
+        round: async (round: number) => {
+          const dir = roundDir(ctx, design, round);
+          const log = Log.open(dir, options);
+          const append = () => log.append(body);
+          await warmUpAsync(measurement, append, { seconds: roundSeconds * WARMUP_SHARE });
+          const repetition = await measureAsync(
+            measurement,
+            append,
+            { seconds: roundSeconds },
+            { concurrency: producers },
+          );
+          await log.close();
+          fs.rmSync(dir, { recursive: true });
+          return repetition.ratePerSec;
+        },
+      };
+    }),
+    ctx.progress,
+  );
   const always = results.get('always')!;
   const labels = { cache: 'page cache', producers: 16 };
   const overAlways = (name: string, rates: readonly number[], syncMode: string) =>
-    metricFromSamples(name, 'ratio', rates.map((rate, i) => rate / always[i]!), {
-      random: ctx.random,
-      ...RATE,
-      ratio: true,
-      labels: { ...labels, syncMode },
-      description: `group commit (fdatasync ${syncMode}) with 16 concurrent producers over always ` +
-        'with one producer, both async, per paired round',
-    });
+    metricFromSamples(
+      name,
+      'ratio',
+      rates.map((rate, i) => rate / always[i]!),
+      {
+        random: ctx.random,
+        ...RATE,
+        ratio: true,
+        labels: { ...labels, syncMode },
+        description:
+          `group commit (fdatasync ${syncMode}) with 16 concurrent producers over always ` +
+          'with one producer, both async, per paired round',
+      },
+    );
   const group = results.get('group')!;
   const threadPool = results.get('group-thread-pool')!;
   return [
-    metricFromSamples('append.group.ratePerSec', 'ops/s', group, { random: ctx.random, ...RATE, labels: { ...labels, policy: 'group', syncMode: 'inline' } }),
-    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, { random: ctx.random, ...RATE, labels: { policy: 'always', producers: 1 } }),
+    metricFromSamples('append.group.ratePerSec', 'ops/s', group, {
+      random: ctx.random,
+      ...RATE,
+      labels: { ...labels, policy: 'group', syncMode: 'inline' },
+    }),
+    metricFromSamples('append.always.asyncRatePerSec', 'ops/s', always, {
+      random: ctx.random,
+      ...RATE,
+      labels: { policy: 'always', producers: 1 },
+    }),
     overAlways('append.group.vsAlways', group, 'inline'),
-    metricFromSamples('append.group.threadPool.ratePerSec', 'ops/s', threadPool, { random: ctx.random, ...RATE, labels: { ...labels, policy: 'group', syncMode: 'thread-pool' } }),
+    metricFromSamples('append.group.threadPool.ratePerSec', 'ops/s', threadPool, {
+      random: ctx.random,
+      ...RATE,
+      labels: { ...labels, policy: 'group', syncMode: 'thread-pool' },
+    }),
     overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
   ];
 }
@@ -240,7 +336,8 @@ async function groupVsAlways(ctx: LabContext, rounds: number, roundSeconds: numb
 function buildLog(dir: string, sizeBytes: number, options: LogOptions): Log {
   const log = Log.open(dir, options);
   const batch = Array.from({ length: 1024 }, (_, i) => Buffer.alloc(BODY_BYTES, i % 251));
-  for (let written = 0; written < sizeBytes; written += batch.length * (BODY_BYTES + 16)) log.appendBatchNoWait(batch);
+  for (let written = 0; written < sizeBytes; written += batch.length * (BODY_BYTES + 16))
+    log.appendBatchNoWait(batch);
   return log;
 }
 
@@ -260,11 +357,28 @@ function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Me
   fs.rmSync(dir, { recursive: true });
   const { latencyNs, ops } = measurement.summarize(ctx.random);
   const labels = { cache: 'warm', logBytes };
-  const percentile = (name: string, value: number, description: string): Metric =>
-    ({ name, unit: 'ns', kind: 'timing', class: 'timing', direction: 'lower', median: value, count: ops, labels, description });
+  const percentile = (name: string, value: number, description: string): Metric => ({
+    name,
+    unit: 'ns',
+    kind: 'timing',
+    class: 'timing',
+    direction: 'lower',
+    median: value,
+    count: ops,
+    labels,
+    description,
+  });
   return [
-    percentile('lookup.warm.p50Ns', latencyNs.p50 ?? latencyNs.median, 'median of every random-offset lookup: index search, step forward, CRC check, copy of the body'),
-    percentile('lookup.warm.p99Ns', latencyNs.p99 ?? latencyNs.median, '99th percentile of the same lookups'),
+    percentile(
+      'lookup.warm.p50Ns',
+      latencyNs.p50 ?? latencyNs.median,
+      'median of every random-offset lookup: index search, step forward, CRC check, copy of the body',
+    ),
+    percentile(
+      'lookup.warm.p99Ns',
+      latencyNs.p99 ?? latencyNs.median,
+      '99th percentile of the same lookups',
+    ),
   ];
 }
 
@@ -287,7 +401,8 @@ function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number
     random: ctx.random,
     ...RATE,
     labels: { cache: 'warm', segmentBytes },
-    description: 'Log.open of one segment with no recovery point: every record checked (length, CRC, id) and the index rebuilt',
+    description:
+      'Log.open of one segment with no recovery point: every record checked (length, CRC, id) and the index rebuilt',
   });
 }
 
@@ -311,7 +426,14 @@ function rssGrowth(ctx: LabContext, totalBytes: number): Metric {
   maxRss = Math.max(maxRss, process.memoryUsage.rss());
   void log.close();
   fs.rmSync(dir, { recursive: true });
-  return measuredMetric('append.rssGrowthBytes', 'B', maxRss - startRss, { class: 'measurement', direction: 'lower' }, { appendedBytes: totalBytes }, 'largest resident-set growth seen while appending, over the resident set after a warm-up');
+  return measuredMetric(
+    'append.rssGrowthBytes',
+    'B',
+    maxRss - startRss,
+    { class: 'measurement', direction: 'lower' },
+    { appendedBytes: totalBytes },
+    'largest resident-set growth seen while appending, over the resident set after a warm-up',
+  );
 }
 
 export const storageBench: Experiment = {
@@ -329,16 +451,31 @@ export const storageBench: Experiment = {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');
     ctx.ensureFreeSpace(2 * ctx.numberParam('lookupLogBytes') + 256 * MiB);
-    const none = await appendPairs(ctx, rounds, seconds,
-      { durability: 'none', preallocatedRaw: false, checksummedRaw: true });
-    const always = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: false });
-    const alwaysPreallocated = await appendPairs(ctx, rounds, seconds, { durability: 'always', preallocatedRaw: true });
+    const none = await appendPairs(ctx, rounds, seconds, {
+      durability: 'none',
+      preallocatedRaw: false,
+      checksummedRaw: true,
+    });
+    const always = await appendPairs(ctx, rounds, seconds, {
+      durability: 'always',
+      preallocatedRaw: false,
+    });
+    const alwaysPreallocated = await appendPairs(ctx, rounds, seconds, {
+      durability: 'always',
+      preallocatedRaw: true,
+    });
     const metrics = [
       ...pairMetrics(ctx, 'append.none', none.pairs, 'rawFs', 'none'),
       ...checksumMetrics(ctx, none.pairs),
       batchedBytesPerSec(ctx, rounds, seconds),
       ...pairMetrics(ctx, 'append.always', always.pairs, 'rawFs', 'always'),
-      ...pairMetrics(ctx, 'append.always', alwaysPreallocated.pairs, 'preallocatedFs', 'always').slice(1),
+      ...pairMetrics(
+        ctx,
+        'append.always',
+        alwaysPreallocated.pairs,
+        'preallocatedFs',
+        'always',
+      ).slice(1),
       always.logLatencyNs,
       ...(await groupVsAlways(ctx, rounds, seconds)),
       ...(await fioSeqSyncMetrics(ctx, rounds, seconds)),
@@ -348,8 +485,12 @@ export const storageBench: Experiment = {
       ...(await kafkaCodecMetrics(ctx, rounds, seconds)),
       ...(await kafkaAppendMetrics(ctx, rounds, seconds)),
     ];
-    ctx.note('The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.');
-    ctx.note('append.always.vsPreallocatedFs compares the log (which preallocates segments under always) with a raw loop overwriting a zero-filled file.');
+    ctx.note(
+      'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.',
+    );
+    ctx.note(
+      'append.always.vsPreallocatedFs compares the log (which preallocates segments under always) with a raw loop overwriting a zero-filled file.',
+    );
     return ctx.results({ metrics });
   },
 };

@@ -13,25 +13,65 @@ export interface Target {
 }
 
 export const STORAGE_TARGETS: readonly Target[] = [
-  { metric: 'append.none.vsRawFs', atLeast: 0.8, why: 'unbatched 1 KiB appends within 20% of fs.writeSync' },
-  { metric: 'append.batched.bytesPerSec', atLeast: 500e6, why: 'batched appends at 500 MB/s or more' },
+  {
+    metric: 'append.none.vsRawFs',
+    atLeast: 0.8,
+    why: 'unbatched 1 KiB appends within 20% of fs.writeSync',
+  },
+  {
+    metric: 'append.batched.bytesPerSec',
+    atLeast: 500e6,
+    why: 'batched appends at 500 MB/s or more',
+  },
   { metric: 'append.always.vsRawFs', atLeast: 0.9, why: 'always within 10% of write+fdatasync' },
   { metric: 'append.group.vsAlways', atLeast: 10, why: 'group commit at 16 producers 10x always' },
-  { metric: 'append.always.vsFioSeqSync', atLeast: 1.0, why: 'always (default options) at least fio\'s sequential 1 KiB + fdatasync on a laid-out file (issue 20)' },
-  { metric: 'append.none.vsChecksummedFs', atLeast: 0.85, why: 'unbatched appends within 15% of the checksummed fs.writeSync loop (issue 20)' },
+  {
+    metric: 'append.always.vsFioSeqSync',
+    atLeast: 1.0,
+    why: "always (default options) at least fio's sequential 1 KiB + fdatasync on a laid-out file (issue 20)",
+  },
+  {
+    metric: 'append.none.vsChecksummedFs',
+    atLeast: 0.85,
+    why: 'unbatched appends within 15% of the checksummed fs.writeSync loop (issue 20)',
+  },
   { metric: 'lookup.warm.p50Ns', atMost: 5_000, why: 'warm lookup p50 at most 5 us' },
   { metric: 'lookup.warm.p99Ns', atMost: 50_000, why: 'warm lookup p99 at most 50 us' },
   { metric: 'recovery.scan.bytesPerSec', atLeast: 500e6, why: 'recovery scan at 500 MB/s or more' },
   { metric: 'append.rssGrowthBytes', atMost: 64 * MiB, why: 'resident set grows under 64 MiB' },
-  { metric: 'kafka.encode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 encode of 100 x 1 KiB at 1 GB/s or more' },
-  { metric: 'kafka.decode.none.bytesPerSec', atLeast: 1e9, why: 'Kafka v2 decode of 100 x 1 KiB at 1 GB/s or more' },
-  { metric: 'kafka.decode.lz4.bytesPerSec', atLeast: 500e6, why: 'lz4 batch decode at 500 MB/s of output or more' },
-  { metric: 'kafka.append.batch100.none.vsOwnLogBatched', atLeast: 0.9, why: 'batched log within 10% of loglab appendBatch' },
+  {
+    metric: 'kafka.encode.none.bytesPerSec',
+    atLeast: 1e9,
+    why: 'Kafka v2 encode of 100 x 1 KiB at 1 GB/s or more',
+  },
+  {
+    metric: 'kafka.decode.none.bytesPerSec',
+    atLeast: 1e9,
+    why: 'Kafka v2 decode of 100 x 1 KiB at 1 GB/s or more',
+  },
+  {
+    metric: 'kafka.decode.lz4.bytesPerSec',
+    atLeast: 500e6,
+    why: 'lz4 batch decode at 500 MB/s of output or more',
+  },
+  {
+    metric: 'kafka.append.batch100.none.vsOwnLogBatched',
+    atLeast: 0.9,
+    why: 'batched log within 10% of loglab appendBatch',
+  },
 ];
 
 export const QUEUE_TARGETS: readonly Target[] = [
-  { metric: 'queue.B.inFlightTrackingBytesPerMsg', atMost: 100, why: 'at most ~100 bytes of memory per message in flight' },
-  { metric: 'queue.B.always.vsLogAppend', atLeast: 0.95, why: 'a design B cycle under always costs no more than its one synced append (issue 20)' },
+  {
+    metric: 'queue.B.inFlightTrackingBytesPerMsg',
+    atMost: 100,
+    why: 'at most ~100 bytes of memory per message in flight',
+  },
+  {
+    metric: 'queue.B.always.vsLogAppend',
+    atLeast: 0.95,
+    why: 'a design B cycle under always costs no more than its one synced append (issue 20)',
+  },
 ];
 
 export interface TargetCheck {
@@ -45,7 +85,9 @@ export function checkTargets(results: Results, targets: readonly Target[]): Targ
     const metric = results.metrics.find((candidate) => candidate.name === target.metric);
     if (metric === undefined) return { target, value: null, met: null };
     const value = metric.median;
-    const met = (target.atLeast === undefined || value >= target.atLeast) && (target.atMost === undefined || value <= target.atMost);
+    const met =
+      (target.atLeast === undefined || value >= target.atLeast) &&
+      (target.atMost === undefined || value <= target.atMost);
     return { target, value, met };
   });
 }

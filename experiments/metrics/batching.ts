@@ -30,6 +30,10 @@ export const BATCHING_METRICS = declareMetrics('batching', {
   /** Bytes one lookup read: headers stepped over and the whole batch holding the record. */
   readBytesPerRead: { unit: 'B', class: 'counter', direction: 'lower', labels: MESSAGES },
   /** Records decompressed and decoded to serve one: the whole batch. */
-  recordsDecodedPerRead: { unit: 'records', class: 'counter', direction: 'lower',
-    labels: MESSAGES },
+  recordsDecodedPerRead: {
+    unit: 'records',
+    class: 'counter',
+    direction: 'lower',
+    labels: MESSAGES,
+  },
 });

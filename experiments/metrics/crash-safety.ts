@@ -12,19 +12,31 @@ const COUNT = { class: 'measurement', labels: ['policy'] } as const;
 
 export const CRASH_SAFETY_METRICS = declareMetrics('crash-safety', {
   iterations: { unit: 'count', direction: 'informational', ...COUNT, title: 'iterations' },
-  crashes: { unit: 'count', direction: 'informational', ...COUNT,
-    title: 'simulated power cuts' },
-  faultsInjected: { unit: 'count', direction: 'informational', ...COUNT,
-    title: 'faults injected' },
-  ackedChecked: { unit: 'msgs', direction: 'informational', ...COUNT,
-    title: 'acknowledged messages checked' },
+  crashes: { unit: 'count', direction: 'informational', ...COUNT, title: 'simulated power cuts' },
+  faultsInjected: { unit: 'count', direction: 'informational', ...COUNT, title: 'faults injected' },
+  ackedChecked: {
+    unit: 'msgs',
+    direction: 'informational',
+    ...COUNT,
+    title: 'acknowledged messages checked',
+  },
   /** Under none: the page cache's loss, decided by when the power cuts fell. */
   lost: { unit: 'msgs', direction: 'lower', ...COUNT, title: 'acknowledged messages lost' },
   /** Under always and group: the promise, 0. */
-  lostAcknowledged: { quantity: 'lost', unit: 'msgs', direction: 'lower', class: 'counter',
-    labels: ['policy'], title: 'acknowledged messages lost' },
-  violations: { unit: 'count', direction: 'lower', class: 'counter', labels: ['policy'],
-    title: 'broken promises' },
-  lossWindowMsgs: { unit: 'msgs', direction: 'lower', ...COUNT,
-    title: 'most lost in one crash' },
+  lostAcknowledged: {
+    quantity: 'lost',
+    unit: 'msgs',
+    direction: 'lower',
+    class: 'counter',
+    labels: ['policy'],
+    title: 'acknowledged messages lost',
+  },
+  violations: {
+    unit: 'count',
+    direction: 'lower',
+    class: 'counter',
+    labels: ['policy'],
+    title: 'broken promises',
+  },
+  lossWindowMsgs: { unit: 'msgs', direction: 'lower', ...COUNT, title: 'most lost in one crash' },
 });

@@ -14,6 +14,11 @@ export const PAGE_CACHE_METRICS = declareMetrics('page-cache', {
   deviceReadBytesPerRead: { unit: 'B/read', ...PROOF, title: 'device bytes read per read' },
   servedFromMemory: { unit: 'ratio', ratio: true, ...PROOF, title: 'share served from memory' },
   // A raw latency over a constant, not two figures of one run: a timing, reported only.
-  appendSharePct: { unit: '%', class: 'timing', direction: 'lower', labels: ['readKind', 'cache'],
-    title: 'share of a 300 ms checkout' },
+  appendSharePct: {
+    unit: '%',
+    class: 'timing',
+    direction: 'lower',
+    labels: ['readKind', 'cache'],
+    title: 'share of a 300 ms checkout',
+  },
 });

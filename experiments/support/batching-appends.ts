@@ -65,8 +65,10 @@ export const SEGMENT_BYTES = 64 * MiB;
 
 /** The facet a series is drawn in: `1 KiB JSON events, none`. */
 export function workloadLabel(workload: Workload, policy?: AppendPolicy): string {
-  const size = workload.messageBytes % 1024 === 0
-    ? `${workload.messageBytes / 1024} KiB` : `${workload.messageBytes} B`;
+  const size =
+    workload.messageBytes % 1024 === 0
+      ? `${workload.messageBytes / 1024} KiB`
+      : `${workload.messageBytes} B`;
   const body = workload.body === 'json' ? 'JSON events' : 'random bytes';
   return policy === undefined ? `${size} ${body}` : `${size} ${body}, ${policy}`;
 }
@@ -75,16 +77,22 @@ export function workloadLabel(workload: Workload, policy?: AppendPolicy): string
 export function seriesPrefix(spec: SeriesSpec, policy?: AppendPolicy): string {
   const { workload } = spec;
   const policyPart = policy === undefined ? '' : `.${policy}`;
-  return `batching.${workload.body}.${workload.messageBytes}${policyPart}.${spec.store}.` +
-    `${spec.codec}.${spec.batchSize}`;
+  return (
+    `batching.${workload.body}.${workload.messageBytes}${policyPart}.${spec.store}.` +
+    `${spec.codec}.${spec.batchSize}`
+  );
 }
 
 export function seriesLabels(
-  spec: SeriesSpec, policy?: AppendPolicy,
+  spec: SeriesSpec,
+  policy?: AppendPolicy,
 ): Record<string, string | number> {
   const labels: Record<string, string | number> = {
-    store: STORE_LABELS[spec.store], codec: spec.codec, batchSize: spec.batchSize,
-    messageBytes: spec.workload.messageBytes, body: spec.workload.body,
+    store: STORE_LABELS[spec.store],
+    codec: spec.codec,
+    batchSize: spec.batchSize,
+    messageBytes: spec.workload.messageBytes,
+    body: spec.workload.body,
     workload: workloadLabel(spec.workload, policy),
   };
   if (policy !== undefined) labels.policy = policy;
@@ -102,9 +110,10 @@ function ownLogAppender(log: Log, spec: SeriesSpec): Appender {
   const bodies = spec.workload.bodiesTwice;
   const size = spec.batchSize;
   return {
-    appendBatch: spec.store === 'append'
-      ? (from) => log.append(bodies[from] as Buffer)
-      : (from) => log.appendBatch(bodies.slice(from, from + size)),
+    appendBatch:
+      spec.store === 'append'
+        ? (from) => log.append(bodies[from] as Buffer)
+        : (from) => log.appendBatch(bodies.slice(from, from + size)),
     flush: () => log.flush(),
     close: () => log.close(),
   };
@@ -149,9 +158,10 @@ export class AppendSeries {
     fs.mkdirSync(dir, { recursive: true });
     const io = new TracingFileIO(new NodeFileIO());
     const options = { durability: spec.policy, segmentBytes: SEGMENT_BYTES, io };
-    const appender = spec.store === 'kafka'
-      ? kafkaAppender(BatchedLog.open(path.join(dir, 'topic-0'), options), spec)
-      : ownLogAppender(Log.open(path.join(dir, 'log'), options), spec);
+    const appender =
+      spec.store === 'kafka'
+        ? kafkaAppender(BatchedLog.open(path.join(dir, 'topic-0'), options), spec)
+        : ownLogAppender(Log.open(path.join(dir, 'log'), options), spec);
     return new AppendSeries(spec, dir, io, appender);
   }
 

@@ -31,9 +31,35 @@ const AGENTS = [
     '(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
 ];
-const WORDS = ['order', 'shipped', 'delayed', 'customer', 'asked', 'for', 'a', 'refund',
-  'gift', 'wrap', 'express', 'priority', 'warehouse', 'north', 'south', 'returned', 'item',
-  'size', 'colour', 'blue', 'large', 'coupon', 'applied', 'first', 'visit', 'mobile', 'app'];
+const WORDS = [
+  'order',
+  'shipped',
+  'delayed',
+  'customer',
+  'asked',
+  'for',
+  'a',
+  'refund',
+  'gift',
+  'wrap',
+  'express',
+  'priority',
+  'warehouse',
+  'north',
+  'south',
+  'returned',
+  'item',
+  'size',
+  'colour',
+  'blue',
+  'large',
+  'coupon',
+  'applied',
+  'first',
+  'visit',
+  'mobile',
+  'app',
+];
 /** `,"note":"` and `"}` in place of the object's `}`: what the padding adds beyond its words. */
 const NOTE_OVERHEAD_BYTES = 10;
 const EPOCH_MS = 1_764_547_200_000;
@@ -49,7 +75,8 @@ function eventFields(random: SeededRandom, index: number): Array<[string, unknow
   const type = random.pick(EVENT_TYPES);
   const page = random.pick(PAGES);
   const items = Array.from({ length: 1 + random.nextInt(3) }, () => ({
-    sku: `SKU-${100_000 + random.nextInt(900_000)}`, qty: 1 + random.nextInt(4),
+    sku: `SKU-${100_000 + random.nextInt(900_000)}`,
+    qty: 1 + random.nextInt(4),
     priceCents: 199 + random.nextInt(20_000),
   }));
   return [
@@ -101,6 +128,7 @@ export function bodyPool(random: SeededRandom, kind: BodyKind, messageBytes: num
   }
   const source = Buffer.alloc(POOL_BODIES * messageBytes);
   random.fillBytes(source);
-  return Array.from({ length: POOL_BODIES },
-    (_, i) => source.subarray(i * messageBytes, (i + 1) * messageBytes));
+  return Array.from({ length: POOL_BODIES }, (_, i) =>
+    source.subarray(i * messageBytes, (i + 1) * messageBytes),
+  );
 }

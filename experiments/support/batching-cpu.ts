@@ -11,10 +11,16 @@
  * A few distinct batches are cycled so a codec never sees one input only.
  */
 import {
-  type KafkaBatchInput, type KafkaRecord, decodeBatch, encodeBatch,
+  type KafkaBatchInput,
+  type KafkaRecord,
+  decodeBatch,
+  encodeBatch,
 } from '../../storage/index.js';
 import {
-  assert, checkRecord, decodeCheckedRecord, encodeRecordInto,
+  assert,
+  checkRecord,
+  decodeCheckedRecord,
+  encodeRecordInto,
 } from '../../storage/testing/index.js';
 import type { SeriesSpec } from './batching-appends.js';
 
@@ -38,9 +44,15 @@ function kafkaWork(spec: SeriesSpec, baseTimestampMs: number): Promise<Work> {
   const pool = spec.workload.poolSize;
   const inputs: KafkaBatchInput[] = Array.from({ length: DISTINCT_BATCHES }, (_, b) => {
     const from = (b * size) % pool;
-    const records = spec.workload.bodiesTwice.slice(from, from + size)
-      .map((value, i): KafkaRecord => ({ timestampDeltaMs: 0, offsetDelta: i, key: null, value,
-        headers: [] }));
+    const records = spec.workload.bodiesTwice.slice(from, from + size).map(
+      (value, i): KafkaRecord => ({
+        timestampDeltaMs: 0,
+        offsetDelta: i,
+        key: null,
+        value,
+        headers: [],
+      }),
+    );
     return { baseOffset: 0n, baseTimestampMs, compression: spec.codec, records };
   });
   return Promise.all(inputs.map((input) => encodeBatch(input))).then((encoded) => ({

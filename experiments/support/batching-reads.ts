@@ -19,7 +19,6 @@ import { BatchedLog, GiB, Log, NodeFileIO } from '../../storage/index.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/testing/index.js';
 import { SEGMENT_BYTES, type SeriesSpec, seriesLabels, seriesPrefix } from './batching-appends.js';
 
-
 /** What the code decided for the fixed messages; every figure exact. */
 export interface FixedFigures {
   readonly writtenBytesPerMsg: number;
@@ -46,13 +45,20 @@ export class ReadSeries {
   readonly #offsets: Float64Array;
   readonly #dir: string;
 
-  private constructor(spec: SeriesSpec, dir: string, reader: Reader, figures: FixedFigures,
-    offsets: Float64Array) {
+  private constructor(
+    spec: SeriesSpec,
+    dir: string,
+    reader: Reader,
+    figures: FixedFigures,
+    offsets: Float64Array,
+  ) {
     this.spec = spec;
     this.prefix = seriesPrefix(spec);
     this.labels = seriesLabels(spec);
-    this.latency = new Measurement(`${this.prefix}.read`, 'sync',
-      { ...this.labels, cache: 'warm' });
+    this.latency = new Measurement(`${this.prefix}.read`, 'sync', {
+      ...this.labels,
+      cache: 'warm',
+    });
     this.#dir = dir;
     this.#reader = reader;
     this.figures = figures;
@@ -60,12 +66,17 @@ export class ReadSeries {
   }
 
   /** Writes the fixed messages, closes the log to count its writes, reopens it for reading. */
-  static async open(spec: SeriesSpec, dir: string, messages: number,
-    offsets: Float64Array): Promise<ReadSeries> {
+  static async open(
+    spec: SeriesSpec,
+    dir: string,
+    messages: number,
+    offsets: Float64Array,
+  ): Promise<ReadSeries> {
     fs.mkdirSync(dir, { recursive: true });
-    const opened = spec.store === 'kafka'
-      ? await kafkaReader(spec, dir, messages)
-      : ownLogReader(spec, dir, messages);
+    const opened =
+      spec.store === 'kafka'
+        ? await kafkaReader(spec, dir, messages)
+        : ownLogReader(spec, dir, messages);
     let bytesRead = 0;
     let recordsDecoded = 0;
     for (const offset of offsets) {
@@ -74,20 +85,27 @@ export class ReadSeries {
       recordsDecoded += walk.recordsDecoded;
     }
     const messageBytes = messages * spec.workload.messageBytes;
-    return new ReadSeries(spec, dir, opened.reader, {
-      writtenBytesPerMsg: opened.writtenBytes / messages,
-      indexBytesPerGiB: opened.indexEntries * OFFSET_INDEX_ENTRY_BYTES * GiB / opened.logBytes,
-      compressionRatio: messageBytes / opened.logBytes,
-      readBytesPerRead: bytesRead / offsets.length,
-      recordsDecodedPerRead: recordsDecoded / offsets.length,
-    }, offsets);
+    return new ReadSeries(
+      spec,
+      dir,
+      opened.reader,
+      {
+        writtenBytesPerMsg: opened.writtenBytes / messages,
+        indexBytesPerGiB: (opened.indexEntries * OFFSET_INDEX_ENTRY_BYTES * GiB) / opened.logBytes,
+        compressionRatio: messageBytes / opened.logBytes,
+        readBytesPerRead: bytesRead / offsets.length,
+        recordsDecodedPerRead: recordsDecoded / offsets.length,
+      },
+      offsets,
+    );
   }
 
   /** One round of `lookups` warm lookups, cycling through the seeded offsets. */
   round(lookups: number): void {
     const offsets = this.#offsets;
-    measureSync(this.latency, (i) => this.#reader.read(offsets[i % offsets.length]!),
-      { ops: lookups });
+    measureSync(this.latency, (i) => this.#reader.read(offsets[i % offsets.length]!), {
+      ops: lookups,
+    });
   }
 
   latencyMetric(ctx: LabContext): Metric {
@@ -123,8 +141,12 @@ function steppingClock(): () => number {
 async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Promise<Opened> {
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'topic-0');
-  const writing = BatchedLog.open(logDir,
-    { durability: 'none', segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
+  const writing = BatchedLog.open(logDir, {
+    durability: 'none',
+    segmentBytes: SEGMENT_BYTES,
+    io,
+    nowMs: steppingClock(),
+  });
   const inputs = spec.workload.inputsTwice;
   const pool = spec.workload.poolSize;
   for (let sent = 0; sent < messages; sent += spec.batchSize) {
@@ -144,8 +166,10 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
       read: (offset) => log.lookup(offset).record.value?.length ?? 0,
       walk: (offset) => {
         const { record, walk } = log.lookup(offset);
-        return { bytesRead: walk.bytesRead,
-          recordsDecoded: record.batch.lastOffset - record.batch.baseOffset + 1 };
+        return {
+          bytesRead: walk.bytesRead,
+          recordsDecoded: record.batch.lastOffset - record.batch.baseOffset + 1,
+        };
       },
       close: () => log.close(),
     },
@@ -155,7 +179,12 @@ async function kafkaReader(spec: SeriesSpec, dir: string, messages: number): Pro
 function ownLogReader(spec: SeriesSpec, dir: string, messages: number): Opened {
   const io = new NodeFileIO();
   const logDir = path.join(dir, 'log');
-  const writing = Log.open(logDir, { durability: 'none', segmentBytes: SEGMENT_BYTES, io, nowMs: steppingClock() });
+  const writing = Log.open(logDir, {
+    durability: 'none',
+    segmentBytes: SEGMENT_BYTES,
+    io,
+    nowMs: steppingClock(),
+  });
   const bodies = spec.workload.bodiesTwice;
   const pool = spec.workload.poolSize;
   for (let sent = 0; sent < messages; sent++) writing.appendNoWait(bodies[sent % pool]!);
@@ -165,13 +194,17 @@ function ownLogReader(spec: SeriesSpec, dir: string, messages: number): Opened {
   const segments = log.segments();
   return {
     writtenBytes,
-    indexEntries: segments.reduce((sum, segment) =>
-      sum + log.explainLookup(segment.baseOffset).indexEntries, 0),
+    indexEntries: segments.reduce(
+      (sum, segment) => sum + log.explainLookup(segment.baseOffset).indexEntries,
+      0,
+    ),
     logBytes: segments.reduce((sum, segment) => sum + segment.sizeBytes, 0),
     reader: {
       read: (offset) => log.read(offset).body.length,
-      walk: (offset) => ({ bytesRead: log.explainLookup(offset).stepForwardBytes,
-        recordsDecoded: 1 }),
+      walk: (offset) => ({
+        bytesRead: log.explainLookup(offset).stepForwardBytes,
+        recordsDecoded: 1,
+      }),
       close: () => log.close(),
     },
   };

@@ -83,11 +83,18 @@ export function openFileSearches(ctx: LabContext, logs: readonly SearchedLog[]):
       return io.openReadOnly(copy);
     };
     const handles = { plain: open('plain'), 'warm-first': open('warm-first') };
-    const timed = (kind: SearchKind) => new Measurement(`index-density.${source.key}.${kind}`,
-      'sync', { ...source.labels, search: kind, targets: 'recent', cache: 'cold' });
+    const timed = (kind: SearchKind) =>
+      new Measurement(`index-density.${source.key}.${kind}`, 'sync', {
+        ...source.labels,
+        search: kind,
+        targets: 'recent',
+        cache: 'cold',
+      });
     const recordBytes = source.log.sizeBytes / source.log.endOffset;
     return {
-      source, io, handles,
+      source,
+      io,
+      handles,
       timed: { plain: timed('plain'), 'warm-first': timed('warm-first') },
       recentRecords: Math.max(1, Math.floor(recentBytes / recordBytes)),
       close: () => SEARCHES.forEach((kind) => io.close(handles[kind])),
@@ -99,7 +106,8 @@ function targets(search: FileSearch, kind: TargetKind, random: SeededRandom, cou
   const end = search.source.log.endOffset;
   const window = Math.min(search.recentRecords, end);
   return Array.from({ length: count }, () =>
-    kind === 'recent' ? end - 1 - random.nextInt(window) : random.nextInt(end));
+    kind === 'recent' ? end - 1 - random.nextInt(window) : random.nextInt(end),
+  );
 }
 
 /** Reads the last 8 KiB of the file, as appends and recent lookups would have kept them warm. */
@@ -121,8 +129,11 @@ export function measureColdFileSearches(
       warmTheTail(search.io, search.handles[kind]);
       const handle = search.handles[kind];
       const options = searchOptions(kind);
-      measureSync(search.timed[kind], (i) =>
-        searchIndexFile(search.io, handle, recent[i % count]!, options).probes, { ops: count });
+      measureSync(
+        search.timed[kind],
+        (i) => searchIndexFile(search.io, handle, recent[i % count]!, options).probes,
+        { ops: count },
+      );
     }
   }
 }
@@ -158,10 +169,18 @@ function countMetrics(search: FileSearch, counts: Counts): Metric[] {
       const labels = { ...search.source.labels, search: kind, targets: targetKind };
       const { probes, pages } = counts[kind][targetKind];
       metrics.push(
-        INDEX_DENSITY_METRICS.indexPagesPerSearch.counter(`${prefix}.indexPagesPerSearch`, pages, labels,
-          'distinct 4 KiB pages of the .index file one search touched, mean (searchIndexFile)'),
-        INDEX_DENSITY_METRICS.probesPerSearch.counter(`${prefix}.probesPerSearch`, probes, labels,
-          'index entries read from the file per search, one pread each, mean'),
+        INDEX_DENSITY_METRICS.indexPagesPerSearch.counter(
+          `${prefix}.indexPagesPerSearch`,
+          pages,
+          labels,
+          'distinct 4 KiB pages of the .index file one search touched, mean (searchIndexFile)',
+        ),
+        INDEX_DENSITY_METRICS.probesPerSearch.counter(
+          `${prefix}.probesPerSearch`,
+          probes,
+          labels,
+          'index entries read from the file per search, one pread each, mean',
+        ),
       );
     }
   }
@@ -184,8 +203,12 @@ export function fileSearchResults(
     for (const search of searches) {
       for (const kind of SEARCHES) {
         const name = `index-density.${search.source.key}.${kind}.recent.indexSearchNs`;
-        metrics.push(INDEX_DENSITY_METRICS.indexSearchNs.adopt(name,
-          search.timed[kind].summarize(ctx.random).latencyNs));
+        metrics.push(
+          INDEX_DENSITY_METRICS.indexSearchNs.adopt(
+            name,
+            search.timed[kind].summarize(ctx.random).latencyNs,
+          ),
+        );
       }
     }
   }
@@ -203,37 +226,47 @@ function warmSectionNotes(
   metrics: readonly Metric[],
 ): string[] {
   if (counted.length === 0) return [];
-  const helped = counted.filter(({ counts }) =>
-    counts['warm-first'].recent.pages < counts.plain.recent.pages);
-  const extraProbes = Math.max(...counted.map(({ counts }) =>
-    counts['warm-first'].any.probes - counts.plain.any.probes));
+  const helped = counted.filter(
+    ({ counts }) => counts['warm-first'].recent.pages < counts.plain.recent.pages,
+  );
+  const extraProbes = Math.max(
+    ...counted.map(({ counts }) => counts['warm-first'].any.probes - counts.plain.any.probes),
+  );
   const recent = formatBytes(ctx.numberParam('recentBytes'));
   const notes = [
     `The .index files of the ${counted[0]!.search.source.labels.recordSizeBytes}-byte logs were ` +
       'also searched on disk, a pread per probe, as when their pages have left the page cache. ' +
       `Kafka's warm section first (the last 8 KiB, 1,024 entries) touched fewer pages for recent ` +
-      `offsets (the newest ${recent}) at intervals ${intervalList(helped.map(({ search }) =>
-        search.source.intervalBytes))}: there the index is larger than 8 KiB and its last 1,024 ` +
+      `offsets (the newest ${recent}) at intervals ${intervalList(
+        helped.map(({ search }) => search.source.intervalBytes),
+      )}: there the index is larger than 8 KiB and its last 1,024 ` +
       'entries cover the recent offsets. Elsewhere the index fits in the warm section or the ' +
       'recent offsets lie before it; for random offsets it cost at most ' +
       `${extraProbes.toFixed(1)} extra probes per search.`,
   ];
   const timedNotes = helped.flatMap(({ search }) => {
-    const at = (kind: SearchKind) => metrics.find((metric) =>
-      metric.name === `index-density.${search.source.key}.${kind}.recent.indexSearchNs`);
+    const at = (kind: SearchKind) =>
+      metrics.find(
+        (metric) =>
+          metric.name === `index-density.${search.source.key}.${kind}.recent.indexSearchNs`,
+      );
     const plain = at('plain');
     const warm = at('warm-first');
     if (plain === undefined || warm === undefined) return [];
     const figure = (metric: Metric) =>
       `${formatNs(metric.median)} (p99 ${formatNs(metric.p99 ?? metric.median)})`;
     const interval = search.source.intervalBytes;
-    return [`${interval === 0 ? 'dense' : formatBytes(interval)}: ${figure(plain)} plain vs ` +
-      `${figure(warm)} warm first`];
+    return [
+      `${interval === 0 ? 'dense' : formatBytes(interval)}: ${figure(plain)} plain vs ` +
+        `${figure(warm)} warm first`,
+    ];
   });
   if (timedNotes.length > 0) {
-    notes.push('Recent-offset searches of a cold index file whose last 8 KiB were warm, median ' +
-      '(p99): ' +
-      `${timedNotes.join('; ')}.`);
+    notes.push(
+      'Recent-offset searches of a cold index file whose last 8 KiB were warm, median ' +
+        '(p99): ' +
+        `${timedNotes.join('; ')}.`,
+    );
   }
   return notes;
 }

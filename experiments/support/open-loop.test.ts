@@ -21,8 +21,11 @@ function busyFor(ns: number): void {
 describe('offered rates', () => {
   it('are the shares of the closed-loop rate, in whole sends per second', () => {
     expect(offeredRates(1_000)).toEqual([
-      { offeredPct: 25, offeredPerSec: 250 }, { offeredPct: 50, offeredPerSec: 500 },
-      { offeredPct: 75, offeredPerSec: 750 }, { offeredPct: 90, offeredPerSec: 900 }]);
+      { offeredPct: 25, offeredPerSec: 250 },
+      { offeredPct: 50, offeredPerSec: 500 },
+      { offeredPct: 75, offeredPerSec: 750 },
+      { offeredPct: 90, offeredPerSec: 900 },
+    ]);
     expect(offeredRates(1_234.5, [90])).toEqual([{ offeredPct: 90, offeredPerSec: 1_111 }]);
     expect(OFFERED_PCTS).toEqual([25, 50, 75, 90]);
   });
@@ -66,35 +69,45 @@ describe('late starts', () => {
   it('find the sends queued behind a stall that a closed loop would not time', async () => {
     const measurement = new Measurement('stall', 'open-loop-async');
     // 1,000 a second for 60 ms, one in flight; the first send holds the loop for 30 ms.
-    const round = await openLoopRound(measurement, async (index) => {
-      if (index === 0) busyFor(30_000_000);
-      return index;
-    }, { ratePerSec: 1_000, seconds: 0.06, maxInFlight: 1 });
+    const round = await openLoopRound(
+      measurement,
+      async (index) => {
+        if (index === 0) busyFor(30_000_000);
+        return index;
+      },
+      { ratePerSec: 1_000, seconds: 0.06, maxInFlight: 1 },
+    );
     expect(round.repetition.ops).toBe(60);
     // Sends 1-29 were due during the stall; most start more than a millisecond late.
     expect(round.lateSends).toBeGreaterThanOrEqual(20);
     expect(round.lateSends).toBeLessThanOrEqual(60);
-    expect(measurement.latencyNs.getValueAtPercentile(50))
-      .toBeGreaterThan(measurement.serviceNs.getValueAtPercentile(50));
+    expect(measurement.latencyNs.getValueAtPercentile(50)).toBeGreaterThan(
+      measurement.serviceNs.getValueAtPercentile(50),
+    );
   });
 });
 
 describe('an open-loop series', () => {
   it('names its figures by offered share and labels them with the rate and the loop', async () => {
     const specs = declareMetrics('exp', openLoopDeclarations(['design']));
-    const series = new OpenLoopSeries(specs, 'exp.A.always', { design: 'A' },
-      { offeredPct: 50, offeredPerSec: 400 });
+    const series = new OpenLoopSeries(
+      specs,
+      'exp.A.always',
+      { design: 'A' },
+      { offeredPct: 50, offeredPerSec: 400 },
+    );
     const first = await series.round(async (index) => index, 0.02, 2);
     const second = await series.round(async (index) => index, 0.02, 2);
     const metrics = series.metrics(new SeededRandom(1), 'the 800 sends/s of the closed loop');
     const labels = { design: 'A', offeredPct: 50, offeredPerSec: 400, mode: 'open-loop-async' };
-    expect(metrics.map((metric) => [metric.name, metric.unit, metric.class, metric.direction]))
-      .toEqual([
-        ['exp.A.always.offered50.openLoopLatencyNs', 'ns', 'timing', 'lower'],
-        ['exp.A.always.offered50.openLoopMsgsPerSec', 'msgs/s', 'timing', 'higher'],
-        ['exp.A.always.offered50.openLoopLateSends', 'msgs', 'measurement', 'lower'],
-        ['exp.A.always.offered50.openLoopServiceNs', 'ns', 'timing', 'lower'],
-      ]);
+    expect(
+      metrics.map((metric) => [metric.name, metric.unit, metric.class, metric.direction]),
+    ).toEqual([
+      ['exp.A.always.offered50.openLoopLatencyNs', 'ns', 'timing', 'lower'],
+      ['exp.A.always.offered50.openLoopMsgsPerSec', 'msgs/s', 'timing', 'higher'],
+      ['exp.A.always.offered50.openLoopLateSends', 'msgs', 'measurement', 'lower'],
+      ['exp.A.always.offered50.openLoopServiceNs', 'ns', 'timing', 'lower'],
+    ]);
     for (const metric of metrics) expect(metric.labels).toEqual(labels);
     const [latency, rate, late] = metrics;
     expect(latency?.count).toBe(16);

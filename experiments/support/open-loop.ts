@@ -42,7 +42,7 @@ export function offeredRates(
   return pcts.map((offeredPct) => {
     assert(offeredPct > 0, `an offered share must be positive: ${offeredPct}`);
     assert(offeredPct <= 100, `an offered share is at most 100%: ${offeredPct}`);
-    const offeredPerSec = Math.max(1, Math.round(closedLoopPerSec * offeredPct / 100));
+    const offeredPerSec = Math.max(1, Math.round((closedLoopPerSec * offeredPct) / 100));
     return { offeredPct, offeredPerSec };
   });
 }
@@ -143,12 +143,20 @@ export class OpenLoopSeries {
   readonly #specs: OpenLoopSpecs;
 
   /** `specs`: the experiment's declarations of the open-loop quantities (metrics/open-loop.ts). */
-  constructor(specs: OpenLoopSpecs, seriesPrefix: string, seriesLabels: Labels, offered: OfferedRate) {
+  constructor(
+    specs: OpenLoopSpecs,
+    seriesPrefix: string,
+    seriesLabels: Labels,
+    offered: OfferedRate,
+  ) {
     this.#specs = specs;
     this.prefix = `${seriesPrefix}.offered${offered.offeredPct}`;
     this.offered = offered;
-    this.labels = { ...seriesLabels, offeredPct: offered.offeredPct,
-      offeredPerSec: offered.offeredPerSec };
+    this.labels = {
+      ...seriesLabels,
+      offeredPct: offered.offeredPct,
+      offeredPerSec: offered.offeredPerSec,
+    };
     this.measurement = new Measurement(this.prefix, 'open-loop-async', this.labels);
   }
 
@@ -172,20 +180,37 @@ export class OpenLoopSeries {
     const rounds = this.measurement.repetitions.length;
     const M = this.#specs;
     const metrics: Metric[] = [
-      { ...M.openLoopLatencyNs.adopt(`${this.prefix}.openLoopLatencyNs`, summary.latencyNs, labels),
-        description: `${offered}: send until acknowledged, from its intended start; ` +
-          (summary.latencyNs.description ?? '') },
-      { ...M.openLoopMsgsPerSec.adopt(`${this.prefix}.openLoopMsgsPerSec`, summary.ratePerSec,
-        labels), description: `${offered}: acknowledged sends per second achieved, one sample ` +
-          'per round (scheduled sends over the time until the last was acknowledged)' },
-      M.openLoopLateSends.measured(`${this.prefix}.openLoopLateSends`, this.#lateSends, labels,
+      {
+        ...M.openLoopLatencyNs.adopt(`${this.prefix}.openLoopLatencyNs`, summary.latencyNs, labels),
+        description:
+          `${offered}: send until acknowledged, from its intended start; ` +
+          (summary.latencyNs.description ?? ''),
+      },
+      {
+        ...M.openLoopMsgsPerSec.adopt(
+          `${this.prefix}.openLoopMsgsPerSec`,
+          summary.ratePerSec,
+          labels,
+        ),
+        description:
+          `${offered}: acknowledged sends per second achieved, one sample ` +
+          'per round (scheduled sends over the time until the last was acknowledged)',
+      },
+      M.openLoopLateSends.measured(
+        `${this.prefix}.openLoopLateSends`,
+        this.#lateSends,
+        labels,
         `${offered}: sends that started a whole interval or more after their intended start, ` +
-          `of ${summary.ops} scheduled in ${rounds} round${rounds === 1 ? '' : 's'}`),
+          `of ${summary.ops} scheduled in ${rounds} round${rounds === 1 ? '' : 's'}`,
+      ),
     ];
     if (summary.serviceNs !== undefined) {
-      metrics.push({ ...M.openLoopServiceNs.adopt(`${this.prefix}.openLoopServiceNs`,
-        summary.serviceNs, labels), description: `${offered}: send until acknowledged, from its actual start (what a ` +
-          `closed loop would report); ${summary.serviceNs.description ?? ''}` });
+      metrics.push({
+        ...M.openLoopServiceNs.adopt(`${this.prefix}.openLoopServiceNs`, summary.serviceNs, labels),
+        description:
+          `${offered}: send until acknowledged, from its actual start (what a ` +
+          `closed loop would report); ${summary.serviceNs.description ?? ''}`,
+      });
     }
     return metrics;
   }

@@ -52,7 +52,7 @@ const SHORTEST_PHASE_SECONDS = 0.02;
 
 /** Seconds for each of `phases` measured phases of an experiment on the queue workload. */
 export function phaseSeconds(secondsBudget: number, phases: number): number {
-  return Math.max(SHORTEST_PHASE_SECONDS, secondsBudget * MEASURED_SHARE / phases);
+  return Math.max(SHORTEST_PHASE_SECONDS, (secondsBudget * MEASURED_SHARE) / phases);
 }
 
 export interface QueueCycleOptions {
@@ -87,21 +87,29 @@ export function bodyBytesFor(slotBytes: number): number {
 }
 
 function openQueue(options: QueueCycleOptions, policy: DurabilityPolicy, io: FileIO): Queue {
-  assert(options.design === 'B' || options.checkpointEveryDeletes === undefined,
-    'design A has no head to save: checkpointEveryDeletes is for design B');
-  assert(options.design === 'B' || options.syncAtRoundEnd !== true,
-    'design A syncs per write or per group: syncAtRoundEnd is for design B');
+  assert(
+    options.design === 'B' || options.checkpointEveryDeletes === undefined,
+    'design A has no head to save: checkpointEveryDeletes is for design B',
+  );
+  assert(
+    options.design === 'B' || options.syncAtRoundEnd !== true,
+    'design A syncs per write or per group: syncAtRoundEnd is for design B',
+  );
   // Both designs take the body that fills design A's slot, whatever slotBytes is.
   const common = {
-    durability: policy, groupMaxDelayMs: options.groupMaxDelayMs, io,
+    durability: policy,
+    groupMaxDelayMs: options.groupMaxDelayMs,
+    io,
     maxBodyBytes: bodyBytesFor(options.slotBytes),
   };
   if (options.design === 'A') {
     return SlotFileQueue.open(options.dir, { ...common, slotBytes: options.slotBytes });
   }
   const every = options.checkpointEveryDeletes;
-  return LogQueue.open(path.join(options.dir, 'log'),
-    every === undefined ? common : { ...common, checkpointEveryDeletes: every });
+  return LogQueue.open(
+    path.join(options.dir, 'log'),
+    every === undefined ? common : { ...common, checkpointEveryDeletes: every },
+  );
 }
 
 export interface CycleRound {
@@ -220,8 +228,12 @@ export class QueueCycle {
   ): Promise<OpenLoopRound> {
     assert(this.options.syncAtRoundEnd !== true, 'the open loop has no round-ending sync');
     const round = await series.round(this.send, seconds, producers);
-    await warmUpAsync(this.#untimedConsume, this.consume, { ops: round.repetition.ops },
-      { concurrency: producers });
+    await warmUpAsync(
+      this.#untimedConsume,
+      this.consume,
+      { ops: round.repetition.ops },
+      { concurrency: producers },
+    );
     return round;
   }
 

@@ -50,25 +50,36 @@ interface MethodRun {
 /** Positional writes of whole blocks from the file's aligned regions, one region per write. */
 function blockWriter(file: DeviceWriteFile, config: ChildConfig, position: () => number) {
   const free = Array.from({ length: config.depth }, (_, region) => region);
-  return (): Promise<number> => new Promise((resolve, reject) => {
-    const region = free.pop();
-    if (region === undefined) return reject(new Error('more writes in flight than regions'));
-    fs.write(file.fd, file.buffer, file.regionOffset(region), config.blockBytes, position(),
-      (error, written) => {
-        free.push(region);
-        if (error !== null) return reject(error);
-        if (written !== config.blockBytes) return reject(new Error(`short write: ${written}`));
-        resolve(written);
-      });
-  });
+  return (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const region = free.pop();
+      if (region === undefined) return reject(new Error('more writes in flight than regions'));
+      fs.write(
+        file.fd,
+        file.buffer,
+        file.regionOffset(region),
+        config.blockBytes,
+        position(),
+        (error, written) => {
+          free.push(region);
+          if (error !== null) return reject(error);
+          if (written !== config.blockBytes) return reject(new Error(`short write: ${written}`));
+          resolve(written);
+        },
+      );
+    });
 }
 
 function randomWrites(config: ChildConfig, random: SeededRandom): MethodRun {
   const file = openDeviceWriteFile(config.randomFile, config.blockBytes, config.depth, 0);
   const blocks = Math.floor(config.randomFileBytes / config.blockBytes);
   const write = blockWriter(file, config, () => random.nextInt(blocks) * config.blockBytes);
-  return { ioMode: file.mode, fallbackReason: file.fallbackReason, op: write,
-    close: async () => fs.closeSync(file.fd) };
+  return {
+    ioMode: file.mode,
+    fallbackReason: file.fallbackReason,
+    op: write,
+    close: async () => fs.closeSync(file.fd),
+  };
 }
 
 function appends(config: ChildConfig): MethodRun {
@@ -80,7 +91,10 @@ function appends(config: ChildConfig): MethodRun {
     endBytes += config.blockBytes;
     return position;
   });
-  return { ioMode: file.mode, fallbackReason: file.fallbackReason, op: write,
+  return {
+    ioMode: file.mode,
+    fallbackReason: file.fallbackReason,
+    op: write,
     // fio's paired runs append to this file too: carry on after what they wrote.
     beforeRepetition: () => {
       const sizeBytes = fs.fstatSync(file.fd).size;
@@ -89,7 +103,8 @@ function appends(config: ChildConfig): MethodRun {
     close: async () => {
       fs.closeSync(file.fd);
       fs.rmSync(config.appendFile, { force: true });
-    } };
+    },
+  };
 }
 
 interface SlotWorker {
@@ -109,7 +124,10 @@ function slotSends(config: ChildConfig, random: SeededRandom): MethodRun {
   const receive = { visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS };
   const idle: SlotWorker[] = config.slotDirs.slice(0, config.depth).map((dir) => {
     const queue = SlotFileQueue.open(dir, {
-      slotBytes: config.slotBytes, durability: 'group', groupMaxDelayMs: 0 });
+      slotBytes: config.slotBytes,
+      durability: 'group',
+      groupMaxDelayMs: 0,
+    });
     const inFlight = Array.from({ length: SLOT_IN_FLIGHT }, () => queue.receive(receive)?.id ?? -1);
     return { queue, inFlight: inFlight.filter((id) => id >= 0), sendNext: true };
   });
@@ -134,10 +152,14 @@ function slotSends(config: ChildConfig, random: SeededRandom): MethodRun {
     idle.push(worker);
     return id;
   };
-  return { ioMode: 'write+fdatasync', fallbackReason: null, op,
+  return {
+    ioMode: 'write+fdatasync',
+    fallbackReason: null,
+    op,
     close: async () => {
       for (const worker of all) await worker.queue.close();
-    } };
+    },
+  };
 }
 
 function openMethod(method: Method, config: ChildConfig, random: SeededRandom): MethodRun {
@@ -163,8 +185,12 @@ async function repetition(
   state.run.beforeRepetition?.();
   const phase = IoPhase.start({ device: config.device });
   sampler?.start();
-  await measureAsync(state.measurement, state.run.op, { seconds: config.seconds },
-    { concurrency: config.depth });
+  await measureAsync(
+    state.measurement,
+    state.run.op,
+    { seconds: config.seconds },
+    { concurrency: config.depth },
+  );
   const reached = sampler?.stop() ?? null;
   const { device, elapsedNs } = phase.end();
   if (reached !== null) state.reached.push(reached.mean);
@@ -183,39 +209,68 @@ function fioRuns(config: ChildConfig, states: Map<Method, MethodState>): Map<Met
   for (const [method, state] of states) {
     if (!isFioMethod(method)) continue;
     const { ioMode } = state.run;
-    runs.set(method, new FioRuns(method, ioMode, config.fio.jobFiles[method],
-      fioJobEnv(method, config, ioMode), config.fio.runTimeoutMs));
+    runs.set(
+      method,
+      new FioRuns(
+        method,
+        ioMode,
+        config.fio.jobFiles[method],
+        fioJobEnv(method, config, ioMode),
+        config.fio.runTimeoutMs,
+      ),
+    );
   }
   return runs;
 }
 
-async function measureMethods(
-  config: ChildConfig,
-): Promise<Pick<ChildReport, 'methods' | 'fio'>> {
+async function measureMethods(config: ChildConfig): Promise<Pick<ChildReport, 'methods' | 'fio'>> {
   const random = new SeededRandom(config.seed);
   const disks = config.device?.disks ?? [];
   const sampler = disks.length > 0 ? new InflightSampler(disks) : null;
-  const states = new Map<Method, MethodState>(config.methods.map((method) => [method, {
-    run: openMethod(method, config, random.fork()), measurement: new Measurement(method, 'async'),
-    reached: [], averageQueue: [], max: 0,
-  }]));
+  const states = new Map<Method, MethodState>(
+    config.methods.map((method) => [
+      method,
+      {
+        run: openMethod(method, config, random.fork()),
+        measurement: new Measurement(method, 'async'),
+        reached: [],
+        averageQueue: [],
+        max: 0,
+      },
+    ]),
+  );
   const fio = fioRuns(config, states);
   const warmUps = new Map<Method, WarmUp>();
   try {
     for (const [method, state] of states) {
-      warmUps.set(method, await warmUpAsync(state.measurement, state.run.op,
-        { seconds: config.warmUpSeconds }, { concurrency: config.depth }));
+      warmUps.set(
+        method,
+        await warmUpAsync(
+          state.measurement,
+          state.run.op,
+          { seconds: config.warmUpSeconds },
+          { concurrency: config.depth },
+        ),
+      );
     }
-    await pairedRounds(config.rounds, [...states].map(([method, state]) => {
-      const reference = fio.get(method);
-      return { name: method, ours: () => repetition(config, state, sampler),
-        reference: reference === undefined ? null : (round) => reference.round(round) };
-    }));
+    await pairedRounds(
+      config.rounds,
+      [...states].map(([method, state]) => {
+        const reference = fio.get(method);
+        return {
+          name: method,
+          ours: () => repetition(config, state, sampler),
+          reference: reference === undefined ? null : (round) => reference.round(round),
+        };
+      }),
+    );
   } finally {
     for (const state of states.values()) await state.run.close();
   }
-  return { methods: methodReports(states, warmUps, random),
-    fio: Object.fromEntries([...fio].map(([method, runs]) => [method, runs.report(random)])) };
+  return {
+    methods: methodReports(states, warmUps, random),
+    fio: Object.fromEntries([...fio].map(([method, runs]) => [method, runs.report(random)])),
+  };
 }
 
 function methodReports(
@@ -227,9 +282,12 @@ function methodReports(
   for (const [method, state] of states) {
     const summary = state.measurement.summarize(random);
     reports[method] = {
-      ioMode: state.run.ioMode, fallbackReason: state.run.fallbackReason,
-      ratePerSec: summary.ratePerSec, latencyNs: summary.latencyNs,
-      reachedDepthPerRepetition: state.reached, reachedDepthMax: state.max,
+      ioMode: state.run.ioMode,
+      fallbackReason: state.run.fallbackReason,
+      ratePerSec: summary.ratePerSec,
+      latencyNs: summary.latencyNs,
+      reachedDepthPerRepetition: state.reached,
+      reachedDepthMax: state.max,
       averageQueuePerRepetition: state.averageQueue,
       warmUp: warmUps.get(method) ?? { ops: 0, elapsedNs: 0 },
     };

@@ -67,8 +67,12 @@ export interface MethodReport {
  * (latency over every I/O of every round, from fio's bins), or why fio gave no figures.
  */
 export type FioReport =
-  | { readonly ok: true; readonly ioMode: string; readonly ratePerSec: Metric;
-    readonly latencyNs: Metric }
+  | {
+      readonly ok: true;
+      readonly ioMode: string;
+      readonly ratePerSec: Metric;
+      readonly latencyNs: Metric;
+    }
   | { readonly ok: false; readonly reason: string };
 
 export interface ChildReport {

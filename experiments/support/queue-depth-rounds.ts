@@ -32,20 +32,23 @@ export async function pairedRounds(
   rounds: number,
   designs: readonly PairedDesign[],
 ): Promise<void> {
-  await interleave(rounds, designs.map((design) => ({
-    name: design.name,
-    round: async (round: number): Promise<void> => {
-      const { reference } = design;
-      if (reference === null) return design.ours(round);
-      if (round % 2 === 0) {
-        await design.ours(round);
-        await reference(round);
-      } else {
-        await reference(round);
-        await design.ours(round);
-      }
-    },
-  })));
+  await interleave(
+    rounds,
+    designs.map((design) => ({
+      name: design.name,
+      round: async (round: number): Promise<void> => {
+        const { reference } = design;
+        if (reference === null) return design.ours(round);
+        if (round % 2 === 0) {
+          await design.ours(round);
+          await reference(round);
+        } else {
+          await reference(round);
+          await design.ours(round);
+        }
+      },
+    })),
+  );
 }
 
 export type FioRunner = (
@@ -85,8 +88,14 @@ export class FioRuns {
   readonly #runner: FioRunner;
   #failure: string | null = null;
 
-  constructor(method: FioMethod, ioMode: string, jobFile: string,
-    env: Readonly<Record<string, string>>, timeoutMs: number, runner: FioRunner = runFioJob) {
+  constructor(
+    method: FioMethod,
+    ioMode: string,
+    jobFile: string,
+    env: Readonly<Record<string, string>>,
+    timeoutMs: number,
+    runner: FioRunner = runFioJob,
+  ) {
     this.method = method;
     this.ioMode = ioMode;
     this.measurement = new Measurement(`fio-${method}`, 'async');
@@ -115,7 +124,11 @@ export class FioRuns {
   report(random: SeededRandom): FioReport {
     if (this.#failure !== null) return { ok: false, reason: this.#failure };
     const summary = this.measurement.summarize(random);
-    return { ok: true, ioMode: this.ioMode, ratePerSec: summary.ratePerSec,
-      latencyNs: summary.latencyNs };
+    return {
+      ok: true,
+      ioMode: this.ioMode,
+      ratePerSec: summary.ratePerSec,
+      latencyNs: summary.latencyNs,
+    };
   }
 }

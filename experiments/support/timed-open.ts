@@ -12,10 +12,14 @@ export function timedLogOpen(
   options: LogOptions,
 ): { readonly repetition: Repetition; readonly report: RecoveryReport } {
   let opened: Log | null = null;
-  const repetition = measureSync(measurement, () => {
-    opened = Log.open(dir, options);
-    return opened.recovery.scannedBytes;
-  }, { ops: 1 });
+  const repetition = measureSync(
+    measurement,
+    () => {
+      opened = Log.open(dir, options);
+      return opened.recovery.scannedBytes;
+    },
+    { ops: 1 },
+  );
   const log = opened as Log | null;
   assert(log !== null, 'the open ran');
   void log.close();

@@ -70,23 +70,32 @@ export function summaryLine(comparison: Comparison): string {
   const count = (verdict: string) =>
     comparison.metrics.filter((metric) => metric.verdict === verdict).length;
   const failed = comparison.failures.length;
-  const rule = `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
-    `for ratios${comparison.gateTimings
-      ? ', timings and measurements'
-      : ', timings and measurements reported only'}; informational never fail`;
+  const rule =
+    `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
+    `for ratios${
+      comparison.gateTimings
+        ? ', timings and measurements'
+        : ', timings and measurements reported only'
+    }; informational never fail`;
   const names = comparison.failures.map((metric) => metric.name).join(', ');
   const outcome = failed === 0 ? 'no gated regression' : `${failed} failing: ${names}`;
-  return `${comparison.experimentId}: ${outcome} — ${count('regressed')} regressed, ` +
+  return (
+    `${comparison.experimentId}: ${outcome} — ${count('regressed')} regressed, ` +
     `${count('improved')} improved, ${count('changed')} changed, ` +
     `${count('unchanged')} unchanged, ` +
-    `${count('within noise')} within noise (${rule})`;
+    `${count('within noise')} within noise (${rule})`
+  );
 }
 
 function textTable(comparison: Comparison): string {
   const table = [[...HEADER], ...rows(comparison)];
   const widths = HEADER.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   const lines = table.map((row) =>
-    row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
+    row
+      .map((text, column) => text.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
   lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
   return [
     `${comparison.baselineFile} → ${comparison.currentFile}`,
@@ -134,9 +143,11 @@ export function sideBySide(comparison: Comparison): Comparison {
     metrics: comparison.metrics.map((metric) => ({
       ...metric,
       gated: false,
-      verdict: metric.verdict === 'regressed' || metric.verdict === 'improved' ? 'changed' : metric.verdict,
+      verdict:
+        metric.verdict === 'regressed' || metric.verdict === 'improved'
+          ? 'changed'
+          : metric.verdict,
     })),
     failures: [],
   };
 }
-

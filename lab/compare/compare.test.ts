@@ -34,13 +34,22 @@ function sampled(
   return { name, unit, ...contract, median: (sorted[9]! + sorted[10]!) / 2, samples: values };
 }
 
-const counter = (name: string, unit: string, median: number,
-  direction: Metric['direction'] = 'lower'): Metric =>
-  ({ name, unit, kind: 'counter', class: 'counter', direction, median });
+const counter = (
+  name: string,
+  unit: string,
+  median: number,
+  direction: Metric['direction'] = 'lower',
+): Metric => ({ name, unit, kind: 'counter', class: 'counter', direction, median });
 
 /** One value the machine decided (whole-disk bytes per message): no samples. */
-const measured = (name: string, unit: string, median: number): Metric =>
-  ({ name, unit, kind: 'timing', class: 'measurement', direction: 'lower', median });
+const measured = (name: string, unit: string, median: number): Metric => ({
+  name,
+  unit,
+  kind: 'timing',
+  class: 'measurement',
+  direction: 'lower',
+  median,
+});
 
 /** A puzzle-like document: a ratio, a raw timing, a latency and two counters. */
 interface Scale {
@@ -55,10 +64,14 @@ function puzzle(scale: Scale = {}, seed = 1): Results {
     experiment: { id: 'puzzle', question: 'why does the log win?' },
     metrics: [
       sampled('puzzle.always.ratioBA', 'ratio', RATIO, 5000 * (scale.ratio ?? 1), seed),
-      sampled('puzzle.B.always.msgsPerSec', 'msgs/s', RATE, 40_000 * (scale.timing ?? 1),
-        seed + 1),
-      sampled('puzzle.B.always.sendLatencyNs', 'ns', { ...RATIO, direction: 'lower' },
-        25_000 * (scale.latency ?? 1), seed + 2),
+      sampled('puzzle.B.always.msgsPerSec', 'msgs/s', RATE, 40_000 * (scale.timing ?? 1), seed + 1),
+      sampled(
+        'puzzle.B.always.sendLatencyNs',
+        'ns',
+        { ...RATIO, direction: 'lower' },
+        25_000 * (scale.latency ?? 1),
+        seed + 2,
+      ),
       counter('puzzle.B.none.writeBytesPerMsg', 'B/msg', 1016 + (scale.bytes ?? 0)),
       counter('puzzle.B.always.fsyncsPerMsg', 'fsyncs/msg', 1),
     ],
@@ -120,24 +133,44 @@ describe('comparing results documents', () => {
     const comparison = compare(withoutSamples(puzzle()), puzzle({ ratio: 0.8 }, 7));
     const ratio = comparison.metrics.find((metric) => metric.name === 'puzzle.always.ratioBA')!;
     expect(ratio).toMatchObject({ verdict: 'regressed', ci95: null });
-    expect(ratio.intervalNote).toBe('unavailable: the baseline has 0 samples (an interval needs 6)');
+    expect(ratio.intervalNote).toBe(
+      'unavailable: the baseline has 0 samples (an interval needs 6)',
+    );
   });
 
   it('reports a ratio of three rounds a side without gating it: too few rounds to tell noise', () => {
-    const ratioOf = (values: number[]): Results => sampleResults({ metrics: [
-      { name: 'x.ratioBA', unit: 'ratio', ...RATIO, median: [...values].sort((a, b) => a - b)[1]!, samples: values },
-    ] });
+    const ratioOf = (values: number[]): Results =>
+      sampleResults({
+        metrics: [
+          {
+            name: 'x.ratioBA',
+            unit: 'ratio',
+            ...RATIO,
+            median: [...values].sort((a, b) => a - b)[1]!,
+            samples: values,
+          },
+        ],
+      });
     const worse = compare(ratioOf([1.8, 1.9, 2.0]), ratioOf([1.2, 1.25, 1.3]));
     expect(worse.metrics[0]).toMatchObject({ verdict: 'regressed', gated: false });
     expect(worse.failures).toEqual([]);
   });
 
   it('passes a rerun whose six rounds overlap, though the medians differ by 8%, and fails a ratio 50% worse', () => {
-    const ratioOf = (values: number[]): Results => sampleResults({ metrics: [
-      { name: 'x.ratioBA', unit: 'ratio', ...RATIO, median: [...values].sort((a, b) => a - b)[3]!, samples: values },
-    ] });
-    const run1 = [1.70, 1.95, 1.80, 2.05, 1.75, 1.90];
-    const run2 = [1.62, 1.88, 1.70, 1.98, 1.66, 1.74];
+    const ratioOf = (values: number[]): Results =>
+      sampleResults({
+        metrics: [
+          {
+            name: 'x.ratioBA',
+            unit: 'ratio',
+            ...RATIO,
+            median: [...values].sort((a, b) => a - b)[3]!,
+            samples: values,
+          },
+        ],
+      });
+    const run1 = [1.7, 1.95, 1.8, 2.05, 1.75, 1.9];
+    const run2 = [1.62, 1.88, 1.7, 1.98, 1.66, 1.74];
     const rerun = compare(ratioOf(run1), ratioOf(run2));
     expect(rerun.metrics[0]).toMatchObject({ verdict: 'within noise' });
     expect(rerun.failures).toEqual([]);
@@ -146,10 +179,13 @@ describe('comparing results documents', () => {
   });
 
   it('passes a measurement that differs by 3% and fails a counter one byte worse', () => {
-    const doc = (deviceBytes: number, writeBytes: number) => sampleResults({ metrics: [
-      measured('x.deviceBytesPerMsg', 'B/msg', deviceBytes),
-      counter('x.writeBytesPerMsg', 'B/msg', writeBytes),
-    ] });
+    const doc = (deviceBytes: number, writeBytes: number) =>
+      sampleResults({
+        metrics: [
+          measured('x.deviceBytesPerMsg', 'B/msg', deviceBytes),
+          counter('x.writeBytesPerMsg', 'B/msg', writeBytes),
+        ],
+      });
     const rerun = compare(doc(8952, 1016), doc(8952 * 1.03, 1016));
     expect(rerun.metrics.map((metric) => metric.verdict)).toEqual(['within noise', 'unchanged']);
     expect(rerun.metrics[0]?.intervalNote).toBe('none: one value each, threshold only');
@@ -168,10 +204,13 @@ describe('comparing results documents', () => {
   });
 
   it('never fails an informational metric, counter or not, however far it moves', () => {
-    const doc = (median: number) => sampleResults({ metrics: [
-      counter('x.segments', 'count', median, 'informational'),
-      { ...sampled('x.appendSharePct', '%', RATIO, median, 3), direction: 'informational' },
-    ] });
+    const doc = (median: number) =>
+      sampleResults({
+        metrics: [
+          counter('x.segments', 'count', median, 'informational'),
+          { ...sampled('x.appendSharePct', '%', RATIO, median, 3), direction: 'informational' },
+        ],
+      });
     const comparison = compare(doc(3), doc(30));
     expect(comparison.metrics.map((metric) => metric.verdict)).toEqual(['changed', 'changed']);
     expect(comparison.metrics.map((metric) => metric.gated)).toEqual([false, false]);
@@ -183,7 +222,8 @@ describe('comparing results documents', () => {
     const asCounter = counter('x.fsyncsPerMsg', 'fsyncs/msg', 1);
     const asMeasured = measured('x.fsyncsPerMsg', 'fsyncs/msg', 1);
     expect(() => compare(doc(asCounter), doc({ ...asMeasured, kind: 'counter' }))).toThrow(
-      /x.fsyncsPerMsg changed class: counter → measurement/);
+      /x.fsyncsPerMsg changed class: counter → measurement/,
+    );
   });
 
   it.each([
@@ -219,10 +259,12 @@ describe('comparing results documents', () => {
   it('refuses documents of different experiments or with different metrics, listing them', () => {
     const other = sampleResults({ experiment: { id: 'recovery', question: 'q?' } });
     expect(() => compare(sampleResults(), other)).toThrow(
-      /different experiments: base.json is 'sample', now.json is 'recovery'/);
+      /different experiments: base.json is 'sample', now.json is 'recovery'/,
+    );
     const fewer = { ...puzzle(), metrics: puzzle().metrics.slice(0, 3) };
     expect(() => compare(puzzle(), fewer)).toThrow(
-      /missing from now.json: 2 \(puzzle.B.none.writeBytesPerMsg, puzzle.B.always.fsyncsPerMsg\)/);
+      /missing from now.json: 2 \(puzzle.B.none.writeBytesPerMsg, puzzle.B.always.fsyncsPerMsg\)/,
+    );
     expect(() => compare(fewer, puzzle())).toThrow(/not in base.json: 2 \(/);
     const inBytes = counter('puzzle.B.none.writeBytesPerMsg', 'B', 1);
     const renamedUnit = { ...puzzle(), metrics: [...fewer.metrics, inBytes, puzzle().metrics[4]!] };
@@ -248,9 +290,11 @@ describe('loglab compare', () => {
     const worse = await runMain(['compare', ...files(puzzle(), puzzle({ bytes: 1 }))]);
     expect(worse.code).toBe(1);
     expect(worse.stdout).toMatch(
-      /BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +regressed/);
+      /BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +regressed/,
+    );
     expect(worse.stderr).toBe(
-      'loglab: CHECK_FAILED: compare: 1 metric(s) regressed: puzzle.B.none.writeBytesPerMsg\n');
+      'loglab: CHECK_FAILED: compare: 1 metric(s) regressed: puzzle.B.none.writeBytesPerMsg\n',
+    );
   });
 
   it('sets two runs side by side with --side-by-side: machines named, changed not regressed, exit 0', async () => {
@@ -258,7 +302,9 @@ describe('loglab compare', () => {
     const run = await runMain(['compare', baseline, current, '--side-by-side']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^side by side, no verdict:\n {2}.*baseline\.json: /);
-    expect(run.stdout).toMatch(/BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +changed/);
+    expect(run.stdout).toMatch(
+      /BytesPerMsg +counter +1,016 B\/msg +1,017 B\/msg +\+0.1% \(\+1\) +exact +changed/,
+    );
     expect(run.stdout).not.toMatch(/regressed\s*$/m);
   });
 
@@ -273,7 +319,8 @@ describe('loglab compare', () => {
     const md = await runMain(['compare', baseline, current, '--format', 'md']);
     expect(md.stdout).toMatch(/^### loglab compare: `puzzle`\n\n\| metric \| class \| baseline \|/);
     expect(md.stdout).toMatch(
-      /\| `puzzle.always.ratioBA` \| timing ratio \| .* \| ❌ regressed \|/);
+      /\| `puzzle.always.ratioBA` \| timing ratio \| .* \| ❌ regressed \|/,
+    );
     const json = await runMain(['compare', baseline, current, '--format', 'json']);
     const parsed = JSON.parse(json.stdout);
     const failing = parsed.failures.map((metric: { name: string }) => metric.name);
@@ -306,17 +353,19 @@ describe('loglab compare', () => {
     expect(run.stdout).toBe('');
   });
 
-  it('says when a file was written before metrics carried a class, and uses the other side\'s',
-    async () => {
-      const { class: _class, direction: _direction, ...old } = counter('x.bytesPerMsg', 'B/msg', 1);
-      const legacy = { ...sampleResults(), metrics: [old] };
-      const run = await runMain(['compare',
-        ...files(legacy, sampleResults({ metrics: [measured('x.bytesPerMsg', 'B/msg', 1.03)] }))]);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(
-        /warning: .*baseline.json was written before metrics carried a class/);
-      expect(run.stdout).toMatch(/x.bytesPerMsg +measurement .* within noise/);
-    });
+  it("says when a file was written before metrics carried a class, and uses the other side's", async () => {
+    const { class: _class, direction: _direction, ...old } = counter('x.bytesPerMsg', 'B/msg', 1);
+    const legacy = { ...sampleResults(), metrics: [old] };
+    const run = await runMain([
+      'compare',
+      ...files(legacy, sampleResults({ metrics: [measured('x.bytesPerMsg', 'B/msg', 1.03)] })),
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /warning: .*baseline.json was written before metrics carried a class/,
+    );
+    expect(run.stdout).toMatch(/x.bytesPerMsg +measurement .* within noise/);
+  });
 
   it('compares two directories experiment by experiment, skipping other JSON', async () => {
     const suite = (bytes: number) => {

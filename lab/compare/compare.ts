@@ -101,8 +101,10 @@ function checkSameSchema(
   after: unknown,
 ): void {
   if (typeof before === 'string' && typeof after === 'string' && before !== after) {
-    throw unusable(`different schema versions: ${baselineFile} is ${before}, ${currentFile} is ` +
-      `${after}; produce both with the same loglab version`);
+    throw unusable(
+      `different schema versions: ${baselineFile} is ${before}, ${currentFile} is ` +
+        `${after}; produce both with the same loglab version`,
+    );
   }
 }
 
@@ -147,8 +149,10 @@ function structuralProblems(
   const problems: string[] = [];
   const [idBefore, idAfter] = [baseline.results.experiment.id, current.results.experiment.id];
   if (idBefore !== idAfter) {
-    problems.push(`different experiments: ${baseline.file} is '${idBefore}', ` +
-      `${current.file} is '${idAfter}'`);
+    problems.push(
+      `different experiments: ${baseline.file} is '${idBefore}', ` +
+        `${current.file} is '${idAfter}'`,
+    );
   }
   const missing = [...before.keys()].filter((name) => !after.has(name));
   const added = [...after.keys()].filter((name) => !before.has(name));
@@ -169,29 +173,38 @@ function structuralProblems(
 }
 
 function inferenceWarnings(baseline: NamedResults, current: NamedResults): string[] {
-  return [baseline, current].filter((doc) => doc.contractInferred).map((doc) =>
-    inferredContractNote(doc.file) +
-    (baseline.contractInferred && current.contractInferred
-      ? ''
-      : '; the other file\'s declared ones are used'));
+  return [baseline, current]
+    .filter((doc) => doc.contractInferred)
+    .map(
+      (doc) =>
+        inferredContractNote(doc.file) +
+        (baseline.contractInferred && current.contractInferred
+          ? ''
+          : "; the other file's declared ones are used"),
+    );
 }
 
 function warningsFor(baseline: Results, current: Results): string[] {
   const warnings: string[] = [];
   const keys = new Set([...Object.keys(baseline.parameters), ...Object.keys(current.parameters)]);
-  const changed = [...keys].filter((key) =>
-    JSON.stringify(baseline.parameters[key]) !== JSON.stringify(current.parameters[key]));
+  const changed = [...keys].filter(
+    (key) => JSON.stringify(baseline.parameters[key]) !== JSON.stringify(current.parameters[key]),
+  );
   if (changed.length > 0) warnings.push(`parameters differ: ${changed.join(', ')}`);
   if (baseline.quick !== current.quick) {
     warnings.push('one document is a quick run and the other is not');
   }
   const { environment: a } = baseline;
   const { environment: b } = current;
-  const sameMachine = a.hostname === b.hostname && a.device.model === b.device.model &&
+  const sameMachine =
+    a.hostname === b.hostname &&
+    a.device.model === b.device.model &&
     a.filesystem.type === b.filesystem.type;
   if (!sameMachine && current.metrics.some((metric) => metric.kind === 'timing')) {
-    warnings.push(`measured on different machines (${a.hostname}, ${b.hostname}): raw timings ` +
-      'and measurements are not comparable; ratios and counters are');
+    warnings.push(
+      `measured on different machines (${a.hostname}, ${b.hostname}): raw timings ` +
+        'and measurements are not comparable; ratios and counters are',
+    );
   }
   return warnings;
 }
@@ -218,8 +231,10 @@ function samplesNote(old: Metric, now: Metric): string | null {
   const [before, after] = [old.samples?.length ?? 0, now.samples?.length ?? 0];
   if (before < MIN_SAMPLES && after < MIN_SAMPLES) return 'none: one value each, threshold only';
   const fewest = MEDIAN_CI_MIN_SAMPLES;
-  if (before < fewest) return `unavailable: the baseline has ${before} samples (an interval needs ${fewest})`;
-  if (after < fewest) return `unavailable: the current document has ${after} samples (an interval needs ${fewest})`;
+  if (before < fewest)
+    return `unavailable: the baseline has ${before} samples (an interval needs ${fewest})`;
+  if (after < fewest)
+    return `unavailable: the current document has ${after} samples (an interval needs ${fewest})`;
   if (!old.samples!.every((value) => value > 0)) {
     return 'unavailable: baseline samples are not all positive';
   }
@@ -243,9 +258,10 @@ function compareVarying(
   thresholdRatio: number,
 ): Judged {
   if (old.median === 0) {
-    const verdict = now.median === 0
-      ? 'within noise'
-      : judge(direction, (direction === 'higher') === now.median > 0);
+    const verdict =
+      now.median === 0
+        ? 'within noise'
+        : judge(direction, (direction === 'higher') === now.median > 0);
     return { verdict, ci95: null, intervalNote: 'unavailable: the baseline is 0' };
   }
   const change = now.median / old.median - 1;
@@ -281,9 +297,10 @@ function compareMetric(
   contract: Pick<Metric, 'kind' | 'class' | 'direction'>,
   options: CompareOptions,
 ): MetricComparison {
-  const judged = contract.class === 'counter'
-    ? compareCounter(old, now, contract.direction)
-    : compareVarying(old, now, contract.direction, options.thresholdRatio);
+  const judged =
+    contract.class === 'counter'
+      ? compareCounter(old, now, contract.direction)
+      : compareVarying(old, now, contract.direction, options.thresholdRatio);
   return {
     name: now.name,
     unit: now.unit,
@@ -307,7 +324,10 @@ function compareMetric(
 function tooFewRoundsToGate(old: Metric, now: Metric, contract: Pick<Metric, 'class'>): boolean {
   if (contract.class === 'counter') return false;
   const counts = [old.samples?.length ?? 0, now.samples?.length ?? 0];
-  return counts.some((count) => count >= MIN_SAMPLES) && counts.some((count) => count < MEDIAN_CI_MIN_SAMPLES);
+  return (
+    counts.some((count) => count >= MIN_SAMPLES) &&
+    counts.some((count) => count < MEDIAN_CI_MIN_SAMPLES)
+  );
 }
 
 export function compareDocuments(
@@ -321,8 +341,9 @@ export function compareDocuments(
   const after = byName(current, problems);
   problems.push(...structuralProblems(baseline, current, before, after));
   if (problems.length > 0) {
-    throw unusable(`${baseline.file} and ${current.file} cannot be compared: ` +
-      problems.join('; '));
+    throw unusable(
+      `${baseline.file} and ${current.file} cannot be compared: ${problems.join('; ')}`,
+    );
   }
   const metrics = [...before].map(([name, old]) => {
     const now = after.get(name)!;

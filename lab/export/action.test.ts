@@ -49,8 +49,9 @@ describe('action.yml', () => {
     expect(runs.using).toBe('composite');
     expect(action.name).toBe('loglab');
     const inputs = mapping(action.inputs);
-    expect(Object.keys(inputs)).toEqual(expect.arrayContaining(
-      ['experiments', 'baseline', 'dir', 'fail-on']));
+    expect(Object.keys(inputs)).toEqual(
+      expect.arrayContaining(['experiments', 'baseline', 'dir', 'fail-on']),
+    );
     for (const [name, value] of Object.entries(inputs)) {
       const input = mapping(value);
       expect(input.description, name).toMatch(/\S{10}/);
@@ -112,8 +113,14 @@ function runStep(name: string, env: Record<string, string>): StepRun {
   const result = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, RUNNER_TEMP: runner, GITHUB_WORKSPACE: '/work/space',
-      GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: outputs, ...env },
+    env: {
+      ...process.env,
+      RUNNER_TEMP: runner,
+      GITHUB_WORKSPACE: '/work/space',
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_OUTPUT: outputs,
+      ...env,
+    },
   });
   return {
     code: result.status ?? -1,
@@ -124,22 +131,31 @@ function runStep(name: string, env: Record<string, string>): StepRun {
 }
 
 describe('action.yml, its steps run under bash', () => {
-  const check = (env: Record<string, string>) => runStep('Check the inputs', {
-    LOGLAB_EXPERIMENTS: '', LOGLAB_BASELINE: '', LOGLAB_DIR: '', LOGLAB_OUT: 'loglab-results',
-    LOGLAB_FAIL_ON: 'regression', ...env,
-  });
+  const check = (env: Record<string, string>) =>
+    runStep('Check the inputs', {
+      LOGLAB_EXPERIMENTS: '',
+      LOGLAB_BASELINE: '',
+      LOGLAB_DIR: '',
+      LOGLAB_OUT: 'loglab-results',
+      LOGLAB_FAIL_ON: 'regression',
+      ...env,
+    });
 
   it('refuses a fail-on it does not know before any work', () => {
     const run = check({ LOGLAB_FAIL_ON: 'regresion' });
     expect(run.code).toBe(2);
-    expect(run.stdout).toContain("::error::loglab: fail-on: expected regression or never, got " +
-      "'regresion'");
+    expect(run.stdout).toContain(
+      '::error::loglab: fail-on: expected regression or never, got ' + "'regresion'",
+    );
   });
 
   it('resolves paths against the workspace and splits experiment ids', () => {
     const baseline = newDir();
-    const run = check({ LOGLAB_EXPERIMENTS: 'puzzle,recovery\nscan-vs-lookup',
-      LOGLAB_BASELINE: baseline, LOGLAB_FAIL_ON: 'never' });
+    const run = check({
+      LOGLAB_EXPERIMENTS: 'puzzle,recovery\nscan-vs-lookup',
+      LOGLAB_BASELINE: baseline,
+      LOGLAB_FAIL_ON: 'never',
+    });
     expect(run.code).toBe(0);
     expect(run.outputs).toContain('experiments=puzzle recovery scan-vs-lookup\n');
     expect(run.outputs).toContain(`baseline=${baseline}\n`);
@@ -182,7 +198,8 @@ describe('action.yml, the comparing step', { timeout: 180_000 }, () => {
     expect(run.summary).toContain('**suite: 1 experiment(s) compared, 0 failing**');
     expect(run.outputs).toBe('regressed=false\n');
     expect(fs.readFileSync(path.join(out, 'loglab-junit.xml'), 'utf8')).toContain(
-      '<testsuite name="puzzle"');
+      '<testsuite name="puzzle"',
+    );
   });
 
   it('fails on a regressed counter with fail-on regression and not with never', () => {
@@ -209,7 +226,8 @@ describe('action.yml, the comparing step', { timeout: 180_000 }, () => {
     const run = compare(out, { LOGLAB_BASELINE: '' });
     expect(run.code).toBe(0);
     expect(run.summary).toContain(
-      `No baseline given: nothing was compared. This run is in \`${out}\``);
+      `No baseline given: nothing was compared. This run is in \`${out}\``,
+    );
     expect(run.outputs).toBe('regressed=\n');
   });
 });

@@ -54,9 +54,12 @@ export function benchmarkAndMeasure(metric: Metric, experimentId: string): [stri
   const benchmark = dot < 0 ? experimentId : metric.name.slice(0, dot);
   const slug = measureSlug(metric.name.slice(dot + 1));
   if (slug === '' || slug.length > BENCHER_SLUG_MAX_CHARS) {
-    throw new LabError('INVALID_RESULTS', `export: ${metric.name} gives the measure slug ` +
-      `'${slug}', which Bencher refuses (1 to ${BENCHER_SLUG_MAX_CHARS} characters); ` +
-      'rename the metric');
+    throw new LabError(
+      'INVALID_RESULTS',
+      `export: ${metric.name} gives the measure slug ` +
+        `'${slug}', which Bencher refuses (1 to ${BENCHER_SLUG_MAX_CHARS} characters); ` +
+        'rename the metric',
+    );
   }
   return [benchmark, slug];
 }
@@ -81,15 +84,19 @@ export function toBencherMetricFormat(docs: readonly NamedResults[]): BencherExp
       const measuresOf = benchmarks.get(benchmark) ?? new Map<string, BencherMetric>();
       benchmarks.set(benchmark, measuresOf);
       if (measuresOf.has(slug)) {
-        throw new LabError('INVALID_RESULTS', `export: two metrics of ${id} give benchmark ` +
-          `${benchmark}, measure ${slug}; rename one of them`);
+        throw new LabError(
+          'INVALID_RESULTS',
+          `export: two metrics of ${id} give benchmark ` +
+            `${benchmark}, measure ${slug}; rename one of them`,
+        );
       }
       measuresOf.set(slug, bencherMetric(metric));
       measures[metric.direction].add(slug);
     }
   }
   const bmf: BencherMetricFormat = Object.fromEntries(
-    [...benchmarks].map(([benchmark, byMeasure]) => [benchmark, Object.fromEntries(byMeasure)]));
+    [...benchmarks].map(([benchmark, byMeasure]) => [benchmark, Object.fromEntries(byMeasure)]),
+  );
   const sorted = (slugs: Set<string>) => [...slugs].sort();
   const byDirection = { higher: sorted(measures.higher), lower: sorted(measures.lower) };
   return { bmf, measures: byDirection, informational };

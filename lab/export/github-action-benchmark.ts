@@ -56,8 +56,9 @@ function extraOf(metric: Metric, experimentId: string): string {
   const lines: string[] = [];
   if (metric.ci95 !== undefined) {
     const [lo, hi] = metric.ci95;
-    lines.push(`95% interval of the median: [${formatFigure(lo)}, ${formatFigure(hi)}] ` +
-      `${metric.unit}`);
+    lines.push(
+      `95% interval of the median: [${formatFigure(lo)}, ${formatFigure(hi)}] ` + `${metric.unit}`,
+    );
   }
   if (metric.count !== undefined) lines.push(`n = ${metric.count}`);
   const kind = metric.kind === 'ratio' ? ' (within-run ratio)' : '';

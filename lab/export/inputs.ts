@@ -29,7 +29,9 @@ function readDirectory(dir: string): NamedResults[] {
 function readPath(input: string): NamedResults[] {
   const stat = fs.statSync(input, { throwIfNoEntry: false });
   if (stat === undefined) throw unusable(`${input} does not exist; check the path`);
-  return stat.isDirectory() ? readDirectory(input) : [parseNamedResults(readJson(input, unusable), input, unusable)];
+  return stat.isDirectory()
+    ? readDirectory(input)
+    : [parseNamedResults(readJson(input, unusable), input, unusable)];
 }
 
 /** The documents of every file and directory given, refusing an experiment given twice. */
@@ -58,11 +60,14 @@ export function pairWithBaseline(
   baseline: string,
 ): [NamedResults, NamedResults][] {
   const baselines = new Map(readPath(baseline).map((doc) => [doc.results.experiment.id, doc]));
-  const missing = current.map((doc) => doc.results.experiment.id)
+  const missing = current
+    .map((doc) => doc.results.experiment.id)
     .filter((id) => !baselines.has(id));
   if (missing.length > 0) {
-    throw unusable(`${baseline} holds no baseline for ${missing.join(', ')}; pass a baseline ` +
-      'run of the same experiments');
+    throw unusable(
+      `${baseline} holds no baseline for ${missing.join(', ')}; pass a baseline ` +
+        'run of the same experiments',
+    );
   }
   return current.map((doc) => [baselines.get(doc.results.experiment.id)!, doc]);
 }

@@ -15,11 +15,7 @@
  * measurements without `--timings`, informational ones, per-round figures of too few rounds) is
  * a skipped test whose message says why it is not gated and what it did.
  */
-import {
-  type Comparison,
-  type MetricComparison,
-  isGated,
-} from '../compare/compare.js';
+import { type Comparison, type MetricComparison, isGated } from '../compare/compare.js';
 import { formatFigure } from '../format.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
 
@@ -31,8 +27,10 @@ function changeOf(metric: MetricComparison): string {
     return `${metric.difference > 0 ? '+' : ''}${figure(metric.difference, metric.unit)}`;
   }
   if (metric.class !== 'counter') return percent(metric.change);
-  return `${percent(metric.change)} (${metric.difference > 0 ? '+' : ''}` +
-    `${formatFigure(metric.difference)})`;
+  return (
+    `${percent(metric.change)} (${metric.difference > 0 ? '+' : ''}` +
+    `${formatFigure(metric.difference)})`
+  );
 }
 
 function intervalOf(metric: MetricComparison): string {
@@ -44,9 +42,11 @@ function intervalOf(metric: MetricComparison): string {
 
 /** `baseline 1,016 B/msg, current 1,017 B/msg, change +0.1% (+1), interval exact (counter)`. */
 export function describeChange(metric: MetricComparison): string {
-  return `baseline ${figure(metric.baseline, metric.unit)}, ` +
+  return (
+    `baseline ${figure(metric.baseline, metric.unit)}, ` +
     `current ${figure(metric.current, metric.unit)}, change ${changeOf(metric)}, ` +
-    `interval ${intervalOf(metric)}`;
+    `interval ${intervalOf(metric)}`
+  );
 }
 
 function whyNotGated(metric: MetricComparison, gateTimings: boolean): string {
@@ -56,7 +56,8 @@ function whyNotGated(metric: MetricComparison, gateTimings: boolean): string {
 }
 
 const attributes = (values: Readonly<Record<string, string | number>>): string =>
-  Object.entries(values).map(([key, value]) => ` ${key}="${escapeXmlAttribute(String(value))}"`)
+  Object.entries(values)
+    .map(([key, value]) => ` ${key}="${escapeXmlAttribute(String(value))}"`)
     .join('');
 
 function testcase(metric: MetricComparison, comparison: Comparison): string[] {
@@ -72,7 +73,8 @@ function testcase(metric: MetricComparison, comparison: Comparison): string[] {
   }
   if (metric.verdict !== 'regressed') return [`${open}/>`];
   const message = `regressed: ${describeChange(metric)}`;
-  const body = `${metric.name} (${metric.class}${metric.kind === 'ratio' ? ' ratio' : ''}, ` +
+  const body =
+    `${metric.name} (${metric.class}${metric.kind === 'ratio' ? ' ratio' : ''}, ` +
     `${metric.direction} is better) regressed\n${describeChange(metric)}\n` +
     `baseline: ${comparison.baselineFile}\ncurrent: ${comparison.currentFile}`;
   return [
@@ -110,8 +112,9 @@ function testsuite(comparison: Comparison): string[] {
   return [
     `  <testsuite${attributes({ name: comparison.experimentId, ...tally([comparison]) })}>`,
     '    <properties>',
-    ...Object.entries(properties).map(([name, value]) =>
-      `      <property${attributes({ name, value })}/>`),
+    ...Object.entries(properties).map(
+      ([name, value]) => `      <property${attributes({ name, value })}/>`,
+    ),
     '    </properties>',
     ...comparison.metrics.flatMap((metric) => testcase(metric, comparison)),
     ...(warnings === '' ? [] : [`    <system-out>${escapeXmlText(warnings)}</system-out>`]),

@@ -6,11 +6,14 @@
  * parser would otherwise turn into spaces.
  */
 
-const NOT_XML_CHAR = new RegExp([
-  '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]',
-  '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])',
-  '(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
-].join('|'), 'g');
+const NOT_XML_CHAR = new RegExp(
+  [
+    '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]',
+    '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])',
+    '(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
+  ].join('|'),
+  'g',
+);
 
 const ENTITIES: Readonly<Record<string, string>> = {
   '&': '&amp;',

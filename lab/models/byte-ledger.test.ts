@@ -76,8 +76,12 @@ function simulatedLog(log: SimulatedLog): { trace: WriteTrace; zeros: number[] }
   const trace = new WriteTrace();
   const file = trace.fileId('/d/00000000000000000000.log');
   const zeros: number[] = [];
-  const push = (kind: typeof TRACE_WRITE | typeof TRACE_SYNC, at: number, bytes: number,
-    zero: boolean) => {
+  const push = (
+    kind: typeof TRACE_WRITE | typeof TRACE_SYNC,
+    at: number,
+    bytes: number,
+    zero: boolean,
+  ) => {
     trace.push(kind, file, at, bytes);
     zeros.push(zero ? 1 : 0);
   };
@@ -113,13 +117,19 @@ describe('naming the file a write went to', () => {
 
 describe('telling preallocated zeros from records', () => {
   it('calls zeros the writes that the next append goes back under', () => {
-    const log = new LogTrace().preallocate(0, 4 * BLOCK, 2 * BLOCK).append().append();
+    const log = new LogTrace()
+      .preallocate(0, 4 * BLOCK, 2 * BLOCK)
+      .append()
+      .append();
     const zeros = zeroFillWrites(log.trace, 0, log.trace.length);
     expect([...zeros]).toEqual([1, 1, 0, 0, 0, 0, 0]);
   });
 
   it('calls a later extent zeros although the records before it ran up to where it starts', () => {
-    const log = new LogTrace().preallocate(0, 2 * RECORD, RECORD).append().append();
+    const log = new LogTrace()
+      .preallocate(0, 2 * RECORD, RECORD)
+      .append()
+      .append();
     log.preallocate(2 * RECORD, 4 * RECORD, RECORD).append();
     const zeros = [...zeroFillWrites(log.trace, 0, log.trace.length)];
     const writes = zeros.filter((_, i) => log.trace.kindAt(i) === TRACE_WRITE);
@@ -133,16 +143,19 @@ describe('telling preallocated zeros from records', () => {
       chunkBytes: fc.integer({ min: 100, max: 2048 }),
       writesPerSync: fc.integer({ min: 1, max: 4 }),
     });
-    fc.assert(fc.property(shape, (log) => {
-      const { trace, zeros } = simulatedLog(log);
-      expect([...zeroFillWrites(trace, 0, trace.length)]).toEqual(zeros);
-    }));
+    fc.assert(
+      fc.property(shape, (log) => {
+        const { trace, zeros } = simulatedLog(log);
+        expect([...zeroFillWrites(trace, 0, trace.length)]).toEqual(zeros);
+      }),
+    );
   });
 
   it('calls records every write of a reused file, which nothing writes over', () => {
     const log = new LogTrace().append().append().append();
-    expect([...zeroFillWrites(log.trace, 0, log.trace.length)].every((zero) => zero === 0))
-      .toBe(true);
+    expect([...zeroFillWrites(log.trace, 0, log.trace.length)].every((zero) => zero === 0)).toBe(
+      true,
+    );
   });
 });
 
@@ -166,7 +179,10 @@ describe('attributing a trace', () => {
     log.write(log.point, 0, 33).sync(log.point).dirSync();
     const traced = log.traced();
     expect(traced.bytes).toMatchObject({
-      offsetIndex: BLOCK, timeIndex: BLOCK, recoveryPoint: 2 * BLOCK, recordPage: 0,
+      offsetIndex: BLOCK,
+      timeIndex: BLOCK,
+      recoveryPoint: 2 * BLOCK,
+      recordPage: 0,
     });
     expect(traced.dirFsyncs).toBe(2);
   });
@@ -195,18 +211,24 @@ describe('attributing a trace', () => {
       positionBytes: fc.integer({ min: 0, max: 40_000 }),
       lengthBytes: fc.integer({ min: 1, max: 9_000 }),
     });
-    fc.assert(fc.property(fc.array(event, { maxLength: 60 }), (events) => {
-      const log = new LogTrace();
-      const files = [log.log, log.index, log.timeIndex, log.point, log.trace.fileId('/d/x')];
-      for (const e of events) {
-        const write = e.kind === TRACE_WRITE;
-        log.trace.push(e.kind, files[e.file]!, write ? e.positionBytes : 0,
-          write ? e.lengthBytes : 0);
-      }
-      const traced = log.traced();
-      const sum = Object.values(traced.bytes).reduce((total, bytes) => total + bytes, 0);
-      expect(sum).toBe(flushedBlocks(log.trace, 0, log.trace.length, BLOCK) * BLOCK);
-    }));
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 60 }), (events) => {
+        const log = new LogTrace();
+        const files = [log.log, log.index, log.timeIndex, log.point, log.trace.fileId('/d/x')];
+        for (const e of events) {
+          const write = e.kind === TRACE_WRITE;
+          log.trace.push(
+            e.kind,
+            files[e.file]!,
+            write ? e.positionBytes : 0,
+            write ? e.lengthBytes : 0,
+          );
+        }
+        const traced = log.traced();
+        const sum = Object.values(traced.bytes).reduce((total, bytes) => total + bytes, 0);
+        expect(sum).toBe(flushedBlocks(log.trace, 0, log.trace.length, BLOCK) * BLOCK);
+      }),
+    );
   });
 });
 
@@ -223,8 +245,13 @@ describe('the ledger', () => {
     const sum = ledger.rows.reduce((total, row) => total + row.bytes, 0);
     expect(sum).toBe(deviceBytes);
     expect(ledger.rows.map((row) => row.cause)).toEqual([
-      'recordPage', 'recordNextPage', 'preallocation', 'offsetIndex', 'timeIndex',
-      'recoveryPoint', 'metadata',
+      'recordPage',
+      'recordNextPage',
+      'preallocation',
+      'offsetIndex',
+      'timeIndex',
+      'recoveryPoint',
+      'metadata',
     ]);
     expect(rowBytesPerMsg(ledger, 'metadata')).toBe((deviceBytes - 11 * BLOCK) / 4);
     expect(rowBytesPerMsg(ledger, 'recordPage')).toBe(BLOCK);

@@ -37,8 +37,14 @@ import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trac
 
 /** The causes the trace explains, in the order a ledger lists them. */
 export const TRACED_CAUSES = [
-  'recordPage', 'recordNextPage', 'preallocation', 'offsetIndex', 'timeIndex', 'recoveryPoint',
-  'queueHead', 'otherFiles',
+  'recordPage',
+  'recordNextPage',
+  'preallocation',
+  'offsetIndex',
+  'timeIndex',
+  'recoveryPoint',
+  'queueHead',
+  'otherFiles',
 ] as const;
 export type TracedCause = (typeof TRACED_CAUSES)[number];
 /** The device's total less every traced cause. */
@@ -50,9 +56,11 @@ const LISTED_WHEN_SEEN: readonly TracedCause[] = ['queueHead', 'otherFiles'];
 
 export const CAUSE_TITLES: Readonly<Record<LedgerCause, string>> = {
   recordPage: 'record page (the 4 KiB block each sync of the .log writes for its records)',
-  recordNextPage: 'record next page (the .log\'s further blocks in the same sync: a record ' +
+  recordNextPage:
+    "record next page (the .log's further blocks in the same sync: a record " +
     'crossing a block boundary)',
-  preallocation: 'preallocation zero-fill (the segment\'s zeros laid ahead of the appends, ' +
+  preallocation:
+    "preallocation zero-fill (the segment's zeros laid ahead of the appends, " +
     'amortised per message)',
   offsetIndex: 'offset index (.index)',
   timeIndex: 'time index (.timeindex)',
@@ -64,13 +72,18 @@ export const CAUSE_TITLES: Readonly<Record<LedgerCause, string>> = {
 
 /** The same causes in a few words, for headlines. */
 export const CAUSE_NAMES: Readonly<Record<LedgerCause, string>> = {
-  recordPage: 'record page', recordNextPage: 'next record page', preallocation: 'preallocation',
-  offsetIndex: 'offset index', timeIndex: 'time index', recoveryPoint: 'recovery point',
-  queueHead: 'queue head', otherFiles: 'other files', metadata: 'metadata and journal',
+  recordPage: 'record page',
+  recordNextPage: 'next record page',
+  preallocation: 'preallocation',
+  offsetIndex: 'offset index',
+  timeIndex: 'time index',
+  recoveryPoint: 'recovery point',
+  queueHead: 'queue head',
+  otherFiles: 'other files',
+  metadata: 'metadata and journal',
 };
 
-type FileKind = 'log' | 'offsetIndex' | 'timeIndex' | 'recoveryPoint' | 'queueHead' |
-  'otherFiles';
+type FileKind = 'log' | 'offsetIndex' | 'timeIndex' | 'recoveryPoint' | 'queueHead' | 'otherFiles';
 
 /** What a file is, by its name (storage/segment-files.ts, the checkpoint files' names). */
 export function fileKindOf(filePath: string): FileKind {
@@ -93,7 +106,9 @@ export interface TracedBytes {
 
 function zeroBytes(): Record<TracedCause, number> {
   return Object.fromEntries(TRACED_CAUSES.map((cause) => [cause, 0])) as Record<
-    TracedCause, number>;
+    TracedCause,
+    number
+  >;
 }
 
 export function addTraced(a: TracedBytes, b: TracedBytes): TracedBytes {
@@ -268,18 +283,25 @@ export function byteLedger(traced: TracedBytes, deviceBytes: number, messages: n
   assert(messages > 0, `a ledger needs messages: ${messages}`);
   assert(Number.isFinite(deviceBytes), `deviceBytes must be finite: ${deviceBytes}`);
   assert(deviceBytes >= 0, `deviceBytes must be >= 0: ${deviceBytes}`);
-  const row = (cause: LedgerCause, bytes: number): LedgerRow =>
-    ({ cause, title: CAUSE_TITLES[cause], bytes, bytesPerMsg: bytes / messages });
-  const seen = TRACED_CAUSES.filter((cause) =>
-    !LISTED_WHEN_SEEN.includes(cause) || traced.bytes[cause] > 0);
+  const row = (cause: LedgerCause, bytes: number): LedgerRow => ({
+    cause,
+    title: CAUSE_TITLES[cause],
+    bytes,
+    bytesPerMsg: bytes / messages,
+  });
+  const seen = TRACED_CAUSES.filter(
+    (cause) => !LISTED_WHEN_SEEN.includes(cause) || traced.bytes[cause] > 0,
+  );
   const tracedBytes = TRACED_CAUSES.reduce((sum, cause) => sum + traced.bytes[cause], 0);
   return {
     messages,
     deviceBytes,
     deviceBytesPerMsg: deviceBytes / messages,
     tracedBytes,
-    rows: [...seen.map((cause) => row(cause, traced.bytes[cause])),
-      row(METADATA_CAUSE, deviceBytes - tracedBytes)],
+    rows: [
+      ...seen.map((cause) => row(cause, traced.bytes[cause])),
+      row(METADATA_CAUSE, deviceBytes - tracedBytes),
+    ],
     fdatasyncsPerMsg: traced.fdatasyncs / messages,
     dirFsyncsPerMsg: traced.dirFsyncs / messages,
   };
@@ -292,9 +314,12 @@ export function rowBytesPerMsg(ledger: ByteLedger, cause: LedgerCause): number {
 
 /** One line for a results note: each row in bytes per message, and the total. */
 export function describeLedger(ledger: ByteLedger): string {
-  const rows = ledger.rows.map((row) =>
-    `${row.title} ${formatNumber(row.bytesPerMsg)} B`).join('; ');
-  return `${rows}; total ${formatNumber(ledger.deviceBytesPerMsg)} B per message over ` +
+  const rows = ledger.rows
+    .map((row) => `${row.title} ${formatNumber(row.bytesPerMsg)} B`)
+    .join('; ');
+  return (
+    `${rows}; total ${formatNumber(ledger.deviceBytesPerMsg)} B per message over ` +
     `${formatNumber(ledger.messages)} messages (${formatNumber(ledger.fdatasyncsPerMsg, 3)} ` +
-    `fdatasyncs and ${formatNumber(ledger.dirFsyncsPerMsg, 4)} directory fsyncs per message)`;
+    `fdatasyncs and ${formatNumber(ledger.dirFsyncsPerMsg, 4)} directory fsyncs per message)`
+  );
 }

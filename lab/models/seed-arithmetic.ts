@@ -81,9 +81,8 @@ function saleFigures(randomWritesPerSec: number, scenario: SeedScenario): SaleFi
     drainWritesPerSec: sendsPerSec + providerPerSec,
     deletesAllowedPerSec,
     drainRatePerSec,
-    timeToEmptySeconds: drainRatePerSec > 0
-      ? backlogMessages / drainRatePerSec
-      : Number.POSITIVE_INFINITY,
+    timeToEmptySeconds:
+      drainRatePerSec > 0 ? backlogMessages / drainRatePerSec : Number.POSITIVE_INFINITY,
     plannedSeconds: backlogMessages / (providerPerSec - sendsPerSec),
   };
 }
@@ -136,13 +135,15 @@ const megabytes = (bytesPerSec: number) => `${formatNumber(bytesPerSec / 1e6)} M
 /** `label = formula = result`, aligned. */
 type Step = readonly [label: string, formula: string, result: string];
 const render = (steps: readonly Step[]) =>
-  steps.map(([label, formula, result]) =>
-    `  ${label.padEnd(18)} = ${formula.padEnd(38)} = ${result}`);
+  steps.map(
+    ([label, formula, result]) => `  ${label.padEnd(18)} = ${formula.padEnd(38)} = ${result}`,
+  );
 
 function hddDesignSteps(model: HddModel, f: HddSeedFigures, scenario: SeedScenario): Step[] {
-  const datasheet = model.datasheetAverageLatencyMs === null
-    ? ''
-    : `   (datasheet: ${model.datasheetAverageLatencyMs} ms)`;
+  const datasheet =
+    model.datasheetAverageLatencyMs === null
+      ? ''
+      : `   (datasheet: ${model.datasheetAverageLatencyMs} ms)`;
   const writes = scenario.writesPerMessageA;
   const rate = megabytes(model.sustainedBytesPerSec);
   const transfer = `${formatBytes(scenario.messageBytes)} at ${rate}`;

@@ -17,7 +17,11 @@ describe('spinningVerdict', () => {
 
   it('gives the same verdict quiet and loaded for a disk claiming to spin below the floor', () => {
     const quiet = spinningVerdict({ rotational: true, medianMs: 0.95, roundMediansMs: [0.9, 1] });
-    const loaded = spinningVerdict({ rotational: true, medianMs: 1.52, roundMediansMs: [1.4, 1.6] });
+    const loaded = spinningVerdict({
+      rotational: true,
+      medianMs: 1.52,
+      roundMediansMs: [1.4, 1.6],
+    });
     for (const verdict of [quiet, loaded]) {
       expect(verdict).toMatchObject({ spins: false, basis: 'physics' });
       expect(verdict.sentence).toContain('queue/rotational = 1');
@@ -37,7 +41,9 @@ describe('spinningVerdict', () => {
 
   it('calls an unknown disk not spinning below the 15,000 rpm half turn', () => {
     const verdict = spinningVerdict({
-      rotational: null, medianMs: FASTEST_HALF_TURN_MS * 0.99, roundMediansMs: [],
+      rotational: null,
+      medianMs: FASTEST_HALF_TURN_MS * 0.99,
+      roundMediansMs: [],
     });
     expect(verdict).toMatchObject({ spins: false, basis: 'physics' });
   });

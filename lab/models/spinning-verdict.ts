@@ -21,9 +21,9 @@ import { assert } from '../../storage/errors.js';
 import { formatFigure } from '../format.js';
 
 /** Half a turn at 15,000 rpm: no spinning disk completes a synced random write faster. */
-export const FASTEST_HALF_TURN_MS = (60_000 / 15_000) / 2;
+export const FASTEST_HALF_TURN_MS = 60_000 / 15_000 / 2;
 /** Half a turn at 7,200 rpm, the common case, quoted beside the verdict. */
-export const HALF_TURN_7200_MS = (60_000 / 7_200) / 2;
+export const HALF_TURN_7200_MS = 60_000 / 7_200 / 2;
 /** Slowest round over fastest round beyond which rounds disagree too much to call it spinning. */
 export const CONSISTENT_ROUND_SPREAD = 2;
 
@@ -49,31 +49,61 @@ export function spinningVerdict(evidence: SpinningEvidence): SpinningVerdict {
   assert(evidence.medianMs >= 0, `medianMs must be >= 0: ${evidence.medianMs}`);
   const fastestMs = Math.min(evidence.medianMs, ...evidence.roundMediansMs);
   const took = `synced random writes took a median ${formatFigure(evidence.medianMs)} ms`;
-  const floor = `half a turn takes ${formatFigure(HALF_TURN_7200_MS)} ms at 7,200 rpm and ` +
+  const floor =
+    `half a turn takes ${formatFigure(HALF_TURN_7200_MS)} ms at 7,200 rpm and ` +
     `${formatFigure(FASTEST_HALF_TURN_MS)} ms at 15,000 rpm`;
   if (evidence.rotational === false) {
-    return { spins: false, basis: 'rotational', sentence: 'Not a spinning disk: it reports ' +
-      `queue/rotational = 0 (virtual or solid-state); its ${took}.` };
+    return {
+      spins: false,
+      basis: 'rotational',
+      sentence:
+        'Not a spinning disk: it reports ' +
+        `queue/rotational = 0 (virtual or solid-state); its ${took}.`,
+    };
   }
   if (fastestMs < FASTEST_HALF_TURN_MS) {
-    const claim = evidence.rotational === true
-      ? 'it reports queue/rotational = 1, but a virtual or cached disk often does'
-      : 'virtual or solid-state';
-    return { spins: false, basis: 'physics', sentence: `Not a spinning disk (${claim}): its ` +
-      `${took}${fastestMs < evidence.medianMs ? ` (${formatFigure(fastestMs)} ms in its fastest ` +
-      'round)' : ''}, and no spinning disk is that fast: ${floor}.` };
+    const claim =
+      evidence.rotational === true
+        ? 'it reports queue/rotational = 1, but a virtual or cached disk often does'
+        : 'virtual or solid-state';
+    return {
+      spins: false,
+      basis: 'physics',
+      sentence:
+        `Not a spinning disk (${claim}): its ` +
+        `${took}${
+          fastestMs < evidence.medianMs
+            ? ` (${formatFigure(fastestMs)} ms in its fastest round)`
+            : ''
+        }, and no spinning disk is that fast: ${floor}.`,
+    };
   }
   if (evidence.rotational === true) {
-    return { spins: true, basis: 'rotational', sentence: 'A spinning disk: it reports ' +
-      `queue/rotational = 1 and its ${took}, as a spinning disk's do (${floor}).` };
+    return {
+      spins: true,
+      basis: 'rotational',
+      sentence:
+        'A spinning disk: it reports ' +
+        `queue/rotational = 1 and its ${took}, as a spinning disk's do (${floor}).`,
+    };
   }
   const slowestMs = Math.max(evidence.medianMs, ...evidence.roundMediansMs);
   if (evidence.roundMediansMs.length > 0 && slowestMs <= fastestMs * CONSISTENT_ROUND_SPREAD) {
-    return { spins: true, basis: 'latency', sentence: 'Looks like a spinning disk (it does not ' +
-      `say): its ${took}, every round at least ${formatFigure(FASTEST_HALF_TURN_MS)} ms and ` +
-      `within ${CONSISTENT_ROUND_SPREAD}× of each other, as a spinning disk's are (${floor}).` };
+    return {
+      spins: true,
+      basis: 'latency',
+      sentence:
+        'Looks like a spinning disk (it does not ' +
+        `say): its ${took}, every round at least ${formatFigure(FASTEST_HALF_TURN_MS)} ms and ` +
+        `within ${CONSISTENT_ROUND_SPREAD}× of each other, as a spinning disk's are (${floor}).`,
+    };
   }
-  return { spins: null, basis: 'latency', sentence: 'Cannot tell whether the disk spins: it ' +
-    `does not say, and its ${took} with rounds from ${formatFigure(fastestMs)} to ` +
-    `${formatFigure(slowestMs)} ms — as slow as a spinning disk but as uneven as a busy one.` };
+  return {
+    spins: null,
+    basis: 'latency',
+    sentence:
+      'Cannot tell whether the disk spins: it ' +
+      `does not say, and its ${took} with rounds from ${formatFigure(fastestMs)} to ` +
+      `${formatFigure(slowestMs)} ms — as slow as a spinning disk but as uneven as a busy one.`,
+  };
 }

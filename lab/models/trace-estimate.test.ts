@@ -86,7 +86,11 @@ describe('estimateTrace on the hard-disk model', () => {
     trace.push(TRACE_DIR_SYNC, trace.fileId('/'), 0, 0);
     const estimate = estimateTrace(trace, EXOS_X20);
     expect(estimate).toMatchObject({
-      writes: 10, sequentialWrites: 0, syncs: 1, dirSyncs: 1, dataBytes: 10 * KiB,
+      writes: 10,
+      sequentialWrites: 0,
+      syncs: 1,
+      dirSyncs: 1,
+      dataBytes: 10 * KiB,
     });
     expect(estimate.deviceBytes).toBe(8 * KiB);
   });
@@ -112,8 +116,11 @@ describe('estimateTrace on the SSD model', () => {
       trace.push(TRACE_WRITE, log, i * KiB, KiB);
       trace.push(TRACE_WRITE, index, i * 8, 8);
     }
-    expect(estimateTrace(trace, SAMSUNG_990_PRO))
-      .toMatchObject({ writes: 20, sequentialWrites: 18, randomWrites: 2 });
+    expect(estimateTrace(trace, SAMSUNG_990_PRO)).toMatchObject({
+      writes: 20,
+      sequentialWrites: 18,
+      randomWrites: 2,
+    });
   });
 
   it('becomes a results prediction named for the metric it predicts', () => {

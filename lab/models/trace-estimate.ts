@@ -76,9 +76,8 @@ class DiskClock {
   constructor(model: DiskModel) {
     this.#model = model;
     // What passes under the head in one turn: a hop shorter than this needs no seek.
-    this.#trackBytes = model.kind === 'hdd'
-      ? model.sustainedBytesPerSec * (rotationMs(model) / 1000)
-      : 0;
+    this.#trackBytes =
+      model.kind === 'hdd' ? model.sustainedBytesPerSec * (rotationMs(model) / 1000) : 0;
   }
 
   beginFlush(): void {
@@ -91,9 +90,10 @@ class DiskClock {
     this.positioningMs += this.#positioningMs(file, startBytes);
     const bytes = endBytes - startBytes;
     // An SSD's per-write time already covers its first page.
-    const streamedBytes = this.#model.kind === 'ssd' && !this.#continues(file, startBytes)
-      ? Math.max(0, bytes - this.#model.pageBytes)
-      : bytes;
+    const streamedBytes =
+      this.#model.kind === 'ssd' && !this.#continues(file, startBytes)
+        ? Math.max(0, bytes - this.#model.pageBytes)
+        : bytes;
     this.transferMs += transferMs(this.#model, streamedBytes);
     this.flushedExtents++;
     this.deviceBytes += bytes;
@@ -244,7 +244,8 @@ export function estimatePrediction(
     model: estimate.model,
     unit: 'ops/s',
     value: estimatedRatePerSec(estimate, operations),
-    basis: `write trace of this run: ${estimate.writes} writes ` +
+    basis:
+      `write trace of this run: ${estimate.writes} writes ` +
       `(${estimate.randomWrites} random), ` +
       `${estimate.syncs} syncs, ${estimate.deviceBytes} B to the disk; see docs/models.md`,
   };

@@ -26,7 +26,10 @@ describe('TracingFileIO', () => {
     const trace = io.trace;
     expect(trace.files).toEqual([join(dir, 'log'), join(dir, 'index'), dir]);
     const events = Array.from({ length: trace.length }, (_, i) => [
-      trace.kindAt(i), trace.fileAt(i), trace.positionBytesAt(i), trace.lengthBytesAt(i),
+      trace.kindAt(i),
+      trace.fileAt(i),
+      trace.positionBytesAt(i),
+      trace.lengthBytesAt(i),
     ]);
     expect(events).toEqual([
       [TRACE_WRITE, 0, 0, 1024],
@@ -36,8 +39,12 @@ describe('TracingFileIO', () => {
       [TRACE_SYNC, 1, 0, 0],
       [TRACE_DIR_SYNC, 2, 0, 0],
     ]);
-    expect(io.counters)
-      .toMatchObject({ writeCalls: 3, writeBytes: 1544, fdatasyncCalls: 2, dirFsyncCalls: 1 });
+    expect(io.counters).toMatchObject({
+      writeCalls: 3,
+      writeBytes: 1544,
+      fdatasyncCalls: 2,
+      dirFsyncCalls: 1,
+    });
     expect(fs.statSync(join(dir, 'log')).size).toBe(1536);
   });
 

@@ -13,8 +13,11 @@ describe('traceSlice', () => {
     const slice = traceSlice(trace, 1);
     expect(slice.files).toEqual(['/set-up', '/log']);
     expect(slice.length).toBe(2);
-    expect([slice.kindAt(0), slice.fileAt(0), slice.lengthBytesAt(0)])
-      .toEqual([TRACE_WRITE, log, 1040]);
+    expect([slice.kindAt(0), slice.fileAt(0), slice.lengthBytesAt(0)]).toEqual([
+      TRACE_WRITE,
+      log,
+      1040,
+    ]);
     expect(slice.kindAt(1)).toBe(TRACE_SYNC);
     expect(traceSlice(trace, 3).length).toBe(0);
     expect(() => traceSlice(trace, 2, 1)).toThrow(/ends before it starts/);

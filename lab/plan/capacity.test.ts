@@ -13,10 +13,12 @@ describe('capacity arithmetic', () => {
 
   it('reproduces the seed table of how long one segment lasts', () => {
     const seconds = SEED_SEGMENT_TABLE_BYTES.map((bytes) =>
-      Math.floor(secondsToFill(bytes, SEED_NORMAL_TRAFFIC)));
+      Math.floor(secondsToFill(bytes, SEED_NORMAL_TRAFFIC)),
+    );
     expect(seconds).toEqual([819, 13_107, 20_480, 209_715]);
-    const hours = SEED_SEGMENT_TABLE_BYTES.map((bytes) =>
-      secondsToFill(bytes, SEED_NORMAL_TRAFFIC) / 3_600);
+    const hours = SEED_SEGMENT_TABLE_BYTES.map(
+      (bytes) => secondsToFill(bytes, SEED_NORMAL_TRAFFIC) / 3_600,
+    );
     expect(hours[1]).toBeCloseTo(3.6, 1);
     expect(hours[2]).toBeCloseTo(5.7, 1);
     expect(hours[3]).toBeCloseTo(58, 0);

@@ -42,7 +42,8 @@ export function modelCosts(model: HddModel, stepForwardMaxBytes: number): PlanCo
     scanBytesPerSec: sustained,
     coldLookupNs: {
       value: readMs * NS_PER_MS,
-      source: `${source}: seek ${model.averageSeekMs.toFixed(2)} ms + half a turn ` +
+      source:
+        `${source}: seek ${model.averageSeekMs.toFixed(2)} ms + half a turn ` +
         `${halfTurnMs(model).toFixed(2)} ms + ${formatNumber(stepForwardMaxBytes)} B at ${rate}`,
     },
     recoveryBytesPerSec: sustained,

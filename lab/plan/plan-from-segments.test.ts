@@ -44,7 +44,15 @@ describe('loglab plan --from-segments', () => {
 
   it('lets a flag win over the data and says so', async () => {
     const dir = await partition();
-    const run = await runMain(['plan', '--from-segments', dir, '--rate', '5/s', '--segment', '16MiB']);
+    const run = await runMain([
+      'plan',
+      '--from-segments',
+      dir,
+      '--rate',
+      '5/s',
+      '--segment',
+      '16MiB',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/--rate +5\/s, from the flag/);
     expect(run.stdout).toMatch(/--segment +16 MiB, from the flag/);

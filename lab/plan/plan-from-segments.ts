@@ -43,14 +43,17 @@ export interface GivenFigures {
 export function inputFromSegments(stats: SegmentStats, given: GivenFigures): SourcedInput {
   const rate = given.ratePerSec ?? stats.time?.ratePerSec ?? null;
   if (rate === null) {
-    throw new LabError('BAD_ARGUMENT', `--rate: the records in ${stats.dir} carry no timestamps ` +
-      'that span any time, so they give no rate; pass --rate (e.g. --rate 5000/s)');
+    throw new LabError(
+      'BAD_ARGUMENT',
+      `--rate: the records in ${stats.dir} carry no timestamps ` +
+        'that span any time, so they give no rate; pass --rate (e.g. --rate 5000/s)',
+    );
   }
   const storedBytes = Math.ceil(stats.storedBytesPerRecord);
   const dataBytes = Math.max(RECORD_HEADER_BYTES, storedBytes);
   const inferred = intervalFromData(stats);
   const source = (flag: number | null, fromData: boolean): FigureSource =>
-    (flag !== null ? 'flag' : fromData ? 'data' : 'default');
+    flag !== null ? 'flag' : fromData ? 'data' : 'default';
   const input: PlanInput = {
     ratePerSec: rate,
     recordBytes: given.recordBytes ?? dataBytes,
@@ -61,10 +64,11 @@ export function inputFromSegments(stats: SegmentStats, given: GivenFigures): Sou
     consumerLagSeconds: given.consumerLagSeconds,
     lookupPositionBytes: given.lookupPositionBytes,
   };
-  const note = given.recordBytes === null && storedBytes < RECORD_HEADER_BYTES
-    ? `a record takes ${storedBytes} B on disk here, below the ${RECORD_HEADER_BYTES}-byte ` +
-      'minimum of the plan\'s record arithmetic; planned at that minimum'
-    : null;
+  const note =
+    given.recordBytes === null && storedBytes < RECORD_HEADER_BYTES
+      ? `a record takes ${storedBytes} B on disk here, below the ${RECORD_HEADER_BYTES}-byte ` +
+        "minimum of the plan's record arithmetic; planned at that minimum"
+      : null;
   return {
     input,
     sources: {
@@ -111,18 +115,23 @@ export function segmentStatsLines(stats: SegmentStats, sourced: SourcedInput): s
     `  batch size        ${distribution(stats.batchBytes, bytes)}, as stored`,
     `  records a batch   ${distribution(stats.recordsPerBatch, (v) => formatNumber(v))}`,
     `  on disk a record  ${formatFigure(stats.storedBytesPerRecord)} B (stored bytes / records)`,
-    ...stats.codecs.map((c) => `  compression       ${c.codec}: ${formatFigure(c.ratio)}x ` +
-      `(${formatNumber(c.uncompressedBytes)} B uncompressed / ${formatNumber(c.storedBytes)} B ` +
-      `stored, ${formatNumber(c.batches)} batch(es))`),
+    ...stats.codecs.map(
+      (c) =>
+        `  compression       ${c.codec}: ${formatFigure(c.ratio)}x ` +
+        `(${formatNumber(c.uncompressedBytes)} B uncompressed / ${formatNumber(c.storedBytes)} B ` +
+        `stored, ${formatNumber(c.batches)} batch(es))`,
+    ),
     `  index entries     ${formatNumber(stats.indexEntries)}, ` +
       `${formatFigure(stats.indexEntriesPerMiB)} a MiB; interval ${intervalText(stats)}`,
     `  time              ${timeText(stats)}`,
   ];
   if (stats.ignoredTail !== null) {
     const t = stats.ignoredTail;
-    lines.push(`  left out          ${formatNumber(t.sizeBytes)} B at byte ` +
-      `${formatNumber(t.positionBytes)} ` +
-      `of ${t.file} (${t.zeros ? 'zeros' : `a torn tail: ${t.reason}`})`);
+    lines.push(
+      `  left out          ${formatNumber(t.sizeBytes)} B at byte ` +
+        `${formatNumber(t.positionBytes)} ` +
+        `of ${t.file} (${t.zeros ? 'zeros' : `a torn tail: ${t.reason}`})`,
+    );
   }
   lines.push(...sourceLines(sourced));
   return lines;
@@ -142,7 +151,8 @@ function intervalText(stats: SegmentStats): string {
 function timeText(stats: SegmentStats): string {
   const t = stats.time;
   if (t === null) return 'no timestamps';
-  const span = `${new Date(t.firstMs).toISOString()} to ${new Date(t.lastMs).toISOString()} ` +
+  const span =
+    `${new Date(t.firstMs).toISOString()} to ${new Date(t.lastMs).toISOString()} ` +
     `(${formatFigure(t.spanSeconds)} s)`;
   if (t.ratePerSec === null) return `${span}, no rate`;
   return `${span}, ${formatFigure(t.ratePerSec)} records/s`;
@@ -151,7 +161,7 @@ function timeText(stats: SegmentStats): string {
 function sourceLines(sourced: SourcedInput): string[] {
   const { input, sources } = sourced;
   const from = (source: FigureSource) =>
-    (source === 'data' ? 'from the data' : source === 'flag' ? 'from the flag' : 'the default');
+    source === 'data' ? 'from the data' : source === 'flag' ? 'from the flag' : 'the default';
   const lines = [
     'Plan inputs:',
     `  --rate            ${formatFigure(input.ratePerSec)}/s, ${from(sources.rate)}`,

@@ -32,7 +32,7 @@ const exact = (value: number) => formatNumber(value, 2);
 const bytes = (value: number) => `${count(value)} B`;
 /** `131,072 B (128 KiB)`: exact for hand checks, binary for reading. */
 const sized = (value: number) =>
-  (value < 1024 ? bytes(value) : `${bytes(value)} (${formatBytes(value)})`);
+  value < 1024 ? bytes(value) : `${bytes(value)} (${formatBytes(value)})`;
 /** The course's "about 5,850" for 5,849.49: a fraction rounds to tens (below 1,000: 3 digits). */
 const approx = (value: number) => {
   if (Number.isInteger(value)) return count(value);
@@ -40,25 +40,27 @@ const approx = (value: number) => {
   return count(roundSignificant(value, Math.max(3, digits - 1)));
 };
 const about = (value: number) =>
-  (Number.isInteger(value) ? count(value) : `about ${approx(value)}`);
+  Number.isInteger(value) ? count(value) : `about ${approx(value)}`;
 /** Three significant digits below 100 MB/s, so a slow rate never prints as `0 MB/s`. */
 const megabytesPerSec = (value: number) => `${formatFigure(value / 1e6)} MB/s`;
 /** A quotient in seconds: whole from 100 s up, else three significant digits (1.64 s). */
-const seconds = (value: number) => (value >= 100 || Number.isInteger(value)
-  ? `${count(value)} s`
-  : `${formatNumber(roundSignificant(value, 3), 6)} s`);
+const seconds = (value: number) =>
+  value >= 100 || Number.isInteger(value)
+    ? `${count(value)} s`
+    : `${formatNumber(roundSignificant(value, 3), 6)} s`;
 /**
  * `1.64 s`, or `13,107 s = about 3.6 hours` from a minute up: a time under a minute is not
  * restated in seconds at another rounding (`2 s = about 1.6 seconds` contradicted itself).
  */
-const duration = (value: number, largestUnit?: DurationUnit) => (value < 60
-  ? seconds(value)
-  : `${seconds(value)} = ${formatAboutDuration(value, largestUnit)}`);
+const duration = (value: number, largestUnit?: DurationUnit) =>
+  value < 60 ? seconds(value) : `${seconds(value)} = ${formatAboutDuration(value, largestUnit)}`;
 
 function render(steps: readonly Step[]): string[] {
-  return steps.map((step) => step.length === 2
-    ? `  ${step[0].padEnd(LABEL_COLUMNS)} <= ${step[1]}`
-    : `  ${step[0].padEnd(LABEL_COLUMNS)} = ${step[1].padEnd(FORMULA_COLUMNS)} = ${step[2]}`);
+  return steps.map((step) =>
+    step.length === 2
+      ? `  ${step[0].padEnd(LABEL_COLUMNS)} <= ${step[1]}`
+      : `  ${step[0].padEnd(LABEL_COLUMNS)} = ${step[1].padEnd(FORMULA_COLUMNS)} = ${step[2]}`,
+  );
 }
 
 function lifeStep(
@@ -78,11 +80,13 @@ function workloadLines(f: PlanFigures): string[] {
   return [
     `Workload: ${exact(ratePerSec)} messages a second of ${bytes(recordBytes)} records ` +
       `(record = ${f.headerBytes} B header + ${bytes(f.bodyBytes)} body)`,
-    ...render([[
-      'traffic',
-      `${exact(ratePerSec)}/s x ${bytes(recordBytes)}`,
-      `${exact(f.bytesPerSec)} B a second`,
-    ]]),
+    ...render([
+      [
+        'traffic',
+        `${exact(ratePerSec)}/s x ${bytes(recordBytes)}`,
+        `${exact(f.bytesPerSec)} B a second`,
+      ],
+    ]),
   ];
 }
 
@@ -103,8 +107,10 @@ function segmentLines(f: PlanFigures): string[] {
     '  the sizes real brokers chose, at this traffic:',
     ...f.references.map((reference) => {
       const [, formula, result] = lifeStep('', reference, f.bytesPerSec);
-      return `    ${name(reference.segmentBytes).padEnd(widest)}  ` +
-        `${formula.padEnd(FORMULA_COLUMNS)} = ${result}   (${reference.who})`;
+      return (
+        `    ${name(reference.segmentBytes).padEnd(widest)}  ` +
+        `${formula.padEnd(FORMULA_COLUMNS)} = ${result}   (${reference.who})`
+      );
     }),
   ];
 }
@@ -114,14 +120,20 @@ function indexSizeSteps(f: PlanFigures): Step[] {
   const dense = input.indexIntervalBytes === 0;
   const { entryBytes, timeEntryBytes } = index;
   const entriesFormula = (perEntry: number) => `${count(input.segmentBytes)} / ${count(perEntry)}`;
-  const steps: Step[] = dense ? [] : [
-    [
-      'sparse entries',
-      entriesFormula(input.indexIntervalBytes),
-      `at most ${count(index.sparseEntries)}`,
-    ],
-    ['sparse index', `${count(index.sparseEntries)} x ${entryBytes} B`, sized(index.sparseBytes)],
-  ];
+  const steps: Step[] = dense
+    ? []
+    : [
+        [
+          'sparse entries',
+          entriesFormula(input.indexIntervalBytes),
+          `at most ${count(index.sparseEntries)}`,
+        ],
+        [
+          'sparse index',
+          `${count(index.sparseEntries)} x ${entryBytes} B`,
+          sized(index.sparseBytes),
+        ],
+      ];
   return [
     ...steps,
     ['dense entries', entriesFormula(input.recordBytes), count(index.denseEntries)],
@@ -139,13 +151,18 @@ function lookupSteps(f: PlanFigures, costs: PlanCosts): Step[] {
   const measured = costs.coldLookupNs.source.startsWith('measured');
   const scanRate = costs.scanBytesPerSec.value;
   return [
-    ['entries so far', `${count(index.lookupPositionBytes)} / ${count(perEntry)} = ` +
-      about(entries)],
+    [
+      'entries so far',
+      `${count(index.lookupPositionBytes)} / ${count(perEntry)} = ${about(entries)}`,
+    ],
     ['comparisons', `${k}, because 2^${k} = ${count(2 ** k)} is more than ${approx(entries)}`],
     dense
       ? ['step forward', 'the record itself', sized(index.stepForwardMaxBytes)]
-      : ['step forward', `${count(input.indexIntervalBytes)} + one ${bytes(input.recordBytes)} ` +
-        `record = ${sized(index.stepForwardMaxBytes)}`],
+      : [
+          'step forward',
+          `${count(input.indexIntervalBytes)} + one ${bytes(input.recordBytes)} ` +
+            `record = ${sized(index.stepForwardMaxBytes)}`,
+        ],
     [
       'lookup, not cached',
       measured ? 'measured' : 'one random read, then the step',
@@ -161,12 +178,14 @@ function lookupSteps(f: PlanFigures, costs: PlanCosts): Step[] {
 
 function indexLines(f: PlanFigures, costs: PlanCosts): string[] {
   const { index, input } = f;
-  const rule = input.indexIntervalBytes === 0
-    ? 'dense, an entry for every record'
-    : `an entry every ${bytes(input.indexIntervalBytes)} written`;
-  const where = input.lookupPositionBytes === null
-    ? 'the end of a full segment, the worst case'
-    : bytes(index.lookupPositionBytes);
+  const rule =
+    input.indexIntervalBytes === 0
+      ? 'dense, an entry for every record'
+      : `an entry every ${bytes(input.indexIntervalBytes)} written`;
+  const where =
+    input.lookupPositionBytes === null
+      ? 'the end of a full segment, the worst case'
+      : bytes(index.lookupPositionBytes);
   return [
     `Index: ${rule}, ${index.entryBytes} B an entry (relative offset u32 + position u32)`,
     ...render(indexSizeSteps(f)),
@@ -201,20 +220,27 @@ function recoveryLines(f: PlanFigures, costs: PlanCosts): string[] {
   const rate = costs.recoveryBytesPerSec;
   const lines = [
     'Recovery after a crash (nothing to walk after a clean close)',
-    ...render([[
-      'walk, at most',
-      `${count(f.input.segmentBytes)} B / ${megabytesPerSec(rate.value)}`,
-      `${formatDurationNs(streamNs(f.input.segmentBytes, rate.value))} (one whole segment)`,
-    ]]),
+    ...render([
+      [
+        'walk, at most',
+        `${count(f.input.segmentBytes)} B / ${megabytesPerSec(rate.value)}`,
+        `${formatDurationNs(streamNs(f.input.segmentBytes, rate.value))} (one whole segment)`,
+      ],
+    ]),
     `  walk rate: ${rate.source}`,
   ];
   const open = costs.openNsPerSegment;
   if (open !== null && f.retention !== null) {
-    lines.push(...render([[
-      'open, clean',
-      `${count(f.retention.segments)} segments x ${formatDurationNs(open.value)}`,
-      formatDurationNs(f.retention.segments * open.value),
-    ]]), `  open: ${open.source}`);
+    lines.push(
+      ...render([
+        [
+          'open, clean',
+          `${count(f.retention.segments)} segments x ${formatDurationNs(open.value)}`,
+          formatDurationNs(f.retention.segments * open.value),
+        ],
+      ]),
+      `  open: ${open.source}`,
+    );
   }
   return lines;
 }
@@ -222,11 +248,13 @@ function recoveryLines(f: PlanFigures, costs: PlanCosts): string[] {
 function pageCacheLines(f: PlanFigures): string[] {
   const { pageCache } = f;
   const memory = formatBytes(pageCache.memoryBytes);
-  const steps: Step[] = [[
-    'holds',
-    `${count(pageCache.memoryBytes)} B / ${exact(f.bytesPerSec)} B/s`,
-    `${duration(pageCache.seconds)} of traffic`,
-  ]];
+  const steps: Step[] = [
+    [
+      'holds',
+      `${count(pageCache.memoryBytes)} B / ${exact(f.bytesPerSec)} B/s`,
+      `${duration(pageCache.seconds)} of traffic`,
+    ],
+  ];
   const { lag } = pageCache;
   if (lag !== null) {
     const verdict = lag.fromMemory
@@ -246,9 +274,11 @@ function retentionLines(f: PlanFigures): string[] {
   if (retention === null) return [];
   const kept = count(retention.segments);
   return [
-    `Retention of ${retention.seconds < 60
-      ? seconds(retention.seconds)
-      : `${seconds(retention.seconds)} (${formatAboutDuration(retention.seconds)})`}`,
+    `Retention of ${
+      retention.seconds < 60
+        ? seconds(retention.seconds)
+        : `${seconds(retention.seconds)} (${formatAboutDuration(retention.seconds)})`
+    }`,
     ...render([
       [
         'log bytes',
@@ -277,10 +307,11 @@ function retentionWarning(f: PlanFigures): string[] {
   const { retention } = f;
   if (retention === null || retention.segments <= MAX_SEGMENTS) return [];
   const larger = segmentForCount(retention.bytes);
-  const fix = larger === null
-    ? '; even 2 GiB segments keep too many: shorten the retention or split the log'
-    : `: --segment ${formatBytes(larger).replace(' ', '')} keeps ` +
-      count(segmentsKept(retention.bytes, larger));
+  const fix =
+    larger === null
+      ? '; even 2 GiB segments keep too many: shorten the retention or split the log'
+      : `: --segment ${formatBytes(larger).replace(' ', '')} keeps ` +
+        count(segmentsKept(retention.bytes, larger));
   return wrap(`${tooManySegments(retention.segments, retention.files)}${fix}`, '  ');
 }
 
@@ -323,13 +354,15 @@ function recommendedSegmentLines(f: PlanFigures, choice: SegmentChoice): string[
     `${size} B / ${megabytesPerSec(choice.recoveryBytesPerSec)}`,
     `${formatDurationNs(choice.recoveryNs)} (one whole segment)`,
   ]);
-  const heading = retention === null
-    ? `  at ${formatBytes(choice.bytes)} (no --retention: segment and file counts not computed):`
-    : `  at ${formatBytes(choice.bytes)}, for the retention of ` +
-      `${formatAboutDuration(retention.seconds)}:`;
-  const open = choice.openNs === null && retention !== null
-    ? ['  open time not measured: add recovery results (`loglab run recovery`)']
-    : [];
+  const heading =
+    retention === null
+      ? `  at ${formatBytes(choice.bytes)} (no --retention: segment and file counts not computed):`
+      : `  at ${formatBytes(choice.bytes)}, for the retention of ` +
+        `${formatAboutDuration(retention.seconds)}:`;
+  const open =
+    choice.openNs === null && retention !== null
+      ? ['  open time not measured: add recovery results (`loglab run recovery`)']
+      : [];
   return [
     heading,
     ...render(steps).map((line) => `  ${line}`),

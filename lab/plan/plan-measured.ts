@@ -23,7 +23,10 @@ import { MiB } from '../../storage/units.js';
 
 const NS_PER_SECOND = 1e9;
 export const MEASURED_EXPERIMENTS: readonly string[] = [
-  INDEX_DENSITY_METRICS, SCAN_VS_LOOKUP_METRICS, SEGMENT_SIZE_METRICS, RECOVERY_METRICS,
+  INDEX_DENSITY_METRICS,
+  SCAN_VS_LOOKUP_METRICS,
+  SEGMENT_SIZE_METRICS,
+  RECOVERY_METRICS,
 ].map(experimentOf);
 
 export interface MeasuredDocument {
@@ -76,11 +79,17 @@ export interface MeasuredFigures {
 export function readMeasuredDocuments(paths: readonly string[]): MeasuredDocument[] {
   const files = paths.flatMap((entry) => {
     if (!fs.existsSync(entry)) {
-      throw new LabError('BAD_ARGUMENT', `--measured: expected a results file or a directory of ` +
-        `them, got '${entry}', which does not exist`);
+      throw new LabError(
+        'BAD_ARGUMENT',
+        `--measured: expected a results file or a directory of ` +
+          `them, got '${entry}', which does not exist`,
+      );
     }
     if (!fs.statSync(entry).isDirectory()) return [entry];
-    return fs.readdirSync(entry).filter((name) => name.endsWith('.json')).sort()
+    return fs
+      .readdirSync(entry)
+      .filter((name) => name.endsWith('.json'))
+      .sort()
       .map((name) => path.join(entry, name));
   });
   return files.map((file) => {
@@ -122,7 +131,8 @@ function nearest<T>(items: readonly T[], key: (item: T) => number | null, target
 
 function describe(found: Found): string {
   const labels = Object.entries(found.metric.labels ?? {})
-    .map(([key, value]) => `${key}: ${String(value)}`).join(', ');
+    .map(([key, value]) => `${key}: ${String(value)}`)
+    .join(', ');
   return `measured: ${found.metric.name} {${labels}} in ${found.file}`;
 }
 
@@ -135,16 +145,21 @@ function noiseOf(metric: Metric): readonly [number, number] | null {
 
 /** index-density figures at the record size nearest the plan's, cold if measured cold. */
 function intervalFigures(docs: readonly MeasuredDocument[], recordBytes: number) {
-  const latencies = nearest(preferCold(find(docs, INDEX_DENSITY_METRICS.lookupLatencyNs)),
-    (entry) => numericLabel(entry.metric, 'recordSizeBytes'), recordBytes);
+  const latencies = nearest(
+    preferCold(find(docs, INDEX_DENSITY_METRICS.lookupLatencyNs)),
+    (entry) => numericLabel(entry.metric, 'recordSizeBytes'),
+    recordBytes,
+  );
   const sizes = find(docs, INDEX_DENSITY_METRICS.indexBytesPerGiB);
   const figures: Array<IntervalFigure & { readonly found: Found }> = [];
   for (const entry of latencies) {
     const intervalBytes = numericLabel(entry.metric, 'intervalBytes');
     if (intervalBytes === null) continue;
-    const size = sizes.find((candidate) =>
-      numericLabel(candidate.metric, 'intervalBytes') === intervalBytes &&
-      candidate.metric.labels?.recordSizeBytes === entry.metric.labels?.recordSizeBytes);
+    const size = sizes.find(
+      (candidate) =>
+        numericLabel(candidate.metric, 'intervalBytes') === intervalBytes &&
+        candidate.metric.labels?.recordSizeBytes === entry.metric.labels?.recordSizeBytes,
+    );
     figures.push({
       intervalBytes,
       lookupNs: entry.metric.median,
@@ -166,8 +181,11 @@ function lookupCost(
   if (atInterval !== undefined) {
     return { value: atInterval.lookupNs, source: describe(atInterval.found) };
   }
-  const lookups = preferCold(find(docs, SCAN_VS_LOOKUP_METRICS.timeNs)
-    .filter((entry) => entry.metric.labels?.method === 'lookup'));
+  const lookups = preferCold(
+    find(docs, SCAN_VS_LOOKUP_METRICS.timeNs).filter(
+      (entry) => entry.metric.labels?.method === 'lookup',
+    ),
+  );
   const deepest = largestBy(lookups, (entry) => numericLabel(entry.metric, 'targetMiB'));
   return deepest === undefined ? null : { value: deepest.metric.median, source: describe(deepest) };
 }
@@ -178,23 +196,28 @@ function largestBy<T>(items: readonly T[], key: (item: T) => number | null): T |
 
 /** Bytes a scan read over the time it took: the deepest scan target, cold if measured cold. */
 function scanCost(docs: readonly MeasuredDocument[]): CostFigure | null {
-  const scans = preferCold(find(docs, SCAN_VS_LOOKUP_METRICS.timeNs)
-    .filter((entry) => entry.metric.labels?.method === 'scan'));
+  const scans = preferCold(
+    find(docs, SCAN_VS_LOOKUP_METRICS.timeNs).filter(
+      (entry) => entry.metric.labels?.method === 'scan',
+    ),
+  );
   const deepest = largestBy(scans, (entry) => numericLabel(entry.metric, 'targetMiB'));
   if (deepest === undefined || deepest.metric.median <= 0) return null;
-  const read = find(docs, SCAN_VS_LOOKUP_METRICS.bytesRead).find((entry) =>
-    JSON.stringify(entry.metric.labels) === JSON.stringify(deepest.metric.labels));
+  const read = find(docs, SCAN_VS_LOOKUP_METRICS.bytesRead).find(
+    (entry) => JSON.stringify(entry.metric.labels) === JSON.stringify(deepest.metric.labels),
+  );
   const bytes = read?.metric.median ?? numericLabel(deepest.metric, 'targetMiB')! * MiB;
   const bytesPerSec = bytes / (deepest.metric.median / NS_PER_SECOND);
   return {
     value: bytesPerSec,
-    source: `${describe(deepest)}: ${formatBytes(bytes)} in ` +
-      formatDurationNs(deepest.metric.median),
+    source: `${describe(deepest)}: ${formatBytes(bytes)} in ${formatDurationNs(deepest.metric.median)}`,
   };
 }
 
 function recoveryOpens(docs: readonly MeasuredDocument[], state: string): Found[] {
-  return find(docs, RECOVERY_METRICS.openNs).filter((entry) => entry.metric.labels?.state === state);
+  return find(docs, RECOVERY_METRICS.openNs).filter(
+    (entry) => entry.metric.labels?.state === state,
+  );
 }
 
 /**
@@ -208,7 +231,8 @@ function recoveryCost(docs: readonly MeasuredDocument[]): CostFigure | null {
   if (longest === undefined || tailBytes === null || longest.metric.median <= 0) return null;
   return {
     value: tailBytes / (longest.metric.median / NS_PER_SECOND),
-    source: `${describe(longest)}: ${formatBytes(tailBytes)} tail in ` +
+    source:
+      `${describe(longest)}: ${formatBytes(tailBytes)} tail in ` +
       `${formatDurationNs(longest.metric.median)}`,
   };
 }
@@ -221,7 +245,8 @@ function openCost(docs: readonly MeasuredDocument[]): CostFigure | null {
   if (most === undefined || segments === null || segments <= 0) return null;
   return {
     value: most.metric.median / segments,
-    source: `${describe(most)}: ${formatDurationNs(most.metric.median)} for ` +
+    source:
+      `${describe(most)}: ${formatDurationNs(most.metric.median)} for ` +
       `${formatNumber(segments)} segments`,
   };
 }
@@ -239,13 +264,15 @@ function segmentSizeFigures(docs: readonly MeasuredDocument[]): SegmentSizeFigur
       bySize.set(segmentBytes, row);
     }
   }
-  return [...bySize.entries()].sort(([a], [b]) => a - b).map(([segmentBytes, row]) => ({
-    segmentBytes,
-    openNs: row.openNs ?? null,
-    lookupLatencyNs: row.lookupLatencyNs ?? null,
-    rollNs: row.rollNs ?? null,
-    retentionLagBytes: row.retentionLagBytes ?? null,
-  }));
+  return [...bySize.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([segmentBytes, row]) => ({
+      segmentBytes,
+      openNs: row.openNs ?? null,
+      lookupLatencyNs: row.lookupLatencyNs ?? null,
+      rollNs: row.rollNs ?? null,
+      retentionLagBytes: row.retentionLagBytes ?? null,
+    }));
 }
 
 function costsFrom(
@@ -275,16 +302,19 @@ export function measuredFigures(
   const first = intervals[0]?.found.metric.labels;
   return {
     files: docs.filter((doc) => known.includes(doc.results.experiment.id)).map((doc) => doc.file),
-    ignored: docs.filter((doc) => !known.includes(doc.results.experiment.id))
+    ignored: docs
+      .filter((doc) => !known.includes(doc.results.experiment.id))
       .map((doc) => `${doc.file} (${doc.results.experiment.id})`),
     costs: costsFrom(docs, intervals, intervalBytes),
-    intervalBasis: first === undefined
-      ? null
-      : `${String(first.cache ?? 'unlabelled')} cache, ` +
-        `${String(first.recordSizeBytes)}-byte records`,
+    intervalBasis:
+      first === undefined
+        ? null
+        : `${String(first.cache ?? 'unlabelled')} cache, ` +
+          `${String(first.recordSizeBytes)}-byte records`,
     intervals: intervals.map(({ found: _found, ...figure }) => figure),
     segmentSizes: segmentSizeFigures(docs),
-    segmentSizesQuick: docs.some((doc) =>
-      doc.results.experiment.id === 'segment-size' && doc.results.quick),
+    segmentSizesQuick: docs.some(
+      (doc) => doc.results.experiment.id === 'segment-size' && doc.results.quick,
+    ),
   };
 }

@@ -37,7 +37,11 @@ const interval = (
 });
 
 const row = (segmentBytes: number): SegmentSizeFigure => ({
-  segmentBytes, openNs: 7e5, lookupLatencyNs: 3e3, rollNs: 5.6e5, retentionLagBytes: null,
+  segmentBytes,
+  openNs: 7e5,
+  lookupLatencyNs: 3e3,
+  rollNs: 5.6e5,
+  retentionLagBytes: null,
 });
 
 function measured(overrides: Partial<MeasuredFigures> = {}): MeasuredFigures {
@@ -73,7 +77,7 @@ describe('the segment recommendation', () => {
     expect(choice.segments).toBeLessThanOrEqual(MAX_SEGMENTS);
     expect(choice.files).toBe(choice.segments! * 3);
     expect(choice.openNs).toBeCloseTo(choice.segments! * 9.2e3, 0);
-    expect(choice.recoveryNs).toBeCloseTo((256 * MiB) / COSTS.recoveryBytesPerSec.value * 1e9, 0);
+    expect(choice.recoveryNs).toBeCloseTo(((256 * MiB) / COSTS.recoveryBytesPerSec.value) * 1e9, 0);
     expect(choice.warning).toBeNull();
   });
 
@@ -88,10 +92,12 @@ describe('the segment recommendation', () => {
     const busy = { ...INPUT, ratePerSec: 100_000 };
     const choice = recommend(busy, COSTS, measured()).segmentBytes;
     expect(choice.segments).toBeGreaterThan(MAX_SEGMENTS);
-    expect(choice.warning)
-      .toMatch(/^WARNING: 461,427 segments \(1,384,281 files\) is more than 100,000: too many/);
-    expect(choice.warning)
-      .toMatch(/choose larger segments: 2 GiB keeps 57,680, at the cost of a 5.06 s recovery walk/);
+    expect(choice.warning).toMatch(
+      /^WARNING: 461,427 segments \(1,384,281 files\) is more than 100,000: too many/,
+    );
+    expect(choice.warning).toMatch(
+      /choose larger segments: 2 GiB keeps 57,680, at the cost of a 5.06 s recovery walk/,
+    );
   });
 });
 
@@ -106,8 +112,9 @@ describe('the index interval recommendation', () => {
     expect(choice?.bytes).toBe(4096);
     expect(choice?.reason).toMatch(/The default, 4 KiB: 66.8 µs/);
     expect(choice?.reason).toMatch(/faster medians are within the noise/);
-    expect(choice?.reason)
-      .toMatch(/1 KiB: 60.2 µs \(interval 56 µs–67 µs, 10 samples\): the intervals overlap/);
+    expect(choice?.reason).toMatch(
+      /1 KiB: 60.2 µs \(interval 56 µs–67 µs, 10 samples\): the intervals overlap/,
+    );
   });
 
   it('keeps the default from fewer than 5 samples, however far apart the figures', () => {
@@ -144,53 +151,53 @@ describe('the index interval recommendation', () => {
 function contradictions(stdout: string): string[] {
   const unitSeconds: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
   const pattern = /([\d,.]+) s = about ([\d,.]+) (second|minute|hour|day)s?/g;
-  return [...stdout.matchAll(pattern)].filter((match) => {
-    const seconds = Number(match[1]!.replaceAll(',', ''));
-    const about = Number(match[2]!.replaceAll(',', ''));
-    const inUnit = seconds / unitSeconds[match[3]!]!;
-    return Math.abs(inUnit - about) / about > 0.05;
-  }).map((match) => match[0]);
+  return [...stdout.matchAll(pattern)]
+    .filter((match) => {
+      const seconds = Number(match[1]!.replaceAll(',', ''));
+      const about = Number(match[2]!.replaceAll(',', ''));
+      const inUnit = seconds / unitSeconds[match[3]!]!;
+      return Math.abs(inUnit - about) / about > 0.05;
+    })
+    .map((match) => match[0]);
 }
 
 describe('loglab plan --measured with the sample report', () => {
   const args = ['plan', '--rate', '20000/s', '--size', '2KiB', '--retention', '7d'];
 
-  it('recommends a segment at most 100,000 segments deep, or warns, and says it extrapolated',
-    async () => {
-      const run = await runMain([...args, '--measured', 'docs/sample-report']);
-      expect(run).toMatchObject({ code: 0, stderr: '' });
-      const block = run.stdout.slice(run.stdout.indexOf('Recommendation'));
-      const kept = /segments kept += .* = ([\d,]+)$/m.exec(block);
-      expect(kept).not.toBeNull();
-      const segments = Number(kept![1]!.replaceAll(',', ''));
-      if (segments > MAX_SEGMENTS) expect(block).toMatch(/WARNING: [\d,]+ segments/);
-      expect(block).not.toMatch(/segment 16 MiB:/);
-      expect(block).toMatch(/extrapolated from the 16 MiB measurement/);
-      expect(block).toMatch(/files += [\d,]+ x 3 \(.log .index .timeindex\) += [\d,]+/);
-      // The figures are the sample report's own, whatever this machine measured when it was made.
-      expect(block).toMatch(/open, clean += [\d,]+ segments x [\d.]+ µs checked += /);
-      expect(block).toMatch(/recovery walk += [\d,]+ B \/ [\d.]+ MB\/s += [\d.]+ (ms|s)/);
-      expect(block).toMatch(/index interval 4 KiB:/);
-      expect(block).toMatch(/within the noise/);
-    });
+  it('recommends a segment at most 100,000 segments deep, or warns, and says it extrapolated', async () => {
+    const run = await runMain([...args, '--measured', 'docs/sample-report']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const block = run.stdout.slice(run.stdout.indexOf('Recommendation'));
+    const kept = /segments kept += .* = ([\d,]+)$/m.exec(block);
+    expect(kept).not.toBeNull();
+    const segments = Number(kept![1]!.replaceAll(',', ''));
+    if (segments > MAX_SEGMENTS) expect(block).toMatch(/WARNING: [\d,]+ segments/);
+    expect(block).not.toMatch(/segment 16 MiB:/);
+    expect(block).toMatch(/extrapolated from the 16 MiB measurement/);
+    expect(block).toMatch(/files += [\d,]+ x 3 \(.log .index .timeindex\) += [\d,]+/);
+    // The figures are the sample report's own, whatever this machine measured when it was made.
+    expect(block).toMatch(/open, clean += [\d,]+ segments x [\d.]+ µs checked += /);
+    expect(block).toMatch(/recovery walk += [\d,]+ B \/ [\d.]+ MB\/s += [\d.]+ (ms|s)/);
+    expect(block).toMatch(/index interval 4 KiB:/);
+    expect(block).toMatch(/within the noise/);
+  });
 
   it('warns about the default 64 MiB segment: 369,142 segments for the week', async () => {
     const run = await runMain(args);
-    expect(run.stdout)
-      .toMatch(/WARNING: 369,142 segments \(1,107,426 files\) is more than 100,000/);
+    expect(run.stdout).toMatch(
+      /WARNING: 369,142 segments \(1,107,426 files\) is more than 100,000/,
+    );
     expect(run.stdout).toMatch(/--segment 256MiB keeps 92,287/);
   });
 
-  it('prints each duration once, at one rounding: 1.64 s, not "2 s = about 1.6 seconds"',
-    async () => {
-      const run = await runMain(args);
-      expect(run.stdout).toMatch(/lasts += 67,108,864 \/ 40,960,000 += 1.64 s$/m);
-      expect(run.stdout).toMatch(/4,194,304 \/ 40,960,000 += 0.102 s /);
-      expect(run.stdout).not.toMatch(/ s = about [\d.]+ seconds?/);
-      for (const rate of ['1/s', '5/s', '333/s', '20000/s', '1000000/s']) {
-        const other =
-          await runMain(['plan', '--rate', rate, '--size', '1KiB', '--retention', '90s']);
-        expect(contradictions(other.stdout)).toEqual([]);
-      }
-    });
+  it('prints each duration once, at one rounding: 1.64 s, not "2 s = about 1.6 seconds"', async () => {
+    const run = await runMain(args);
+    expect(run.stdout).toMatch(/lasts += 67,108,864 \/ 40,960,000 += 1.64 s$/m);
+    expect(run.stdout).toMatch(/4,194,304 \/ 40,960,000 += 0.102 s /);
+    expect(run.stdout).not.toMatch(/ s = about [\d.]+ seconds?/);
+    for (const rate of ['1/s', '5/s', '333/s', '20000/s', '1000000/s']) {
+      const other = await runMain(['plan', '--rate', rate, '--size', '1KiB', '--retention', '90s']);
+      expect(contradictions(other.stdout)).toEqual([]);
+    }
+  });
 });

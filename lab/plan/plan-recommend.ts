@@ -47,8 +47,10 @@ export const RETENTION_SHARE = 0.1;
 /** A crash may cost at most this much re-walking of one segment when the log opens. */
 export const RECOVERY_BUDGET_NS = 1e9;
 /** Sizes always considered, whatever was measured: 1 MiB to 2 GiB. */
-export const CANDIDATE_SEGMENTS: readonly number[] =
-  Array.from({ length: 12 }, (_, i) => MiB * 2 ** i);
+export const CANDIDATE_SEGMENTS: readonly number[] = Array.from(
+  { length: 12 },
+  (_, i) => MiB * 2 ** i,
+);
 /** The run that measures segment sizes 4 MiB … 1 GiB (without --quick). */
 export const SEGMENT_SIZE_RUN = 'loglab run segment-size';
 const INDEX_DENSITY_RUN = 'loglab run index-density';
@@ -83,20 +85,29 @@ export interface Recommendation {
 const intervalName = (bytes: number) => (bytes === 0 ? 'dense' : formatBytes(bytes));
 
 /** Enough samples and an interval to judge a difference by. */
-const decisive = (figure: IntervalFigure): figure is IntervalFigure & {
+const decisive = (
+  figure: IntervalFigure,
+): figure is IntervalFigure & {
   readonly noiseNs: readonly [number, number];
 } => figure.noiseNs !== null && figure.sampleCount >= MIN_DECISIVE_SAMPLES;
 
 /** `a` is faster than `b` by more than the slack, and their intervals do not overlap. */
 export function fasterBeyondNoise(a: IntervalFigure, b: IntervalFigure): boolean {
-  return decisive(a) && decisive(b) && a.noiseNs[1] < b.noiseNs[0] &&
-    a.lookupNs * (1 + LOOKUP_SLACK) < b.lookupNs;
+  return (
+    decisive(a) &&
+    decisive(b) &&
+    a.noiseNs[1] < b.noiseNs[0] &&
+    a.lookupNs * (1 + LOOKUP_SLACK) < b.lookupNs
+  );
 }
 
 /** `sparser`'s whole interval is within the slack of `anchor`'s lookup. */
 function asFastBeyondNoise(sparser: IntervalFigure, anchor: IntervalFigure): boolean {
-  return decisive(sparser) && decisive(anchor) &&
-    sparser.noiseNs[1] <= anchor.lookupNs * (1 + LOOKUP_SLACK);
+  return (
+    decisive(sparser) &&
+    decisive(anchor) &&
+    sparser.noiseNs[1] <= anchor.lookupNs * (1 + LOOKUP_SLACK)
+  );
 }
 
 /** Why `faster` (a lower median) does not beat `anchor`: every reason that applies. */
@@ -117,14 +128,18 @@ function withinNoiseBecause(faster: IntervalFigure, anchor: IntervalFigure): str
 }
 
 function evidence(figure: IntervalFigure): string {
-  const noise = figure.noiseNs === null
-    ? 'no interval'
-    : `interval ${formatDurationNs(figure.noiseNs[0])}–${formatDurationNs(figure.noiseNs[1])}`;
-  const index = figure.indexBytesPerGiB === null
-    ? ''
-    : `, index ${formatBytes(figure.indexBytesPerGiB)} per GiB of log`;
-  return `${intervalName(figure.intervalBytes)}: ${formatDurationNs(figure.lookupNs)} ` +
-    `(${noise}, ${formatNumber(figure.sampleCount)} samples${index})`;
+  const noise =
+    figure.noiseNs === null
+      ? 'no interval'
+      : `interval ${formatDurationNs(figure.noiseNs[0])}–${formatDurationNs(figure.noiseNs[1])}`;
+  const index =
+    figure.indexBytesPerGiB === null
+      ? ''
+      : `, index ${formatBytes(figure.indexBytesPerGiB)} per GiB of log`;
+  return (
+    `${intervalName(figure.intervalBytes)}: ${formatDurationNs(figure.lookupNs)} ` +
+    `(${noise}, ${formatNumber(figure.sampleCount)} samples${index})`
+  );
 }
 
 /** The measured interval nearest the default (4 KiB), the sparser on a tie. */
@@ -133,24 +148,27 @@ function anchorOf(intervals: readonly IntervalFigure[]): IntervalFigure {
   const distance = (figure: IntervalFigure) =>
     Math.abs(Math.log2((figure.intervalBytes + 1) / (target + 1)));
   return intervals.reduce((best, figure) =>
-    (distance(figure) < distance(best) ||
-      (distance(figure) === distance(best) && figure.intervalBytes > best.intervalBytes)
+    distance(figure) < distance(best) ||
+    (distance(figure) === distance(best) && figure.intervalBytes > best.intervalBytes)
       ? figure
-      : best));
+      : best,
+  );
 }
 
 /** Moves from the default only where a measurement shows it is worth it, beyond the noise. */
 function chooseInterval(intervals: readonly IntervalFigure[], anchor: IntervalFigure) {
   let chosen = anchor;
   for (;;) {
-    const denser = intervals.filter((figure) =>
-      figure.intervalBytes < chosen.intervalBytes && fasterBeyondNoise(figure, chosen));
+    const denser = intervals.filter(
+      (figure) => figure.intervalBytes < chosen.intervalBytes && fasterBeyondNoise(figure, chosen),
+    );
     if (denser.length === 0) break;
     chosen = denser.reduce((a, b) => (b.intervalBytes > a.intervalBytes ? b : a));
   }
   if (chosen !== anchor) return chosen;
-  const sparser = intervals.filter((figure) =>
-    figure.intervalBytes > anchor.intervalBytes && asFastBeyondNoise(figure, anchor));
+  const sparser = intervals.filter(
+    (figure) => figure.intervalBytes > anchor.intervalBytes && asFastBeyondNoise(figure, anchor),
+  );
   return sparser.reduce((a, b) => (b.intervalBytes > a.intervalBytes ? b : a), anchor);
 }
 
@@ -164,23 +182,30 @@ function intervalReason(
     ? `the default (${intervalName(anchor.intervalBytes)})`
     : `${intervalName(anchor.intervalBytes)} (nearest the default 4 KiB)`;
   if (chosen.intervalBytes < anchor.intervalBytes) {
-    return `Faster than ${anchorName}, beyond the noise (intervals apart, at least ` +
+    return (
+      `Faster than ${anchorName}, beyond the noise (intervals apart, at least ` +
       `${MIN_DECISIVE_SAMPLES} samples each) and by more than ${LOOKUP_SLACK * 100}%: ` +
-      `${evidence(chosen)} against ${evidence(anchor)}`;
+      `${evidence(chosen)} against ${evidence(anchor)}`
+    );
   }
   if (chosen.intervalBytes > anchor.intervalBytes) {
-    return `As fast as ${anchorName} with a smaller index: its whole interval is within ` +
+    return (
+      `As fast as ${anchorName} with a smaller index: its whole interval is within ` +
       `${LOOKUP_SLACK * 100}% of the lookup of ${anchorName}: ${evidence(chosen)} against ` +
-      `${evidence(anchor)}`;
+      `${evidence(anchor)}`
+    );
   }
   const faster = intervals.filter((figure) => figure.lookupNs < anchor.lookupNs);
-  const head = `${isDefault ? 'The default, ' : 'Nearest the default 4 KiB, '}` +
-    `${evidence(anchor)}`;
+  const head =
+    `${isDefault ? 'The default, ' : 'Nearest the default 4 KiB, '}` + `${evidence(anchor)}`;
   if (faster.length === 0) return `${head}; no measured interval is faster`;
-  const others = faster.map((figure) =>
-    `${evidence(figure)}: ${withinNoiseBecause(figure, anchor)}`).join('; ');
-  return `${head}. The faster medians are within the noise, so no denser index is shown to ` +
-    `be worth its size — ${others}. To decide, measure more rounds: \`${INDEX_DENSITY_RUN}\``;
+  const others = faster
+    .map((figure) => `${evidence(figure)}: ${withinNoiseBecause(figure, anchor)}`)
+    .join('; ');
+  return (
+    `${head}. The faster medians are within the noise, so no denser index is shown to ` +
+    `be worth its size — ${others}. To decide, measure more rounds: \`${INDEX_DENSITY_RUN}\``
+  );
 }
 
 function recommendInterval(
@@ -192,7 +217,8 @@ function recommendInterval(
   const chosen = chooseInterval(intervals, anchor);
   return {
     bytes: chosen.intervalBytes,
-    reason: `Lookups measured with ${basis ?? 'no cache label'}. ` +
+    reason:
+      `Lookups measured with ${basis ?? 'no cache label'}. ` +
       intervalReason(intervals, anchor, chosen),
   };
 }
@@ -212,7 +238,8 @@ function checkSegment(input: PlanInput, costs: PlanCosts, segmentBytes: number):
   const recoveryNs = streamNs(segmentBytes, costs.recoveryBytesPerSec.value);
   const retention = input.retentionSeconds;
   const retentionShare = retention === null ? null : life.seconds / retention;
-  const fits = segmentBytes >= input.recordBytes &&
+  const fits =
+    segmentBytes >= input.recordBytes &&
     segmentBytes >= input.indexIntervalBytes &&
     recoveryNs <= RECOVERY_BUDGET_NS &&
     (retentionShare === null || retentionShare <= RETENTION_SHARE);
@@ -233,11 +260,12 @@ function checkSegment(input: PlanInput, costs: PlanCosts, segmentBytes: number):
 const percent = (share: number) => `${formatNumber(roundSignificant(share * 100, 3), 8)}%`;
 
 function describeCheck(check: SegmentCheck): string {
-  const share = check.retentionShare === null
-    ? ''
-    : ` (${percent(check.retentionShare)} of the retention)`;
-  return `lasts ${formatAboutDuration(check.lifeSeconds, 'hour')}${share}, a crash re-walks it ` +
-    `in ${formatDurationNs(check.recoveryNs)}`;
+  const share =
+    check.retentionShare === null ? '' : ` (${percent(check.retentionShare)} of the retention)`;
+  return (
+    `lasts ${formatAboutDuration(check.lifeSeconds, 'hour')}${share}, a crash re-walks it ` +
+    `in ${formatDurationNs(check.recoveryNs)}`
+  );
 }
 
 function measuredAt(row: SegmentSizeFigure): string {
@@ -254,19 +282,24 @@ function measuredAt(row: SegmentSizeFigure): string {
 function segmentBasis(segmentBytes: number, measured: MeasuredFigures): string {
   const rows = measured.segmentSizes;
   const quick = measured.segmentSizesQuick ? ', a --quick run with sizes divided by 64' : '';
-  const priced = 'the recovery walk is priced per byte at the walk rate and the open per ' +
-    'segment at the recovery experiment\'s clean open';
+  const priced =
+    'the recovery walk is priced per byte at the walk rate and the open per ' +
+    "segment at the recovery experiment's clean open";
   const row = rows.find((candidate) => candidate.segmentBytes === segmentBytes);
   if (row !== undefined) return `measured at this size${quick}: ${measuredAt(row)}`;
   const largest = rows.at(-1);
   if (largest === undefined) {
-    return `no segment-size results, so nothing was measured at this size: ${priced}; ` +
-      `measure segment sizes to confirm: \`${SEGMENT_SIZE_RUN}\``;
+    return (
+      `no segment-size results, so nothing was measured at this size: ${priced}; ` +
+      `measure segment sizes to confirm: \`${SEGMENT_SIZE_RUN}\``
+    );
   }
   if (segmentBytes > largest.segmentBytes) {
-    return `extrapolated from the ${formatBytes(largest.segmentBytes)} measurement ` +
+    return (
+      `extrapolated from the ${formatBytes(largest.segmentBytes)} measurement ` +
       `(${measuredAt(largest)}), the largest the segment-size run measured${quick}: ${priced}; ` +
-      `measure larger segments to confirm: \`${SEGMENT_SIZE_RUN}\` (4 MiB … 1 GiB)`;
+      `measure larger segments to confirm: \`${SEGMENT_SIZE_RUN}\` (4 MiB … 1 GiB)`
+    );
   }
   const sizes = rows.map((candidate) => formatBytes(candidate.segmentBytes)).join(', ');
   return `not measured at this size (measured: ${sizes}${quick}): ${priced}`;
@@ -274,15 +307,18 @@ function segmentBasis(segmentBytes: number, measured: MeasuredFigures): string {
 
 /** The warning's first sentence, shared with the retention lines of the plan itself. */
 export function tooManySegments(segments: number, files: number): string {
-  return `WARNING: ${formatNumber(segments)} segments (${formatNumber(files)} files) is more ` +
+  return (
+    `WARNING: ${formatNumber(segments)} segments (${formatNumber(files)} files) is more ` +
     `than ${formatNumber(MAX_SEGMENTS)}: too many files to open, check at start-up and keep ` +
-    `open; choose larger segments`;
+    `open; choose larger segments`
+  );
 }
 
 /** The smallest candidate keeping at most MAX_SEGMENTS for `retainedBytes`, or null. */
 export function segmentForCount(retainedBytes: number): number | null {
-  return CANDIDATE_SEGMENTS.find((size) => segmentsKept(retainedBytes, size) <= MAX_SEGMENTS) ??
-    null;
+  return (
+    CANDIDATE_SEGMENTS.find((size) => segmentsKept(retainedBytes, size) <= MAX_SEGMENTS) ?? null
+  );
 }
 
 function segmentWarning(chosen: SegmentCheck, checks: readonly SegmentCheck[]): string | null {
@@ -292,31 +328,35 @@ function segmentWarning(chosen: SegmentCheck, checks: readonly SegmentCheck[]): 
   const fewer = checks.find((check) => check.segments !== null && check.segments <= MAX_SEGMENTS);
   if (fewer === undefined) {
     const largest = checks.at(-1)!;
-    return `${head}; even ${formatBytes(largest.segmentBytes)} keeps ` +
-      `${formatNumber(largest.segments ?? 0)}: shorten the retention or split the log`;
+    return (
+      `${head}; even ${formatBytes(largest.segmentBytes)} keeps ` +
+      `${formatNumber(largest.segments ?? 0)}: shorten the retention or split the log`
+    );
   }
-  return `${head}: ${formatBytes(fewer.segmentBytes)} keeps ` +
+  return (
+    `${head}: ${formatBytes(fewer.segmentBytes)} keeps ` +
     `${formatNumber(fewer.segments ?? 0)}, at the cost of a ` +
     `${formatDurationNs(fewer.recoveryNs)} ` +
-    `recovery walk after a crash`;
+    `recovery walk after a crash`
+  );
 }
 
 function segmentReason(input: PlanInput, costs: PlanCosts, checks: readonly SegmentCheck[]) {
   const passing = checks.filter((check) => check.fits);
   const chosen = passing.at(-1) ?? checks[0]!;
-  const range = `${formatBytes(checks[0]!.segmentBytes)} … ` +
-    formatBytes(checks.at(-1)!.segmentBytes);
-  const bounds = `at most ${RETENTION_SHARE * 100}% of the retention kept beyond it` +
+  const range = `${formatBytes(checks[0]!.segmentBytes)} … ${formatBytes(checks.at(-1)!.segmentBytes)}`;
+  const bounds =
+    `at most ${RETENTION_SHARE * 100}% of the retention kept beyond it` +
     `${input.retentionSeconds === null ? ' (no --retention given: not checked)' : ''}, ` +
     `recovery walk at most ${formatDurationNs(RECOVERY_BUDGET_NS)} at ` +
     `${formatNumber(costs.recoveryBytesPerSec.value / 1e6)} MB/s`;
-  const why = passing.length === 0
-    ? `no candidate of ${range} meets the bounds (${bounds}); the smallest is the least bad`
-    : `the largest candidate of ${range} within the bounds (${bounds})`;
+  const why =
+    passing.length === 0
+      ? `no candidate of ${range} meets the bounds (${bounds}); the smallest is the least bad`
+      : `the largest candidate of ${range} within the bounds (${bounds})`;
   const larger = checks.find((check) => check.segmentBytes > chosen.segmentBytes);
-  const next = larger === undefined
-    ? ''
-    : `; ${formatBytes(larger.segmentBytes)} ${describeCheck(larger)}`;
+  const next =
+    larger === undefined ? '' : `; ${formatBytes(larger.segmentBytes)} ${describeCheck(larger)}`;
   return { chosen, reason: `${why}: it ${describeCheck(chosen)}${next}` };
 }
 

@@ -104,8 +104,17 @@ describe('plan arithmetic', () => {
 
 describe('loglab plan', () => {
   it("prints the seed's figures, computed line by line", async () => {
-    const run = await runMain(['plan', '--rate', '5/s', '--size', '1KiB', '--consumer-lag', '30s',
-      '--lookup-position', '23959523']);
+    const run = await runMain([
+      'plan',
+      '--rate',
+      '5/s',
+      '--size',
+      '1KiB',
+      '--consumer-lag',
+      '30s',
+      '--lookup-position',
+      '23959523',
+    ]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const expected = [
       /record = 16 B header \+ 1,008 B body/,

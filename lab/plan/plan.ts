@@ -138,26 +138,41 @@ function limitError(argument: string, message: string): LabError {
 export function checkPlanLimits(input: PlanInput): void {
   const segment = formatBytes(input.segmentBytes);
   if (input.segmentBytes > MAX_POSITION_BYTES) {
-    throw limitError('--segment', `${segment} breaks the 4 GiB position limit: index entries ` +
-      `store a position inside the segment in 4 bytes (u32), so a segment must stay below 4 GiB ` +
-      `(at most ${formatNumber(MAX_POSITION_BYTES)} B); choose a smaller one, e.g. 2GiB`);
+    throw limitError(
+      '--segment',
+      `${segment} breaks the 4 GiB position limit: index entries ` +
+        `store a position inside the segment in 4 bytes (u32), so a segment must stay below 4 GiB ` +
+        `(at most ${formatNumber(MAX_POSITION_BYTES)} B); choose a smaller one, e.g. 2GiB`,
+    );
   }
   if (input.recordBytes < RECORD_HEADER_BYTES) {
-    throw limitError('--size', `a record is at least its ${RECORD_HEADER_BYTES}-byte header ` +
-      `(length, CRC, id), got ${input.recordBytes} B; give the record size, header included`);
+    throw limitError(
+      '--size',
+      `a record is at least its ${RECORD_HEADER_BYTES}-byte header ` +
+        `(length, CRC, id), got ${input.recordBytes} B; give the record size, header included`,
+    );
   }
   if (input.recordBytes > input.segmentBytes) {
-    throw limitError('--size', `a ${formatBytes(input.recordBytes)} record does not fit in a ` +
-      `${segment} segment; choose a larger --segment or a smaller record`);
+    throw limitError(
+      '--size',
+      `a ${formatBytes(input.recordBytes)} record does not fit in a ` +
+        `${segment} segment; choose a larger --segment or a smaller record`,
+    );
   }
   if (input.indexIntervalBytes > input.segmentBytes) {
-    throw limitError('--index-interval', `${formatBytes(input.indexIntervalBytes)} is larger ` +
-      `than the ${segment} segment, so the index would stay empty; choose at most ${segment}`);
+    throw limitError(
+      '--index-interval',
+      `${formatBytes(input.indexIntervalBytes)} is larger ` +
+        `than the ${segment} segment, so the index would stay empty; choose at most ${segment}`,
+    );
   }
   const position = input.lookupPositionBytes;
   if (position !== null && position > input.segmentBytes) {
-    throw limitError('--lookup-position', `${formatNumber(position)} B is past the end of a ` +
-      `${segment} segment; choose a position inside it`);
+    throw limitError(
+      '--lookup-position',
+      `${formatNumber(position)} B is past the end of a ` +
+        `${segment} segment; choose a position inside it`,
+    );
   }
 }
 
@@ -213,9 +228,10 @@ function pageCacheFigures(input: PlanInput, bytesPerSec: number): PageCacheFigur
   return {
     memoryBytes: input.memoryBytes,
     seconds: input.memoryBytes / bytesPerSec,
-    lag: lagSeconds === null
-      ? null
-      : { seconds: lagSeconds, bytes: lagBytes, fromMemory: lagBytes <= input.memoryBytes },
+    lag:
+      lagSeconds === null
+        ? null
+        : { seconds: lagSeconds, bytes: lagBytes, fromMemory: lagBytes <= input.memoryBytes },
   };
 }
 

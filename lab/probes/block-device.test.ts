@@ -64,8 +64,11 @@ describe('resolveBlockDevice', () => {
       'pci/block/sdz': { dev: '8:240' },
       'pci/block/sdz/sdz1': { dev: realMajorMinor(dir), partition: true },
     });
-    expect(resolveBlockDevice(dir, sys))
-      .toEqual({ majorMinor: realMajorMinor(dir), node: 'sdz1', disks: ['sdz'] });
+    expect(resolveBlockDevice(dir, sys)).toEqual({
+      majorMinor: realMajorMinor(dir),
+      node: 'sdz1',
+      disks: ['sdz'],
+    });
   });
 
   it('follows a device-mapper volume through its slaves to every disk under it', () => {
@@ -76,8 +79,11 @@ describe('resolveBlockDevice', () => {
       'pci/block/sdy/sdy1': { dev: '8:225', partition: true },
       'pci/block/sdx': { dev: '8:208' },
     });
-    expect(resolveBlockDevice(dir, sys))
-      .toEqual({ majorMinor: realMajorMinor(dir), node: 'dm-9', disks: ['sdx', 'sdy'] });
+    expect(resolveBlockDevice(dir, sys)).toEqual({
+      majorMinor: realMajorMinor(dir),
+      node: 'dm-9',
+      disks: ['sdx', 'sdy'],
+    });
   });
 
   it('returns null for a filesystem without a block device', () => {
@@ -90,11 +96,17 @@ describe('readBlockStat', () => {
   it('reads the seventeen fields and pads the eleven of older kernels', () => {
     const sys = tempDir();
     fs.mkdirSync(join(sys, 'block', 'sdq'), { recursive: true });
-    fs.writeFileSync(join(sys, 'block', 'sdq', 'stat'),
+    fs.writeFileSync(
+      join(sys, 'block', 'sdq', 'stat'),
       '    9675     4339   633626     7158     1158    12099   778816     2024        0' +
-      '     2636     9358     3100       55    56392      175        9        0\n');
+        '     2636     9358     3100       55    56392      175        9        0\n',
+    );
     expect(readBlockStat('sdq', sys)).toMatchObject({
-      readIos: 9675, writeSectors: 778816, timeInQueueMs: 9358, flushIos: 9, flushTicksMs: 0,
+      readIos: 9675,
+      writeSectors: 778816,
+      timeInQueueMs: 9358,
+      flushIos: 9,
+      flushTicksMs: 0,
     });
     fs.writeFileSync(join(sys, 'block', 'sdq', 'stat'), '1 2 3 4 5 6 7 8 9 10 11\n');
     expect(readBlockStat('sdq', sys)).toMatchObject({ timeInQueueMs: 11, flushIos: 0 });

@@ -43,11 +43,23 @@ export interface BlockStat {
 }
 
 const BLOCK_STAT_FIELDS = [
-  'readIos', 'readMerges', 'readSectors', 'readTicksMs',
-  'writeIos', 'writeMerges', 'writeSectors', 'writeTicksMs',
-  'inFlight', 'ioTicksMs', 'timeInQueueMs',
-  'discardIos', 'discardMerges', 'discardSectors', 'discardTicksMs',
-  'flushIos', 'flushTicksMs',
+  'readIos',
+  'readMerges',
+  'readSectors',
+  'readTicksMs',
+  'writeIos',
+  'writeMerges',
+  'writeSectors',
+  'writeTicksMs',
+  'inFlight',
+  'ioTicksMs',
+  'timeInQueueMs',
+  'discardIos',
+  'discardMerges',
+  'discardSectors',
+  'discardTicksMs',
+  'flushIos',
+  'flushTicksMs',
 ] as const satisfies readonly (keyof BlockStat)[];
 
 /** The kernel counts block-layer sectors in 512-byte units whatever the device's block size. */

@@ -13,12 +13,37 @@ const tempDir = tempDirs('device-share');
 function phase(deviceBytes: number, ownBytes: number, syncs: number | null): PhaseIo {
   return {
     elapsedNs: 1e9,
-    proc: { rcharBytes: 0, wcharBytes: ownBytes, readSyscalls: 0, writeSyscalls: 0,
-      readBytes: 0, writeBytes: ownBytes, cancelledWriteBytes: 0 },
-    device: { disks: ['vda'], readIos: 0, readBytes: 0, writeIos: 0, writeBytes: deviceBytes,
-      flushIos: 0, discardBytes: 0, busyMs: 0, timeInQueueMs: 0 },
-    fileIo: syncs === null ? null : { writeCalls: 0, writeBytes: 0, readCalls: 0, readBytes: 0,
-      fdatasyncCalls: syncs, dirFsyncCalls: 0 },
+    proc: {
+      rcharBytes: 0,
+      wcharBytes: ownBytes,
+      readSyscalls: 0,
+      writeSyscalls: 0,
+      readBytes: 0,
+      writeBytes: ownBytes,
+      cancelledWriteBytes: 0,
+    },
+    device: {
+      disks: ['vda'],
+      readIos: 0,
+      readBytes: 0,
+      writeIos: 0,
+      writeBytes: deviceBytes,
+      flushIos: 0,
+      discardBytes: 0,
+      busyMs: 0,
+      timeInQueueMs: 0,
+    },
+    fileIo:
+      syncs === null
+        ? null
+        : {
+            writeCalls: 0,
+            writeBytes: 0,
+            readCalls: 0,
+            readBytes: 0,
+            fdatasyncCalls: syncs,
+            dirFsyncCalls: 0,
+          },
   };
 }
 
@@ -60,24 +85,39 @@ describe('deviceShare', () => {
   it('reads fake /sys/block and /proc/self/io counters through an I/O phase', () => {
     const sysRoot = tempDir();
     fs.mkdirSync(join(sysRoot, 'block', 'vda'), { recursive: true });
-    const stat = (writeSectors: number) => fs.writeFileSync(join(sysRoot, 'block', 'vda', 'stat'),
-      `0 0 0 0 10 0 ${writeSectors} 0 0 0 0 0 0 0 0 0 0\n`);
+    const stat = (writeSectors: number) =>
+      fs.writeFileSync(
+        join(sysRoot, 'block', 'vda', 'stat'),
+        `0 0 0 0 10 0 ${writeSectors} 0 0 0 0 0 0 0 0 0 0\n`,
+      );
     const procIoFile = join(tempDir(), 'io');
-    const io = (writeBytes: number) => fs.writeFileSync(procIoFile, 'rchar: 0\nwchar: 0\n' +
-      `syscr: 0\nsyscw: 0\nread_bytes: 0\nwrite_bytes: ${writeBytes}\ncancelled_write_bytes: 0\n`);
+    const io = (writeBytes: number) =>
+      fs.writeFileSync(
+        procIoFile,
+        'rchar: 0\nwchar: 0\n' +
+          `syscr: 0\nsyscw: 0\nread_bytes: 0\nwrite_bytes: ${writeBytes}\ncancelled_write_bytes: 0\n`,
+      );
     stat(1000);
     io(4096);
     const ended: PhaseIo[] = [];
     const device = { majorMinor: '253:0', node: 'vda', disks: ['vda'] };
     const meminfoFile = join(tempDir(), 'meminfo');
     fs.writeFileSync(meminfoFile, 'Dirty:              64 kB\nWriteback:           0 kB\n');
-    const started = IoPhase.start({ device, sysRoot, procIoFile, meminfoFile, onEnd: (p) => ended.push(p) });
+    const started = IoPhase.start({
+      device,
+      sysRoot,
+      procIoFile,
+      meminfoFile,
+      onEnd: (p) => ended.push(p),
+    });
     stat(1000 + (8 * MiB) / 512);
     io(4096 + MiB);
     const result = started.end();
     expect(ended).toEqual([result]);
     expect(deviceShare(result)).toMatchObject({
-      deviceBytes: 8 * MiB, ownBytes: MiB, otherBytes: 7 * MiB - 16 * KiB - 64 * KiB,
+      deviceBytes: 8 * MiB,
+      ownBytes: MiB,
+      otherBytes: 7 * MiB - 16 * KiB - 64 * KiB,
     });
   });
 });
@@ -98,7 +138,11 @@ describe('DeviceSharingLog', () => {
     log.add(phase(10 * MiB, MiB, 0));
     const other = 2 * (9 * MiB - 16 * KiB);
     expect(log.summary()).toEqual({
-      phases: 3, sharedPhases: 2, otherBytes: other, ownBytes: 2 * MiB, deviceBytes: 20 * MiB,
+      phases: 3,
+      sharedPhases: 2,
+      otherBytes: other,
+      ownBytes: 2 * MiB,
+      deviceBytes: 20 * MiB,
       fraction: other / (20 * MiB),
     });
     const mark = log.mark()!;

@@ -41,9 +41,8 @@ export interface DeviceShare {
 /** Others' share of a phase's device writes; null without the disk's or the process's counters. */
 export function deviceShare(phase: PhaseIo): DeviceShare | null {
   if (phase.device === null || phase.proc === null) return null;
-  const syncs = 1 + (phase.fileIo === null
-    ? 0
-    : phase.fileIo.fdatasyncCalls + phase.fileIo.dirFsyncCalls);
+  const syncs =
+    1 + (phase.fileIo === null ? 0 : phase.fileIo.fdatasyncCalls + phase.fileIo.dirFsyncCalls);
   const deviceBytes = phase.device.writeBytes;
   const ownBytes = phase.proc.writeBytes;
   const journalAllowanceBytes = syncs * JOURNAL_ALLOWANCE_BYTES_PER_SYNC;
@@ -91,8 +90,12 @@ export class DeviceSharingLog {
     assert(deviceBytes > 0, 'a shared phase wrote bytes');
     const otherBytes = sum((share) => share.otherBytes);
     return {
-      phases: this.#phases, sharedPhases: this.#shared.length, otherBytes,
-      ownBytes: sum((share) => share.ownBytes), deviceBytes, fraction: otherBytes / deviceBytes,
+      phases: this.#phases,
+      sharedPhases: this.#shared.length,
+      otherBytes,
+      ownBytes: sum((share) => share.ownBytes),
+      deviceBytes,
+      fraction: otherBytes / deviceBytes,
     };
   }
 
@@ -101,8 +104,10 @@ export class DeviceSharingLog {
     const summary = this.summary();
     if (summary === null) return null;
     const percent = Math.round(summary.fraction * 100);
-    return `Device figures are shared: other programs wrote ${percent}% of the disk's bytes ` +
+    return (
+      `Device figures are shared: other programs wrote ${percent}% of the disk's bytes ` +
       `(${formatBytes(summary.otherBytes)}) in ${summary.sharedPhases} of ${summary.phases} ` +
-      'measured phases, and every per-message device figure counts their writes too.';
+      'measured phases, and every per-message device figure counts their writes too.'
+    );
   }
 }

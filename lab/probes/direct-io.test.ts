@@ -15,10 +15,18 @@ describe('openDeviceWriteFile', () => {
       expect(['O_DIRECT', 'O_DSYNC']).toContain(opened.mode);
       expect(opened.fallbackReason === null).toBe(opened.mode === 'O_DIRECT');
       for (let region = 0; region < 4; region++) {
-        opened.buffer.fill(region + 1, opened.regionOffset(region),
-          opened.regionOffset(region) + BLOCK);
-        const written = fs.writeSync(opened.fd, opened.buffer, opened.regionOffset(region), BLOCK,
-          region * BLOCK);
+        opened.buffer.fill(
+          region + 1,
+          opened.regionOffset(region),
+          opened.regionOffset(region) + BLOCK,
+        );
+        const written = fs.writeSync(
+          opened.fd,
+          opened.buffer,
+          opened.regionOffset(region),
+          BLOCK,
+          region * BLOCK,
+        );
         expect(written).toBe(BLOCK);
       }
     } finally {

@@ -37,7 +37,10 @@ export function errorCode(error: unknown): string {
  * The first offset into `buffer` from which `attempt` (a direct read or write starting there)
  * is accepted: the kernel answers EINVAL for a misaligned address. Null when none is.
  */
-export function findAlignedOffset(buffer: Buffer, attempt: (offset: number) => void): number | null {
+export function findAlignedOffset(
+  buffer: Buffer,
+  attempt: (offset: number) => void,
+): number | null {
   const limit = Math.min(ALIGNMENT_SEARCH_BYTES, buffer.length);
   for (let offset = 0; offset < limit; offset += ALLOCATOR_ALIGNMENT_BYTES) {
     try {
@@ -52,7 +55,7 @@ export function findAlignedOffset(buffer: Buffer, attempt: (offset: number) => v
 
 function openFlags(direct: boolean): number {
   const { O_RDWR, O_CREAT, O_DIRECT, O_DSYNC } = fs.constants;
-  return O_RDWR | O_CREAT | (direct ? O_DIRECT ?? 0 : O_DSYNC);
+  return O_RDWR | O_CREAT | (direct ? (O_DIRECT ?? 0) : O_DSYNC);
 }
 
 /**
@@ -80,8 +83,9 @@ export function openDeviceWriteFile(
     try {
       fd = fs.openSync(filePath, openFlags(true), 0o644);
       const opened = fd;
-      const start = findAlignedOffset(buffer,
-        (offset) => fs.writeSync(opened, buffer, offset, blockBytes, probeBytes));
+      const start = findAlignedOffset(buffer, (offset) =>
+        fs.writeSync(opened, buffer, offset, blockBytes, probeBytes),
+      );
       if (start !== null) {
         const regionOffset = regionsAt(start);
         return { fd, mode: 'O_DIRECT', fallbackReason: null, buffer, regionOffset };

@@ -54,8 +54,15 @@ function describeDevice(dir: string, sysRoot: string): Environment['device'] {
   const disk = device?.disks[0];
   if (device === null || disk === undefined) {
     return {
-      name: null, model: null, rotational: null, writeCache: null, fua: null, scheduler: null,
-      nrRequests: null, logicalBlockBytes: null, physicalBlockBytes: null,
+      name: null,
+      model: null,
+      rotational: null,
+      writeCache: null,
+      fua: null,
+      scheduler: null,
+      nrRequests: null,
+      logicalBlockBytes: null,
+      physicalBlockBytes: null,
     };
   }
   const queue = (name: string) => readQueueSetting(disk, name, sysRoot);
@@ -78,8 +85,9 @@ function describeDevice(dir: string, sysRoot: string): Environment['device'] {
  * `rw,relatime` + `rw,discard` → `rw,relatime,discard`.
  */
 function joinOptions(mountOptions: string, superOptions: string): string {
-  const options = [...mountOptions.split(','), ...superOptions.split(',')]
-    .filter((option) => option.length > 0);
+  const options = [...mountOptions.split(','), ...superOptions.split(',')].filter(
+    (option) => option.length > 0,
+  );
   return [...new Set(options)].join(',');
 }
 

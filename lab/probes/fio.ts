@@ -46,8 +46,14 @@ function latencyBins(job: unknown): [number, number][] | null {
   const bins = (job as Binned)?.write?.lat_ns?.bins;
   if (typeof bins !== 'object' || bins === null) return null;
   const pairs = Object.entries(bins).map(([ns, count]): [number, unknown] => [Number(ns), count]);
-  const valid = pairs.every(([ns, count]) => Number.isSafeInteger(ns) && ns >= 0 &&
-    typeof count === 'number' && Number.isSafeInteger(count) && count > 0);
+  const valid = pairs.every(
+    ([ns, count]) =>
+      Number.isSafeInteger(ns) &&
+      ns >= 0 &&
+      typeof count === 'number' &&
+      Number.isSafeInteger(count) &&
+      count > 0,
+  );
   if (!valid) return null;
   return (pairs as [number, number][]).sort((a, b) => a[0] - b[0]);
 }
@@ -70,7 +76,9 @@ export function parseFioWrite(json: string): FioOutcome {
     // Total latency (submission and completion), which lat_percentiles=1 makes fio bin.
     latencyNsBins: latencyBins(job),
   };
-  const missing = Object.entries(write).filter(([, value]) => value === null).map(([key]) => key);
+  const missing = Object.entries(write)
+    .filter(([, value]) => value === null)
+    .map(([key]) => key);
   if (missing.length > 0) return { ok: false, reason: `fio's JSON lacks ${missing.join(', ')}` };
   const parsedWrite = write as FioWrite;
   const binned = parsedWrite.latencyNsBins.reduce((sum, [, count]) => sum + count, 0);

@@ -28,7 +28,6 @@ describe('describeJournal', () => {
   it('knows XFS always logs and says when it cannot tell', () => {
     expect(describeJournal({ type: 'xfs', source: '/dev/sdz9' }).kind).toBe('present');
     expect(describeJournal({ type: 'btrfs', source: '/dev/sdz9' }).kind).toBe('unknown');
-    expect(describeJournal({ type: 'ext4', source: '/dev/sdz9' }, tempDir()).kind)
-      .toBe('unknown');
+    expect(describeJournal({ type: 'ext4', source: '/dev/sdz9' }, tempDir()).kind).toBe('unknown');
   });
 });

@@ -16,7 +16,7 @@ function sysWith(disks: Record<string, string>): string {
 }
 
 describe('InflightSampler', () => {
-  it('reads the writes column of a disk\'s inflight file', () => {
+  it("reads the writes column of a disk's inflight file", () => {
     const sysRoot = sysWith({ vdz: '       3       17\n' });
     expect(readInflightWrites('vdz', sysRoot)).toBe(17);
     expect(readInflightWrites('missing', sysRoot)).toBeNull();

@@ -20,10 +20,18 @@ function fakeProc(links: Record<string, string>, tasks: string[]): string {
 describe('io_uring detection', () => {
   it('counts rings and the kernel threads that serve them', () => {
     const ring = 'anon_inode:[io_uring]';
-    const proc = fakeProc({ 3: ring, 4: '/tmp/file', 5: ring },
-      ['node', 'node', 'iou-sqp-100', 'iou-wrk-100']);
-    expect(ioUringState(proc)).toEqual({ rings: 2, submissionThreads: 1, workerThreads: 1,
-      tasks: 4 });
+    const proc = fakeProc({ 3: ring, 4: '/tmp/file', 5: ring }, [
+      'node',
+      'node',
+      'iou-sqp-100',
+      'iou-wrk-100',
+    ]);
+    expect(ioUringState(proc)).toEqual({
+      rings: 2,
+      submissionThreads: 1,
+      workerThreads: 1,
+      tasks: 4,
+    });
   });
 
   it('sees no ring in a process that never asked for one', () => {
@@ -36,8 +44,10 @@ describe('io_uring detection', () => {
     fs.writeFileSync(file, '0\n');
     expect(ioUringAllowed(file).allowed).toBe(true);
     fs.writeFileSync(file, '2\n');
-    expect(ioUringAllowed(file)).toMatchObject({ allowed: false,
-      reason: expect.stringMatching(/refuses/) });
+    expect(ioUringAllowed(file)).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/refuses/),
+    });
     expect(ioUringAllowed(join(dir, 'missing')).allowed).toBe(true);
   });
 });

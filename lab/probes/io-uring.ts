@@ -37,12 +37,13 @@ function readOrEmpty(file: string, read: (file: string) => string): string {
 
 export function ioUringState(procSelf = '/proc/self'): IoUringState {
   const fdDir = path.join(procSelf, 'fd');
-  const rings = listOrEmpty(fdDir)
-    .filter((fd) => readOrEmpty(path.join(fdDir, fd), fs.readlinkSync) === 'anon_inode:[io_uring]')
-    .length;
+  const rings = listOrEmpty(fdDir).filter(
+    (fd) => readOrEmpty(path.join(fdDir, fd), fs.readlinkSync) === 'anon_inode:[io_uring]',
+  ).length;
   const taskDir = path.join(procSelf, 'task');
   const names = listOrEmpty(taskDir).map((task) =>
-    readOrEmpty(path.join(taskDir, task, 'comm'), (file) => fs.readFileSync(file, 'utf8')).trim());
+    readOrEmpty(path.join(taskDir, task, 'comm'), (file) => fs.readFileSync(file, 'utf8')).trim(),
+  );
   return {
     rings,
     submissionThreads: names.filter((name) => name.startsWith('iou-sqp')).length,
@@ -55,9 +56,10 @@ export function ioUringState(procSelf = '/proc/self'): IoUringState {
  * Whether the kernel lets this process create rings (/proc/sys/kernel/io_uring_disabled: 0 all,
  * 1 a privileged group only, 2 nobody). Kernels before 6.6 have no such file and allow them.
  */
-export function ioUringAllowed(
-  file = '/proc/sys/kernel/io_uring_disabled',
-): { readonly allowed: boolean; readonly reason: string } {
+export function ioUringAllowed(file = '/proc/sys/kernel/io_uring_disabled'): {
+  readonly allowed: boolean;
+  readonly reason: string;
+} {
   let value: string;
   try {
     value = fs.readFileSync(file, 'utf8').trim();

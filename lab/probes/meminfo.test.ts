@@ -9,8 +9,11 @@ const tempDir = tempDirs('meminfo');
 describe('readDirtyMemory', () => {
   it('reads Dirty and Writeback in bytes', () => {
     const file = join(tempDir(), 'meminfo');
-    fs.writeFileSync(file, 'MemTotal:       24683652 kB\nDirty:              6776 kB\n' +
-      'Writeback:             4 kB\nAnonPages:  1 kB\n');
+    fs.writeFileSync(
+      file,
+      'MemTotal:       24683652 kB\nDirty:              6776 kB\n' +
+        'Writeback:             4 kB\nAnonPages:  1 kB\n',
+    );
     expect(readDirtyMemory(file)).toEqual({ dirtyBytes: 6776 * 1024, writebackBytes: 4096 });
   });
 
@@ -21,7 +24,7 @@ describe('readDirtyMemory', () => {
     expect(readDirtyMemory(join(dir, 'missing'))).toBeNull();
   });
 
-  it('reads this machine\'s /proc/meminfo on Linux', () => {
+  it("reads this machine's /proc/meminfo on Linux", () => {
     if (process.platform !== 'linux') return;
     expect(readDirtyMemory()?.dirtyBytes).toBeGreaterThanOrEqual(0);
   });

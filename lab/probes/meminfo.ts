@@ -12,7 +12,6 @@ export interface DirtyMemory {
   readonly writebackBytes: number;
 }
 
-
 /** The fields, or null when the file is missing or lacks them (not Linux). */
 export function readDirtyMemory(file = '/proc/meminfo'): DirtyMemory | null {
   let text: string;

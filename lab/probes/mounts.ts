@@ -23,7 +23,8 @@ export interface Mount {
 /** mountinfo escapes space, tab, newline and backslash as three octal digits. */
 function unescapeOctal(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_match, octal: string) =>
-    String.fromCharCode(parseInt(octal, 8)));
+    String.fromCharCode(parseInt(octal, 8)),
+  );
 }
 
 export function parseMountInfo(text: string): Mount[] {

@@ -10,11 +10,14 @@ const tempDir = tempDirs('storage-kind');
 /** A mount table with `/` on ext4 and `dir` on `type`, as /proc/self/mountinfo writes it. */
 function fakeMountInfo(dir: string, type: string): string {
   const file = join(tempDir(), 'mountinfo');
-  fs.writeFileSync(file, [
-    '22 1 253:0 / / rw,relatime shared:1 - ext4 /dev/vda rw',
-    `40 22 0:41 / ${fs.realpathSync(dir)} rw,nosuid shared:9 - ${type} ${type} rw,size=1024k`,
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      '22 1 253:0 / / rw,relatime shared:1 - ext4 /dev/vda rw',
+      `40 22 0:41 / ${fs.realpathSync(dir)} rw,nosuid shared:9 - ${type} ${type} rw,size=1024k`,
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -37,14 +40,16 @@ describe('classifyStorage', () => {
       const storage = classifyStorage(dir, { mountInfoFile: fakeMountInfo(dir, type) });
       expect(storage).toMatchObject({ kind: 'memory', filesystem: type, device: null });
       expect(notADiskNote(storage)).toBe(
-        `Measured on ${type} (memory), not a disk: these figures are not a disk's.`);
+        `Measured on ${type} (memory), not a disk: these figures are not a disk's.`,
+      );
     }
   });
 
   it('calls a directory with no block device in sysfs no-device (overlay, no /sys)', () => {
     const dir = tempDir();
     const storage = classifyStorage(dir, {
-      mountInfoFile: fakeMountInfo(dir, 'overlay'), sysRoot: tempDir(),
+      mountInfoFile: fakeMountInfo(dir, 'overlay'),
+      sysRoot: tempDir(),
     });
     expect(storage.kind).toBe('no-device');
     expect(describeStorage(storage)).toBe('overlay (no block device)');
@@ -53,7 +58,8 @@ describe('classifyStorage', () => {
   it('calls a directory on a disk block, with no note', () => {
     const dir = tempDir();
     const storage = classifyStorage(dir, {
-      mountInfoFile: fakeMountInfo(dir, 'ext4'), sysRoot: fakeSys(dir, 'vda'),
+      mountInfoFile: fakeMountInfo(dir, 'ext4'),
+      sysRoot: fakeSys(dir, 'vda'),
     });
     expect(storage).toMatchObject({ kind: 'block', filesystem: 'ext4' });
     expect(storage.device?.disks).toEqual(['vda']);
@@ -64,7 +70,8 @@ describe('classifyStorage', () => {
     const dir = tempDir();
     for (const disk of ['zram0', 'ram1']) {
       const storage = classifyStorage(dir, {
-        mountInfoFile: fakeMountInfo(dir, 'ext4'), sysRoot: fakeSys(dir, disk),
+        mountInfoFile: fakeMountInfo(dir, 'ext4'),
+        sysRoot: fakeSys(dir, disk),
       });
       expect(storage.kind).toBe('memory');
       expect(describeStorage(storage)).toBe(`${disk} (memory)`);

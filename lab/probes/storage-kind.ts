@@ -28,7 +28,11 @@ export interface StorageProbe {
 }
 
 const MEMORY_FILESYSTEMS: ReadonlySet<string> = new Set([
-  'tmpfs', 'ramfs', 'devtmpfs', 'hugetlbfs', 'rootfs',
+  'tmpfs',
+  'ramfs',
+  'devtmpfs',
+  'hugetlbfs',
+  'rootfs',
 ]);
 /** Block devices whose sectors live in RAM: compressed (zram) or plain (brd). */
 const MEMORY_DISK = /^(zram|ram)\d+$/;

@@ -13,8 +13,12 @@ export type LabelAxisType = 'nominal' | 'ordinal' | 'quantitative';
  * name itself (the generic chart: one bar per metric).
  */
 export type XSource =
-  | { readonly kind: 'label'; readonly field: string; readonly type: LabelAxisType;
-      readonly title: string }
+  | {
+      readonly kind: 'label';
+      readonly field: string;
+      readonly type: LabelAxisType;
+      readonly title: string;
+    }
   | { readonly kind: 'quantity'; readonly quantity: string; readonly title: string }
   | { readonly kind: 'name'; readonly title: string };
 
@@ -113,8 +117,11 @@ export function chartsOf(
   const declared = new Set(Object.values(catalog).map((spec) => spec.quantity));
   for (const def of charts) {
     for (const quantity of def.panels.flatMap(quantitiesOf)) {
-      assert(declared.has(quantity), `chart ${experimentId}-${def.id} plots ${quantity}, ` +
-        `which ${experimentId} does not declare`);
+      assert(
+        declared.has(quantity),
+        `chart ${experimentId}-${def.id} plots ${quantity}, ` +
+          `which ${experimentId} does not declare`,
+      );
     }
   }
   return [experimentId, charts];
@@ -132,7 +139,9 @@ export function chart(
   howToRead: string,
   ...panels: PanelDef[]
 ): ChartDef {
-  assert(howToRead.trim() !== '' && howToRead !== title,
-    `chart ${id}: a line on how to read it, not the title again`);
+  assert(
+    howToRead.trim() !== '' && howToRead !== title,
+    `chart ${id}: a line on how to read it, not the title again`,
+  );
   return { id, title, howToRead, panels };
 }

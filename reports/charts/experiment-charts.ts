@@ -17,14 +17,16 @@ export interface ExperimentChart {
 }
 
 function withFigures(def: ChartDef, group: ExperimentGroup): ExperimentChart | null {
-  const panels = def.panels.map((panel) => panelData(panel, group))
+  const panels = def.panels
+    .map((panel) => panelData(panel, group))
     .filter((data): data is PanelData => data !== null);
   if (panels.length === 0) return null;
   return { experimentId: group.id, def, panels, spec: buildChartSpec(def, panels) };
 }
 
 export function experimentCharts(group: ExperimentGroup): readonly ExperimentChart[] {
-  const charts = (CHART_TABLE[group.id] ?? []).map((def) => withFigures(def, group))
+  const charts = (CHART_TABLE[group.id] ?? [])
+    .map((def) => withFigures(def, group))
     .filter((built): built is ExperimentChart => built !== null);
   if (charts.length > 0) return charts;
   const generic = withFigures(genericChart(group), group);

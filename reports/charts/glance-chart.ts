@@ -8,7 +8,8 @@ import { SERIES_COLOURS, axisScale, type VegaLiteSpec } from './vega-lite-spec.j
 
 export const GLANCE_CHART_ID = 'first-screen-puzzle';
 export const GLANCE_CHART_TITLE = 'The puzzle: messages stored per second';
-export const GLANCE_HOW_TO_READ = 'Higher is faster; in each panel A (the slot file) stands ' +
+export const GLANCE_HOW_TO_READ =
+  'Higher is faster; in each panel A (the slot file) stands ' +
   'beside B (the log), measured on this disk and as the 7,200 rpm model predicts for the same ' +
   'writes.';
 
@@ -30,37 +31,72 @@ function barsOf(pair: PuzzlePair | null, comparison: string): GlanceBar[] {
     { comparison, where: 'this disk', design: DESIGNS[1]!, y: pair.measured.b },
   ];
   if (pair.modelled === null) return bars;
-  return [...bars,
+  return [
+    ...bars,
     { comparison, where: '7,200 rpm model', design: DESIGNS[0]!, y: pair.modelled.a },
-    { comparison, where: '7,200 rpm model', design: DESIGNS[1]!, y: pair.modelled.b }];
+    { comparison, where: '7,200 rpm model', design: DESIGNS[1]!, y: pair.modelled.b },
+  ];
 }
 
 /** The chart's spec, or null when the puzzle gave neither comparison. */
 export function glanceChartSpec(answer: PuzzleAnswer): VegaLiteSpec | null {
-  const values = [...barsOf(answer.synced, 'every send synced'),
-    ...barsOf(answer.seeds, "the seed's comparison")];
+  const values = [
+    ...barsOf(answer.synced, 'every send synced'),
+    ...barsOf(answer.seeds, "the seed's comparison"),
+  ];
   if (values.length === 0) return null;
   const scale = axisScale(values.map((bar) => bar.y));
-  const y = { field: 'y', type: 'quantitative', title: `msgs/s${scale.log ? ', log scale' : ''}`,
+  const y = {
+    field: 'y',
+    type: 'quantitative',
+    title: `msgs/s${scale.log ? ', log scale' : ''}`,
     scale: scale.log ? { type: 'log', domain: scale.domain } : {},
-    axis: { format: '~s', tickCount: 4 } };
+    axis: { format: '~s', tickCount: 4 },
+  };
   const base = scale.log && scale.domain !== null ? { y2: { datum: scale.domain[0] } } : {};
   return {
-    config: { font: 'sans-serif', background: 'white', padding: 6,
+    config: {
+      font: 'sans-serif',
+      background: 'white',
+      padding: 6,
       axis: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal' },
       header: { labelFontSize: 12, titleFontSize: 12 },
       legend: { orient: 'bottom', labelFontSize: 11, titleFontSize: 11 },
-      view: { stroke: '#cccccc' } },
+      view: { stroke: '#cccccc' },
+    },
     data: { values },
-    facet: { column: { field: 'comparison', type: 'nominal', title: null,
-      sort: ['every send synced', "the seed's comparison"] } },
+    facet: {
+      column: {
+        field: 'comparison',
+        type: 'nominal',
+        title: null,
+        sort: ['every send synced', "the seed's comparison"],
+      },
+    },
     spacing: 12,
-    spec: { width: CELL_WIDTH_PX, height: CELL_HEIGHT_PX, mark: { type: 'bar' },
-      encoding: { x: { field: 'where', type: 'nominal', title: null,
-        sort: ['this disk', '7,200 rpm model'], axis: { labelAngle: 0 } },
-      xOffset: { field: 'design', type: 'nominal', sort: DESIGNS },
-      y, ...base,
-      color: { field: 'design', type: 'nominal', title: 'design', sort: DESIGNS,
-        scale: { domain: DESIGNS, range: SERIES_COLOURS.slice(0, 2) } } } },
+    spec: {
+      width: CELL_WIDTH_PX,
+      height: CELL_HEIGHT_PX,
+      mark: { type: 'bar' },
+      encoding: {
+        x: {
+          field: 'where',
+          type: 'nominal',
+          title: null,
+          sort: ['this disk', '7,200 rpm model'],
+          axis: { labelAngle: 0 },
+        },
+        xOffset: { field: 'design', type: 'nominal', sort: DESIGNS },
+        y,
+        ...base,
+        color: {
+          field: 'design',
+          type: 'nominal',
+          title: 'design',
+          sort: DESIGNS,
+          scale: { domain: DESIGNS, range: SERIES_COLOURS.slice(0, 2) },
+        },
+      },
+    },
   };
 }

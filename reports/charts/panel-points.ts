@@ -76,13 +76,18 @@ interface RawPoint {
 function measuredFigure(metric: Metric, def: PanelDef): Figure | null {
   const value = def.statistic === 'median' ? metric.median : metric.p99;
   if (value === undefined) return null;
-  const ci95 = def.statistic === 'median' ? metric.ci95 ?? null : null;
+  const ci95 = def.statistic === 'median' ? (metric.ci95 ?? null) : null;
   return { name: metric.name, unit: metric.unit, value, ci95, labels: metric.labels ?? {} };
 }
 
 function predictedFigure(results: Results, prediction: Prediction): Figure {
-  return { name: prediction.name, unit: prediction.unit, value: prediction.value, ci95: null,
-    labels: predictionLabels(results, prediction) };
+  return {
+    name: prediction.name,
+    unit: prediction.unit,
+    value: prediction.value,
+    ci95: null,
+    labels: predictionLabels(results, prediction),
+  };
 }
 
 function labelsWithin(inner: Labels, outer: Labels): boolean {
@@ -98,15 +103,23 @@ function xOf(
   if (def.x.kind === 'name') return figure.name;
   if (def.x.kind === 'label') return figure.labels[def.x.field] ?? null;
   const wanted = def.x.quantity;
-  return partners.find((partner) => quantityOf(partner.name) === wanted &&
-    labelsWithin(partner.labels, figure.labels)) ?? null;
+  return (
+    partners.find(
+      (partner) =>
+        quantityOf(partner.name) === wanted && labelsWithin(partner.labels, figure.labels),
+    ) ?? null
+  );
 }
 
 function totalOf(def: PanelDef, figure: Figure, partners: readonly Figure[]): Figure | null {
   const wanted = def.totalOf;
   if (wanted === null) return null;
-  return partners.find((partner) => quantityOf(partner.name) === wanted &&
-    labelsWithin(partner.labels, figure.labels)) ?? null;
+  return (
+    partners.find(
+      (partner) =>
+        quantityOf(partner.name) === wanted && labelsWithin(partner.labels, figure.labels),
+    ) ?? null
+  );
 }
 
 function selects(def: PanelDef, figure: Figure): boolean {
@@ -116,10 +129,12 @@ function selects(def: PanelDef, figure: Figure): boolean {
 function rawPoints(def: PanelDef, group: ExperimentGroup): RawPoint[] {
   const points: RawPoint[] = [];
   for (const run of group.runs) {
-    const measured = run.results.metrics.map((metric) => measuredFigure(metric, def))
+    const measured = run.results.metrics
+      .map((metric) => measuredFigure(metric, def))
       .filter((figure): figure is Figure => figure !== null);
-    const partners = run.results.metrics.map((metric) => measuredFigure(metric, { ...def,
-      statistic: 'median' })).filter((figure): figure is Figure => figure !== null);
+    const partners = run.results.metrics
+      .map((metric) => measuredFigure(metric, { ...def, statistic: 'median' }))
+      .filter((figure): figure is Figure => figure !== null);
     for (const y of measured.filter((figure) => selects(def, figure))) {
       const x = xOf(def, y, partners);
       const total = totalOf(def, y, partners);
@@ -129,7 +144,8 @@ function rawPoints(def: PanelDef, group: ExperimentGroup): RawPoint[] {
     if (def.statistic !== 'median') continue;
     const models = [...new Set(run.results.predictions.map((prediction) => prediction.model))];
     for (const model of models) {
-      const predicted = run.results.predictions.filter((prediction) => prediction.model === model)
+      const predicted = run.results.predictions
+        .filter((prediction) => prediction.model === model)
         .map((prediction) => predictedFigure(run.results, prediction));
       for (const y of predicted.filter((figure) => selects(def, figure))) {
         const x = xOf(def, y, predicted);
@@ -166,9 +182,13 @@ function groupOf(
   multiMachine: boolean,
 ): string {
   // With a machine before each entry the legend is long enough; its title names the values.
-  const parts = fields.filter((field) => point.y.labels[field] !== undefined)
-    .map((field) => multiMachine ? formatLabelValue(field, point.y.labels[field] ?? '')
-      : shownValue(def, field, point.y.labels[field] ?? ''));
+  const parts = fields
+    .filter((field) => point.y.labels[field] !== undefined)
+    .map((field) =>
+      multiMachine
+        ? formatLabelValue(field, point.y.labels[field] ?? '')
+        : shownValue(def, field, point.y.labels[field] ?? ''),
+    );
   return (multiMachine ? [point.run.series, ...parts] : parts).join(' · ');
 }
 
@@ -211,8 +231,10 @@ function toChartPoint(def: PanelDef, point: RawPoint, scales: Scales): ChartPoin
   } else x = def.x.kind === 'label' ? formatLabelValue(def.x.field, xLabel ?? '') : String(xLabel);
   const orderValue = def.order === null ? undefined : point.y.labels[def.order];
   return {
-    x, y: point.y.value / scales.yDivisor,
-    yLow: scaled(point.y.ci95, scales.yDivisor, 0), yHigh: scaled(point.y.ci95, scales.yDivisor, 1),
+    x,
+    y: point.y.value / scales.yDivisor,
+    yLow: scaled(point.y.ci95, scales.yDivisor, 0),
+    yHigh: scaled(point.y.ci95, scales.yDivisor, 1),
     xLow: scaled(xFigure?.ci95 ?? null, scales.xDivisor, 0),
     xHigh: scaled(xFigure?.ci95 ?? null, scales.xDivisor, 1),
     series: groupOf(def, def.series, point, scales.multiMachine),
@@ -221,7 +243,8 @@ function toChartPoint(def: PanelDef, point: RawPoint, scales: Scales): ChartPoin
     text: textOf(def, point),
     facet: facetOf(def, point)?.shown ?? null,
     order: typeof orderValue === 'number' ? orderValue : null,
-    model: point.model, predicted: point.model !== MEASURED_MODEL,
+    model: point.model,
+    predicted: point.model !== MEASURED_MODEL,
   };
 }
 
@@ -242,8 +265,11 @@ function sameUnits(def: PanelDef, points: readonly RawPoint[]): RawPoint[] {
   if (first === undefined) return [];
   const yUnit = def.unit ?? first.y.unit;
   const xUnit = typeof first.x === 'object' ? first.x.unit : null;
-  return points.filter((point) => point.y.unit === yUnit &&
-    (typeof point.x === 'object' ? point.x.unit === xUnit : xUnit === null));
+  return points.filter(
+    (point) =>
+      point.y.unit === yUnit &&
+      (typeof point.x === 'object' ? point.x.unit === xUnit : xUnit === null),
+  );
 }
 
 function legendTitle(title: string, multiMachine: boolean): string {
@@ -256,17 +282,29 @@ export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | nu
   const measured = raw.filter((point) => point.model === MEASURED_MODEL);
   const first = measured[0];
   if (first === undefined) return null;
-  const yDisplay = displayUnitFor(first.y.unit, measured.map((point) => point.y.value));
+  const yDisplay = displayUnitFor(
+    first.y.unit,
+    measured.map((point) => point.y.value),
+  );
   const xFigures = measured.map((point) => point.x).filter((x) => typeof x === 'object');
-  const xDisplay = typeof first.x === 'object'
-    ? displayUnitFor(first.x.unit, xFigures.map((x) => x.value)) : null;
+  const xDisplay =
+    typeof first.x === 'object'
+      ? displayUnitFor(
+          first.x.unit,
+          xFigures.map((x) => x.value),
+        )
+      : null;
   const multiMachine = new Set(raw.map((point) => point.run.series)).size > 1;
   const scales = { yDivisor: yDisplay.divisor, xDivisor: xDisplay?.divisor ?? 1, multiMachine };
-  const points = raw.map((point) => toChartPoint(def, point, scales))
+  const points = raw
+    .map((point) => toChartPoint(def, point, scales))
     .filter((point): point is ChartPoint => point !== null);
   const facets = raw.map((point) => facetOf(def, point)).filter((f): f is Category => f !== null);
   return {
-    def, points, yUnit: yDisplay.unit, xUnit: xDisplay?.unit ?? null,
+    def,
+    points,
+    yUnit: yDisplay.unit,
+    xUnit: xDisplay?.unit ?? null,
     xSort: categoryOrder(xCategories(def, raw)),
     seriesSort: [...new Set(points.map((point) => point.series))],
     colourSort: [...new Set(points.map((point) => point.colour))],
@@ -274,10 +312,12 @@ export function panelData(def: PanelDef, group: ExperimentGroup): PanelData | nu
     facetSort: categoryOrder(facets),
     hasSeries: multiMachine || def.series.length > 0,
     seriesTitle: legendTitle(def.seriesTitle, multiMachine),
-    colourTitle: def.colourBy === null ? legendTitle(def.seriesTitle, multiMachine)
-      : legendTitle(def.colourBy.join(' · '), multiMachine),
-    dashTitle: def.dashBy === null ? legendTitle(def.seriesTitle, multiMachine)
-      : def.dashBy.join(' · '),
+    colourTitle:
+      def.colourBy === null
+        ? legendTitle(def.seriesTitle, multiMachine)
+        : legendTitle(def.colourBy.join(' · '), multiMachine),
+    dashTitle:
+      def.dashBy === null ? legendTitle(def.seriesTitle, multiMachine) : def.dashBy.join(' · '),
     models: [...new Set(points.filter((p) => p.predicted).map((p) => p.model))],
   };
 }

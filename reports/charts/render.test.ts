@@ -28,8 +28,10 @@ describe('headless chart rendering', () => {
 
   it('writes the labels of the figures into the SVG, escaped', async () => {
     const results = samplePuzzle();
-    results.metrics = results.metrics.map((metric) => ({ ...metric,
-      labels: { ...metric.labels, design: metric.labels?.design === 'A' ? '<A&B>' : 'B' } }));
+    results.metrics = results.metrics.map((metric) => ({
+      ...metric,
+      labels: { ...metric.labels, design: metric.labels?.design === 'A' ? '<A&B>' : 'B' },
+    }));
     const chart = experimentCharts(groupOf(results))[0];
     const { svg } = await renderSvg(chart?.spec ?? {}, 'escaped');
     expect(svg).toContain('&lt;A&amp;B&gt;');
@@ -47,17 +49,19 @@ describe('headless chart rendering', () => {
   });
 
   it('reports a spec Vega-Lite cannot compile as a chart failure naming the chart', async () => {
-    await expect(renderSvg({ mark: 'no-such-mark' }, 'broken-chart'))
-      .rejects.toMatchObject({ code: 'CHART_FAILED',
-        message: expect.stringContaining('broken-chart') });
+    await expect(renderSvg({ mark: 'no-such-mark' }, 'broken-chart')).rejects.toMatchObject({
+      code: 'CHART_FAILED',
+      message: expect.stringContaining('broken-chart'),
+    });
   });
 });
 
 describe('text widths for layout', () => {
   it('measure narrow letters narrower than wide ones and bold wider than regular', () => {
     expect(textWidthPx('iiii', 12, false)).toBeLessThan(textWidthPx('mmmm', 12, false));
-    expect(textWidthPx('throughput', 12, true)).toBeGreaterThan(textWidthPx('throughput', 12,
-      false));
+    expect(textWidthPx('throughput', 12, true)).toBeGreaterThan(
+      textWidthPx('throughput', 12, false),
+    );
     expect(textWidthPx('abc', 24, false)).toBeCloseTo(2 * textWidthPx('abc', 12, false));
   });
 });

@@ -61,9 +61,11 @@ export async function renderSvg(spec: VegaLiteSpec, chartName: string): Promise<
     view.finalize();
     return { svg, warnings };
   } catch (error) {
-    throw new ReportError('CHART_FAILED',
+    throw new ReportError(
+      'CHART_FAILED',
       `chart ${chartName} could not be drawn: ${(error as Error).message}; ` +
-      'check its entry in reports/charts/chart-table.ts against the figures');
+        'check its entry in reports/charts/chart-table.ts against the figures',
+    );
   }
 }
 
@@ -71,8 +73,11 @@ export function renderPng(svg: string): Buffer {
   const resvg = new Resvg(svg, {
     fitTo: { mode: 'zoom', value: PNG_SCALE },
     background: 'white',
-    font: { loadSystemFonts: true, defaultFontFamily: SANS_SERIF_FONT,
-      sansSerifFamily: SANS_SERIF_FONT },
+    font: {
+      loadSystemFonts: true,
+      defaultFontFamily: SANS_SERIF_FONT,
+      sansSerifFamily: SANS_SERIF_FONT,
+    },
   });
   return resvg.render().asPng();
 }

@@ -16,12 +16,19 @@ import { glanceChartSpec } from './glance-chart.js';
 import { renderPng, renderSvg } from './render.js';
 import type { VegaLiteSpec } from './vega-lite-spec.js';
 
-const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs',
-  'sample-report');
+const SAMPLE_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'docs',
+  'sample-report',
+);
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function sampleGroups() {
-  const files = fs.readdirSync(SAMPLE_DIR).filter((name) => name.endsWith('.json'))
+  const files = fs
+    .readdirSync(SAMPLE_DIR)
+    .filter((name) => name.endsWith('.json'))
     .map((name) => path.join(SAMPLE_DIR, name));
   const loaded = loadResults(files);
   expect(loaded.warnings).toEqual([]);
@@ -29,16 +36,21 @@ function sampleGroups() {
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 function textsOf(svg: string, role: string): string[] {
-  const pattern = new RegExp(`class="mark-text ${role}"[^>]*>((?:<text[^>]*>[^<]*</text>)+)`,
-    'g');
+  const pattern = new RegExp(`class="mark-text ${role}"[^>]*>((?:<text[^>]*>[^<]*</text>)+)`, 'g');
   return [...svg.matchAll(pattern)].flatMap((match) =>
-    [...(match[1] ?? '').matchAll(/<text[^>]*>([^<]*)<\/text>/g)]
-      .map((text) => unescapeXml(text[1] ?? '')));
+    [...(match[1] ?? '').matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((text) =>
+      unescapeXml(text[1] ?? ''),
+    ),
+  );
 }
 
 /** A mark with area or length: a bar of height 0 (`v0`) draws nothing a reader can see. */
@@ -49,9 +61,11 @@ function visible(path: string): boolean {
 /** The aria labels (`series: total; share: total`) of every mark drawn with some size. */
 function drawnMarks(svg: string): string[] {
   const groups = [...svg.matchAll(/<g class="mark-[a-z]+ role-mark[^"]*"[^>]*>(.*?)<\/g>/gs)];
-  return groups.flatMap((group) => [...(group[1] ?? '').matchAll(/<path ([^>]*)>/g)]
-    .filter((mark) => visible(/ d="([^"]*)"/.exec(mark[1] ?? '')?.[1] ?? ''))
-    .map((mark) => unescapeXml(/aria-label="([^"]*)"/.exec(mark[1] ?? '')?.[1] ?? '')));
+  return groups.flatMap((group) =>
+    [...(group[1] ?? '').matchAll(/<path ([^>]*)>/g)]
+      .filter((mark) => visible(/ d="([^"]*)"/.exec(mark[1] ?? '')?.[1] ?? ''))
+      .map((mark) => unescapeXml(/aria-label="([^"]*)"/.exec(mark[1] ?? '')?.[1] ?? '')),
+  );
 }
 
 /** The axis titles a spec asks for, from every encoding in it. */
@@ -78,30 +92,31 @@ async function expectReadable(name: string, spec: VegaLiteSpec, legend: readonly
   for (const entry of legend) expect(labels, name).toContain(entry);
   const marks = drawnMarks(svg);
   for (const label of labels.filter((entry) => !entry.endsWith('…'))) {
-    const drawn = marks.some((aria) => aria.split('; ').some((part) =>
-      part.endsWith(`: ${label}`)));
+    const drawn = marks.some((aria) =>
+      aria.split('; ').some((part) => part.endsWith(`: ${label}`)),
+    );
     expect(drawn, `${name}: legend entry '${label}' has a visible mark`).toBe(true);
   }
 }
 
-describe('the sample report\'s charts', () => {
-  it('draw every chart with its axis titles and legend entries, each entry with marks',
-    async () => {
-      const groups = sampleGroups();
-      let drawn = 0;
-      for (const group of groups) {
-        for (const chart of experimentCharts(group)) {
-          const legend = chart.panels.flatMap((panel) => [
-            ...(panel.hasSeries ? [...panel.colourSort, ...panel.dashSort] : []),
-            ...panel.models]);
-          await expectReadable(`${group.id}-${chart.def.id}`, chart.spec, legend);
-          drawn += 1;
-        }
+describe("the sample report's charts", () => {
+  it('draw every chart with its axis titles and legend entries, each entry with marks', async () => {
+    const groups = sampleGroups();
+    let drawn = 0;
+    for (const group of groups) {
+      for (const chart of experimentCharts(group)) {
+        const legend = chart.panels.flatMap((panel) => [
+          ...(panel.hasSeries ? [...panel.colourSort, ...panel.dashSort] : []),
+          ...panel.models,
+        ]);
+        await expectReadable(`${group.id}-${chart.def.id}`, chart.spec, legend);
+        drawn += 1;
       }
-      expect(drawn).toBeGreaterThanOrEqual(16);
-    }, 120_000);
+    }
+    expect(drawn).toBeGreaterThanOrEqual(16);
+  }, 120_000);
 
-  it('draw the first screen\'s puzzle chart, A beside B, on this disk and modelled', async () => {
+  it("draw the first screen's puzzle chart, A beside B, on this disk and modelled", async () => {
     const answer = firstPuzzleAnswer(sampleGroups());
     const spec = answer === null ? null : glanceChartSpec(answer);
     expect(spec).not.toBeNull();

@@ -7,12 +7,45 @@
 import * as vega from 'vega';
 
 const ADVANCE_EM: Readonly<Record<string, number>> = {
-  ' ': 0.318, '.': 0.318, ',': 0.318, ':': 0.337, ';': 0.337, '·': 0.318, '\'': 0.275,
-  '|': 0.337, '!': 0.4, '/': 0.337, '(': 0.39, ')': 0.39, '[': 0.39, ']': 0.39, '-': 0.361,
-  'i': 0.278, 'j': 0.278, 'l': 0.278, 'f': 0.352, 't': 0.392, 'r': 0.411, 's': 0.521,
-  'c': 0.55, 'z': 0.525, 'k': 0.579, 'v': 0.592, 'x': 0.592, 'y': 0.592, 'w': 0.818,
-  'm': 0.974, 'I': 0.295, 'J': 0.295, 'M': 0.863, 'W': 0.989, '%': 0.95, '@': 1.0, '…': 1.0,
-  'µ': 0.636, '×': 0.838,
+  ' ': 0.318,
+  '.': 0.318,
+  ',': 0.318,
+  ':': 0.337,
+  ';': 0.337,
+  '·': 0.318,
+  "'": 0.275,
+  '|': 0.337,
+  '!': 0.4,
+  '/': 0.337,
+  '(': 0.39,
+  ')': 0.39,
+  '[': 0.39,
+  ']': 0.39,
+  '-': 0.361,
+  i: 0.278,
+  j: 0.278,
+  l: 0.278,
+  f: 0.352,
+  t: 0.392,
+  r: 0.411,
+  s: 0.521,
+  c: 0.55,
+  z: 0.525,
+  k: 0.579,
+  v: 0.592,
+  x: 0.592,
+  y: 0.592,
+  w: 0.818,
+  m: 0.974,
+  I: 0.295,
+  J: 0.295,
+  M: 0.863,
+  W: 0.989,
+  '%': 0.95,
+  '@': 1.0,
+  '…': 1.0,
+  µ: 0.636,
+  '×': 0.838,
 };
 const DIGIT_EM = 0.636;
 const LOWERCASE_EM = 0.615;
@@ -55,7 +88,10 @@ export function useFontMetrics(): void {
   const metrics = (vega as unknown as { textMetrics: { width: unknown } }).textMetrics;
   metrics.width = (item: TextItem, text: unknown): number => {
     const size = item.fontSize === undefined ? DEFAULT_FONT_SIZE_PX : Number(item.fontSize);
-    return textWidthPx(text === null || text === undefined ? '' : String(text).trim(), size,
-      isBold(item.fontWeight));
+    return textWidthPx(
+      text === null || text === undefined ? '' : String(text).trim(),
+      size,
+      isBold(item.fontWeight),
+    );
   };
 }

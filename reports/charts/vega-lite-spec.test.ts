@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { groupOf } from '../../test/fixtures/experiment-groups.js';
 import {
-  onMachine, sampleAllExperiments, sampleCrashSafety, sampleDurability, samplePuzzle,
-  sampleQueueDepth, sampleScanVsLookup, sampleSegmentSize, sampleUnknownExperiment,
+  onMachine,
+  sampleAllExperiments,
+  sampleCrashSafety,
+  sampleDurability,
+  samplePuzzle,
+  sampleQueueDepth,
+  sampleScanVsLookup,
+  sampleSegmentSize,
+  sampleUnknownExperiment,
 } from '../../test/fixtures/sample-experiments.js';
 import type { Results } from '../../lab/results.js';
 import { experimentCharts, type ExperimentChart } from './experiment-charts.js';
@@ -29,8 +36,10 @@ function pointsOf(spec: Json): ChartPoint[] {
 
 function layerWith(spec: Json, markType: string, predicted: boolean): Json | undefined {
   const filter = predicted ? 'datum.predicted === true' : 'datum.predicted === false';
-  return layersOf(spec).find((layer) => layer.mark.type === markType &&
-    layer.transform.some((step: Json) => step.filter === filter));
+  return layersOf(spec).find(
+    (layer) =>
+      layer.mark.type === markType && layer.transform.some((step: Json) => step.filter === filter),
+  );
 }
 
 describe('the puzzle throughput chart', () => {
@@ -53,7 +62,8 @@ describe('the puzzle throughput chart', () => {
       'always; every send synced; A: each delete synced; B: head per 1,000 deletes',
       'group; sends share a sync; A: deletes share it; B: head per 1,000 deletes',
       "the seed's; A: synced per message; B: streamed, one sync a round",
-      'none; no sync (page cache)']);
+      'none; no sync (page cache)',
+    ]);
     expect(bars?.encoding.x.axis.labelExpr).toBe("split(datum.label, '; ')");
   });
 
@@ -61,22 +71,33 @@ describe('the puzzle throughput chart', () => {
     expect(bars?.encoding.color.field).toBe('series');
     expect(bars?.encoding.color.title).toBe('design (A = slot file, B = log)');
     expect(bars?.encoding.xOffset.field).toBe('series');
-    const always = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('always'));
-    expect(always.map((p) => p.series)).toEqual(['A: slot file', 'B: log',
-      'B: log · head saved at each delete']);
+    const always = pointsOf(spec).filter(
+      (p) => !p.predicted && p.x.toString().startsWith('always'),
+    );
+    expect(always.map((p) => p.series)).toEqual([
+      'A: slot file',
+      'B: log',
+      'B: log · head saved at each delete',
+    ]);
   });
 
   it("puts the seed's comparison in its own category: A synced beside B streaming", () => {
-    const seed = pointsOf(spec).filter((p) => !p.predicted && p.x.toString().startsWith('the seed'));
-    expect(seed.map((p) => [p.series, p.y])).toEqual([['B: log', 180_000], ['A: slot file', 52]]);
+    const seed = pointsOf(spec).filter(
+      (p) => !p.predicted && p.x.toString().startsWith('the seed'),
+    );
+    expect(seed.map((p) => [p.series, p.y])).toEqual([
+      ['B: log', 180_000],
+      ['A: slot file', 52],
+    ]);
   });
 
   it('draws error bars from the 95% interval of each measured median', () => {
     const rule = layerWith(spec, 'rule', false);
     expect(rule?.encoding.y.field).toBe('yLow');
     expect(rule?.encoding.y2.field).toBe('yHigh');
-    const measuredA = pointsOf(spec).find((p) => !p.predicted &&
-      p.x.toString().startsWith('always') && p.series === 'A: slot file');
+    const measuredA = pointsOf(spec).find(
+      (p) => !p.predicted && p.x.toString().startsWith('always') && p.series === 'A: slot file',
+    );
     expect(measuredA).toMatchObject({ y: 52, yLow: 52 * 0.95, yHigh: 52 * 1.05 });
   });
 
@@ -84,12 +105,12 @@ describe('the puzzle throughput chart', () => {
     const predicted = layerWith(spec, 'point', true);
     expect(predicted?.mark.fill).toBe('white');
     expect(predicted?.encoding.shape.field).toBe('model');
-    expect(predicted?.encoding.shape.scale.domain).toEqual(['seed', 'hdd:exos-x20',
-      'ssd:990-pro']);
+    expect(predicted?.encoding.shape.scale.domain).toEqual(['seed', 'hdd:exos-x20', 'ssd:990-pro']);
     expect(predicted?.encoding.xOffset.field).toBe('series');
     // Vega-Lite would stroke the legend's symbols `transparent` without this.
     expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
-      value: '#222222' });
+      value: '#222222',
+    });
     // The course's 278,000 a second is B streaming, never B synced per message.
     const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B: log');
     expect(seedB).toHaveLength(1);
@@ -100,19 +121,19 @@ describe('the puzzle throughput chart', () => {
 });
 
 describe('chart panels', () => {
-  it('plot p99 latency against queue depth in numeric order, one series per method and engine',
-    () => {
-      const chart = chartOf(sampleQueueDepth(), 'p99-latency');
-      const data = chart.panels[0];
-      expect(data?.xSort).toEqual(['1', '2', '4', '8', '16', '32', '64']);
-      expect(data?.seriesSort).toContain('random-write · io_uring');
-      const metric = sampleQueueDepth().metrics.find((m) =>
-        m.name === 'queue-depth.append.libuv.8.latencyNs');
-      const point = data?.points.find((p) => p.series === 'append · libuv' && p.x === '8');
-      const divisor = data?.yUnit === 'µs' ? 1e3 : data?.yUnit === 'ms' ? 1e6 : 1;
-      expect(point?.y).toBeCloseTo((metric?.p99 ?? 0) / divisor);
-      expect(point?.yLow).toBeNull();
-    });
+  it('plot p99 latency against queue depth in numeric order, one series per method and engine', () => {
+    const chart = chartOf(sampleQueueDepth(), 'p99-latency');
+    const data = chart.panels[0];
+    expect(data?.xSort).toEqual(['1', '2', '4', '8', '16', '32', '64']);
+    expect(data?.seriesSort).toContain('random-write · io_uring');
+    const metric = sampleQueueDepth().metrics.find(
+      (m) => m.name === 'queue-depth.append.libuv.8.latencyNs',
+    );
+    const point = data?.points.find((p) => p.series === 'append · libuv' && p.x === '8');
+    const divisor = data?.yUnit === 'µs' ? 1e3 : data?.yUnit === 'ms' ? 1e6 : 1;
+    expect(point?.y).toBeCloseTo((metric?.p99 ?? 0) / divisor);
+    expect(point?.yLow).toBeNull();
+  });
 
   it('pair throughput with p99 latency by labels and join the points in producer order', () => {
     const spec = chartOf(sampleDurability(), 'throughput-latency').spec as Json;
@@ -148,21 +169,40 @@ describe('chart panels', () => {
     const spec = chartOf(sampleSegmentSize(), 'trade-offs').spec as Json;
     expect(spec.concat).toHaveLength(4);
     const titles = spec.concat.map((panel: Json) => layersOf(panel)[0]?.encoding.y.title);
-    expect(titles).toEqual(['open time (ms)', 'median lookup latency (µs)', 'roll time (µs)',
-      'retention lag (MiB, log scale)']);
-    expect(spec.concat[0].layer[0].encoding.x.sort).toEqual(['4 MiB', '8 MiB', '64 MiB',
-      '100 MiB', '1 GiB']);
+    expect(titles).toEqual([
+      'open time (ms)',
+      'median lookup latency (µs)',
+      'roll time (µs)',
+      'retention lag (MiB, log scale)',
+    ]);
+    expect(spec.concat[0].layer[0].encoding.x.sort).toEqual([
+      '4 MiB',
+      '8 MiB',
+      '64 MiB',
+      '100 MiB',
+      '1 GiB',
+    ]);
   });
 
   it('give every machine its own series, named by device, filesystem and kernel', () => {
-    const other = onMachine(samplePuzzle(), { hostname: 'b', deviceModel: 'ST20000NM007D',
-      filesystem: 'xfs', kernel: '6.8.0', speedFactor: 0.5 });
-    const chart = experimentCharts(groupOf(samplePuzzle(), other))
-      .find((c) => c.def.id === 'throughput');
-    expect(chart?.panels[0]?.seriesSort).toEqual(['vda · ext4 · Linux 6.1 · A',
-      'vda · ext4 · Linux 6.1 · B', 'vda · ext4 · Linux 6.1 · B · head saved at each delete',
-      'ST20000NM007D · xfs · Linux 6.8.0 · A', 'ST20000NM007D · xfs · Linux 6.8.0 · B',
-      'ST20000NM007D · xfs · Linux 6.8.0 · B · head saved at each delete']);
+    const other = onMachine(samplePuzzle(), {
+      hostname: 'b',
+      deviceModel: 'ST20000NM007D',
+      filesystem: 'xfs',
+      kernel: '6.8.0',
+      speedFactor: 0.5,
+    });
+    const chart = experimentCharts(groupOf(samplePuzzle(), other)).find(
+      (c) => c.def.id === 'throughput',
+    );
+    expect(chart?.panels[0]?.seriesSort).toEqual([
+      'vda · ext4 · Linux 6.1 · A',
+      'vda · ext4 · Linux 6.1 · B',
+      'vda · ext4 · Linux 6.1 · B · head saved at each delete',
+      'ST20000NM007D · xfs · Linux 6.8.0 · A',
+      'ST20000NM007D · xfs · Linux 6.8.0 · B',
+      'ST20000NM007D · xfs · Linux 6.8.0 · B · head saved at each delete',
+    ]);
     expect(chart?.panels[0]?.seriesTitle).toBe('machine · design (A = slot file, B = log)');
   });
 });
@@ -174,10 +214,16 @@ describe('charts an experiment gets', () => {
     const spec = charts[0]?.spec as Json;
     expect(spec.concat).toHaveLength(2);
     const nsPanel = spec.concat[0];
-    expect(pointsOf(nsPanel).filter((p) => !p.predicted).map((p) => p.x))
-      .toEqual(['mystery.fast.latencyNs', 'mystery.slow.latencyNs']);
-    expect(pointsOf(nsPanel).filter((p) => p.predicted).map((p) => p.model))
-      .toEqual(['hdd:exos-x20']);
+    expect(
+      pointsOf(nsPanel)
+        .filter((p) => !p.predicted)
+        .map((p) => p.x),
+    ).toEqual(['mystery.fast.latencyNs', 'mystery.slow.latencyNs']);
+    expect(
+      pointsOf(nsPanel)
+        .filter((p) => p.predicted)
+        .map((p) => p.model),
+    ).toEqual(['hdd:exos-x20']);
     expect(pointsOf(spec.concat[1]).map((p) => p.x)).toEqual(['mystery.bytesPerOp']);
   });
 

@@ -35,11 +35,28 @@ const PREDICTION_SHAPES = ['diamond', 'triangle-up', 'square', 'cross', 'triangl
  * Series colours, ordered so that neighbours differ in hue and lightness (no blue beside teal,
  * no orange beside red, as tableau10's first six give); beyond ten, tableau20.
  */
-export const SERIES_COLOURS = ['#1f5fa8', '#e8850c', '#2e9e44', '#c4304a', '#7b4fb0', '#7d5a3c',
-  '#e377c2', '#6b6b6b', '#a9a90f', '#17a9bd'];
+export const SERIES_COLOURS = [
+  '#1f5fa8',
+  '#e8850c',
+  '#2e9e44',
+  '#c4304a',
+  '#7b4fb0',
+  '#7d5a3c',
+  '#e377c2',
+  '#6b6b6b',
+  '#a9a90f',
+  '#17a9bd',
+];
 /** Line dashes, solid first; each series of a line chart takes the next. */
-export const LINE_DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [3, 5],
-  [10, 2, 2, 2, 2, 2]];
+export const LINE_DASHES = [
+  [1, 0],
+  [6, 3],
+  [2, 2],
+  [8, 3, 2, 3],
+  [12, 4],
+  [3, 5],
+  [10, 2, 2, 2, 2, 2],
+];
 const POINT_TEXT_SIZE = 10;
 /** Half the width a dodged series may move within its category band. */
 const DODGE_BAND = 0.5;
@@ -51,8 +68,13 @@ const CONFIG: Json = {
   title: { fontSize: 16, subtitleFontSize: 12, anchor: 'start', subtitleColor: '#444444' },
   axis: { labelFontSize: 12, titleFontSize: 13, titleFontWeight: 'normal', gridColor: '#e6e6e6' },
   header: { labelFontSize: 12, titleFontSize: 13, titleFontWeight: 'normal' },
-  legend: { orient: 'bottom', labelFontSize: 12, titleFontSize: 12, labelLimit: 340,
-    titleLimit: 340 },
+  legend: {
+    orient: 'bottom',
+    labelFontSize: 12,
+    titleFontSize: 12,
+    labelLimit: 340,
+    titleLimit: 340,
+  },
   view: { stroke: '#cccccc' },
 };
 
@@ -75,7 +97,8 @@ export function axisScale(values: readonly number[]): AxisScale {
 }
 
 function numbers(points: readonly ChartPoint[], keys: readonly (keyof ChartPoint)[]): number[] {
-  return points.flatMap((point) => keys.map((key) => point[key]))
+  return points
+    .flatMap((point) => keys.map((key) => point[key]))
     .filter((value): value is number => typeof value === 'number');
 }
 
@@ -119,49 +142,93 @@ interface Encodings {
 
 function xEncoding(def: PanelDef, data: PanelData, xScale: AxisScale): Json {
   if (def.x.kind === 'quantity' || (def.x.kind === 'label' && def.x.type === 'quantitative')) {
-    return { field: 'x', type: 'quantitative', scale: scaleJson(xScale),
-      title: axisTitle(def.x.title, data.xUnit, xScale), axis: axisJson(xScale) };
+    return {
+      field: 'x',
+      type: 'quantitative',
+      scale: scaleJson(xScale),
+      title: axisTitle(def.x.title, data.xUnit, xScale),
+      axis: axisJson(xScale),
+    };
   }
   const nominal = def.x.kind === 'name' || def.x.type === 'nominal';
   const lines = data.xSort.some((category) => category.includes(CATEGORY_LINE_BREAK))
-    ? { labelExpr: `split(datum.label, '${CATEGORY_LINE_BREAK}')` } : {};
-  return { field: 'x', type: nominal ? 'nominal' : 'ordinal', sort: data.xSort, title: def.x.title,
-    axis: { labelAngle: def.x.kind === 'name' ? -35 : 0, labelLimit: 220, ...lines } };
+    ? { labelExpr: `split(datum.label, '${CATEGORY_LINE_BREAK}')` }
+    : {};
+  return {
+    field: 'x',
+    type: nominal ? 'nominal' : 'ordinal',
+    sort: data.xSort,
+    title: def.x.title,
+    axis: { labelAngle: def.x.kind === 'name' ? -35 : 0, labelLimit: 220, ...lines },
+  };
 }
 
 function encodings(data: PanelData): Encodings {
   const def = data.def;
   const yScale = axisScale(numbers(data.points, ['y', 'yLow', 'yHigh']));
   const xScale = axisScale(numbers(data.points, ['x', 'xLow', 'xHigh']));
-  const y = { field: 'y', type: 'quantitative', scale: scaleJson(yScale),
-    title: axisTitle(def.yTitle, data.yUnit, yScale), axis: axisJson(yScale) };
+  const y = {
+    field: 'y',
+    type: 'quantitative',
+    scale: scaleJson(yScale),
+    title: axisTitle(def.yTitle, data.yUnit, yScale),
+    axis: axisJson(yScale),
+  };
   // Colour and dash on one field and title share one legend; split, each has its own.
   const together = def.colourBy === null && def.dashBy === null;
   const lines = data.hasSeries && def.mark !== 'bar' && !def.dodge;
   /** A legend of lines shows each entry's dash in its colour. */
   const strokeSymbols = { symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 300 };
   const color = data.hasSeries
-    ? { field: together ? 'series' : 'colour', type: 'nominal', sort: data.colourSort,
-      title: data.colourTitle,
-      scale: data.colourSort.length > SERIES_COLOURS.length ? { scheme: 'tableau20' }
-        : { domain: data.colourSort, range: SERIES_COLOURS.slice(0, data.colourSort.length) },
-      legend: { ...legendJson(data.colourSort), ...(lines && together ? strokeSymbols : {}) } }
+    ? {
+        field: together ? 'series' : 'colour',
+        type: 'nominal',
+        sort: data.colourSort,
+        title: data.colourTitle,
+        scale:
+          data.colourSort.length > SERIES_COLOURS.length
+            ? { scheme: 'tableau20' }
+            : { domain: data.colourSort, range: SERIES_COLOURS.slice(0, data.colourSort.length) },
+        legend: { ...legendJson(data.colourSort), ...(lines && together ? strokeSymbols : {}) },
+      }
     : { value: SINGLE_SERIES_COLOR };
   // Dodged points are drawn without lines (Vega-Lite cannot offset a line), so without dashes.
   const dash = lines
-    ? { field: together ? 'series' : 'dash', type: 'nominal', sort: data.dashSort,
-      title: data.dashTitle,
-      scale: { domain: data.dashSort,
-        range: data.dashSort.map((_, i) => LINE_DASHES[i % LINE_DASHES.length]) },
-      legend: { ...legendJson(data.dashSort), ...strokeSymbols } }
+    ? {
+        field: together ? 'series' : 'dash',
+        type: 'nominal',
+        sort: data.dashSort,
+        title: data.dashTitle,
+        scale: {
+          domain: data.dashSort,
+          range: data.dashSort.map((_, i) => LINE_DASHES[i % LINE_DASHES.length]),
+        },
+        legend: { ...legendJson(data.dashSort), ...strokeSymbols },
+      }
     : null;
-  const offset = data.hasSeries && def.mark === 'bar'
-    ? { field: 'series', type: 'nominal', sort: data.seriesSort } : null;
-  const shape = { field: 'model', type: 'nominal', sort: data.models, title: 'model prediction',
+  const offset =
+    data.hasSeries && def.mark === 'bar'
+      ? { field: 'series', type: 'nominal', sort: data.seriesSort }
+      : null;
+  const shape = {
+    field: 'model',
+    type: 'nominal',
+    sort: data.models,
+    title: 'model prediction',
     scale: { domain: data.models, range: PREDICTION_SHAPES.slice(0, data.models.length) },
     // An explicit symbol encoding: Vega-Lite otherwise strokes these symbols `transparent`.
-    legend: { ...legendJson(data.models), encode: { symbols: { update: {
-      stroke: { value: ERROR_BAR_COLOR }, strokeWidth: { value: 1.5 } } } } } };
+    legend: {
+      ...legendJson(data.models),
+      encode: {
+        symbols: {
+          update: {
+            stroke: { value: ERROR_BAR_COLOR },
+            strokeWidth: { value: 1.5 },
+          },
+        },
+      },
+    },
+  };
   return { x: xEncoding(def, data, xScale), y, color, dash, offset, shape, yScale, xScale };
 }
 
@@ -182,72 +249,134 @@ function intervals(data: PanelData, low: 'yLow' | 'xLow'): boolean {
 function barLayers(enc: Encodings, data: PanelData): Json[] {
   const base = enc.yScale.domain === null ? {} : { y2: { datum: enc.yScale.domain[0] } };
   const layers: Json[] = [
-    { transform: [MEASURED], mark: { type: 'bar' },
-      encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color, ...base }, enc) },
+    {
+      transform: [MEASURED],
+      mark: { type: 'bar' },
+      encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color, ...base }, enc),
+    },
   ];
   if (!enc.yScale.log && data.points.some((point) => !point.predicted && point.y === 0)) {
     // A bar of 0 has no height; a tick on the axis shows it was measured, not missing.
-    layers.push({ transform: [MEASURED, { filter: 'datum.y === 0' }],
+    layers.push({
+      transform: [MEASURED, { filter: 'datum.y === 0' }],
       mark: { type: 'tick', thickness: 3, opacity: 1 },
-      encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color }, enc) });
+      encoding: withOffset({ x: enc.x, y: enc.y, color: enc.color }, enc),
+    });
   }
   if (data.points.some((point) => !point.predicted && point.text !== null)) {
-    layers.push({ transform: [MEASURED, { filter: 'isValid(datum.text)' }],
+    layers.push({
+      transform: [MEASURED, { filter: 'isValid(datum.text)' }],
       mark: { type: 'text', baseline: 'bottom', dy: -4, fontSize: 12, color: ERROR_BAR_COLOR },
-      encoding: withOffset({ x: enc.x, y: enc.y, text: { field: 'text' } }, enc) });
+      encoding: withOffset({ x: enc.x, y: enc.y, text: { field: 'text' } }, enc),
+    });
   }
   if (intervals(data, 'yLow')) {
-    layers.push({ transform: [MEASURED, HAS_Y_INTERVAL],
+    layers.push({
+      transform: [MEASURED, HAS_Y_INTERVAL],
       mark: { type: 'rule', color: ERROR_BAR_COLOR, strokeWidth: 1.5 },
-      encoding: withOffset({ x: enc.x, y: { field: 'yLow', type: 'quantitative' },
-        y2: { field: 'yHigh' } }, enc) });
+      encoding: withOffset(
+        { x: enc.x, y: { field: 'yLow', type: 'quantitative' }, y2: { field: 'yHigh' } },
+        enc,
+      ),
+    });
   }
   if (data.models.length === 0) return layers;
-  return [...layers, { transform: [PREDICTED],
-    mark: { type: 'point', filled: true, fill: 'white', stroke: ERROR_BAR_COLOR, strokeWidth: 1.5,
-      size: PREDICTION_SIZE, opacity: 1 },
-    encoding: withOffset({ x: enc.x, y: enc.y, shape: enc.shape }, enc) }];
+  return [
+    ...layers,
+    {
+      transform: [PREDICTED],
+      mark: {
+        type: 'point',
+        filled: true,
+        fill: 'white',
+        stroke: ERROR_BAR_COLOR,
+        strokeWidth: 1.5,
+        size: PREDICTION_SIZE,
+        opacity: 1,
+      },
+      encoding: withOffset({ x: enc.x, y: enc.y, shape: enc.shape }, enc),
+    },
+  ];
 }
 
 /** Series side by side within each x category, when the panel dodges them. */
 function dodged(encoding: Json, data: PanelData): Json {
   if (!data.def.dodge || !data.hasSeries) return encoding;
-  return { ...encoding, xOffset: { field: 'series', type: 'nominal', sort: data.seriesSort,
-    scale: { paddingOuter: DODGE_BAND } } };
+  return {
+    ...encoding,
+    xOffset: {
+      field: 'series',
+      type: 'nominal',
+      sort: data.seriesSort,
+      scale: { paddingOuter: DODGE_BAND },
+    },
+  };
 }
 
 function lineLayers(enc: Encodings, data: PanelData): Json[] {
   const order = data.def.order === null ? {} : { order: { field: 'order', type: 'quantitative' } };
   const dash = enc.dash === null ? {} : { strokeDash: enc.dash };
-  const line = { transform: [MEASURED], mark: { type: 'line', strokeWidth: 2, opacity: 0.9 },
-    encoding: { x: enc.x, y: enc.y, color: enc.color, ...dash, detail: { field: 'series' },
-      ...order } };
+  const line = {
+    transform: [MEASURED],
+    mark: { type: 'line', strokeWidth: 2, opacity: 0.9 },
+    encoding: {
+      x: enc.x,
+      y: enc.y,
+      color: enc.color,
+      ...dash,
+      detail: { field: 'series' },
+      ...order,
+    },
+  };
   const layers: Json[] = [
     ...(data.def.dodge ? [] : [line]),
-    { transform: [MEASURED], mark: { type: 'point', filled: true, size: 55, opacity: 1 },
-      encoding: dodged({ x: enc.x, y: enc.y, color: enc.color }, data) },
+    {
+      transform: [MEASURED],
+      mark: { type: 'point', filled: true, size: 55, opacity: 1 },
+      encoding: dodged({ x: enc.x, y: enc.y, color: enc.color }, data),
+    },
   ];
   if (data.points.some((point) => !point.predicted && point.text !== null)) {
-    layers.push({ transform: [MEASURED, { filter: 'isValid(datum.text)' }],
+    layers.push({
+      transform: [MEASURED, { filter: 'isValid(datum.text)' }],
       mark: { type: 'text', align: 'left', dx: 6, dy: -6, fontSize: POINT_TEXT_SIZE },
-      encoding: dodged({ x: enc.x, y: enc.y, text: { field: 'text' }, color: enc.color }, data) });
+      encoding: dodged({ x: enc.x, y: enc.y, text: { field: 'text' }, color: enc.color }, data),
+    });
   }
   if (intervals(data, 'yLow')) {
-    layers.push({ transform: [MEASURED, HAS_Y_INTERVAL], mark: { type: 'rule', strokeWidth: 1.5 },
-      encoding: { x: enc.x, y: { field: 'yLow', type: 'quantitative' }, y2: { field: 'yHigh' },
-        color: enc.color } });
+    layers.push({
+      transform: [MEASURED, HAS_Y_INTERVAL],
+      mark: { type: 'rule', strokeWidth: 1.5 },
+      encoding: {
+        x: enc.x,
+        y: { field: 'yLow', type: 'quantitative' },
+        y2: { field: 'yHigh' },
+        color: enc.color,
+      },
+    });
   }
   if (intervals(data, 'xLow')) {
-    layers.push({ transform: [MEASURED, HAS_X_INTERVAL], mark: { type: 'rule', strokeWidth: 1.5 },
-      encoding: { y: enc.y, x: { field: 'xLow', type: 'quantitative' }, x2: { field: 'xHigh' },
-        color: enc.color } });
+    layers.push({
+      transform: [MEASURED, HAS_X_INTERVAL],
+      mark: { type: 'rule', strokeWidth: 1.5 },
+      encoding: {
+        y: enc.y,
+        x: { field: 'xLow', type: 'quantitative' },
+        x2: { field: 'xHigh' },
+        color: enc.color,
+      },
+    });
   }
   if (data.models.length === 0) return layers;
-  return [...layers,
+  return [
+    ...layers,
     // Larger than the measured dots, so a prediction that matches reads as a ring around one.
-    { transform: [PREDICTED], mark: { type: 'point', filled: false, strokeWidth: 2,
-      size: PREDICTION_SIZE, opacity: 1 },
-    encoding: { x: enc.x, y: enc.y, color: enc.color, shape: enc.shape } }];
+    {
+      transform: [PREDICTED],
+      mark: { type: 'point', filled: false, strokeWidth: 2, size: PREDICTION_SIZE, opacity: 1 },
+      encoding: { x: enc.x, y: enc.y, color: enc.color, shape: enc.shape },
+    },
+  ];
 }
 
 interface PanelSize {
@@ -259,16 +388,22 @@ interface PanelSize {
 function panelSpec(data: PanelData, size: PanelSize): Json {
   const enc = encodings(data);
   const layer = data.def.mark === 'bar' ? barLayers(enc, data) : lineLayers(enc, data);
-  const values = { data: { values: data.points },
-    ...(data.def.title === null ? {} : { title: { text: data.def.title, fontSize: 13 } }) };
+  const values = {
+    data: { values: data.points },
+    ...(data.def.title === null ? {} : { title: { text: data.def.title, fontSize: 13 } }),
+  };
   const facet = data.def.facet;
   if (facet === null) return { ...values, width: size.widthPx, height: size.heightPx, layer };
   const columns = Math.min(Math.max(data.facetSort.length, 1), size.maxColumns);
   const widthPx = Math.min(size.widthPx, FACETS_WIDTH_PX);
   const cellWidthPx = Math.floor((widthPx - FACET_SPACING_PX * (columns - 1)) / columns);
-  return { ...values, columns, spacing: FACET_SPACING_PX,
+  return {
+    ...values,
+    columns,
+    spacing: FACET_SPACING_PX,
     facet: { field: 'facet', type: 'ordinal', title: facet.title, sort: data.facetSort },
-    spec: { width: cellWidthPx, height: SMALL_PLOT_HEIGHT_PX, layer } };
+    spec: { width: cellWidthPx, height: SMALL_PLOT_HEIGHT_PX, layer },
+  };
 }
 
 function subtitle(panels: readonly PanelData[]): string[] {
@@ -292,6 +427,5 @@ export function buildChartSpec(def: ChartDef, panels: readonly PanelData[]): Veg
     return { title, config: CONFIG, ...panelSpec(only, size) };
   }
   const size = { widthPx: CONCAT_PANEL_WIDTH_PX, heightPx: SMALL_PLOT_HEIGHT_PX, maxColumns: 2 };
-  return { title, config: CONFIG, columns: 2,
-    concat: panels.map((data) => panelSpec(data, size)) };
+  return { title, config: CONFIG, columns: 2, concat: panels.map((data) => panelSpec(data, size)) };
 }

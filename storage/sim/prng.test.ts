@@ -20,7 +20,9 @@ describe('SeededRandom', () => {
     expect(firstWords(42, 3)).toEqual([2837322924, 544945897, 479756282]);
     expect(firstWords(616982201, 3)).toEqual([1192286410, 764230132, 770374814]);
     const rng = new SeededRandom(616982201);
-    expect(Array.from({ length: 8 }, () => rng.nextInt(100))).toEqual([27, 17, 17, 91, 62, 77, 79, 55]);
+    expect(Array.from({ length: 8 }, () => rng.nextInt(100))).toEqual([
+      27, 17, 17, 91, 62, 77, 79, 55,
+    ]);
   });
 
   it('repeats the same sequence for the same seed and differs for another', () => {

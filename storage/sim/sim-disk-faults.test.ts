@@ -15,7 +15,6 @@ function diskWithFile(seed: number, content: Uint8Array): { disk: SimDisk; handl
   return { disk, handle };
 }
 
-
 function writeByte(disk: SimDisk, handle: FileHandle, positionBytes: number): void {
   disk.write(handle, Uint8Array.of(7), 0, 1, positionBytes);
 }
@@ -257,7 +256,10 @@ describe('SimDisk fault injection: failed fdatasync (fsyncgate)', () => {
       grown.disk.write(grown.handle, patternBytes(1000, 2), 0, 1000, 0);
       failSync(grown.disk, grown.handle);
       grown.disk.truncate(grown.handle, 512);
-      for (const [{ disk, handle }, cutBytes] of [[shrunk, 700], [grown, 512]] as const) {
+      for (const [{ disk, handle }, cutBytes] of [
+        [shrunk, 700],
+        [grown, 512],
+      ] as const) {
         disk.truncate(handle, 2000);
         disk.fdatasync(handle);
         const durable = disk.durableContents('/d/f') ?? new Uint8Array(0);

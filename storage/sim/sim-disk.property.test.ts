@@ -21,7 +21,10 @@ const boundaryArb = fc
   .tuple(fc.integer({ min: 0, max: 11 }), fc.constantFrom(-1, 0, 1))
   .map(([sector, nudge]) => Math.max(0, sector * 512 + nudge));
 const positionArb = (maxBytes: number): fc.Arbitrary<number> =>
-  fc.oneof(fc.integer({ min: 0, max: maxBytes }), boundaryArb.filter((at) => at <= maxBytes));
+  fc.oneof(
+    fc.integer({ min: 0, max: maxBytes }),
+    boundaryArb.filter((at) => at <= maxBytes),
+  );
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 5,

@@ -62,12 +62,7 @@ import {
   SimPowerCutError,
   type SimErrno,
 } from './sim-errors.js';
-import {
-  FaultPlan,
-  type FaultEffect,
-  type InjectedFault,
-  type SimFault,
-} from './sim-faults.js';
+import { FaultPlan, type FaultEffect, type InjectedFault, type SimFault } from './sim-faults.js';
 import type { SimFile } from './sim-file.js';
 import { normalizePath, SimNamespace, type PendingDirOp } from './sim-namespace.js';
 

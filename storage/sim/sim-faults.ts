@@ -6,7 +6,15 @@
 import { assert } from '../errors.js';
 import type { SimErrno } from './sim-errors.js';
 
-export type FaultCall = 'write' | 'read' | 'fdatasync' | 'open' | 'truncate' | 'rename' | 'unlink' | 'fsyncDir';
+export type FaultCall =
+  | 'write'
+  | 'read'
+  | 'fdatasync'
+  | 'open'
+  | 'truncate'
+  | 'rename'
+  | 'unlink'
+  | 'fsyncDir';
 
 /**
  * Which files a fault watches: an exact path (normalised like the disk's) or a pattern. Calls on

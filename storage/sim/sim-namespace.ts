@@ -105,8 +105,15 @@ export class SimNamespace {
     from.dir.entries.delete(from.name);
     to.dir.entries.set(to.name, source.id);
     this.#record({
-      kind: 'rename', seq: this.#nextSeq++, fromDirId: from.dir.id, fromName: from.name,
-      toDirId: to.dir.id, toName: to.name, inodeId: source.id, path: from.path, toPath: to.path,
+      kind: 'rename',
+      seq: this.#nextSeq++,
+      fromDirId: from.dir.id,
+      fromName: from.name,
+      toDirId: to.dir.id,
+      toName: to.name,
+      inodeId: source.id,
+      path: from.path,
+      toPath: to.path,
     });
   }
 

@@ -35,7 +35,7 @@ export function crashBody(seq: number, maxBytes: number, minBytes = CRASH_BODY_M
   const check = mix32(seq ^ lengthBytes);
   body.writeUInt32BE(seq, 0);
   body.writeUInt32BE(check, 4);
-  for (let i = CRASH_BODY_MIN_BYTES; i < lengthBytes; i++) body[i] = (check >>> (i % 4) * 8) ^ i;
+  for (let i = CRASH_BODY_MIN_BYTES; i < lengthBytes; i++) body[i] = (check >>> ((i % 4) * 8)) ^ i;
   return body;
 }
 

@@ -26,7 +26,12 @@ const LOG_DIR = path.posix.join(CRASH_DATA_DIR, 'log');
 
 type LogOp = 'append' | 'batch' | 'burst' | 'consume' | 'read' | 'retention' | 'flush' | 'cut';
 const LOG_OPS: ReadonlyArray<readonly [LogOp, number]> = [
-  ['append', 4], ['batch', 1], ['burst', 1], ['consume', 3], ['read', 1], ['retention', 1],
+  ['append', 4],
+  ['batch', 1],
+  ['burst', 1],
+  ['consume', 3],
+  ['read', 1],
+  ['retention', 1],
   ['flush', 1],
 ];
 /**
@@ -35,8 +40,14 @@ const LOG_OPS: ReadonlyArray<readonly [LogOp, number]> = [
  * their write and its sync, so torn records land over the older records of a reused file.
  */
 const REUSE_OPS: ReadonlyArray<readonly [LogOp, number]> = [
-  ['append', 4], ['batch', 1], ['burst', 2], ['consume', 2], ['read', 1], ['retention', 3],
-  ['flush', 1], ['cut', 1],
+  ['append', 4],
+  ['batch', 1],
+  ['burst', 2],
+  ['consume', 2],
+  ['read', 1],
+  ['retention', 3],
+  ['flush', 1],
+  ['cut', 1],
 ];
 /** FileIO calls a cut burst's power cut lands within: its write, its sync, the next append's. */
 const CUT_WITHIN_CALLS = 4;
@@ -85,7 +96,8 @@ class LogTarget implements OpenTarget {
       case 'cut':
         // Once a roll reused a spare, the active segment most likely is a reused file; not at
         // every chance, so rounds go on to reuse more.
-        if (this.#log.segmentsReused > 0 && rng.chance(0.25)) context.cutPowerWithin(CUT_WITHIN_CALLS);
+        if (this.#log.segmentsReused > 0 && rng.chance(0.25))
+          context.cutPowerWithin(CUT_WITHIN_CALLS);
         return this.#appendAll(context, 1 + rng.nextInt(5));
     }
   }
@@ -118,10 +130,12 @@ class LogTarget implements OpenTarget {
       const seq = model.sendStarted(this.#log.endOffset);
       try {
         const offset = this.#log.appendNoWait(model.body(seq));
-        acks.push(this.#log.acknowledged(offset).then(
-          () => model.sendAcked(seq, offset),
-          (error: unknown) => context.onError(error, 'append acknowledgement'),
-        ));
+        acks.push(
+          this.#log.acknowledged(offset).then(
+            () => model.sendAcked(seq, offset),
+            (error: unknown) => context.onError(error, 'append acknowledgement'),
+          ),
+        );
       } catch (error) {
         context.onError(error, 'append');
       }

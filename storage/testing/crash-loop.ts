@@ -86,7 +86,7 @@ export interface CrashIterationResult {
 }
 
 const DRIVERS: Readonly<Record<CrashTargetName, TargetDriver>> = {
-  'log': logDriver,
+  log: logDriver,
   'log-queue': logQueueDriver,
   'slot-file': slotFileDriver,
 };
@@ -94,9 +94,18 @@ const ALLOWED_ERROR_CODES = new Set(['IO_ERROR', 'SHORT_IO', 'LOG_FENCED', 'QUEU
 const MAX_ROUNDS = 3;
 
 export function emptyCounts(): CrashCounts {
-  return { iterations: 0, crashes: 0, faultsInjected: 0, ackedChecked: 0, lost: 0,
-    lossWindowMsgs: 0, segmentsReused: 0, recycledTailsCut: 0, tornOverRecycled: 0,
-    outside: emptyOutsideCounts() };
+  return {
+    iterations: 0,
+    crashes: 0,
+    faultsInjected: 0,
+    ackedChecked: 0,
+    lost: 0,
+    lossWindowMsgs: 0,
+    segmentsReused: 0,
+    recycledTailsCut: 0,
+    tornOverRecycled: 0,
+    outside: emptyOutsideCounts(),
+  };
 }
 
 export function addCounts(total: CrashCounts, more: CrashCounts): void {
@@ -126,20 +135,25 @@ export function formatCrashSummary(
     const window = policy === 'none' ? ` (at most ${counts.lossWindowMsgs} in one crash)` : '';
     return `${policy} ${counts.lost}${window}`;
   });
-  return `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
+  return (
+    `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
     `${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged messages ` +
     `checked, lost: ${lost.join(', ')}; segment reuse: ${total.segmentsReused} rolls reused ` +
     `a spare, ${total.recycledTailsCut} reopens cut older records behind a reused segment's ` +
     `tail (${total.tornOverRecycled} with a torn record over them); ` +
-    formatOutsideCounts(total.outside);
+    formatOutsideCounts(total.outside)
+  );
 }
 
 /** Salt of the segment-reuse stream, so drawing a profile never moves the operations' stream. */
 const REUSE_STREAM_SALT = 0x5e6_2e05;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
-  { minBytes: 8, maxBytes: 8 }, { minBytes: 40, maxBytes: 40 }, { minBytes: 8, maxBytes: 60 },
-  { minBytes: 100, maxBytes: 200 }, { minBytes: 8, maxBytes: 200 },
+  { minBytes: 8, maxBytes: 8 },
+  { minBytes: 40, maxBytes: 40 },
+  { minBytes: 8, maxBytes: 60 },
+  { minBytes: 100, maxBytes: 200 },
+  { minBytes: 8, maxBytes: 200 },
 ] as const;
 
 /** Half the raw log's iterations exercise segment reuse (ReuseProfile); the others none. */
@@ -207,8 +221,11 @@ class CrashIteration {
       this.#model.setBodySizes({ minBytes: reuse.bodyBytes, maxBytes: reuse.bodyBytes });
     }
     this.#disk = new SimDisk({ seed: this.#rng.nextU32() });
-    this.#outside = new OutsideEvents(options.seed, `${options.target}/${options.durability}`,
-      (text) => void this.#violations.push(text));
+    this.#outside = new OutsideEvents(
+      options.seed,
+      `${options.target}/${options.durability}`,
+      (text) => void this.#violations.push(text),
+    );
     // The directory the target lives in is the caller's, made durable before the test starts.
     this.#disk.mkdirp(CRASH_DATA_DIR);
     this.#disk.fsyncDir('/');
@@ -250,9 +267,8 @@ class CrashIteration {
     const prefix = `seed ${seed} (${target}, ${durability})`;
     const done = this.#outside.done;
     // What the outside events did, to read a failure by; a passing iteration needs no story.
-    const story = this.#violations.length > 0 && done.length > 0
-      ? [`outside events: ${done.join('; ')}`]
-      : [];
+    const story =
+      this.#violations.length > 0 && done.length > 0 ? [`outside events: ${done.join('; ')}`] : [];
     return {
       options: this.#options,
       counts: { ...this.#counts, iterations: 1, outside: { ...this.#outside.counts } },
@@ -333,8 +349,12 @@ class CrashIteration {
     this.#violations.push(...this.#model.violations.splice(0).map((text) => `${where}: ${text}`));
   }
 
-  async #steps(target: OpenTarget, steps: number, secondWriterAt: number | null, where: string)
-    : Promise<void> {
+  async #steps(
+    target: OpenTarget,
+    steps: number,
+    secondWriterAt: number | null,
+    where: string,
+  ): Promise<void> {
     const context = this.#context();
     for (let i = 0; i < steps && !this.#powerIsOff(); i++) {
       if (i === secondWriterAt) await this.#secondWriter(where);
@@ -359,7 +379,8 @@ class CrashIteration {
         if (isAllowedError(error)) return;
         this.#violations.push(`round ${this.#round}: ${operation} threw ${describe(error)}`);
       },
-      cutPowerWithin: (calls) => this.#arm({ kind: 'power-cut', nth: 1 + this.#rng.nextInt(calls) }),
+      cutPowerWithin: (calls) =>
+        this.#arm({ kind: 'power-cut', nth: 1 + this.#rng.nextInt(calls) }),
     };
   }
 
@@ -386,7 +407,12 @@ function drawFault(rng: SeededRandom): SimFault {
   const nth = 1 + rng.nextInt(12);
   switch (rng.nextInt(7)) {
     case 5:
-      return { kind: 'error', call: rng.pick(['fsyncDir', 'rename', 'unlink'] as const), nth: 1 + rng.nextInt(4), errno: 'EIO' };
+      return {
+        kind: 'error',
+        call: rng.pick(['fsyncDir', 'rename', 'unlink'] as const),
+        nth: 1 + rng.nextInt(4),
+        errno: 'EIO',
+      };
     case 6:
       return { kind: 'error', call: 'truncate', nth: 1 + rng.nextInt(4), errno: 'EIO' };
     case 0:
@@ -394,8 +420,12 @@ function drawFault(rng: SeededRandom): SimFault {
     case 1:
       return { kind: 'error', call: 'write', nth, errno: rng.pick(['EIO', 'ENOSPC'] as const) };
     case 2:
-      return { kind: 'short-write', nth, landedBytes: 1 + rng.nextInt(100),
-        then: rng.pick(['ENOSPC', 'no-progress'] as const) };
+      return {
+        kind: 'short-write',
+        nth,
+        landedBytes: 1 + rng.nextInt(100),
+        then: rng.pick(['ENOSPC', 'no-progress'] as const),
+      };
     case 3:
       return { kind: 'error', call: 'open', nth: 1 + rng.nextInt(3), errno: 'EMFILE' };
     default:

@@ -92,7 +92,12 @@ export class CrashModel {
   sendStarted(key: number): number {
     const seq = this.#nextSeq++;
     this.#messages.set(seq, {
-      seq, key, sent: 'pending', deleted: 'no', durable: false, bodySizes: this.#bodySizes,
+      seq,
+      key,
+      sent: 'pending',
+      deleted: 'no',
+      durable: false,
+      bodySizes: this.#bodySizes,
     });
     return seq;
   }

@@ -75,8 +75,15 @@ export interface OutsideCounts {
 }
 
 export function emptyOutsideCounts(): OutsideCounts {
-  return { secondWriter: 0, removedMiddle: 0, removedLast: 0, renamed: 0, appendedBytes: 0,
-    movedPoint: 0, unexpected: 0 };
+  return {
+    secondWriter: 0,
+    removedMiddle: 0,
+    removedLast: 0,
+    renamed: 0,
+    appendedBytes: 0,
+    movedPoint: 0,
+    unexpected: 0,
+  };
 }
 
 export function addOutsideCounts(total: OutsideCounts, more: OutsideCounts): void {
@@ -90,13 +97,16 @@ export function addOutsideCounts(total: OutsideCounts, more: OutsideCounts): voi
 }
 
 export function formatOutsideCounts(counts: OutsideCounts): string {
-  const outcome = counts.unexpected === 0
-    ? 'all refused or handled as expected'
-    : `${counts.unexpected} NOT as expected`;
-  return `outside events: ${counts.secondWriter} second-writer, ` +
+  const outcome =
+    counts.unexpected === 0
+      ? 'all refused or handled as expected'
+      : `${counts.unexpected} NOT as expected`;
+  return (
+    `outside events: ${counts.secondWriter} second-writer, ` +
     `${counts.removedMiddle + counts.removedLast} removed segments ` +
     `(${counts.removedLast} of them the last), ${counts.renamed} renamed, ` +
-    `${counts.appendedBytes} appended-to, ${counts.movedPoint} moved recovery points, ${outcome}`;
+    `${counts.appendedBytes} appended-to, ${counts.movedPoint} moved recovery points, ${outcome}`
+  );
 }
 
 /** Opens the target on the disk the loop holds now (a driver's open, bound). */
@@ -151,13 +161,17 @@ export class OutsideEvents {
       if (isPowerCut(error)) return;
       const faulted = disk.faultsInjected > faultsBefore && isStorageError(error, 'IO_ERROR');
       if (!isStorageError(error, 'LOG_LOCKED') && !faulted) {
-        this.#unexpected(`${where}: a second writer's open threw ${describeError(error)}, ` +
-          'expected LOG_LOCKED');
+        this.#unexpected(
+          `${where}: a second writer's open threw ${describeError(error)}, ` +
+            'expected LOG_LOCKED',
+        );
       }
       if (disk.openHandles !== handlesBefore || disk.heldLocks !== locksBefore) {
         const handles = disk.openHandles - handlesBefore;
-        this.#unexpected(`${where}: a refused second writer left ${handles} handles and ` +
-          `${disk.heldLocks - locksBefore} locks behind`);
+        this.#unexpected(
+          `${where}: a refused second writer left ${handles} handles and ` +
+            `${disk.heldLocks - locksBefore} locks behind`,
+        );
       }
       return;
     }
@@ -166,8 +180,12 @@ export class OutsideEvents {
   }
 
   /** After a crash, before the reopen: the events on the log in `dir`, each drawn alone. */
-  async betweenRounds(disk: SimDisk, dir: string, openAgain: OpenAgain, where: string)
-    : Promise<void> {
+  async betweenRounds(
+    disk: SimDisk,
+    dir: string,
+    openAgain: OpenAgain,
+    where: string,
+  ): Promise<void> {
     const rng = this.#rng;
     const rates = OUTSIDE_EVENT_RATES;
     const appendBytes = rng.chance(rates.appendedBytesPerReopen);
@@ -199,17 +217,24 @@ export class OutsideEvents {
     if (log === null) return;
     const { recovery } = log;
     if (moved && recovery.recoveryPointProblem !== null) {
-      this.#unexpected(`${where}: a recovery point moved to a record boundary was not trusted ` +
-        `(${recovery.recoveryPointProblem})`);
+      this.#unexpected(
+        `${where}: a recovery point moved to a record boundary was not trusted ` +
+          `(${recovery.recoveryPointProblem})`,
+      );
     }
     const segments = log.segments().map((segment) => segment.logPath);
     for (const logPath of appended) {
       const sealed = segments.includes(logPath) && logPath !== segments[segments.length - 1];
-      const reported = recovery.findings.some((finding) => finding.segment === logPath &&
-        (finding.kind === 'trailing-zeros' || finding.kind === 'trailing-bytes'));
+      const reported = recovery.findings.some(
+        (finding) =>
+          finding.segment === logPath &&
+          (finding.kind === 'trailing-zeros' || finding.kind === 'trailing-bytes'),
+      );
       if (sealed && !reported) {
-        this.#unexpected(`${where}: the bytes appended to ${logPath} were not reported ` +
-          `(warnings: ${JSON.stringify(recovery.warnings)})`);
+        this.#unexpected(
+          `${where}: the bytes appended to ${logPath} were not reported ` +
+            `(warnings: ${JSON.stringify(recovery.warnings)})`,
+        );
       }
     }
   }
@@ -225,8 +250,10 @@ export class OutsideEvents {
     const handle = disk.open(logPath, { create: false });
     try {
       const endBytes = disk.sizeBytes(handle);
-      this.done.push(`${where}: ${bytes.length} ${random ? 'random' : 'zero'} bytes appended to ` +
-        `segment ${base} at position ${endBytes}`);
+      this.done.push(
+        `${where}: ${bytes.length} ${random ? 'random' : 'zero'} bytes appended to ` +
+          `segment ${base} at position ${endBytes}`,
+      );
       disk.write(handle, bytes, 0, bytes.length, endBytes);
       disk.fdatasync(handle);
     } finally {
@@ -252,12 +279,12 @@ export class OutsideEvents {
     const base = bases[this.#rng.chance(0.5) ? furthest : anySlot]!;
     const boundary = this.#rng.pick(recordBoundaries(disk, dir, base));
     const saved = readRecoveryPoint(disk, dir);
-    const kept = saved !== null && !('unreadable' in saved) && saved.segmentBaseOffset === base
-      ? saved
-      : {};
+    const kept =
+      saved !== null && !('unreadable' in saved) && saved.segmentBaseOffset === base ? saved : {};
     const point: RecoveryPoint = { ...kept, ...boundary };
-    this.done.push(`${where}: recovery point moved from ${describePoint(saved)} to ` +
-      describePoint(point));
+    this.done.push(
+      `${where}: recovery point moved from ${describePoint(saved)} to ${describePoint(point)}`,
+    );
     writeRecoveryPoint(disk, dir, point);
     this.counts.movedPoint++;
     this.#pointMoved = true;
@@ -311,8 +338,12 @@ export class OutsideEvents {
   }
 
   /** The open must throw `code` and leave no handle or lock behind; a success is closed again. */
-  async #expectRefusal(disk: SimDisk, openAgain: OpenAgain, code: StorageErrorCode, what: string)
-    : Promise<void> {
+  async #expectRefusal(
+    disk: SimDisk,
+    openAgain: OpenAgain,
+    code: StorageErrorCode,
+    what: string,
+  ): Promise<void> {
     let target: OpenTarget;
     try {
       target = openAgain();
@@ -325,8 +356,10 @@ export class OutsideEvents {
       }
       return;
     }
-    this.#unexpected(`${what} succeeded (offsets ${target.log?.startOffset} to ` +
-      `${target.endKey - 1}), expected ${code}`);
+    this.#unexpected(
+      `${what} succeeded (offsets ${target.log?.startOffset} to ` +
+        `${target.endKey - 1}), expected ${code}`,
+    );
     await closeQuietly(target);
   }
 
@@ -337,8 +370,10 @@ export class OutsideEvents {
 }
 
 /** The point names segment `base` and is not a roll's empty point (log-loader's rule). */
-function vouchesForRecordsIn(point: RecoveryPoint | { unreadable: string } | null, base: number)
-  : boolean {
+function vouchesForRecordsIn(
+  point: RecoveryPoint | { unreadable: string } | null,
+  base: number,
+): boolean {
   if (point === null || 'unreadable' in point || point.segmentBaseOffset !== base) return false;
   return !(point.positionBytes === 0 && point.nextOffset === base);
 }
@@ -354,8 +389,10 @@ function describePoint(point: RecoveryPoint | { unreadable: string } | null): st
   if ('unreadable' in point) return `an unreadable point (${point.unreadable})`;
   const { segmentBaseOffset, positionBytes, nextOffset, ...more } = point;
   const flags = Object.keys(more).length === 0 ? '' : `, ${JSON.stringify(more)}`;
-  return `(segment ${segmentBaseOffset}, position ${positionBytes}, next offset ${nextOffset}` +
-    `${flags})`;
+  return (
+    `(segment ${segmentBaseOffset}, position ${positionBytes}, next offset ${nextOffset}` +
+    `${flags})`
+  );
 }
 
 export function segmentBases(disk: SimDisk, dir: string): number[] {
@@ -368,8 +405,9 @@ export function segmentBases(disk: SimDisk, dir: string): number[] {
 }
 
 function logBytes(disk: SimDisk, dir: string, base: number): Buffer {
-  return disk.readWholeFile(path.posix.join(dir, segmentFileName(base, LOG_SUFFIX))) ??
-    Buffer.alloc(0);
+  return (
+    disk.readWholeFile(path.posix.join(dir, segmentFileName(base, LOG_SUFFIX))) ?? Buffer.alloc(0)
+  );
 }
 
 /** Every record boundary a clean walk from the segment's start reaches, its start included. */

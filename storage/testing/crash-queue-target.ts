@@ -34,7 +34,11 @@ const DRAIN_CLOCK_JUMP_MS = 1e7;
 
 type QueueOp = 'send' | 'burst' | 'receive' | 'delete' | 'tick';
 const QUEUE_OPS: ReadonlyArray<readonly [QueueOp, number]> = [
-  ['send', 4], ['burst', 1], ['receive', 4], ['delete', 3], ['tick', 1],
+  ['send', 4],
+  ['burst', 1],
+  ['receive', 4],
+  ['delete', 3],
+  ['tick', 1],
 ];
 
 class QueueTarget implements OpenTarget {

@@ -85,8 +85,12 @@ export interface TargetDriver {
   /** The directory of the log underneath, for the outside events; null for the slot file. */
   readonly logDir: string | null;
   /** Opens on `disk`; `report` records a violation found while opening. */
-  open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report: (text: string) => void)
-    : OpenTarget;
+  open(
+    disk: SimDisk,
+    config: TargetConfig,
+    clock: ManualClock,
+    report: (text: string) => void,
+  ): OpenTarget;
 }
 
 /** Largest body the target takes: a slot holds its header and a due time besides the body. */

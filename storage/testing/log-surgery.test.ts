@@ -133,7 +133,7 @@ describe('segment files', () => {
     expect(() => dropOffsetIndex(newDir(), 0)).toThrow(/ENOENT/);
   });
 
-  it('hard-links a segment\'s three files into another directory', async () => {
+  it("hard-links a segment's three files into another directory", async () => {
     const from = await writtenLog(30, 10 * RECORD_BYTES);
     const to = newDir();
     linkSegmentFiles(from, to, 10);

@@ -51,8 +51,12 @@ export class ManualTimerClock implements QueueClock {
     let next: Timer | null = null;
     for (const timer of this.#timers) {
       if (timer.dueMs > endMs) continue;
-      if (next === null || timer.dueMs < next.dueMs ||
-        (timer.dueMs === next.dueMs && timer.order < next.order)) next = timer;
+      if (
+        next === null ||
+        timer.dueMs < next.dueMs ||
+        (timer.dueMs === next.dueMs && timer.order < next.order)
+      )
+        next = timer;
     }
     return next;
   }

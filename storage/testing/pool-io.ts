@@ -15,20 +15,24 @@ export class PoolIO extends DelegatingFileIO {
     } catch (error) {
       failure = error;
     }
-    return new Promise((resolve, reject) => setTimeout(() => (failure === null ? resolve() : reject(failure)), POOL_DELAY_MS));
+    return new Promise((resolve, reject) =>
+      setTimeout(() => (failure === null ? resolve() : reject(failure)), POOL_DELAY_MS),
+    );
   }
 }
 
 /** A worker slow to start: the sync itself runs later (a close can slip in before it). */
 export class SlowPoolIO extends DelegatingFileIO {
   override fdatasyncAsync(handle: FileHandle): Promise<void> {
-    return new Promise((resolve, reject) => setTimeout(() => {
-      try {
-        this.inner.fdatasync(handle);
-        resolve();
-      } catch (error) {
-        reject(error as Error);
-      }
-    }, POOL_DELAY_MS));
+    return new Promise((resolve, reject) =>
+      setTimeout(() => {
+        try {
+          this.inner.fdatasync(handle);
+          resolve();
+        } catch (error) {
+          reject(error as Error);
+        }
+      }, POOL_DELAY_MS),
+    );
   }
 }
