@@ -76,6 +76,8 @@ interface Config {
   acknowledged: number;
   largestWindow: number;
   readonly dirtyBytes: number[];
+  /** Share of each measured round the event loop spent running JavaScript, not waiting. */
+  readonly loopBusyShares: number[];
 }
 
 type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'producers'>;
@@ -156,6 +158,7 @@ function openConfig(ctx: LabContext, shape: Shape) {
     acknowledged: 0,
     largestWindow: 0,
     dirtyBytes: [],
+    loopBusyShares: [],
   };
   return config;
 }
@@ -182,12 +185,14 @@ function sender(config: Config, body: Buffer): () => Promise<number> {
 async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
   const { log, io } = config;
   const phase = ctx.ioPhase(io);
+  const loopBefore = performance.eventLoopUtilization();
   const repetition = await measureAsync(
     config.measurement,
     sender(config, body),
     { seconds },
     { concurrency: config.producers },
   );
+  config.loopBusyShares.push(performance.eventLoopUtilization(loopBefore).utilization);
   config.totals.add(phase.end());
   if (config.policy === 'none') {
     const dirty = readDirtyMemory();
@@ -238,6 +243,15 @@ function configMetrics(ctx: LabContext, config: Config): Metric[] {
       M.msgsPerFsync.measured(`${prefix}.msgsPerFsync`, summary.ops / fsyncs, labels, what),
     );
   }
+  metrics.push(
+    M.loopBusyShare.fromSamples(
+      `${prefix}.loopBusyShare`,
+      config.loopBusyShares,
+      labels,
+      "the event loop's utilization over each measured round (perf_hooks): near 1, the one " +
+        'JavaScript thread is the limit, not the disk',
+    ),
+  );
   if (config.dirtyBytes.length > 0) {
     metrics.push(
       M.dirtyBytes.fromSamples(
@@ -392,6 +406,12 @@ function openLoopNote(ctx: LabContext, runs: readonly OpenLoopRun[]): string {
   );
 }
 
+/**
+ * An event loop busy this share of a round or more had no time left to gather more producers:
+ * the JavaScript thread, not the device, set the rate.
+ */
+const CPU_BOUND_LOOP_SHARE = 0.9;
+
 function find(metrics: readonly Metric[], name: string): Metric | undefined {
   return metrics.find((metric) => metric.name === name);
 }
@@ -410,9 +430,15 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
   const none = `durability.none.${noneProducers}`;
   const dirty = find(metrics, `${none}.dirtyBytes`)?.median;
   const window = find(metrics, `${none}.lossWindowMsgs`)?.median ?? Number.NaN;
+  const busy = find(metrics, `${group}.loopBusyShare`)?.median ?? Number.NaN;
+  const limit =
+    busy >= CPU_BOUND_LOOP_SHARE
+      ? 'the one JavaScript thread, not the disk, was the limit'
+      : 'the disk, not the JavaScript thread, was the limit';
   return (
     `With ${most} producers, group commit covered ${perFsync} messages per ` +
-    `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms) against ` +
+    `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms; event loop ` +
+    `busy ${formatFigure(busy * 100)}% of the time: ${limit}) against ` +
     `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message (p99 ` +
     `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none, with ` +
     `${noneProducers} producers, acknowledged ${rate(none)} msgs/s but left up to ` +

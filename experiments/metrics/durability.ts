@@ -57,6 +57,14 @@ export const DURABILITY_METRICS = declareMetrics('durability', {
     labels: ['policy', 'producers'],
     title: 'thread-pool syncs over inline',
   },
+  // How busy the one JavaScript thread was: the scheduler's, not the code's, to decide.
+  loopBusyShare: {
+    unit: 'ratio',
+    class: 'measurement',
+    direction: 'informational',
+    labels: SERIES,
+    title: 'event loop busy (share of the round)',
+  },
   dirtyBytes: {
     unit: 'B',
     class: 'measurement',
