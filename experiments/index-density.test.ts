@@ -9,7 +9,7 @@ import {
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
 import { expectHonestStatistics } from '../test/fixtures/experiment-shape.js';
-import { INTERVALS_BYTES, RECORD_SIZES, indexDensity } from './index-density.js';
+import { INTERVALS_BYTES, RECORD_SIZES, experiment } from './index-density.js';
 import { GiB } from '../storage/index.js';
 
 const newDir = tempDirs('index-density');
@@ -24,7 +24,7 @@ const TINY = {
 let refused: Promise<Results> | undefined;
 /** One run without cache drops, shared by the tests that only read its document. */
 function withoutDrops(): Promise<Results> {
-  refused ??= runTiny(indexDensity, { dir: newDir(), params: TINY, drops: 'off' });
+  refused ??= runTiny(experiment, { dir: newDir(), params: TINY, drops: 'off' });
   return refused;
 }
 
@@ -105,7 +105,7 @@ describe('the index-density experiment', () => {
 
   it('reports cold lookups and index-file searches when the cache can be dropped', async () => {
     const run = { dir: newDir(), params: TINY, drops: 'scratch' } as const;
-    const results = await runTiny(indexDensity, run);
+    const results = await runTiny(experiment, run);
     expectOneUnitPerQuantity(results);
     const cold = metricsOf(results, 'lookupLatencyNs').filter((m) => m.labels?.cache === 'cold');
     expect(cold).toHaveLength(RECORD_SIZES.length * INTERVALS_BYTES.length);
@@ -116,7 +116,7 @@ describe('the index-density experiment', () => {
 
   it('reads cold lookups from the device with O_DIRECT when the cache cannot be dropped', async () => {
     const run = { dir: newDir(), params: TINY, drops: 'refused' } as const;
-    const results = await runTiny(indexDensity, run);
+    const results = await runTiny(experiment, run);
     expect(results.parameters.coldReads).toBe('o-direct');
     const device = metricsOf(results, 'deviceReadBytesPerLookup');
     expect(device).toHaveLength(RECORD_SIZES.length * INTERVALS_BYTES.length);

@@ -82,7 +82,7 @@ interface Walks {
   readonly indexEntries: number;
 }
 
-export const indexDensity: Experiment = {
+export const experiment: Experiment = {
   id: 'index-density',
   question: 'what does a sparse index cost and save against a dense one?',
   params: {

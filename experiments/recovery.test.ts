@@ -7,7 +7,7 @@ import {
   metricsOf,
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
-import { STATES, TAILS_BYTES, parseCounts, recovery } from './recovery.js';
+import { STATES, TAILS_BYTES, parseCounts, experiment } from './recovery.js';
 
 const newDir = tempDirs('recovery');
 const RECORD_BYTES = 1024;
@@ -25,7 +25,7 @@ const TAILS = TAILS_BYTES.map((bytes) => bytes / DIVISOR);
 
 let results: Promise<Results> | undefined;
 function tinyRun(): Promise<Results> {
-  results ??= runTiny(recovery, { dir: newDir(), params: TINY, drops: 'refused' });
+  results ??= runTiny(experiment, { dir: newDir(), params: TINY, drops: 'refused' });
   return results;
 }
 

@@ -57,7 +57,7 @@ type State = (typeof STATES)[number];
 const RECORD_BYTES = 1024;
 const APPEND_BATCH_RECORDS = 1024;
 
-export const recovery: Experiment = {
+export const experiment: Experiment = {
   id: 'recovery',
   question: 'how long until the broker serves again after a crash?',
   params: {

@@ -8,7 +8,7 @@ import {
   metricsOf,
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
-import { METHODS, TARGET_SIXTY_FOURTHS, scanPredictions, scanVsLookup } from './scan-vs-lookup.js';
+import { METHODS, TARGET_SIXTY_FOURTHS, scanPredictions, experiment } from './scan-vs-lookup.js';
 
 const newDir = tempDirs('scan-vs-lookup');
 const SEGMENT_BYTES = 1024 * 1024;
@@ -22,7 +22,7 @@ const TARGETS_MIB = TARGET_SIXTY_FOURTHS.map((sixtyFourths) => sixtyFourths / 64
 
 let warmOnly: Promise<Results> | undefined;
 function withoutDrops(): Promise<Results> {
-  warmOnly ??= runTiny(scanVsLookup, { dir: newDir(), params: TINY, drops: 'off' });
+  warmOnly ??= runTiny(experiment, { dir: newDir(), params: TINY, drops: 'off' });
   return warmOnly;
 }
 
@@ -63,7 +63,7 @@ describe('the scan-vs-lookup experiment', () => {
 
   it('adds cold times, device bytes and the HDD model when the cache drops', async () => {
     const run = { dir: newDir(), params: TINY, drops: 'scratch' } as const;
-    const results = await runTiny(scanVsLookup, run);
+    const results = await runTiny(experiment, run);
     expectOneUnitPerQuantity(results);
     expectPredictionsBesideMetrics(results);
     const cold = metricsOf(results, 'timeNs').filter((metric) => metric.labels?.cache === 'cold');
@@ -77,7 +77,7 @@ describe('the scan-vs-lookup experiment', () => {
 
   it('reads cold with O_DIRECT when the cache cannot be dropped: the device supplies every byte', async () => {
     const run = { dir: newDir(), params: TINY, drops: 'refused' } as const;
-    const results = await runTiny(scanVsLookup, run);
+    const results = await runTiny(experiment, run);
     expect(results.parameters.coldReads).toBe('o-direct');
     for (const targetMiB of TARGETS_MIB) {
       const device = (method: string) =>

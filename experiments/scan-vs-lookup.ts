@@ -50,7 +50,7 @@ export const METHODS = ['scan', 'lookup'] as const;
 type Method = (typeof METHODS)[number];
 type Cache = 'warm' | 'cold';
 
-export const scanVsLookup: Experiment = {
+export const experiment: Experiment = {
   id: 'scan-vs-lookup',
   question: 'how much does the index save when a message comes back after its deadline?',
   params: {

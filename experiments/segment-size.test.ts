@@ -7,7 +7,7 @@ import {
   metricNamed,
   runTiny,
 } from '../test/fixtures/tiny-experiment.js';
-import { SEGMENT_SIZES_BYTES, segmentSize } from './segment-size.js';
+import { SEGMENT_SIZES_BYTES, experiment } from './segment-size.js';
 import { GiB } from '../storage/index.js';
 
 const newDir = tempDirs('segment-size');
@@ -24,7 +24,7 @@ const SIZES = SEGMENT_SIZES_BYTES.map((bytes) => bytes / DIVISOR);
 
 let results: Promise<Results> | undefined;
 function tinyRun(): Promise<Results> {
-  results ??= runTiny(segmentSize, { dir: newDir(), params: TINY, drops: 'refused' });
+  results ??= runTiny(experiment, { dir: newDir(), params: TINY, drops: 'refused' });
   return results;
 }
 

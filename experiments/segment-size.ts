@@ -54,7 +54,7 @@ const APPEND_BATCH_RECORDS = 1024;
 const LOOKUP_SHARE = 0.3;
 const WARM_TARGETS = 4096;
 
-export const segmentSize: Experiment = {
+export const experiment: Experiment = {
   id: 'segment-size',
   question: 'what does the segment size trade?',
   params: {
