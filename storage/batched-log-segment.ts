@@ -41,6 +41,7 @@ import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
+import { checkedSegmentEnd } from './segment-invariants.js';
 import {
   BATCH_HEADER_BYTES,
   decodeBatch,
@@ -204,6 +205,17 @@ export class BatchedSegment {
   get nextOffset(): number {
     assert(this.#nextOffset !== null, `the end of ${this.logPath} is known`);
     return this.#nextOffset;
+  }
+
+  /**
+   * Asserts what must hold between calls (BatchedLog.checkInvariants): an end known for the
+   * active segment and, where known for a sealed one, at the next segment's base, and each
+   * loaded index inside the data. `nextBaseOffset`: the next segment's; null for the active one.
+   */
+  checkInvariants(nextBaseOffset: number | null): void {
+    const end = checkedSegmentEnd(this.logPath, this.baseOffset, this.#nextOffset, nextBaseOffset);
+    this.#offsetIndex?.checkEntries(this.#sizeBytes, end - this.baseOffset);
+    this.#timeIndex?.checkEntries(end - this.baseOffset);
   }
 
   /** The log file's handle, for the durability engine's fdatasync. */

@@ -147,7 +147,10 @@ describe('BatchedLog against an array of records', () => {
       fc.asyncProperty(optionsArb, opsArb, async (options, ops) => {
         const harness = new Harness(options);
         try {
-          for (const op of ops) await harness.apply(op);
+          for (const op of ops) {
+            await harness.apply(op);
+            harness.log.checkInvariants();
+          }
           harness.checkWhole();
         } finally {
           await harness.log.close();

@@ -17,7 +17,7 @@
  * The log is the queue's own: nothing outside appends to it (a record appended behind the queue's
  * back would be delivered as a message). Tests that must look at it use storage/testing.
  */
-import { isStorageError } from './errors.js';
+import { assert, isStorageError } from './errors.js';
 import { CountingFileIO } from './counting-file-io.js';
 import { type FileIOCounters, NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
@@ -397,6 +397,23 @@ export class LogQueue implements Queue {
       diskBytes: log.sizeBytes,
       corruptSkipped: this.#corruptSkipped,
     };
+  }
+
+  /**
+   * Asserts what must hold between calls, for tests and tools: the saved head never past the
+   * head, the head never past the cursor, retention never past the saved head, the saved head
+   * never past what the log has on the device, the cursor inside the log (unless a fence cut
+   * the log back), and the log's own (Log.checkInvariants).
+   */
+  checkInvariants(): void {
+    const log = this.#log;
+    const head = this.#states.base;
+    assert(log.startOffset <= this.#savedHead, 'retention kept the saved head');
+    assert(this.#savedHead <= head, 'the saved head is not past the head');
+    assert(head <= this.#cursor, 'the head is not past the cursor');
+    assert(this.#savedHead <= log.syncedEndOffset, 'the saved head is on the device');
+    if (log.fenced === null) assert(this.#cursor <= log.endOffset, 'the cursor is in the log');
+    log.checkInvariants();
   }
 
   /** Bytes of typed arrays behind the in-flight bookkeeping. */

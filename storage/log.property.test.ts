@@ -184,10 +184,14 @@ describe('the log against an in-memory model', () => {
             indexIntervalBytes: Math.min(interval, segmentBytes),
           });
           try {
-            for (const op of ops) harness.apply(op);
+            for (const op of ops) {
+              harness.apply(op);
+              harness.log.checkInvariants();
+            }
             harness.checkAll();
             harness.log.close();
             harness.log = Log.open(harness.dir, harness.options);
+            harness.log.checkInvariants();
             harness.checkAll();
           } finally {
             harness.log.close();

@@ -27,6 +27,7 @@
  * would write over must be one this process made a spare.
  */
 import { StorageError, assert } from './errors.js';
+import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog, type RecoveryReport } from './log-loader.js';
 import { Segment, closeSegments, type LookupWalk } from './segment.js';
@@ -88,7 +89,14 @@ interface RollSync {
 const LOOKUP_WINDOW_BYTES = 8 * 1024;
 const BATCH_BUFFER_BYTES = 1024 * 1024;
 
+/** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
+let segmentsOf: (log: Log) => Segment[];
+
 export class Log {
+  static {
+    segmentsOf = (log) => log.#segments;
+  }
+
   readonly dir: string;
   /** As opened: `maxRecordBytes` is what appends may write. */
   readonly config: LogConfig;
@@ -201,6 +209,29 @@ export class Log {
   /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
   get syncedEndOffset(): Offset {
     return asOffset(this.#engine.synced.nextOffset);
+  }
+
+  /**
+   * Asserts everything that must hold between calls, for tests and tools (it walks every loaded
+   * index; nothing on the append path calls it): segments sorted and contiguous, records held
+   * back only under `group` and fitting the write buffer, the synced point inside the log, and
+   * each segment's own (Segment.checkInvariants).
+   */
+  checkInvariants(): void {
+    const segments = this.#segments;
+    checkSegmentList(segments, this.#baseOffsets);
+    assert(this.startOffset <= this.endOffset, 'the log starts at or before its end');
+    assert(
+      (this.#pendingBytes === 0) === (this.#pendingRecords === 0),
+      'pending bytes are pending records',
+    );
+    assert(this.#pendingBytes === 0 || this.#engine.gathersWrites, 'only group holds records back');
+    assert(this.#pendingBytes <= this.#writeBuffer.length, 'pending records fit the buffer');
+    checkSyncedPoint(segments, this.#engine.synced, this.endOffset);
+    assert(
+      this.#unremoved === null || !segments.includes(this.#unremoved),
+      'a segment retention took out is out of the log',
+    );
   }
 
   /** Rolls since the log was opened that renamed the spare into place instead of a new file. */
@@ -872,6 +903,14 @@ export class Log {
       { file: this.dir, fromOffset: this.endOffset, toOffset: last },
     );
   }
+}
+
+/**
+ * The log's live segments, for a test that proves checkInvariants fails on state a bug could
+ * leave. Not exported through storage/index.ts.
+ */
+export function segmentsForTesting(log: Log): Segment[] {
+  return segmentsOf(log);
 }
 
 /** One promise that settles when every one given has; null when none is given. */

@@ -132,9 +132,32 @@ export class OffsetIndex extends TwoColumnIndex {
     this.keepEntries(keep);
   }
 
-  #accepts(relativeOffset: number, position: number): boolean {
+  /**
+   * Asserts that the entries still keep the rules `load` and `append` enforce one entry at a
+   * time (Segment.checkInvariants): both columns strictly increase, and the last entry names a
+   * record of the segment, below `logSizeBytes` and `nextRelativeOffset`. It walks every entry.
+   */
+  checkEntries(logSizeBytes: number, nextRelativeOffset: number): void {
+    for (let slot = 1; slot < this.entries; slot++) {
+      const follows = this.#follows(slot - 1, this.first.at(slot), this.second.at(slot));
+      assert(follows, `${this.path}: entry ${slot} increases on entry ${slot - 1}`);
+    }
     const last = this.entries - 1;
-    return last < 0 || (relativeOffset > this.first.at(last) && position > this.second.at(last));
+    if (last < 0) return;
+    assert(this.second.at(last) < logSizeBytes, `${this.path}: the last entry is in the data`);
+    assert(
+      this.first.at(last) < nextRelativeOffset,
+      `${this.path}: the last entry names a record of the segment`,
+    );
+  }
+
+  #accepts(relativeOffset: number, position: number): boolean {
+    return this.#follows(this.entries - 1, relativeOffset, position);
+  }
+
+  /** Whether an entry may come after the one at `slot` (-1: none before it). */
+  #follows(slot: number, relativeOffset: number, position: number): boolean {
+    return slot < 0 || (relativeOffset > this.first.at(slot) && position > this.second.at(slot));
   }
 }
 

@@ -43,8 +43,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const newDir = tempDirs('queue-prop');
+/** A queue whose bookkeeping the property checks after every step. */
+type CheckedQueue = Queue & { checkInvariants(): void };
+
 /** Design B documents that deletes above the saved head come back after a restart. */
-const designs: Array<[string, (dir: string, clock: QueueClock) => Queue, boolean]> = [
+const designs: Array<[string, (dir: string, clock: QueueClock) => CheckedQueue, boolean]> = [
   [
     'design A',
     (dir, clock) => SlotFileQueue.open(dir, { clock, slotBytes: 256, chunkSlots: 8 }),
@@ -107,6 +110,7 @@ for (const [name, open, deletesAboveHeadReturn] of designs) {
                 queue = open(dir, clock);
                 received.length = 0;
               }
+              queue.checkInvariants();
             }
             clock.ms += 1_000_000;
             const drained = new Set<number>();

@@ -11,6 +11,7 @@
 import * as path from 'node:path';
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert } from './errors.js';
+import { checkedSegmentEnd } from './segment-invariants.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { largestLowerBoundSlot } from './index-file.js';
@@ -401,6 +402,19 @@ export class Segment {
   get nextOffset(): number {
     assert(this.#nextOffset !== null, 'segment end is known (active or scanned)');
     return this.#nextOffset;
+  }
+
+  /**
+   * Asserts what must hold between calls (Log.checkInvariants): the data inside the file, an end
+   * known for the active segment and, where known for a sealed one, at the next segment's base,
+   * and each loaded index inside the data. `nextBaseOffset`: the next segment's; null for the
+   * active segment.
+   */
+  checkInvariants(nextBaseOffset: number | null): void {
+    assert(this.#sizeBytes <= this.#fileBytes, `${this.logPath}: the data ends inside the file`);
+    const end = checkedSegmentEnd(this.logPath, this.baseOffset, this.#nextOffset, nextBaseOffset);
+    this.#offsetIndex?.checkEntries(this.#sizeBytes, end - this.baseOffset);
+    this.#timeIndex?.checkEntries(end - this.baseOffset);
   }
 
   /**

@@ -183,7 +183,14 @@ class SlotStates implements StateStore {
   }
 }
 
+/** Lets a test damage the free-slot list as a bug would (freeSlotsForTesting); nothing else. */
+let freeSlotsOf: (queue: SlotFileQueue) => number[];
+
 export class SlotFileQueue implements Queue {
+  static {
+    freeSlotsOf = (queue) => queue.#freeSlots;
+  }
+
   /** The directory the queue was opened on. */
   readonly dir: string;
   /** The slot file inside it. */
@@ -423,6 +430,56 @@ export class SlotFileQueue implements Queue {
     }
   }
 
+  /**
+   * Asserts everything that must hold between calls, for tests and tools (it walks every slot;
+   * nothing on the send path calls it): each slot either free or holding one message, never
+   * both; every message's id issued; the newest and protected slots inside the file; and the
+   * delivery table's counts those of the messages' states.
+   */
+  checkInvariants(): void {
+    const states = this.#states;
+    assert(states.states.length === this.#slots, 'a delivery state per slot');
+    const used = new Uint8Array(this.#slots);
+    for (const slot of this.#freeSlots) {
+      assert(slot >= 0 && slot < this.#slots, `free slot ${slot} is in the file`);
+      assert(used[slot] === 0, `slot ${slot} is listed free once`);
+      used[slot] = 1;
+    }
+    const counts = new Map<DeliveryState, number>();
+    for (const [id, slot] of states.slotById) {
+      assert(id >= 0 && id < this.#nextId, `message ${id} has an issued id`);
+      assert(slot >= 0 && slot < this.#slots, `message ${id}'s slot is in the file`);
+      assert(used[slot] === 0, `slot ${slot} holds one message and is not free`);
+      used[slot] = 1;
+      const state = states.get(id);
+      assert(state !== DeliveryState.Done, `message ${id} is done but still holds its slot`);
+      counts.set(state, (counts.get(state) ?? 0) + 1);
+    }
+    assert(
+      states.slotById.size + this.#freeSlots.length === this.#slots,
+      'every slot is free or holds a message',
+    );
+    assert(
+      (this.#newestSlot === -1) === (this.#nextId === 0),
+      'a newest slot once an id was issued',
+    );
+    assert(this.#newestSlot < this.#slots, 'the newest slot is in the file');
+    assert(this.#protectedSlot() < this.#slots, 'the protected slot is in the file');
+    const table = this.#table;
+    assert(
+      (counts.get(DeliveryState.InFlight) ?? 0) === table.inFlight,
+      'in-flight count agrees with the messages in flight',
+    );
+    assert(
+      (counts.get(DeliveryState.Delayed) ?? 0) === table.delayed,
+      'delayed count agrees with the delayed messages',
+    );
+    assert(
+      (counts.get(DeliveryState.ReadyAgain) ?? 0) === table.readyAgain,
+      'ready-again count agrees with the messages ready again',
+    );
+  }
+
   #encodeSlot(id: number, body: Uint8Array, dueMs: number | undefined): void {
     const buffer = this.#buffer;
     buffer.fill(0, 0, SLOT_HEADER_BYTES + DUE_TIME_BYTES);
@@ -618,6 +675,14 @@ export class SlotFileQueue implements Queue {
     this.#checkOpen();
     this.#engine.checkNotFenced();
   }
+}
+
+/**
+ * The queue's live list of free slots, for a test that proves checkInvariants fails on a slot
+ * released twice. Not exported through storage/index.ts.
+ */
+export function freeSlotsForTesting(queue: SlotFileQueue): number[] {
+  return freeSlotsOf(queue);
 }
 
 /**

@@ -105,10 +105,32 @@ export class TimeIndex extends TwoColumnIndex {
     this.keepEntries(keep);
   }
 
-  #accepts(timestampMs: number, relativeOffset: number): boolean {
+  /**
+   * Asserts that the entries still keep the rules `load` and `append` enforce one entry at a
+   * time (Segment.checkInvariants): times never decrease, relative offsets strictly increase, the
+   * last one below `nextRelativeOffset`. It walks every entry.
+   */
+  checkEntries(nextRelativeOffset: number): void {
+    for (let slot = 1; slot < this.entries; slot++) {
+      const follows = this.#follows(slot - 1, this.first.at(slot), this.second.at(slot));
+      assert(follows, `${this.path}: entry ${slot} follows entry ${slot - 1}`);
+    }
     const last = this.entries - 1;
+    if (last < 0) return;
+    assert(
+      this.second.at(last) < nextRelativeOffset,
+      `${this.path}: the last entry names a record of the segment`,
+    );
+  }
+
+  #accepts(timestampMs: number, relativeOffset: number): boolean {
+    return this.#follows(this.entries - 1, timestampMs, relativeOffset);
+  }
+
+  /** Whether an entry may come after the one at `slot` (-1: none before it). */
+  #follows(slot: number, timestampMs: number, relativeOffset: number): boolean {
     return (
-      last < 0 || (timestampMs >= this.first.at(last) && relativeOffset > this.second.at(last))
+      slot < 0 || (timestampMs >= this.first.at(slot) && relativeOffset > this.second.at(slot))
     );
   }
 }
