@@ -32,6 +32,7 @@ import { Measurement } from '../../lab/measurement.js';
 import { type Labels, metricFromSamples } from '../../lab/metric.js';
 import { flushDirtyPages } from '../../lab/probes/page-cache.js';
 import type { Metric } from '../../lab/results.js';
+import { blocksPerAppend, pageFloorBytesPerAppend } from '../../lab/models/page-floor.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import { median } from '../../lab/stats.js';
 import { TracingFileIO } from '../../lab/models/trace-io.js';
@@ -41,21 +42,29 @@ import type { Target } from './targets.js';
 const BODY_BYTES = 1024;
 /** Each log appends for this share of a round before the first, so it starts in steady state. */
 const WARMUP_SHARE = 0.5;
+/** Records per batch of the fill that brings a log to steady state (one sync a batch). */
+const FILL_BATCH_RECORDS = 256;
 /** The most bytes a second synced 1 KiB appends could add to a log: what free space must hold. */
 const MAX_SYNCED_BYTES_PER_SEC = 64 * MiB;
 const PREFIX = 'byteLedger.always';
 
-/** Issue 20's bounds on a synced append's device bytes, checked against the ledger's total. */
+/**
+ * Issue 20's bounds on a synced append's device bytes, restated above the page floor
+ * (lab/models/page-floor.ts). The issue's 4,400 and 5,400 B took the floor to be one 4 KiB block,
+ * as for fio's 1,024-byte writes, which never cross one; a 1,040-byte record crosses one append
+ * in four, so its floor is 5,120 B. Its allowances above the floor are kept: about 300 B with
+ * retention (reused segments, no zeros), 1,300 B without (the zeros of preallocation included).
+ */
 export const BYTE_LEDGER_TARGETS: readonly Target[] = [
   {
-    metric: `${PREFIX}.retention.total.deviceBytesPerMsg`,
-    atMost: 4_400,
-    why: 'a synced append with retention writes at most ~4.3 KB (issue 20)',
+    metric: `${PREFIX}.retention.aboveFloorBytesPerMsg`,
+    atMost: 300,
+    why: "a synced append with retention writes at most ~300 B above its record's blocks (issue 20's 4,400 B over a one-block floor)",
   },
   {
-    metric: `${PREFIX}.noRetention.total.deviceBytesPerMsg`,
-    atMost: 5_400,
-    why: 'a synced append without retention writes at most ~5.3 KB (issue 20)',
+    metric: `${PREFIX}.noRetention.aboveFloorBytesPerMsg`,
+    atMost: 1_300,
+    why: "a synced append without retention writes at most ~1,300 B above its record's blocks (issue 20's 5,400 B over a one-block floor)",
   },
 ];
 
@@ -105,6 +114,20 @@ class LedgerLog {
     return offset;
   };
 
+  /**
+   * Two segments of batched appends before the warm-up, so the rounds run on a log in steady
+   * state even with full-size segments: with retention a removed segment waits as the spare the
+   * next roll renames into place (segment reuse), without it the rolls have zero-filled as a
+   * long-running log's do. Untraced by the rounds, which start after it.
+   */
+  async fill(segmentBytes: number): Promise<void> {
+    const batch = Array.from({ length: FILL_BATCH_RECORDS }, () => this.#body);
+    for (let bodyBytes = 0; bodyBytes < 2 * segmentBytes; bodyBytes += batch.length * BODY_BYTES)
+      await this.log.appendBatch(batch);
+    if (this.setting === 'retention') this.log.deleteSegmentsBelow(this.log.endOffset);
+    await this.log.flush();
+  }
+
   /** Appends for `seconds`, then flushes: the files are clean again when the phase ends. */
   async round(ctx: LabContext, seconds: number, blockBytes: number): Promise<LedgerRound> {
     const flushed = flushDirtyPages();
@@ -144,6 +167,7 @@ async function openLogs(ctx: LabContext, logs: LedgerLog[], seconds: number): Pr
   for (const setting of SETTINGS) {
     const log = new LedgerLog(ctx, setting);
     logs.push(log);
+    await log.fill(ctx.numberParam('segmentBytes'));
     const warmUp = await warmUpAsync(log.measurement, log.append, {
       seconds: seconds * WARMUP_SHARE,
     });
@@ -164,7 +188,12 @@ function ledgersOf(rounds: readonly LedgerRound[]): { each: ByteLedger[]; pooled
 
 const MEASURED = { class: 'measurement', direction: 'lower' } as const;
 
-function ledgerMetrics(setting: SettingName, each: readonly ByteLedger[], pooled: ByteLedger) {
+function ledgerMetrics(
+  setting: SettingName,
+  each: readonly ByteLedger[],
+  pooled: ByteLedger,
+  blockBytes: number,
+) {
   const labels = (cause: LedgerCause | 'total'): Labels => ({
     policy: 'always',
     retention: setting === 'retention',
@@ -195,7 +224,20 @@ function ledgerMetrics(setting: SettingName, each: readonly ByteLedger[], pooled
       description: 'bytes the disk wrote per synced append (its stat, whole disk), per round',
     },
   );
-  return [...rows, total];
+  const floorBytes = pageFloorBytesPerAppend(recordSizeBytes(BODY_BYTES), blockBytes);
+  const aboveFloor = metricFromSamples(
+    `${PREFIX}.${setting}.aboveFloorBytesPerMsg`,
+    'B/msg',
+    each.map((ledger) => ledger.deviceBytesPerMsg - floorBytes),
+    {
+      ...MEASURED,
+      labels: labels('total'),
+      description:
+        `bytes the disk wrote per synced append above the ${formatNumber(floorBytes)} B of ` +
+        'the blocks its record touches (lab/models/page-floor.ts), per round',
+    },
+  );
+  return [...rows, total, aboveFloor];
 }
 
 function syncMetrics(setting: SettingName, each: readonly ByteLedger[]): Metric[] {
@@ -258,7 +300,7 @@ function idleMetric(summary: Summary): Metric {
   );
 }
 
-function headline(summaries: readonly Summary[]): string {
+function headline(summaries: readonly Summary[], blockBytes: number): string {
   const said = (summary: Summary) => {
     const rows = summary.pooled.rows
       .map((row) => `${CAUSE_NAMES[row.cause]} ${formatNumber(row.bytesPerMsg)}`)
@@ -266,9 +308,13 @@ function headline(summaries: readonly Summary[]): string {
     return `${formatNumber(summary.pooled.deviceBytesPerMsg)} B (${rows})`;
   };
   const [without, withRetention] = summaries as [Summary, Summary];
+  const recordBytes = recordSizeBytes(BODY_BYTES);
+  const floorBytes = pageFloorBytesPerAppend(recordBytes, blockBytes);
   return (
     `One synced 1 KiB append put ${said(without)} on the device without retention, ` +
-    `and ${said(withRetention)} with it.`
+    `and ${said(withRetention)} with it; the floor is the ${formatNumber(floorBytes)} B of the ` +
+    `blocks a ${formatNumber(recordBytes)}-byte record touches ` +
+    `(${blocksPerAppend(recordBytes, blockBytes).toFixed(2)} blocks on average).`
   );
 }
 
@@ -346,18 +392,19 @@ async function run(ctx: LabContext) {
       return ctx.results({ metrics });
     }
     const summaries = summarize(measured);
+    const blockBytes = fs.statfsSync(ctx.dir).bsize;
     for (const summary of summaries) {
       const { setting, each, pooled } = summary;
       metrics.push(
-        ...ledgerMetrics(setting, each, pooled),
+        ...ledgerMetrics(setting, each, pooled, blockBytes),
         ...syncMetrics(setting, each),
         idleMetric(summary),
       );
     }
     return ctx.results({
       metrics,
-      headline: headline(summaries),
-      notes: notes(ctx, summaries, fs.statfsSync(ctx.dir).bsize),
+      headline: headline(summaries, blockBytes),
+      notes: notes(ctx, summaries, blockBytes),
     });
   } finally {
     for (const log of logs) await log.log.close();
