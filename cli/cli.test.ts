@@ -40,7 +40,7 @@ describe('loglab CLI', () => {
     );
   });
 
-  it("prints the seed's arithmetic for every preset, or for the one asked for", async () => {
+  it("prints the course's arithmetic for every preset, or for the one asked for", async () => {
     const all = await runMain(['model']);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/Exos X20[\s\S]*990 PRO/);

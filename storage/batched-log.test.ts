@@ -165,7 +165,7 @@ describe('BatchedLog lookup', () => {
   });
 });
 
-describe("the seed's sparse-index proof", () => {
+describe("the Kafka storage text's sparse-index proof", () => {
   it('500 records of 200 bytes, 78 a batch, interval 512: 16,377-byte batches, six entries', async () => {
     const dir = newDir();
     const log = BatchedLog.open(dir, { indexIntervalBytes: 512 });

@@ -118,7 +118,7 @@ describe('kafka record batch v2: the test vectors', () => {
     expect((await encodeBatch(decoded)).toString('hex')).toBe(original);
   });
 
-  it("decodes the seed's hand-read header fields from a batch laid out as the seed's", () => {
+  it('decodes the header fields of the batch the Kafka storage text reads by hand', () => {
     const header = decodeBatchHeader(Buffer.from(CASES[2]?.hex ?? '', 'hex'));
     expect([header.baseOffset, header.batchLengthBytes, header.magic]).toEqual([0n, 70, 2]);
   });

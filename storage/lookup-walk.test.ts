@@ -1,7 +1,7 @@
 /**
- * The seed's lookup walk (lesson 2, "Walking the Lookup"): a segment based at 1,245,036 whose
- * index holds an entry for 23,371 at position 23,956,421; Asha's record (1,268,410) is found by a
- * binary search and a step forward of 3,155 bytes.
+ * The lookup walk of the course, lesson 2 ("Walking the Lookup"): a segment based at 1,245,036
+ * whose index holds an entry for 23,371 at position 23,956,421; Asha's record (1,268,410) is found
+ * by a binary search and a step forward of 3,155 bytes.
  */
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
@@ -13,8 +13,8 @@ const ASHA = 1_268_410;
 const ASHA_BODY = Buffer.from('{"order":4127,"email":"confirmation"}');
 const newDir = tempDirs('walk');
 
-/** Record sizes (whole records) for relative offsets 0 … 23,376 that reproduce the seed. */
-function seedRecordSizes(): number[] {
+/** Record sizes (whole records) for relative offsets 0 … 23,376 that reproduce the course's walk. */
+function courseRecordSizes(): number[] {
   const sizes: number[] = [];
   const fillerRecords = 23_370;
   const bigRecordBytes = 4_200; // > 4,096: guarantees an index entry for the next record, 23,371
@@ -26,11 +26,11 @@ function seedRecordSizes(): number[] {
   return sizes;
 }
 
-describe('the seed lookup walk', () => {
+describe("the course's lookup walk", () => {
   it('finds Asha from the index entry at 23,371 with a two-page step forward', async () => {
     const dir = newDir();
     const log = Log.open(dir, { baseOffset: BASE });
-    const bodies = seedRecordSizes().map((size, relative) =>
+    const bodies = courseRecordSizes().map((size, relative) =>
       relative === ASHA - BASE
         ? ASHA_BODY
         : Buffer.alloc(size - RECORD_HEADER_BYTES, relative % 251),

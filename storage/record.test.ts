@@ -31,7 +31,7 @@ function expectCorrupt(bytes: Uint8Array): string {
 }
 
 describe('record format', () => {
-  it("encodes Asha's confirmation to exactly the 53 bytes printed in the seed", () => {
+  it("encodes Asha's confirmation to exactly the 53 bytes printed in the course", () => {
     const record = encodeRecord(ASHA_ID, ASHA_BODY);
     expect(record.length).toBe(53);
     expect(record.toString('hex')).toBe(ASHA_HEX);

@@ -12,7 +12,7 @@ function linesFor(model: DiskModel): string[] {
 export function registerModelCommand(program: Command): void {
   program
     .command('model')
-    .description("print the seed's arithmetic for a modelled disk (all presets by default)")
+    .description("print the course's arithmetic for a modelled disk (all presets by default)")
     .option('--disk <preset>', `the disk model: ${Object.keys(DISK_PRESETS).join(', ')}`)
     .action((options: { disk?: string }) => {
       const { disk } = options;

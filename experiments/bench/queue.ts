@@ -4,7 +4,7 @@
  * design writes per message, and the memory design B's in-flight table costs per message.
  *
  * Bodies are 1,000 bytes so that design A's 1,024-byte slot (20-byte header) holds one, as in the
- * course's "slots of 1 KB" (lesson 2); design B's record is then 1,016 bytes.
+ * "slots of 1 KB" of the course, lesson 2; design B's record is then 1,016 bytes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

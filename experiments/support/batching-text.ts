@@ -73,8 +73,8 @@ export function headline(ctx: LabContext, metrics: readonly Metric[]): string {
     `${policies.map((policy) => appendSentence(figure, c, policy)).join('; ')}. ` +
     `The code wrote ${shown(figure(`${own}.writtenBytesPerMsg`), ' B')} a message one record ` +
     `at a time and ${shown(figure(`${kafka}.writtenBytesPerMsg`), ' B')} in ${c.codec} batches ` +
-    `(compression ${shown(figure(`${kafka}.compressionRatio`), '×')}); the seed's price is ` +
-    `the read: one record out of such a batch read ${shown(
+    `(compression ${shown(figure(`${kafka}.compressionRatio`), '×')}); the price, as the ` +
+    `Kafka storage text says, is the read: one record out of such a batch read ${shown(
       figure(`${kafka}.readBytesPerRead`),
       ' B',
     )} and decoded ${shown(figure(`${kafka}.recordsDecodedPerRead`))} records in ` +
@@ -117,7 +117,7 @@ export function notes(ctx: LabContext): string[] {
       'and was left out.',
     'Reading one record: warm lookups of the same seeded offsets in every store. A Kafka lookup ' +
       'binary-searches the offset index, steps batch headers to the batch holding the record, ' +
-      "then reads, checks and decompresses that whole batch (the seed's trade-off); loglab's " +
+      "then reads, checks and decompresses that whole batch (the Kafka storage text's trade-off); loglab's " +
       'reads from its index entry to the one record.',
     "Predictions replay each series' recorded writes and syncs of the measured rounds (not the " +
       'warm-up) against the Exos X20 and 990 PRO models (docs/models.md): messages per second ' +

@@ -3,10 +3,10 @@ import { roundSignificant } from '../format.js';
 import { EXOS_X20, SAMSUNG_990_PRO, diskPreset, hddRandomWriteMs } from './models.js';
 import { hddSeedFigures, hddSeedLines, ssdSeedFigures, ssdSeedLines } from './seed-arithmetic.js';
 
-describe("the seed's hard-disk arithmetic, computed from the Exos X20 model", () => {
+describe("the course's hard-disk arithmetic, computed from the Exos X20 model", () => {
   const f = hddSeedFigures(EXOS_X20);
 
-  it('prices a turn, the average wait and a random write as the seed does', () => {
+  it('prices a turn, the average wait and a random write as the course does', () => {
     expect(f.rotationMs.toFixed(2)).toBe('8.33');
     expect(f.halfTurnMs.toFixed(2)).toBe('4.17');
     expect(EXOS_X20.datasheetAverageLatencyMs).toBe(4.16);
@@ -53,7 +53,7 @@ describe("the seed's hard-disk arithmetic, computed from the Exos X20 model", ()
   });
 });
 
-describe("the seed's SSD arithmetic, computed from the 990 PRO model", () => {
+describe("the course's SSD arithmetic, computed from the 990 PRO model", () => {
   const f = ssdSeedFigures(SAMSUNG_990_PRO);
 
   it('gives 328 MB/s at QD1, a 21 times gap to 6,900 MB/s and about 6,350 MB/s at QD32', () => {

@@ -216,7 +216,7 @@ export function hddSeedLines(model: HddModel, scenario: SeedScenario = SEED_SCEN
   const f = hddSeedFigures(model, scenario);
   const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
   return [
-    `${model.name}: the seed's arithmetic, computed from the model`,
+    `${model.name}: the course's arithmetic, computed from the model`,
     ...render(hddDesignSteps(model, f, scenario)),
     `The sale: ${sendsPerSec} sends a second, the provider takes ${providerPerSec} a second, ` +
       `${count(backlogMessages)} waiting`,
@@ -230,7 +230,7 @@ export function ssdSeedLines(model: SsdModel, scenario: SeedScenario = SEED_SCEN
   const bytesA = formatBytes(f.bytesPerMessageA);
   const bytesB = formatBytes(f.bytesPerMessageB);
   return [
-    `${model.name}: the seed's arithmetic, computed from the model`,
+    `${model.name}: the course's arithmetic, computed from the model`,
     ...render([
       ['sequential write', 'datasheet', megabytes(f.sequentialWriteBytesPerSec)],
       [

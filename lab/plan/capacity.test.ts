@@ -7,11 +7,11 @@ import {
 } from './capacity.js';
 
 describe('capacity arithmetic', () => {
-  it('prices the seed normal traffic at 5,120 bytes a second', () => {
+  it("prices the course's normal traffic at 5,120 bytes a second", () => {
     expect(trafficBytesPerSec(SEED_NORMAL_TRAFFIC)).toBe(5_120);
   });
 
-  it('reproduces the seed table of how long one segment lasts', () => {
+  it("reproduces the course's table of how long one segment lasts", () => {
     const seconds = SEED_SEGMENT_TABLE_BYTES.map((bytes) =>
       Math.floor(secondsToFill(bytes, SEED_NORMAL_TRAFFIC)),
     );

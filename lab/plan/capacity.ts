@@ -15,7 +15,7 @@ export interface Traffic {
   readonly messageBytes: number;
 }
 
-/** The email queue's normal traffic in the seed: 5 messages a second of 1,024 bytes. */
+/** The email queue's normal traffic in the course: 5 messages a second of 1,024 bytes. */
 export const SEED_NORMAL_TRAFFIC: Traffic = { msgsPerSec: 5, messageBytes: 1024 };
 
 /** The rows of the course's segment-size table: 4 MiB, 64 MiB, 100 MiB and 1 GiB. */

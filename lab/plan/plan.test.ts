@@ -9,7 +9,7 @@ import { modelCosts } from './plan-costs.js';
 import { binarySearchComparisonsMax, type PlanInput, planFigures, PLAN_DEFAULTS } from './plan.js';
 import { MiB } from '../../storage/units.js';
 
-const SEED: PlanInput = {
+const COURSE: PlanInput = {
   ratePerSec: 5,
   recordBytes: 1024,
   ...PLAN_DEFAULTS,
@@ -20,8 +20,8 @@ const SEED: PlanInput = {
 const newDir = tempDirs('plan');
 
 describe('plan arithmetic', () => {
-  it("lasts the seed's times for 4 MiB, 64 MiB, 100 MiB and 1 GiB segments", () => {
-    const figures = planFigures(SEED);
+  it("lasts the course's times for 4 MiB, 64 MiB, 100 MiB and 1 GiB segments", () => {
+    const figures = planFigures(COURSE);
     expect(figures.bytesPerSec).toBe(5120);
     expect(figures.segment).toMatchObject({ messages: 65_536 });
     expect(Math.round(figures.segment.seconds)).toBe(13_107);
@@ -37,37 +37,37 @@ describe('plan arithmetic', () => {
     ]);
   });
 
-  it("sizes the seed's sparse and dense indexes for 53-byte records in 64 MiB", () => {
-    const index = planFigures({ ...SEED, recordBytes: 53 }).index;
+  it("sizes the course's sparse and dense indexes for 53-byte records in 64 MiB", () => {
+    const index = planFigures({ ...COURSE, recordBytes: 53 }).index;
     expect(index).toMatchObject({ sparseEntries: 16_384, sparseBytes: 131_072 });
     expect(index).toMatchObject({ denseEntries: 1_266_205, denseBytes: 10_129_640 });
   });
 
   it("bounds Asha's lookup at 13 comparisons and a segment's end at 15", () => {
-    const asha = planFigures({ ...SEED, lookupPositionBytes: 23_959_523 }).index;
+    const asha = planFigures({ ...COURSE, lookupPositionBytes: 23_959_523 }).index;
     expect(asha).toMatchObject({ entriesBeforeLookup: 5_849, comparisonsMax: 13 });
     expect(asha.stepForwardMaxBytes).toBe(5_120);
-    expect(planFigures(SEED).index.comparisonsMax).toBe(15);
+    expect(planFigures(COURSE).index.comparisonsMax).toBe(15);
     const entries = [0, 1, 2, 3, 4, 8191, 8192];
     expect(entries.map(binarySearchComparisonsMax)).toEqual([0, 1, 2, 2, 3, 13, 14]);
   });
 
   it('holds 2.4 days of traffic in a GiB of page cache and serves a 30 s lag from memory', () => {
-    const { pageCache } = planFigures(SEED);
+    const { pageCache } = planFigures(COURSE);
     expect(Math.round(pageCache.seconds)).toBe(209_715);
     expect(formatAboutDuration(pageCache.seconds)).toBe('about 2.4 days');
     expect(pageCache.lag).toEqual({ seconds: 30, bytes: 153_600, fromMemory: true });
-    const behind = planFigures({ ...SEED, consumerLagSeconds: 3 * 86_400 }).pageCache.lag;
+    const behind = planFigures({ ...COURSE, consumerLagSeconds: 3 * 86_400 }).pageCache.lag;
     expect(behind?.fromMemory).toBe(false);
   });
 
   it('keeps whole segments for the retention, one more than the bytes need', () => {
-    const retention = planFigures({ ...SEED, retentionSeconds: 3 * 86_400 }).retention;
+    const retention = planFigures({ ...COURSE, retentionSeconds: 3 * 86_400 }).retention;
     expect(retention).toMatchObject({ bytes: 1_327_104_000, segments: 21, files: 63 });
     expect(retention?.diskBytes).toBe(21 * 64 * MiB);
   });
 
-  it("prices a scan to Asha's record at the seed's 84 ms from the datasheet", () => {
+  it("prices a scan to Asha's record at the course's 84 ms from the datasheet", () => {
     const costs = modelCosts(EXOS_X20, 5_120);
     expect((23_959_523 / costs.scanBytesPerSec.value) * 1000).toBeCloseTo(84.07, 2);
     expect(costs.coldLookupNs.value / 1e6).toBeCloseTo(10.02, 2);
@@ -80,11 +80,11 @@ describe('plan arithmetic', () => {
     [{ indexIntervalBytes: 2 * MiB, segmentBytes: MiB }, /--index-interval: 2 MiB is larger than/],
     [{ lookupPositionBytes: 65 * MiB }, /--lookup-position: .* past the end/],
   ])('refuses %j, naming the limit', (change, message) => {
-    expect(() => planFigures({ ...SEED, ...change })).toThrow(message);
+    expect(() => planFigures({ ...COURSE, ...change })).toThrow(message);
   });
 
   it("holds for a real log: entries, comparisons and steps stay within the plan's bounds", () => {
-    const input = { ...SEED, segmentBytes: 256 * 1024, indexIntervalBytes: 4096 };
+    const input = { ...COURSE, segmentBytes: 256 * 1024, indexIntervalBytes: 4096 };
     const { index, segment } = planFigures(input);
     const log = Log.open(newDir(), { segmentBytes: input.segmentBytes, indexIntervalBytes: 4096 });
     try {
@@ -103,7 +103,7 @@ describe('plan arithmetic', () => {
 });
 
 describe('loglab plan', () => {
-  it("prints the seed's figures, computed line by line", async () => {
+  it("prints the course's figures, computed line by line", async () => {
     const run = await runMain([
       'plan',
       '--rate',

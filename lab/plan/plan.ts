@@ -57,7 +57,7 @@ export interface ReferenceSegment {
 
 export const REFERENCE_SEGMENTS: readonly ReferenceSegment[] = [
   { segmentBytes: 4 * MiB, who: 'NATS JetStream work-queue blocks' },
-  { segmentBytes: 64 * MiB, who: "the seed's broker, loglab's default" },
+  { segmentBytes: 64 * MiB, who: "the course's broker, loglab's default" },
   { segmentBytes: 100 * MiB, who: 'NSQ disk queue' },
   { segmentBytes: GiB, who: "Kafka's default" },
 ];
