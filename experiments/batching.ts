@@ -25,7 +25,7 @@ import {
 } from '../lab/index.js';
 import { KAFKA_COMPRESSIONS, type KafkaCompression, MiB } from '../storage/index.js';
 import { assert } from '../storage/testing/index.js';
-import { BATCHING_METRICS as M } from './metrics/batching.js';
+import { BATCHING_CHARTS, BATCHING_METRICS as M } from './metrics/batching.js';
 import { BODY_KINDS, type BodyKind, bodyPool } from './support/batching-bodies.js';
 import {
   type AppendPolicy,
@@ -393,5 +393,6 @@ export const experiment: Experiment = {
   },
   seed: 4,
   metrics: M,
+  charts: BATCHING_CHARTS,
   run,
 };

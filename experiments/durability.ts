@@ -43,7 +43,7 @@ import {
   type SyncMode,
 } from '../storage/index.js';
 import { LOG_SUFFIX, frameSizeAt } from '../storage/testing/index.js';
-import { DURABILITY_METRICS as M } from './metrics/durability.js';
+import { DURABILITY_CHARTS, DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 
 const MEASURED_SHARE = 0.8;
@@ -539,5 +539,6 @@ export const experiment: Experiment = {
   },
   seed: 44,
   metrics: M,
+  charts: DURABILITY_CHARTS,
   run,
 };

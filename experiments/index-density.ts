@@ -31,7 +31,7 @@ import {
 import { GiB, KiB, Log, MiB } from '../storage/index.js';
 import { OFFSET_INDEX_ENTRY_BYTES, offsetIndexFileBytes } from '../storage/testing/index.js';
 import { formatNs, mean, pagesSpanned } from './support/figures.js';
-import { INDEX_DENSITY_METRICS } from './metrics/index-density.js';
+import { INDEX_DENSITY_CHARTS, INDEX_DENSITY_METRICS } from './metrics/index-density.js';
 import { randomOffsets } from './support/targets.js';
 import {
   type FileSearch,
@@ -94,6 +94,7 @@ export const experiment: Experiment = {
   },
   seed: 53,
   metrics: INDEX_DENSITY_METRICS,
+  charts: INDEX_DENSITY_CHARTS,
   run,
 };
 

@@ -33,7 +33,7 @@ import {
   warmUpSync,
 } from '../lab/index.js';
 import { KiB, Log, MiB, recordSizeBytes } from '../storage/index.js';
-import { PAGE_CACHE_METRICS } from './metrics/page-cache.js';
+import { PAGE_CACHE_CHARTS, PAGE_CACHE_METRICS } from './metrics/page-cache.js';
 
 type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';
 const KINDS: readonly ReadKind[] = ['append', 'recent', 'old-warm', 'old-cold'];
@@ -345,5 +345,6 @@ export const experiment: Experiment = {
   },
   seed: 45,
   metrics: PAGE_CACHE_METRICS,
+  charts: PAGE_CACHE_CHARTS,
   run,
 };

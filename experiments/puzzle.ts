@@ -32,7 +32,7 @@ import {
 } from '../lab/index.js';
 import { type DurabilityPolicy, RECORD_HEADER_BYTES } from '../storage/index.js';
 import { SLOT_HEADER_BYTES } from '../storage/testing/index.js';
-import { PUZZLE_METRICS as M } from './metrics/puzzle.js';
+import { PUZZLE_CHARTS, PUZZLE_METRICS as M } from './metrics/puzzle.js';
 import {
   type CycleRound,
   type Design,
@@ -675,5 +675,6 @@ export const experiment: Experiment = {
   },
   seed: 42,
   metrics: M,
+  charts: PUZZLE_CHARTS,
   run,
 };

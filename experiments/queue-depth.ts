@@ -27,7 +27,7 @@ import {
 } from '../lab/index.js';
 import { MiB, SlotFileQueue } from '../storage/index.js';
 import { assert } from '../storage/testing/index.js';
-import { QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
+import { QUEUE_DEPTH_CHARTS, QUEUE_DEPTH_METRICS as M } from './metrics/queue-depth.js';
 import { bodyBytesFor } from './support/queue-cycle.js';
 import {
   type ChildConfig,
@@ -483,5 +483,6 @@ export const experiment: Experiment = {
   },
   seed: 46,
   metrics: M,
+  charts: QUEUE_DEPTH_CHARTS,
   run,
 };

@@ -47,7 +47,7 @@ import {
   tearTail,
 } from '../storage/testing/index.js';
 import { formatNs } from './support/figures.js';
-import { RECOVERY_METRICS } from './metrics/recovery.js';
+import { RECOVERY_CHARTS, RECOVERY_METRICS } from './metrics/recovery.js';
 import { timedLogOpen } from './support/timed-open.js';
 import { recordBodies } from './support/record-bodies.js';
 
@@ -70,6 +70,7 @@ export const experiment: Experiment = {
   },
   seed: 3,
   metrics: RECOVERY_METRICS,
+  charts: RECOVERY_CHARTS,
   run,
 };
 

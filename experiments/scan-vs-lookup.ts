@@ -32,7 +32,7 @@ import {
 } from '../lab/index.js';
 import { Log, MiB, StorageError } from '../storage/index.js';
 import { formatNs } from './support/figures.js';
-import { SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
+import { SCAN_VS_LOOKUP_CHARTS, SCAN_VS_LOOKUP_METRICS } from './metrics/scan-vs-lookup.js';
 import { recordBodies } from './support/record-bodies.js';
 
 /** Target positions as fractions of the segment: 1, 4, 16, 24, 48 and 64 MiB of 64 MiB. */
@@ -61,6 +61,7 @@ export const experiment: Experiment = {
   },
   seed: 24,
   metrics: SCAN_VS_LOOKUP_METRICS,
+  charts: SCAN_VS_LOOKUP_CHARTS,
   run,
 };
 

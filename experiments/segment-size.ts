@@ -37,7 +37,7 @@ import {
   snapshotLogDir,
 } from '../storage/testing/index.js';
 import { formatNs } from './support/figures.js';
-import { SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
+import { SEGMENT_SIZE_CHARTS, SEGMENT_SIZE_METRICS } from './metrics/segment-size.js';
 import { recordBodies } from './support/record-bodies.js';
 import { timedLogOpen } from './support/timed-open.js';
 import { randomOffsets } from './support/targets.js';
@@ -66,6 +66,7 @@ export const experiment: Experiment = {
   },
   seed: 100,
   metrics: SEGMENT_SIZE_METRICS,
+  charts: SEGMENT_SIZE_CHARTS,
   run,
 };
 

@@ -45,7 +45,10 @@ import {
   describeLedger,
 } from '../lab/models/byte-ledger.js';
 import { type DurabilityPolicy, recordSizeBytes } from '../storage/index.js';
-import { WRITE_AMPLIFICATION_METRICS } from './metrics/write-amplification.js';
+import {
+  WRITE_AMPLIFICATION_CHARTS,
+  WRITE_AMPLIFICATION_METRICS,
+} from './metrics/write-amplification.js';
 import {
   type CycleRound,
   DESIGNS,
@@ -338,5 +341,6 @@ export const experiment: Experiment = {
   params: { ...QUEUE_CYCLE_PARAMS, rounds: { quick: 3, full: QUEUE_CYCLE_PARAMS.rounds.full } },
   seed: 43,
   metrics: WRITE_AMPLIFICATION_METRICS,
+  charts: WRITE_AMPLIFICATION_CHARTS,
   run,
 };

@@ -27,7 +27,9 @@ import {
 import { captureEnvironment, ensureFreeSpace } from './probes/env.js';
 import { DeviceSharingLog } from './probes/device-share.js';
 import { IoPhase, type PhaseIo } from './io.js';
+import { assertChartsDeclared } from './chart-spec.js';
 import { type MetricCatalog, assertDeclared } from './metric-catalog.js';
+import { type ExperimentDeclarations, declaredParts } from './results-declarations.js';
 import { type ProgressReporter, silentProgress } from './progress.js';
 import { SeededRandom } from '../storage/sim/prng.js';
 import type { WarmUp } from './runner.js';
@@ -49,17 +51,11 @@ export interface ParamSpec {
   readonly full: ParamValue;
 }
 
-export interface Experiment {
-  /** kebab-case, unique: what `loglab run <id>` takes. */
-  readonly id: string;
+/** Its id, metric catalog and charts (results-declarations.ts), and what it asks and runs. */
+export interface Experiment extends ExperimentDeclarations {
   readonly question: string;
   readonly params: Readonly<Record<string, ParamSpec>>;
   readonly seed: number;
-  /**
-   * Every quantity it emits, declared once (lab/metric-catalog.ts); the context refuses a results
-   * document with a metric the catalog does not declare.
-   */
-  readonly metrics?: MetricCatalog;
   run(ctx: LabContext): Promise<Results>;
 }
 
@@ -132,6 +128,9 @@ export function assertExperiment(experiment: Experiment): void {
     const where = `parameter ${experiment.id}.${name}`;
     assert(typeof spec.quick === typeof spec.full, `${where} mixes a number and a string`);
   }
+  const { charts = [], metrics } = experiment;
+  assert(charts.length === 0 || metrics !== undefined, `${experiment.id} charts no catalog`);
+  if (metrics !== undefined) assertChartsDeclared(experiment.id, metrics, charts);
 }
 
 export function resolveParams(experiment: Experiment, quick: boolean): Record<string, ParamValue> {
@@ -198,10 +197,13 @@ class ExperimentContext implements LabContext {
   #syncedRoundSeconds: number | null = null;
   readonly #warmUps: Record<string, number> = {};
   readonly #catalog: MetricCatalog | undefined;
+  /** The charts and titles every document of this experiment carries. */
+  readonly #declared: Pick<Results, 'charts' | 'titles'>;
 
   constructor(experiment: Experiment, options: ContextOptions) {
     this.experiment = { id: experiment.id, question: experiment.question, seed: experiment.seed };
     this.#catalog = experiment.metrics;
+    this.#declared = declaredParts(experiment);
     this.dir = options.dir;
     this.quick = options.quick;
     this.secondsBudget = options.seconds ?? (options.quick ? QUICK_SECONDS : FULL_SECONDS);
@@ -319,6 +321,7 @@ class ExperimentContext implements LabContext {
           ...(shared === null ? [] : [shared]),
         ],
         ...(deviceShared === null ? {} : { deviceShared }),
+        ...this.#declared,
       },
       `${this.experiment.id} results`,
     );

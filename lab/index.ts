@@ -19,6 +19,16 @@ export {
   type ResultsParts,
   runExperiment,
 } from './experiment.js';
+export {
+  type ChartDef,
+  type PanelDef,
+  byLabel,
+  byQuantity,
+  chart,
+  panel,
+  plot,
+} from './chart-spec.js';
+export { type MetricCatalog, type MetricSpec, declareMetrics } from './metric-catalog.js';
 export { SYNCED_ROUND_MIN_SECONDS, WARM_UP_SHARE_OF_ROUND } from './round-length.js';
 export {
   type Budget,

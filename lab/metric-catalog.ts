@@ -184,6 +184,25 @@ export function experimentOf(catalog: MetricCatalog): string {
   return [...ids][0]!;
 }
 
+/**
+ * What a reader calls each titled quantity of a catalog, written into its results documents so
+ * that reports head tables with it without the catalog. Two declarations of one quantity share
+ * its title.
+ */
+export function titlesOf(catalog: MetricCatalog): Record<string, string> {
+  const titles: Record<string, string> = {};
+  for (const spec of Object.values(catalog)) {
+    if (spec.title === null) continue;
+    const given = titles[spec.quantity];
+    assert(
+      given === undefined || given === spec.title,
+      `${spec.experimentId}.${spec.quantity} is titled both '${given}' and '${spec.title}'`,
+    );
+    titles[spec.quantity] = spec.title;
+  }
+  return titles;
+}
+
 /** The declaration a metric was emitted through, or undefined when none of the catalog's fits. */
 export function declarationOf(catalog: MetricCatalog, metric: Metric): MetricSpec | undefined {
   return Object.values(catalog).find(

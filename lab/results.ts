@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { chartSchema } from './chart-spec.js';
 import { withInferredContract } from './metric-legacy.js';
 
 export const RESULTS_SCHEMA = 'loglab/results@1';
@@ -133,6 +134,15 @@ export const resultsSchema = z.object({
   counters: z.record(z.string(), z.number()),
   predictions: z.array(predictionSchema),
   notes: z.array(z.string()),
+  /**
+   * The charts the experiment declares (lab/chart-spec.ts), so a report draws them from this
+   * document alone. Missing in files written before they were recorded, and for an experiment
+   * that declares none: reports then draw the generic chart, unless their caller knows the
+   * experiment (reports/report.ts).
+   */
+  charts: z.array(chartSchema).optional(),
+  /** What a reader calls each quantity, by quantity (the catalog's `title`s); missing likewise. */
+  titles: z.record(z.string(), z.string().min(1)).optional(),
   /**
    * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
    * (lab/probes/device-share.ts): those phases summed, and how many phases there were.

@@ -123,7 +123,10 @@ function quantityTable(group: ExperimentGroup, rows: readonly FigureRow[]): Quan
   ]);
   const labelColumns = header.length - 5;
   return {
-    title: metricTitle(group.id, first.quantity, first.metric ?? undefined),
+    title: metricTitle(
+      group.runs.map((run) => run.results),
+      first.quantity,
+    ),
     quantity: first.quantity,
     shared,
     table: {

@@ -4,7 +4,9 @@ import { groupOf, groupsOf } from '../test/fixtures/experiment-groups.js';
 import {
   sampleAllExperiments,
   samplePuzzle,
+  sampleRecovery,
   sampleSegmentSize,
+  sampleUnknownExperiment,
 } from '../test/fixtures/sample-experiments.js';
 import { puzzleAnswer, puzzleSentence } from './glance-puzzle.js';
 import { runWarnings } from './glance-warnings.js';
@@ -91,11 +93,17 @@ describe('what the figures mean', () => {
 });
 
 describe('metric titles', () => {
-  it("come from the experiment's catalog, the raw quantity where none is declared", () => {
-    expect(metricTitle('puzzle', 'msgsPerSec')).toBe('throughput');
-    expect(metricTitle('segment-size', 'openNs')).toBe('open time');
-    expect(metricTitle('recovery', 'openNs')).toBe('time until the log serves again');
-    expect(metricTitle('mystery', 'widgets')).toBe('widgets');
-    expect(metricTitle(sampleSegmentSize().experiment.id, 'noSuchQuantity')).toBe('noSuchQuantity');
+  it('come from the titles the document carries, the raw quantity where it gives none', () => {
+    expect(metricTitle([samplePuzzle()], 'msgsPerSec')).toBe('throughput');
+    expect(metricTitle([sampleSegmentSize()], 'openNs')).toBe('open time');
+    expect(metricTitle([sampleRecovery()], 'openNs')).toBe('time until the log serves again');
+    expect(metricTitle([sampleUnknownExperiment()], 'widgets')).toBe('widgets');
+    expect(metricTitle([sampleSegmentSize()], 'noSuchQuantity')).toBe('noSuchQuantity');
+  });
+
+  it('come from the first document that has one: a file written before titles reads as a newer', () => {
+    const { titles: _, ...untitled } = samplePuzzle();
+    expect(metricTitle([untitled], 'msgsPerSec')).toBe('msgsPerSec');
+    expect(metricTitle([untitled, samplePuzzle()], 'msgsPerSec')).toBe('throughput');
   });
 });

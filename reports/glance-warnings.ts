@@ -28,7 +28,7 @@ function figureName(run: Run, metric: Metric): string {
     .filter(([key]) => key !== 'comparison' && key !== 'mode' && key !== 'deletes')
     .map(([key, value]) => formatLabelValue(key, value))
     .join(' ');
-  const title = metricTitle(id, quantityOf(metric.name), metric);
+  const title = metricTitle([run.results], quantityOf(metric.name));
   return `${id} ${title}${labels === '' ? '' : ` (${labels})`}`;
 }
 

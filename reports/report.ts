@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EXPERIMENT_ORDER } from './charts/chart-table.js';
+import { type ExperimentDeclarations, withDeclarations } from '../lab/results-declarations.js';
 import { experimentCharts } from './charts/experiment-charts.js';
 import {
   GLANCE_CHART_ID,
@@ -141,6 +141,16 @@ function headlineSentence(headline: Headline): string {
   return `${headline.experimentId}${where}: ${headline.text}`;
 }
 
+export interface ReportOptions {
+  /**
+   * The experiments the caller knows (the CLI hands its registry), in the order their sections
+   * come; experiments it does not know follow in the order their documents came. A document
+   * written before results carried charts and titles takes its experiment's from here; without
+   * one its experiment gets the generic chart and raw quantity names.
+   */
+  readonly experiments?: readonly ExperimentDeclarations[];
+}
+
 /**
  * Writes the report for `inputs` (results files, folders of them, or documents) into `outDir`.
  * Inputs that do not validate are left out with a warning; throws ReportError NO_VALID_RESULTS
@@ -149,6 +159,7 @@ function headlineSentence(headline: Headline): string {
 export async function writeReport(
   inputs: readonly ReportInput[],
   outDir: string,
+  options: ReportOptions = {},
 ): Promise<ReportOutput> {
   if (inputs.length === 0) throw new Error('assertion failed: writeReport has inputs');
   const loaded = loadResults(inputs);
@@ -159,7 +170,13 @@ export async function writeReport(
         `input(s): ${loaded.warnings.join('; ')}; pass results files written by 'loglab run'`,
     );
   }
-  const groups = groupByExperiment(labelRuns(loaded.documents), EXPERIMENT_ORDER);
+  const known = options.experiments ?? [];
+  const documents = loaded.documents.map(({ source, results }) => ({
+    source,
+    results: withDeclarations(results, known),
+  }));
+  const order = known.map((experiment) => experiment.id);
+  const groups = groupByExperiment(labelRuns(documents), order);
   const { byExperiment, drawn } = await drawAll(groups, outDir);
   const answer = firstPuzzleAnswer(groups);
   const glanceSpec = answer === null ? null : glanceChartSpec(answer);

@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { experiments } from '../../experiments/index.js';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
 import { LabError } from '../../lab/errors.js';
 import { classifyStorage, describeStorage } from '../../lab/probes/storage-kind.js';
@@ -91,6 +92,7 @@ export async function runMainJob(options: MainJobOptions): Promise<void> {
   const report = await writeReport(
     written.map((entry) => entry.file),
     out,
+    { experiments },
   );
   const lines = [
     '',

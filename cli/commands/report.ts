@@ -4,6 +4,7 @@
  * left out; the rest still make the report.
  */
 import type { Command } from 'commander';
+import { experiments } from '../../experiments/index.js';
 import { ReportError } from '../../reports/report-error.js';
 import { defaultReportDir, writeReport } from '../../reports/report.js';
 import { checkDirectoryArgument } from '../arguments.js';
@@ -18,7 +19,8 @@ async function runReport(files: readonly string[], options: ReportOptions): Prom
   checkDirectoryArgument('--out', outDir, false);
   let output;
   try {
-    output = await writeReport(files, outDir);
+    // The registry charts a file written before results carried their charts, as it was.
+    output = await writeReport(files, outDir, { experiments });
   } catch (error) {
     if (error instanceof ReportError && error.code === 'NO_VALID_RESULTS') {
       throw new LabError('INVALID_RESULTS', error.message);

@@ -161,6 +161,7 @@ async function runCommand(ids: readonly string[], options: RunCommandOptions): P
   const report = await writeReport(
     written.map((entry) => entry.file),
     out,
+    { experiments },
   );
   const paths = `report: ${path.resolve(report.htmlPath)}\n        ${path.resolve(report.markdownPath)}\n`;
   if (options.json === true) {

@@ -7,6 +7,7 @@
  * `policy` (appends only), `workload` (the charts' facet: size, body and policy in words),
  * `cache` and `mode` (timings).
  */
+import { type ChartDef, byLabel, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const MESSAGES = ['store', 'codec', 'batchSize', 'messageBytes', 'body', 'workload'];
@@ -37,3 +38,33 @@ export const BATCHING_METRICS = declareMetrics('batching', {
     labels: MESSAGES,
   },
 });
+
+/** A line per store and codec against messages per batch, a facet per message size, body and policy. */
+const BATCH_SIZE = byLabel('batchSize', 'messages per batch');
+const BATCHING_LINES = {
+  x: BATCH_SIZE,
+  series: ['store', 'codec'],
+  seriesTitle: 'store · codec',
+  facet: { field: 'workload', title: 'messages, policy' },
+  mark: 'line',
+} as const;
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const BATCHING_CHARTS: readonly ChartDef[] = [
+  chart(
+    'bytes-per-message',
+    'Bytes reaching the device per message, against batch size',
+    "Lower is better: one line per store and codec; loglab's one-record appends are the point " +
+      'at 1; hollow marks are the disk models replaying the same writes.',
+    plot(BATCHING_METRICS.deviceBytesPerMsg, {
+      yTitle: 'device bytes per message',
+      ...BATCHING_LINES,
+    }),
+  ),
+  chart(
+    'throughput',
+    'Messages appended per second, against batch size',
+    'Higher is faster: one line per store and codec, one facet per message size, body and ' +
+      'policy; under always each batch waits for one fdatasync.',
+    plot(BATCHING_METRICS.msgsPerSec, { yTitle: 'messages per second', ...BATCHING_LINES }),
+  ),
+];

@@ -2,8 +2,9 @@
  * What the durability experiment emits (lab/metric-catalog.ts): its charts select `msgsPerSec`,
  * `sendLatencyNs`, `msgsPerFsync` and the open-loop latencies through these declarations.
  */
+import { type ChartDef, byLabel, byQuantity, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
-import { openLoopDeclarations } from './open-loop.js';
+import { openLoopChart, openLoopDeclarations } from './open-loop.js';
 
 const SERIES = ['policy', 'maxDelayMs', 'syncMode', 'producers'];
 
@@ -74,3 +75,54 @@ export const DURABILITY_METRICS = declareMetrics('durability', {
   },
   ...openLoopDeclarations(SERIES),
 });
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const DURABILITY_CHARTS: readonly ChartDef[] = [
+  chart(
+    'throughput-latency',
+    'Throughput against p99 send latency, per durability policy',
+    "Right is more throughput, lower is a shorter p99 wait; each line joins one policy's " +
+      'runs in producer order, and the number beside a point is its producers (1 to 256).',
+    plot(DURABILITY_METRICS.sendLatencyNs, {
+      statistic: 'p99',
+      yTitle: 'p99 send latency',
+      x: byQuantity(DURABILITY_METRICS.msgsPerSec, 'throughput'),
+      series: ['policy', 'maxDelayMs', 'syncMode'],
+      seriesTitle: 'policy · max delay · sync',
+      order: 'producers',
+      labelPoints: true,
+      mark: 'point',
+    }),
+  ),
+  chart(
+    'msgs-per-fsync',
+    'Messages covered by one fsync, against concurrent producers',
+    "Higher means more messages share one fsync; the policies' points stand side by side " +
+      'at each producer count, in legend order, so equal figures stay visible.',
+    plot(DURABILITY_METRICS.msgsPerFsync, {
+      yTitle: 'messages per fsync',
+      x: byLabel('producers', 'concurrent producers'),
+      series: ['policy', 'maxDelayMs', 'syncMode'],
+      seriesTitle: 'policy · max delay · sync',
+      dodge: true,
+      mark: 'point',
+    }),
+  ),
+  chart(
+    'group-vs-always',
+    'Group commit over always, against concurrent producers',
+    'Above 1 group commit stores more messages a second than a sync per message on the same ' +
+      'disk, in the same rounds; it should never fall below 1.',
+    plot(DURABILITY_METRICS.groupVsAlways, {
+      yTitle: 'group / always',
+      x: byLabel('producers', 'concurrent producers'),
+      mark: 'line',
+    }),
+  ),
+  openLoopChart(
+    DURABILITY_METRICS.openLoopLatencyNs,
+    'Send latency from the intended send time against offered load (open loop, one producer)',
+    ['policy', 'maxDelayMs', 'syncMode'],
+    'policy · max delay · sync',
+  ),
+];

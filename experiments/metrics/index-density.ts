@@ -2,6 +2,7 @@
  * What the index-density experiment emits (lab/metric-catalog.ts): its charts and
  * `plan --measured` select these quantities through this declaration.
  */
+import { type ChartDef, byLabel, byQuantity, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const SETTING = ['intervalBytes', 'recordSizeBytes'];
@@ -87,3 +88,48 @@ export const INDEX_DENSITY_METRICS = declareMetrics('index-density', {
     title: 'index file search time',
   },
 });
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const INDEX_DENSITY_CHARTS: readonly ChartDef[] = [
+  chart(
+    'index-size',
+    'Index bytes per GiB of log against index interval',
+    'Lower is a smaller index; "dense" is an entry for every record, and each line is one ' +
+      'record size.',
+    plot(INDEX_DENSITY_METRICS.indexBytesPerGiB, {
+      yTitle: 'index size per GiB of log',
+      x: byLabel('intervalBytes', 'index interval'),
+      series: ['recordSizeBytes'],
+      seriesTitle: 'record size',
+      mark: 'line',
+    }),
+  ),
+  chart(
+    'size-vs-lookup',
+    'Index size against lookup latency, one point per index interval',
+    'Lower left is better: a smaller index lies to the left, a faster lookup lower; one ' +
+      'panel per cache state.',
+    plot(INDEX_DENSITY_METRICS.lookupLatencyNs, {
+      yTitle: 'median lookup latency',
+      x: byQuantity(INDEX_DENSITY_METRICS.indexBytesPerGiB, 'index size per GiB of log'),
+      series: ['recordSizeBytes'],
+      seriesTitle: 'record size',
+      order: 'intervalBytes',
+      facet: { field: 'cache', title: 'cache' },
+      mark: 'point',
+    }),
+  ),
+  chart(
+    'lookup-latency',
+    'Lookup latency against index interval',
+    'Lower is faster; a sparser interval (to the right) steps over more bytes per lookup.',
+    plot(INDEX_DENSITY_METRICS.lookupLatencyNs, {
+      yTitle: 'median lookup latency',
+      x: byLabel('intervalBytes', 'index interval'),
+      series: ['recordSizeBytes'],
+      seriesTitle: 'record size',
+      facet: { field: 'cache', title: 'cache' },
+      mark: 'line',
+    }),
+  ),
+];

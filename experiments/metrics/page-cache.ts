@@ -2,6 +2,7 @@
  * What the page-cache experiment emits (lab/metric-catalog.ts). Its latencies carry the
  * measurement's labels without the runner's `mode` (every phase is sync).
  */
+import { type ChartDef, byLabel, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const READ = ['readKind', 'cache', 'policy'];
@@ -22,3 +23,18 @@ export const PAGE_CACHE_METRICS = declareMetrics('page-cache', {
     title: 'share of a 300 ms checkout',
   },
 });
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const PAGE_CACHE_CHARTS: readonly ChartDef[] = [
+  chart(
+    'latency',
+    'Latency of a write into the page cache and of reads, by read kind',
+    'Lower is faster: a read the page cache answers costs about what an append does; a cold ' +
+      'read pays for the disk.',
+    plot(PAGE_CACHE_METRICS.latencyNs, {
+      yTitle: 'median latency',
+      x: byLabel('readKind', 'read kind', 'nominal'),
+      mark: 'bar',
+    }),
+  ),
+];

@@ -1,4 +1,5 @@
 /** What the recovery experiment emits (lab/metric-catalog.ts). */
+import { type ChartDef, byLabel, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const LOG = ['segments', 'tailBytes', 'state'];
@@ -40,3 +41,21 @@ export const RECOVERY_METRICS = declareMetrics('recovery', {
     title: 'first lookup after open',
   },
 });
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const RECOVERY_CHARTS: readonly ChartDef[] = [
+  chart(
+    'open-time',
+    'Time until the log serves again, by segment count and tail size',
+    'Lower is faster: one panel per tail size, bars per segment count, coloured by how the ' +
+      'log was left and the cache it opened with.',
+    plot(RECOVERY_METRICS.openNs, {
+      yTitle: 'open time',
+      x: byLabel('segments', 'segments'),
+      series: ['state', 'cache'],
+      seriesTitle: 'state at open, cache',
+      facet: { field: 'tailBytes', title: 'active segment tail' },
+      mark: 'bar',
+    }),
+  ),
+];

@@ -1,4 +1,5 @@
 /** What the segment-size experiment emits (lab/metric-catalog.ts). */
+import { type ChartDef, byLabel, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const SIZE = ['segmentBytes'];
@@ -57,3 +58,39 @@ export const SEGMENT_SIZE_METRICS = declareMetrics('segment-size', {
     title: 'how long one segment lasts at 5 msgs/s',
   },
 });
+
+const SEGMENT = byLabel('segmentBytes', 'segment size');
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const SEGMENT_SIZE_CHARTS: readonly ChartDef[] = [
+  chart(
+    'trade-offs',
+    'What the segment size trades',
+    'Four costs against the segment size, at the sizes the run measured; lower is better in ' +
+      'each: small segments open slowly, large ones keep more data past retention.',
+    plot(SEGMENT_SIZE_METRICS.openNs, {
+      title: 'Opening the log',
+      yTitle: 'open time',
+      x: SEGMENT,
+      mark: 'bar',
+    }),
+    plot(SEGMENT_SIZE_METRICS.lookupLatencyNs, {
+      title: 'Looking up a record',
+      yTitle: 'median lookup latency',
+      x: SEGMENT,
+      mark: 'bar',
+    }),
+    plot(SEGMENT_SIZE_METRICS.rollNs, {
+      title: 'Rolling to a new segment',
+      yTitle: 'roll time',
+      x: SEGMENT,
+      mark: 'bar',
+    }),
+    plot(SEGMENT_SIZE_METRICS.retentionLagBytes, {
+      title: 'Data kept past retention',
+      yTitle: 'retention lag',
+      x: SEGMENT,
+      mark: 'bar',
+    }),
+  ),
+];

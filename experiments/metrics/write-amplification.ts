@@ -1,4 +1,5 @@
 /** What the write-amplification experiment emits (lab/metric-catalog.ts). */
+import { type ChartDef, byLabel, chart, plot } from '../../lab/chart-spec.js';
 import { declareMetrics } from '../../lab/metric-catalog.js';
 
 export const WRITE_AMPLIFICATION_METRICS = declareMetrics('write-amplification', {
@@ -37,3 +38,21 @@ export const WRITE_AMPLIFICATION_METRICS = declareMetrics('write-amplification',
     title: 'throughput',
   },
 });
+
+/** Its charts (lab/chart-spec.ts), in report order; each plots a quantity declared above. */
+export const WRITE_AMPLIFICATION_CHARTS: readonly ChartDef[] = [
+  chart(
+    'bytes-per-message',
+    'Bytes reaching the device per 1 KiB message',
+    "Lower is better: each design's total bar, then its data, journal and metadata shares; " +
+      'a tick on the axis is a share that measured 0.',
+    plot(WRITE_AMPLIFICATION_METRICS.deviceBytesPerMsg, {
+      yTitle: 'device bytes per message',
+      x: byLabel('design', 'design', 'nominal'),
+      series: ['share'],
+      seriesTitle: 'share',
+      facet: { field: 'policy', title: 'durability policy' },
+      mark: 'bar',
+    }),
+  ),
+];

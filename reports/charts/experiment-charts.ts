@@ -1,10 +1,9 @@
 /**
- * The charts of one experiment: its entries in the chart table that have figures, or the generic
- * chart when none has.
+ * The charts of one experiment: those its results documents declare (`charts`, written by the
+ * experiment) that have figures, or the generic chart when none has.
  */
+import type { ChartDef } from '../../lab/chart-spec.js';
 import type { ExperimentGroup } from '../runs.js';
-import { CHART_TABLE } from './chart-table.js';
-import type { ChartDef } from './chart-types.js';
 import { genericChart } from './generic-chart.js';
 import { panelData, type PanelData } from './panel-points.js';
 import { buildChartSpec, type VegaLiteSpec } from './vega-lite-spec.js';
@@ -24,8 +23,13 @@ function withFigures(def: ChartDef, group: ExperimentGroup): ExperimentChart | n
   return { experimentId: group.id, def, panels, spec: buildChartSpec(def, panels) };
 }
 
+/** The charts the group's first document that declares any declares: runs of one code agree. */
+export function declaredCharts(group: ExperimentGroup): readonly ChartDef[] {
+  return group.runs.find((run) => run.results.charts !== undefined)?.results.charts ?? [];
+}
+
 export function experimentCharts(group: ExperimentGroup): readonly ExperimentChart[] {
-  const charts = (CHART_TABLE[group.id] ?? [])
+  const charts = declaredCharts(group)
     .map((def) => withFigures(def, group))
     .filter((built): built is ExperimentChart => built !== null);
   if (charts.length > 0) return charts;

@@ -3,7 +3,7 @@
  * metric, a panel per unit, so figures of different units never share an axis.
  */
 import type { ExperimentGroup } from '../runs.js';
-import { chart, panel, type ChartDef } from './chart-types.js';
+import { chart, panel, type ChartDef } from '../../lab/chart-spec.js';
 
 export function genericChart(group: ExperimentGroup): ChartDef {
   const units = [...new Set(group.runs.flatMap((run) => run.results.metrics.map((m) => m.unit)))];

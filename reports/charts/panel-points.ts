@@ -8,7 +8,7 @@ import { predictionLabels, quantityOf, type LabelValue, type Labels } from '../f
 import type { ExperimentGroup, Run } from '../runs.js';
 import { formatFigure } from '../../lab/format.js';
 import { displayUnitFor, formatLabelValue } from '../units.js';
-import type { PanelDef } from './chart-types.js';
+import type { PanelDef } from '../../lab/chart-spec.js';
 
 export const MEASURED_MODEL = 'measured';
 

@@ -64,7 +64,7 @@ export async function renderSvg(spec: VegaLiteSpec, chartName: string): Promise<
     throw new ReportError(
       'CHART_FAILED',
       `chart ${chartName} could not be drawn: ${(error as Error).message}; ` +
-        'check its entry in reports/charts/chart-table.ts against the figures',
+        'check the chart its experiment declares (its `charts`) against the figures',
     );
   }
 }

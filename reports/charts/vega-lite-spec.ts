@@ -5,7 +5,7 @@
  * confidence interval; an axis turns logarithmic when its figures span more than 100×.
  * Sized to read at 800 px wide.
  */
-import type { ChartDef, PanelDef } from './chart-types.js';
+import type { ChartDef, PanelDef } from '../../lab/chart-spec.js';
 import type { ChartPoint, PanelData } from './panel-points.js';
 
 /** A Vega-Lite spec as plain JSON; vega-lite's compiler validates it. */
