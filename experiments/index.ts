@@ -19,4 +19,5 @@ export const experiments: readonly Experiment[] = [
   (await import('./recovery.js')).experiment,
   (await import('./crash-safety.js')).experiment,
   (await import('./batching.js')).experiment,
+  (await import('./record-size.js')).experiment,
 ];
