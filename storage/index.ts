@@ -247,10 +247,10 @@ export type { SlotFileOptions } from './slot-file.js';
  * The slot size `SlotFileQueue` picks for a `maxBodyBytes`: header, due time and body rounded up
  * to a power of two, so that no slot straddles a 4 KiB page.
  */
-export { slotBytesFor } from './slot-file.js';
+export { slotBytesFor } from './slot-sizes.js';
 
 /** Design A's slot size when neither `slotBytes` nor `maxBodyBytes` is given: 2,048 bytes. */
-export { DEFAULT_SLOT_BYTES } from './slot-file.js';
+export { DEFAULT_SLOT_BYTES } from './slot-sizes.js';
 
 // ---- Kafka batches ----
 

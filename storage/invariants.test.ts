@@ -58,8 +58,8 @@ describe('SlotFileQueue.checkInvariants', () => {
     await queue.send(Buffer.from('kept'));
     queue.checkInvariants();
     const free = freeSlotsForTesting(queue);
-    const heldSlot = [0, 1, 2, 3].find((slot) => !free.includes(slot))!;
-    free.push(heldSlot);
+    const heldSlot = [0, 1, 2, 3].find((slot) => !free.list.includes(slot))!;
+    free.release(heldSlot);
     expect(() => queue.checkInvariants()).toThrow(/holds one message and is not free/);
     await queue.close();
   });

@@ -162,7 +162,7 @@ export { OFFSET_INDEX_ENTRY_BYTES } from '../offset-index.js';
  * Bytes of a design-A slot's header (CRC, state, flags, length, id), for notes that size a
  * slot. Not part of the stable API.
  */
-export { SLOT_HEADER_BYTES } from '../slot-file.js';
+export { SLOT_HEADER_BYTES } from '../slot-format.js';
 
 /**
  * The log under a design-B queue (`LogQueue` keeps it private: records appended to it would be
