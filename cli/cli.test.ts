@@ -77,6 +77,7 @@ describe('loglab CLI', () => {
 describe('exit codes', () => {
   it.each<[StorageErrorCode, number]>([
     ['LOG_LOCKED', 2],
+    ['QUEUE_LOCKED', 2],
     ['LOG_NOT_FOUND', 2],
     ['LOG_READ_ONLY', 2],
     ['OFFSET_LIMIT', 2],

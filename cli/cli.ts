@@ -22,6 +22,7 @@ export const EXIT_INTERNAL = 3;
 /** Storage refusals caused by what the user asked for: another path, offset or size fixes them. */
 export const STORAGE_USAGE_CODES: ReadonlySet<StorageErrorCode> = new Set<StorageErrorCode>([
   'LOG_LOCKED',
+  'QUEUE_LOCKED',
   'LOG_NOT_FOUND',
   'LOG_READ_ONLY',
   'OFFSET_LIMIT',

@@ -26,6 +26,8 @@ export type StorageErrorCode =
   | 'CORRUPT_CHECKPOINT'
   /** Another process (or another open in this one) holds the log for writing. */
   | 'LOG_LOCKED'
+  /** Another process (or another open in this one) holds the queue for writing. */
+  | 'QUEUE_LOCKED'
   /** File locks cannot be taken on this platform (the native lock addon did not load). */
   | 'LOCK_UNAVAILABLE'
   /** A read-only open found no log in the directory. */

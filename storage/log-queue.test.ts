@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { errorOf } from '../test/fixtures/storage-error.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { LogQueue } from './log-queue.js';
 import { logOfQueueForTesting } from './testing/queue-log.js';
@@ -78,5 +80,23 @@ describe('design B retention and checkpoints', () => {
     expect(reopened.receive({ visibilityTimeoutMs: 1000 })!.id).toBe(first.id);
     expect(reopened.receive({ visibilityTimeoutMs: 1000 })!.id).toBe(second.id);
     await reopened.close();
+  });
+});
+
+describe('design B: one writer per queue', () => {
+  it("refuses a second writer with QUEUE_LOCKED naming the queue's directory, not LOG_LOCKED", async () => {
+    const dir = newDir();
+    const first = LogQueue.open(dir);
+    const error = errorOf(() => LogQueue.open(dir));
+    expect(error).toMatchObject({ code: 'QUEUE_LOCKED', context: { file: join(dir, '.lock') } });
+    expect(error.message).toContain(`cannot open the queue in ${dir} for writing`);
+    expect(error.message).toContain('close that writer first');
+    expect(error.context.holder).toContain(`pid ${process.pid} `);
+    expect(error.cause).toMatchObject({ code: 'LOG_LOCKED' });
+    await first.send(Buffer.from('still mine'));
+    await first.close();
+    const second = LogQueue.open(dir);
+    expect(second.receive({ visibilityTimeoutMs: 1000 })?.body.toString()).toBe('still mine');
+    await second.close();
   });
 });

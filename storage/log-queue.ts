@@ -40,7 +40,7 @@ import {
   asQueueError,
   messageTooLarge,
   queueClosed,
-  queueDirError,
+  queueOpenError,
   unknownMessage,
 } from './queue-errors.js';
 import { ReceiveWaiters } from './receive-waiters.js';
@@ -165,7 +165,7 @@ export class LogQueue implements Queue {
 
   /**
    * Opens (creating, durably, when missing, or recovering) the queue's log in directory `dir`;
-   * every message from the saved head on is ready. Throws LOG_LOCKED while another writer, in
+   * every message from the saved head on is ready. Throws QUEUE_LOCKED while another writer, in
    * this process or another, has it open.
    */
   static open(dir: string, options: LogQueueOptions = {}): LogQueue {
@@ -188,7 +188,7 @@ export class LogQueue implements Queue {
         io,
       });
     } catch (error) {
-      throw queueDirError(error, dir);
+      throw queueOpenError(error, dir);
     }
     try {
       const saved = readHeadCheckpoint(io, dir);

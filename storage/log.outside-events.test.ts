@@ -259,7 +259,11 @@ describe('a second writer', () => {
     return disk;
   }
 
-  function expectLocked(disk: SimDisk, open: () => { close(): unknown }): void {
+  function expectLocked(
+    disk: SimDisk,
+    open: () => { close(): unknown },
+    lockedCode: 'LOG_LOCKED' | 'QUEUE_LOCKED',
+  ): void {
     const handles = disk.openHandles;
     const locks = disk.heldLocks;
     let code: string = 'opened';
@@ -268,14 +272,14 @@ describe('a second writer', () => {
     } catch (error) {
       code = isStorageError(error) ? error.code : String(error);
     }
-    expect([code, disk.openHandles, disk.heldLocks]).toEqual(['LOG_LOCKED', handles, locks]);
+    expect([code, disk.openHandles, disk.heldLocks]).toEqual([lockedCode, handles, locks]);
   }
 
   it('is refused with LOG_LOCKED while the log is open, and the log goes on', async () => {
     const disk = diskWithData();
     const log = openLog(disk);
     log.appendNoWait(bodyOf(0));
-    expectLocked(disk, () => openLog(disk));
+    expectLocked(disk, () => openLog(disk), 'LOG_LOCKED');
     expect(log.appendNoWait(bodyOf(1))).toBe(1);
     await log.acknowledged(1 as never);
     expect(log.read(1).body).toEqual(bodyOf(1));
@@ -283,13 +287,13 @@ describe('a second writer', () => {
     expect(openOutcome(disk)).toBe('opened');
   });
 
-  it('is refused with LOG_LOCKED while a log queue or a slot file is open, and they go on', async () => {
+  it('is refused with QUEUE_LOCKED while a log queue or a slot file is open, and they go on', async () => {
     const disk = diskWithData();
     const options = { io: disk, durability: 'always' as const };
     const queue = LogQueue.open('/data/queue', options);
     const slots = SlotFileQueue.open('/data/slot-queue', options);
-    expectLocked(disk, () => LogQueue.open('/data/queue', options));
-    expectLocked(disk, () => SlotFileQueue.open('/data/slot-queue', options));
+    expectLocked(disk, () => LogQueue.open('/data/queue', options), 'QUEUE_LOCKED');
+    expectLocked(disk, () => SlotFileQueue.open('/data/slot-queue', options), 'QUEUE_LOCKED');
     for (const open of [queue, slots]) {
       const id = await open.send(bodyOf(7));
       expect(open.receive({ visibilityTimeoutMs: 1000 })).toMatchObject({ id, body: bodyOf(7) });

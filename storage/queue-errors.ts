@@ -1,7 +1,7 @@
 /**
  * Typed errors shared by both queue designs: a queue reports in its own codes (QUEUE_CLOSED,
- * QUEUE_FENCED, MESSAGE_TOO_LARGE, UNKNOWN_MESSAGE), never in those of the log under design B,
- * and names the directory it was opened on.
+ * QUEUE_FENCED, QUEUE_LOCKED, MESSAGE_TOO_LARGE, UNKNOWN_MESSAGE), never in those of the log
+ * under design B or of the writer lock, and names the directory it was opened on.
  */
 import { StorageError, isStorageError } from './errors.js';
 
@@ -66,6 +66,25 @@ const DIR_ADVICE: Readonly<Record<string, string>> = {
     'part of the path vanished while it was being created: check what removes it, then ' +
     'open the queue again',
 };
+
+/**
+ * What opening a queue in `dir` failed with, in the queue's words: another writer's lock
+ * (LOG_LOCKED, from the log under design B or the slot file's lock) becomes QUEUE_LOCKED, an
+ * unusable directory queueDirError's IO_ERROR; anything else is returned as it is.
+ */
+export function queueOpenError(error: unknown, dir: string): unknown {
+  if (!isStorageError(error, 'LOG_LOCKED')) return queueDirError(error, dir);
+  const { holder } = error.context;
+  const file = error.context.file ?? dir;
+  const by = holder === undefined ? 'it did not say who it is' : `held by ${holder}`;
+  return new StorageError(
+    'QUEUE_LOCKED',
+    `cannot open the queue in ${dir} for writing: another writer, in another process or ` +
+      `another open in this one, holds it (${by}; lock file ${file}); close that writer first, ` +
+      'or open the queue in another directory',
+    holder === undefined ? { file, cause: error } : { file, holder, cause: error },
+  );
+}
 
 /**
  * Rewords an I/O error about the queue's directory or a file in it (the path was unusable, not

@@ -32,9 +32,11 @@ describe('design A: one writer per slot file', () => {
     const first = openSlots(disk);
     expect(disk.openHandles).toBe(2); // the slot file and its lock
     const error = errorOf(() => openSlots(disk));
-    expect(error).toMatchObject({ code: 'LOG_LOCKED', context: { file: LOCK_FILE } });
-    expect(error.message).toContain(`cannot open the slot file ${SLOT_FILE} for writing`);
+    expect(error).toMatchObject({ code: 'QUEUE_LOCKED', context: { file: LOCK_FILE } });
+    expect(error.message).toContain(`cannot open the queue in ${QUEUE_DIR} for writing`);
+    expect(error.message).toContain('close that writer first');
     expect(error.context.holder).toContain(`pid ${process.pid} `);
+    expect(error.cause).toMatchObject({ code: 'LOG_LOCKED' });
     expect(disk.openHandles).toBe(2);
     expect(disk.heldLocks).toBe(1);
     await first.send(Buffer.from('still mine'));
@@ -49,7 +51,7 @@ describe('design A: one writer per slot file', () => {
   it('takes the lock before creating the file, so a refused creator creates nothing', () => {
     const disk = diskWithDataDir();
     const other = acquireWriterLock(disk, LOCK_FILE, 'another writer');
-    expect(errorOf(() => openSlots(disk)).code).toBe('LOG_LOCKED');
+    expect(errorOf(() => openSlots(disk)).code).toBe('QUEUE_LOCKED');
     expect(disk.exists(SLOT_FILE)).toBe(false);
     expect(disk.exists(`${SLOT_FILE}.tmp`)).toBe(false);
     other.release();
@@ -107,7 +109,7 @@ describe('design A: one writer per slot file', () => {
     const dir = newDir();
     const first = SlotFileQueue.open(dir);
     expect(errorOf(() => SlotFileQueue.open(dir))).toMatchObject({
-      code: 'LOG_LOCKED',
+      code: 'QUEUE_LOCKED',
       context: { file: join(dir, 'slots.lock') },
     });
     await first.close();

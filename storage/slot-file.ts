@@ -33,7 +33,7 @@ import {
 } from './durability.js';
 import { DeliveryState, DeliveryTable } from './delivery-table.js';
 import { KeyRing } from './deadline-heap.js';
-import { queueClosed, queueDirError, unknownMessage } from './queue-errors.js';
+import { queueClosed, queueDirError, queueOpenError, unknownMessage } from './queue-errors.js';
 import type {
   Queue,
   QueueClock,
@@ -171,7 +171,7 @@ export class SlotFileQueue implements Queue {
 
   /**
    * Opens (creating, durably, when missing) the queue in directory `dir`: its slot file is
-   * `<dir>/slots`. Every full slot is ready again. Throws LOG_LOCKED while another writer, in
+   * `<dir>/slots`. Every full slot is ready again. Throws QUEUE_LOCKED while another writer, in
    * this process or another, has it open.
    */
   static open(dir: string, options: SlotFileOptions = {}): SlotFileQueue {
@@ -454,13 +454,14 @@ export function freeSlotsForTesting(queue: SlotFileQueue): FreeSlots {
 
 /**
  * Creates the queue's directory durably and takes the slot file's writer lock in it; a directory
- * that cannot be created or written is reported as such (queueDirError).
+ * that cannot be created or written, or another writer's lock, is reported in the queue's words
+ * (queueOpenError).
  */
 function lockQueueDir(io: FileIO, dir: string, filePath: string): WriterLock {
   try {
     mkdirpDurable(io, dir);
     return acquireWriterLock(io, lockPathForSlotFile(filePath), `the slot file ${filePath}`);
   } catch (error) {
-    throw queueDirError(error, dir);
+    throw queueOpenError(error, dir);
   }
 }

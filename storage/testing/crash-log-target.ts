@@ -200,6 +200,7 @@ export const logDriver: TargetDriver = {
   name: 'log',
   // Retention fsyncs the directory before it returns, whatever the policy.
   deletesAreDurable: () => true,
+  lockedCode: 'LOG_LOCKED',
   logDir: LOG_DIR,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report): OpenTarget {
     const log = Log.open(LOG_DIR, {

@@ -367,7 +367,8 @@ class CrashIteration {
   /** Another writer opens the target while it is open: refused, and nothing changes. */
   async #secondWriter(where: string): Promise<void> {
     const report = (text: string): void => void this.#violations.push(`${where}: ${text}`);
-    await this.#outside.secondWriter(this.#disk, () => this.#openTarget(report), where);
+    const openAgain = (): OpenTarget => this.#openTarget(report);
+    await this.#outside.secondWriter(this.#disk, openAgain, this.#driver.lockedCode, where);
   }
 
   #context(): StepContext {

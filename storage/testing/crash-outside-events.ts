@@ -6,7 +6,7 @@
  * existed (the events never draw from the operations' stream).
  *
  * - A second writer, while the target is open (all three targets): opening it again on the same
- *   disk must throw LOG_LOCKED, leave no handle or lock behind and change nothing the open target
+ *   disk must throw LOG_LOCKED (QUEUE_LOCKED for a queue), leave no handle or lock behind and change nothing the open target
  *   or the model could see. An injected fault or power cut that fires inside the attempt may end
  *   it first with an I/O error instead.
  * - A removed segment or a renamed one, after a crash (log and log-queue): the reopen must refuse
@@ -147,8 +147,13 @@ export class OutsideEvents {
     return this.#rng.nextInt(steps);
   }
 
-  /** A second open of the target while it is open: LOG_LOCKED, and nothing left behind. */
-  async secondWriter(disk: SimDisk, openAgain: OpenAgain, where: string): Promise<void> {
+  /** A second open of the target while it is open: `lockedCode`, and nothing left behind. */
+  async secondWriter(
+    disk: SimDisk,
+    openAgain: OpenAgain,
+    lockedCode: 'LOG_LOCKED' | 'QUEUE_LOCKED',
+    where: string,
+  ): Promise<void> {
     this.counts.secondWriter++;
     this.done.push(`${where}: a second writer`);
     const handlesBefore = disk.openHandles;
@@ -160,10 +165,10 @@ export class OutsideEvents {
     } catch (error) {
       if (isPowerCut(error)) return;
       const faulted = disk.faultsInjected > faultsBefore && isStorageError(error, 'IO_ERROR');
-      if (!isStorageError(error, 'LOG_LOCKED') && !faulted) {
+      if (!isStorageError(error, lockedCode) && !faulted) {
         this.#unexpected(
           `${where}: a second writer's open threw ${describeError(error)}, ` +
-            'expected LOG_LOCKED',
+            `expected ${lockedCode}`,
         );
       }
       if (disk.openHandles !== handlesBefore || disk.heldLocks !== locksBefore) {

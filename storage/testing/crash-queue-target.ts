@@ -156,6 +156,7 @@ class QueueTarget implements OpenTarget {
 export const logQueueDriver: TargetDriver = {
   name: 'log-queue',
   deletesAreDurable: () => false,
+  lockedCode: 'QUEUE_LOCKED',
   logDir: QUEUE_DIR,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock, report): OpenTarget {
     const savedHead = readHeadCheckpoint(disk, QUEUE_DIR);
@@ -181,6 +182,7 @@ export const logQueueDriver: TargetDriver = {
 export const slotFileDriver: TargetDriver = {
   name: 'slot-file',
   deletesAreDurable: (durability: DurabilityPolicy) => durability !== 'none',
+  lockedCode: 'QUEUE_LOCKED',
   logDir: null,
   open(disk: SimDisk, config: TargetConfig, clock: ManualClock): OpenTarget {
     const queue = SlotFileQueue.open(SLOT_QUEUE_DIR, {

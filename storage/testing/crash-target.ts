@@ -82,6 +82,8 @@ export interface TargetDriver {
   readonly name: CrashTargetName;
   /** Whether an acknowledged delete survives a crash under `durability`. */
   deletesAreDurable(durability: DurabilityPolicy): boolean;
+  /** What a second writer's open throws: the log's code, or the queue's for a queue. */
+  readonly lockedCode: 'LOG_LOCKED' | 'QUEUE_LOCKED';
   /** The directory of the log underneath, for the outside events; null for the slot file. */
   readonly logDir: string | null;
   /** Opens on `disk`; `report` records a violation found while opening. */
