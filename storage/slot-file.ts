@@ -12,6 +12,10 @@
  * A full slot whose CRC fails (a torn write: the page held the slot half old, half new) is
  * reported in `corruptSkipped` and never delivered; its slot is reused. Message ids increase
  * forever and survive restarts (the largest id in the file), so a deleted id is never reused.
+ *
+ * Why this file is over 450 lines: SlotFileQueue's private state (the handle, the engine, the
+ * slots' states, the delivery table, the free slots) is the queue, and every method here reads
+ * or moves it; what stands apart from that state already has its file.
  */
 import * as path from 'node:path';
 import {
