@@ -63,10 +63,10 @@ export type { RecordAttributes } from './record.js';
  * and records scanned, the torn tail cut (with what it held), segments removed after the cut,
  * index entries rebuilt, and warnings about damage left in place.
  */
-export type { RecoveryReport } from './log-loader.js';
+export type { RecoveryReport } from './recovery-report.js';
 
 /** The torn tail an open cut away, inside `RecoveryReport.truncation`; null when none was. */
-export type { TruncationReport } from './log-loader.js';
+export type { TruncationReport } from './truncation.js';
 
 /**
  * A sequential reader from `log.reader(fromOffset)`: `next()` returns the following record, or

@@ -22,6 +22,9 @@
  * older segment's records, every id below its base offset, so the first of them ends the scan
  * as a bad record does, and the cut removes them with anything torn. The report tells the two
  * apart (recycled-tail.ts). A spare segment file found by a writable open is unlinked first.
+ *
+ * Where the scan starts is recovery-start.ts's, what a cut discards truncation.ts's, and the
+ * report recovery-report.ts's.
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
@@ -36,15 +39,10 @@ import {
 } from './segment.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
-import {
-  RECOVERY_POINT_FILE,
-  readRecoveryPoint,
-  writeRecoveryPoint,
-  type RecoveryPoint,
-} from './recovery-point.js';
-import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
-import { findRecycledTail } from './recycled-tail.js';
-import { endOfNonZeroBytes } from './resync.js';
+import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint } from './recovery-point.js';
+import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recovery-report.js';
+import { type ScanStart, chooseScanStart } from './recovery-start.js';
+import { truncateAt } from './truncation.js';
 import { sparePath } from './segment-files.js';
 import {
   type ChainFinding,
@@ -55,90 +53,11 @@ import {
 } from './segment-chain.js';
 import { MAX_END_OFFSET_WRITABLE } from './units.js';
 
-export interface TruncationReport {
-  readonly segment: string;
-  readonly positionBytes: number;
-  /** Bytes cut up to the last non-zero byte: data that was written but is not a whole record. */
-  readonly discardedBytes: number;
-  /** Zero bytes after that: preallocated or zero-filled space, nothing that was ever data. */
-  readonly zeroTailBytes: number;
-  /**
-   * In a recycled file (log.ts, segment reuse): the bytes from the end of the discarded ones to
-   * the end of the file, records of the older segment the file held (and any zeros after them),
-   * never data of this segment. Discarded then counts only frames that carry this segment's
-   * next ids. 0 in a file that was not recycled.
-   */
-  readonly recycledBytes: number;
-  /** Record-shaped frames in the discarded bytes (a torn last record counts as one). */
-  readonly discardedRecords: number;
-  readonly reason: string;
-}
-
-export interface RecoveryReport {
-  /** How the scan of the active segment started: nothing to scan, from the point, or whole. */
-  readonly startedFrom: 'new-log' | 'recovery-point' | 'segment-start';
-  /** Why the saved recovery point was not used, when it was not. */
-  readonly recoveryPointProblem: string | null;
-  readonly scannedSegments: number;
-  /** Bytes of the active segment checked record by record after the trusted point. */
-  readonly scannedBytes: number;
-  readonly scannedRecords: number;
-  /** Bytes walked to check the segment chain and the recovery point against the data. */
-  readonly checkedBytes: number;
-  readonly truncation: TruncationReport | null;
-  /**
-   * Segments after a cut: written after the last sync, like the tail cut before them. A
-   * read-only open leaves them in place and does not read them.
-   */
-  readonly removedSegments: readonly string[];
-  readonly indexEntriesRebuilt: number;
-  readonly timeIndexEntriesAdded: number;
-  /**
-   * A writable open found a spare segment file (log.ts, segment reuse) and unlinked it: a spare
-   * is reused only by the process that made it.
-   */
-  readonly spareRemoved: boolean;
-  /** Damage and stray bytes the open found and left in place (the log still opened). */
-  readonly findings: readonly ChainFinding[];
-  /** The findings as lines for people. */
-  readonly warnings: readonly string[];
-}
-
 export interface LoadedLog {
   readonly segments: Segment[];
   readonly report: RecoveryReport;
   /** What segments were opened with: the log's stored record limit (record-limit.ts) for reading. */
   readonly segmentConfig: LogConfig;
-}
-
-/**
- * Where the scan of the active segment starts and what it may cut. `afterSync`: everything
- * from here on was written after the last sync the point vouches for, so the first bad record
- * ends the log (Kafka). Otherwise only what no good record follows is cut.
- */
-interface ScanStart {
-  readonly segmentSlot: number;
-  readonly positionBytes: number;
-  readonly expectedOffset: number;
-  readonly afterSync: boolean;
-  readonly startedFrom: RecoveryReport['startedFrom'];
-  readonly problem: string | null;
-  /** The index entry below a trusted point did not land on its record. */
-  readonly indexEntryMissed: boolean;
-  /**
-   * The sealed segment whose background sync a crash may have cut short (the point says so):
-   * the one segment whose records may end cleanly before the next segment begins.
-   */
-  readonly unsyncedBaseOffset: number | null;
-}
-
-interface Counts {
-  scannedSegments: number;
-  scannedBytes: number;
-  scannedRecords: number;
-  checkedBytes: number;
-  indexEntriesRebuilt: number;
-  timeIndexEntriesAdded: number;
 }
 
 /** Checks walk about one index interval per segment: a small window keeps them cheap. */
@@ -246,31 +165,13 @@ function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'
   return { segments: [segment], report: { ...emptyReport(), startedFrom: 'new-log' } };
 }
 
-function emptyReport(): RecoveryReport {
-  return {
-    startedFrom: 'recovery-point',
-    recoveryPointProblem: null,
-    scannedSegments: 0,
-    scannedBytes: 0,
-    scannedRecords: 0,
-    checkedBytes: 0,
-    truncation: null,
-    removedSegments: [],
-    indexEntriesRebuilt: 0,
-    timeIndexEntriesAdded: 0,
-    spareRemoved: false,
-    findings: [],
-    warnings: [],
-  };
-}
-
 function recover(
   dir: string,
   config: LogConfig,
   segments: Segment[],
 ): Omit<LoadedLog, 'segmentConfig'> {
   const window = new ReadWindow(config.io, CHECK_WINDOW_BYTES);
-  const counts: Counts = {
+  const counts: RecoveryCounts = {
     scannedSegments: 0,
     scannedBytes: 0,
     scannedRecords: 0,
@@ -327,51 +228,6 @@ function recover(
   };
 }
 
-/**
- * The point is trusted when the data agrees with it: the walk from the index entry below it
- * lands on it with its next offset. It may lie in a sealed segment (a crash between a roll and
- * the point it saves, or a fence that moved it back): the scan then starts there.
- */
-function chooseScanStart(
-  segments: readonly Segment[],
-  point: RecoveryPoint | { unreadable: string } | null,
-  window: ReadWindow,
-  counts: Counts,
-): ScanStart {
-  const lastSlot = segments.length - 1;
-  const active = segments[lastSlot]!;
-  const whole = (problem: string): ScanStart => ({
-    segmentSlot: lastSlot,
-    positionBytes: 0,
-    expectedOffset: active.baseOffset,
-    afterSync: false,
-    startedFrom: 'segment-start',
-    problem,
-    indexEntryMissed: false,
-    unsyncedBaseOffset: null,
-  });
-  if (point === null) return whole('no recovery point was saved');
-  if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
-  if (point.segmentBaseOffset > active.baseOffset) throw activeSegmentMissing(active, point);
-  const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
-  if (slot < 0)
-    return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
-  const home = segments[slot]!;
-  const check = checkPoint(home, point, window);
-  counts.checkedBytes += check.walkedBytes;
-  if (check.problem !== null) return whole(check.problem);
-  return {
-    segmentSlot: slot,
-    positionBytes: point.positionBytes,
-    expectedOffset: point.nextOffset,
-    afterSync: true,
-    startedFrom: 'recovery-point',
-    problem: null,
-    indexEntryMissed: !check.entryLanded,
-    unsyncedBaseOffset: point.sealing === true ? home.baseOffset : null,
-  };
-}
-
 function indexCoversBelow(home: Segment, start: ScanStart, window: ReadWindow): boolean {
   home.loadIndexesForRecovery(start.positionBytes, start.expectedOffset);
   return home.indexCovers(window, start.positionBytes);
@@ -392,46 +248,8 @@ function checkSealingEnd(
   if (walk.nextOffset > next.baseOffset) throw overlap(segment, next);
 }
 
-/** Why the data disagrees with the point (null: it agrees), and the bytes walked to tell. */
-function checkPoint(
-  segment: Segment,
-  point: RecoveryPoint,
-  window: ReadWindow,
-): { problem: string | null; walkedBytes: number; entryLanded: boolean } {
-  const where = `position ${point.positionBytes} of segment ${point.segmentBaseOffset}`;
-  if (point.positionBytes > segment.sizeBytes) {
-    return {
-      problem: `the recovery point (${where}) is past the end of the segment`,
-      walkedBytes: 0,
-      entryLanded: true,
-    };
-  }
-  const entry = segment.indexEntryBelowOnDisk(point.positionBytes);
-  const entryLanded =
-    entry.positionBytes === 0 ||
-    segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
-  const from = entryLanded ? entry : { positionBytes: 0, offset: segment.baseOffset };
-  const walk = segment.scan(window, from.positionBytes, from.offset, {
-    reindex: false,
-    stopAt: (_offset, positionBytes) => positionBytes >= point.positionBytes,
-  });
-  const walkedBytes = walk.endPositionBytes - from.positionBytes;
-  if (walk.endPositionBytes === point.positionBytes && walk.nextOffset === point.nextOffset) {
-    return { problem: null, walkedBytes, entryLanded };
-  }
-  const found =
-    walk.endPositionBytes === point.positionBytes
-      ? `the data has offset ${walk.nextOffset} there`
-      : `the records there end at position ${walk.endPositionBytes}${walk.problem === null ? '' : ` (${walk.problem})`}`;
-  return {
-    problem: `the recovery point (${where}, next offset ${point.nextOffset}) disagrees with the data: ${found}`,
-    walkedBytes,
-    entryLanded,
-  };
-}
-
 /** Re-derives the index entries below the trusted point (checked already) of its segment. */
-function rebuildIndexBelow(home: Segment, start: ScanStart, counts: Counts): void {
+function rebuildIndexBelow(home: Segment, start: ScanStart, counts: RecoveryCounts): void {
   home.loadIndexesForRecovery(0, start.expectedOffset);
   const timeEntriesBefore = home.timeIndex().entries;
   const window = new ReadWindow(home.io, SCAN_WINDOW_BYTES);
@@ -460,7 +278,7 @@ function recoverTail(
   start: ScanStart,
   firstSlot: number,
   window: ReadWindow,
-  counts: Counts,
+  counts: RecoveryCounts,
   findings: ChainFinding[],
 ): TailScan {
   const scanned: Segment[] = [];
@@ -509,7 +327,7 @@ function scanSegment(
   fromPosition: number,
   expectedOffset: number,
   afterSync: boolean,
-  counts: Counts,
+  counts: RecoveryCounts,
   findings: ChainFinding[],
 ): ScanResult {
   const window = new ReadWindow(segment.io, SCAN_WINDOW_BYTES);
@@ -589,78 +407,6 @@ function checkOffsetLimit(dir: string, config: LogConfig, nextOffset: number): v
   );
 }
 
-function activeSegmentMissing(active: Segment, point: RecoveryPoint): StorageError {
-  return new StorageError(
-    'LOG_GAP',
-    `the recovery point of the log in ${active.dir} says offsets up to ${point.nextOffset - 1} were synced in ` +
-      `segment ${point.segmentBaseOffset}, which is missing (the last segment is ${path.basename(active.logPath)}): ` +
-      'the active segment was removed or renamed. Put it back; the log refuses to open rather than hand ' +
-      'its offsets out again',
-    { file: active.dir, fromOffset: active.baseOffset, toOffset: point.nextOffset - 1 },
-  );
-}
-
-function truncateAt(segment: Segment, scan: ScanResult, maxRecordBytes: number): TruncationReport {
-  const window = new ReadWindow(segment.io, SCAN_WINDOW_BYTES);
-  window.bind(segment.handle);
-  const from = scan.endPositionBytes;
-  const { baseOffset, sizeBytes } = segment;
-  const recycled = findRecycledTail(
-    window,
-    sizeBytes,
-    from,
-    scan.nextOffset,
-    baseOffset,
-    maxRecordBytes,
-  );
-  if (recycled !== null) {
-    // The older records are not read to their end: the report needs where they start only.
-    const { tornEndBytes, tornRecords } = recycled;
-    return {
-      segment: segment.logPath,
-      positionBytes: from,
-      discardedBytes: tornEndBytes - from,
-      zeroTailBytes: 0,
-      recycledBytes: segment.sizeBytes - tornEndBytes,
-      discardedRecords: tornRecords,
-      reason: tornRecords > 0 ? (scan.problem ?? 'unknown') : "an older segment's records follow",
-    };
-  }
-  const dataEnd = endOfNonZeroBytes(window, from, segment.sizeBytes);
-  const discardedBytes = dataEnd - from;
-  const discardedRecords =
-    discardedBytes === 0 ? 0 : countFrames(segment, window, from, maxRecordBytes);
-  return {
-    segment: segment.logPath,
-    positionBytes: from,
-    discardedBytes,
-    zeroTailBytes: segment.sizeBytes - dataEnd,
-    recycledBytes: 0,
-    discardedRecords,
-    reason: scan.problem ?? 'unknown',
-  };
-}
-
-/** Frames that look like records (a plausible length) from `from` to the end of the file. */
-function countFrames(
-  segment: Segment,
-  window: ReadWindow,
-  from: number,
-  maxRecordBytes: number,
-): number {
-  let frames = 0;
-  let position = from;
-  while (position < segment.sizeBytes) {
-    frames++;
-    const at = window.ensure(position, RECORD_HEADER_BYTES, segment.sizeBytes);
-    if (at < 0) break;
-    const size = frameSizeAt(window.buffer, at, maxRecordBytes);
-    if (typeof size === 'string') break;
-    position += size;
-  }
-  return frames;
-}
-
 function persistRecovery(
   dir: string,
   config: LogConfig,
@@ -674,37 +420,4 @@ function persistRecovery(
     positionBytes: active.sizeBytes,
     nextOffset: active.nextOffset,
   });
-}
-
-export function describeRecovery(report: RecoveryReport): string {
-  if (report.startedFrom === 'new-log') return 'new log created';
-  const lines = [
-    `recovered: scanned ${report.scannedRecords} records (${report.scannedBytes} bytes) in ${report.scannedSegments} segment(s) from the ${report.startedFrom}`,
-  ];
-  if (report.recoveryPointProblem !== null)
-    lines.push(`recovery point not used: ${report.recoveryPointProblem}`);
-  const cut = report.truncation;
-  if (cut !== null && cut.recycledBytes > 0) {
-    const why = cut.discardedRecords > 0 ? ` (${cut.reason})` : '';
-    lines.push(
-      `cut ${path.basename(cut.segment)} at position ${cut.positionBytes}: ` +
-        `${cut.discardedBytes} bytes, ${cut.discardedRecords} record(s) discarded${why}, ` +
-        `then ${cut.recycledBytes} bytes of older records the recycled file held (not damage)`,
-    );
-  } else if (cut !== null) {
-    lines.push(
-      `cut ${path.basename(cut.segment)} at position ${cut.positionBytes}: ${cut.discardedBytes} bytes, ` +
-        `${cut.discardedRecords} record(s) discarded (${cut.reason}), then ${cut.zeroTailBytes} zero bytes`,
-    );
-  }
-  if (report.spareRemoved) lines.push('removed the spare segment file the last run left');
-  if (report.removedSegments.length > 0) {
-    lines.push(
-      `removed ${report.removedSegments.length} later segment(s), written after the cut and never synced`,
-    );
-  }
-  if (report.indexEntriesRebuilt > 0)
-    lines.push(`rebuilt ${report.indexEntriesRebuilt} index entries`);
-  lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
-  return lines.join('\n');
 }

@@ -13,7 +13,7 @@ import { dumpLog, segmentsToDump } from './dump.js';
 import type { DurabilityPolicy } from './durability.js';
 import { DelegatingFileIO, type FileHandle, type FileIO } from './file-io.js';
 import { Log } from './log.js';
-import { describeRecovery } from './log-loader.js';
+import { describeRecovery } from './recovery-report.js';
 import type { LogOptions } from './log-config.js';
 import { checkRecord, encodeRecord, frameSizeAt, recordIdAt } from './record.js';
 import { LOG_SUFFIX, SPARE_SEGMENT_FILE, segmentFileName } from './segment-files.js';

@@ -29,7 +29,8 @@
 import { StorageError, assert } from './errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
-import { loadLog, type RecoveryReport } from './log-loader.js';
+import { loadLog } from './log-loader.js';
+import type { RecoveryReport } from './recovery-report.js';
 import { Segment, closeSegments, type LookupWalk } from './segment.js';
 import { removeSegmentFiles, sparePath } from './segment-files.js';
 import { ReadWindow } from './read-window.js';

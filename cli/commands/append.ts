@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { StorageError } from '../../storage/errors.js';
 import { Log } from '../../storage/log.js';
 import type { LogOptions } from '../../storage/log-config.js';
-import { describeRecovery, type RecoveryReport } from '../../storage/log-loader.js';
+import { describeRecovery, type RecoveryReport } from '../../storage/recovery-report.js';
 import { DURABILITY_POLICIES } from '../../storage/durability.js';
 import { MAX_POSITION_BYTES, asOffset } from '../../storage/units.js';
 import { parseByteSize, parseChoice, parseIntegerArgument } from '../arguments.js';
