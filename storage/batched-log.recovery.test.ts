@@ -10,7 +10,8 @@ import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
 import type { DurabilityPolicy, SyncMode } from './durability.js';
 import { SimDisk, SimPowerCutError } from './sim/sim-disk.js';
-import { BatchedLog, type BatchLocation, type BatchedRecordInput } from './batched-log.js';
+import { BatchedLog } from './batched-log.js';
+import type { BatchLocation, BatchedRecordInput } from './batched-log-records.js';
 
 const newDir = tempDirs('batched-recovery');
 const FIRST_LOG = '00000000000000000000.log';

@@ -6,7 +6,8 @@ import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
 import { NodeFileIO } from './file-io.js';
 import { decodeBatch, type KafkaCompression } from './kafka-batch.js';
-import { BatchedLog, type BatchedRecordInput } from './batched-log.js';
+import { BatchedLog } from './batched-log.js';
+import type { BatchedRecordInput } from './batched-log-records.js';
 
 const newDir = tempDirs('batched');
 const CODECS: readonly KafkaCompression[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];

@@ -21,19 +21,15 @@
  * After a failed write or sync the log is fenced (LOG_FENCED on every later append, as
  * log.ts explains): the active segment is cut back to what the failed call began with, or to
  * the last successful sync, and reopening recovers from the files.
+ *
+ * What records go in and come out as is batched-log-records.ts's, how reads walk the segments
+ * batched-log-reads.ts's, the refusals batched-log-errors.ts's.
  */
 import { StorageError, assert } from './errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { largestLowerBoundSlot } from './index-file.js';
-import {
-  encodeBatch,
-  type KafkaBatch,
-  type KafkaBatchInput,
-  type KafkaCompression,
-  type KafkaHeader,
-  type KafkaRecord,
-} from './kafka-batch.js';
+import { encodeBatch } from './kafka-batch.js';
 import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
@@ -54,60 +50,25 @@ import {
   loadBatchedLog,
   segmentConfigOf,
 } from './batched-log-loader.js';
-import { BatchedSegment, type BatchWalk, recordTimestampMs } from './batched-log-segment.js';
+import { BatchedSegment } from './batched-log-segment.js';
+import { closeSegments } from './segment.js';
+import { batchTooLarge, closedError, offsetLimit } from './batched-log-errors.js';
+import {
+  type AppendBatchOptions,
+  type BatchLocation,
+  type BatchedLogRecord,
+  type BatchedLookup,
+  type BatchedRecordInput,
+  type StoredBatch,
+  type BatchedSegmentInfo,
+  batchInput,
+  segmentInfoOf,
+} from './batched-log-records.js';
+import { batchesFrom, lookupIn, recordAtTime, recordsFrom } from './batched-log-reads.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
 export type { BatchedLogOptions } from './batched-log-config.js';
 export type { BatchedRecoveryReport } from './batched-log-loader.js';
-
-export interface BatchedRecordInput {
-  readonly value: Uint8Array | null;
-  readonly key?: Uint8Array | null;
-  readonly headers?: readonly KafkaHeader[];
-  /** Create time, whole ms since the epoch; default: the log's clock at the append. */
-  readonly timestampMs?: number;
-}
-
-export interface AppendBatchOptions {
-  readonly compression?: KafkaCompression;
-}
-
-/** Where a batch lies and what it holds. */
-export interface BatchLocation {
-  readonly segmentBaseOffset: number;
-  readonly positionBytes: number;
-  readonly sizeBytes: number;
-  readonly baseOffset: Offset;
-  readonly lastOffset: Offset;
-}
-
-export interface BatchedLogRecord {
-  readonly offset: Offset;
-  readonly timestampMs: number;
-  readonly key: Uint8Array | null;
-  readonly value: Uint8Array | null;
-  readonly headers: readonly KafkaHeader[];
-  readonly batch: BatchLocation & { readonly compression: KafkaCompression };
-}
-
-export interface BatchedLookup {
-  readonly record: BatchedLogRecord;
-  /** How the lookup reached the batch: index entry, headers stepped, bytes read. */
-  readonly walk: BatchWalk & { readonly segmentBaseOffset: number };
-}
-
-export interface StoredBatch {
-  readonly batch: KafkaBatch;
-  readonly location: BatchLocation;
-}
-
-export interface BatchedSegmentInfo {
-  readonly baseOffset: number;
-  readonly logPath: string;
-  readonly sizeBytes: number;
-  readonly indexEntries: number;
-  readonly timeIndexEntries: number;
-}
 
 /** How far the active segment is known to be on the device. */
 interface SyncedPoint {
@@ -390,17 +351,7 @@ export class BatchedLog {
    * headers stepped to its batch, that batch alone read, checked and decompressed.
    */
   lookup(offset: number): BatchedLookup {
-    const segment = this.#segmentFor(offset);
-    const found = segment.findBatch(offset);
-    if (found === null) throw this.#noRecord(offset, 'past the data of its segment');
-    const batch = segment.readBatch(found);
-    const record = recordAt(batch, offset);
-    if (record === null) throw this.#noRecord(offset, `not in batch ${batch.baseOffset}`);
-    const location = locationOf(segment, found.positionBytes, batch);
-    return {
-      record: recordOf(batch, record, location),
-      walk: { ...found.walk, segmentBaseOffset: segment.baseOffset },
-    };
+    return lookupIn(this.#segmentFor(offset), offset);
   }
 
   #segmentFor(offset: number): BatchedSegment {
@@ -418,62 +369,27 @@ export class BatchedLog {
     return this.#segments[largestLowerBoundSlot((i) => base[i]!, base.length, offset)]!;
   }
 
-  #noRecord(offset: number, why: string): StorageError {
-    return new StorageError(
-      'OFFSET_OUT_OF_RANGE',
-      `batched log: no record with offset ${offset} (${why}; a compacted Kafka log skips ` +
-        'offsets); read the next offset',
-      { offset: BigInt(offset) },
-    );
-  }
-
   /** Decoded batches from the one holding `fromOffset` to the end, in order. */
   *readBatches(fromOffset: number = this.startOffset): Generator<StoredBatch> {
     if (fromOffset === this.endOffset) return;
-    const first = this.#segmentFor(fromOffset);
-    const slot = this.#segments.indexOf(first);
-    for (let i = slot; i < this.#segments.length; i++) {
-      const segment = this.#segments[i]!;
-      const from = i === slot ? segment.findBatch(fromOffset)?.positionBytes : 0;
-      if (from === undefined) continue;
-      for (const { batch, positionBytes } of segment.batchesFrom(from)) {
-        yield { batch, location: locationOf(segment, positionBytes, batch) };
-      }
-    }
+    const first = this.#segments.indexOf(this.#segmentFor(fromOffset));
+    yield* batchesFrom(this.#segments, first, fromOffset);
   }
 
   /** Records from `fromOffset` to the end, in offset order. */
-  *records(fromOffset: number = this.startOffset): Generator<BatchedLogRecord> {
-    for (const { batch, location } of this.readBatches(fromOffset)) {
-      const base = Number(batch.baseOffset);
-      const compressed = { ...location, compression: batch.compression };
-      for (const record of batch.records) {
-        if (base + record.offsetDelta >= fromOffset) yield recordOf(batch, record, compressed);
-      }
-    }
+  records(fromOffset: number = this.startOffset): Generator<BatchedLogRecord> {
+    return recordsFrom(this.readBatches(fromOffset), fromOffset);
   }
 
   /** The first record whose timestamp is at or after `timestampMs` (Kafka's ListOffsets). */
   lookupByTime(timestampMs: number): BatchedLogRecord | null {
     this.#checkOpen();
-    for (const segment of this.#segments) {
-      const hit = segment.findByTime(timestampMs);
-      if (hit === null) continue;
-      const location = locationOf(segment, hit.found.positionBytes, hit.batch);
-      return recordOf(hit.batch, hit.record, location);
-    }
-    return null;
+    return recordAtTime(this.#segments, timestampMs);
   }
 
   segments(): BatchedSegmentInfo[] {
     this.#checkOpen();
-    return this.#segments.map((segment) => ({
-      baseOffset: segment.baseOffset,
-      logPath: segment.logPath,
-      sizeBytes: segment.sizeBytes,
-      indexEntries: segment.offsetIndex().entries,
-      timeIndexEntries: segment.timeIndex().entries,
-    }));
+    return this.#segments.map(segmentInfoOf);
   }
 
   /** Waits for appends made so far, then makes them and the indexes durable (any policy). */
@@ -517,17 +433,9 @@ export class BatchedLog {
   }
 
   #closeFiles(): void {
-    let failure: unknown = null;
-    for (const segment of this.#segments) {
-      try {
-        segment.close();
-      } catch (error) {
-        failure ??= error;
-        segment.abandon();
-      }
-    }
+    const failures = closeSegments(this.#segments, 'close');
     this.#lock?.release();
-    if (failure !== null) throw failure;
+    if (failures.length > 0) throw failures[0];
   }
 }
 
@@ -539,91 +447,5 @@ export function batchedSegmentsForTesting(log: BatchedLog): BatchedSegment[] {
   return segmentsOf(log);
 }
 
-const NO_HEADERS: readonly KafkaHeader[] = [];
 /** The encode scratch: batches larger than this get a buffer of their own. */
 const SCRATCH_MAX_BYTES = MiB;
-
-function batchInput(
-  records: readonly BatchedRecordInput[],
-  options: AppendBatchOptions,
-  nowMs: () => number,
-): KafkaBatchInput {
-  const defaultMs = Math.floor(nowMs());
-  const baseTimestampMs = records[0]!.timestampMs ?? defaultMs;
-  const encoded = records.map((record, i): KafkaRecord => {
-    const timestampMs = record.timestampMs ?? defaultMs;
-    assert(Number.isSafeInteger(timestampMs), `timestamps are whole ms: ${timestampMs}`);
-    return {
-      timestampDeltaMs: timestampMs - baseTimestampMs,
-      offsetDelta: i,
-      key: record.key ?? null,
-      value: record.value,
-      headers: record.headers ?? NO_HEADERS,
-    };
-  });
-  return {
-    baseOffset: 0n,
-    compression: options.compression ?? 'none',
-    baseTimestampMs,
-    records: encoded,
-  };
-}
-
-function recordAt(batch: KafkaBatch, offset: number): KafkaRecord | null {
-  const delta = offset - Number(batch.baseOffset);
-  const guess = batch.records[delta];
-  if (guess?.offsetDelta === delta) return guess;
-  return batch.records.find((record) => record.offsetDelta === delta) ?? null;
-}
-
-function locationOf(
-  segment: BatchedSegment,
-  positionBytes: number,
-  batch: KafkaBatch,
-): BatchLocation {
-  const baseOffset = Number(batch.baseOffset);
-  return {
-    segmentBaseOffset: segment.baseOffset,
-    positionBytes,
-    sizeBytes: batch.sizeBytes,
-    baseOffset: asOffset(baseOffset),
-    lastOffset: asOffset(baseOffset + batch.lastOffsetDelta),
-  };
-}
-
-function recordOf(
-  batch: KafkaBatch,
-  record: KafkaRecord,
-  location: BatchLocation,
-): BatchedLogRecord {
-  return {
-    offset: asOffset(Number(batch.baseOffset) + record.offsetDelta),
-    timestampMs: recordTimestampMs(batch, record),
-    key: record.key,
-    value: record.value,
-    headers: record.headers ?? [],
-    batch: { ...location, compression: batch.compression },
-  };
-}
-
-function closedError(dir: string): StorageError {
-  return new StorageError('LOG_CLOSED', `batched log ${dir} is closed; open it again`);
-}
-
-function batchTooLarge(sizeBytes: number, config: BatchedLogConfig): StorageError {
-  return new StorageError(
-    'RECORD_TOO_LARGE',
-    `batched log: a batch of ${sizeBytes} bytes is over maxBatchBytes ${config.maxBatchBytes} ` +
-      "(Kafka's message.max.bytes); split the records into smaller batches",
-    { sizeBytes, limitBytes: config.maxBatchBytes },
-  );
-}
-
-function offsetLimit(frame: BatchFrame): StorageError {
-  return new StorageError(
-    'OFFSET_LIMIT',
-    `batched log: offsets up to ${frame.lastOffset} would pass 2^53 - 2, the last offset this ` +
-      'log stores exactly; start a new log',
-    { fromOffset: frame.baseOffset, toOffset: frame.lastOffset },
-  );
-}

@@ -267,16 +267,16 @@ export { BatchedLog } from './batched-log.js';
 export type { BatchedLogOptions } from './batched-log.js';
 
 /** One record handed to `BatchedLog.appendBatch`: value, optional key, headers and timestamp. */
-export type { BatchedRecordInput } from './batched-log.js';
+export type { BatchedRecordInput } from './batched-log-records.js';
 
 /** Options of `BatchedLog.appendBatch`: the batch's compression codec. */
-export type { AppendBatchOptions } from './batched-log.js';
+export type { AppendBatchOptions } from './batched-log-records.js';
 
 /** Where an appended batch lies: segment, byte position, size and its first and last offsets. */
-export type { BatchLocation } from './batched-log.js';
+export type { BatchLocation } from './batched-log-records.js';
 
 /** A record read from the batched log, with its timestamp, key, value, headers and batch. */
-export type { BatchedLogRecord } from './batched-log.js';
+export type { BatchedLogRecord } from './batched-log-records.js';
 
 /** What opening a batched log found and repaired (`batchedLog.recovery`). */
 export type { BatchedRecoveryReport } from './batched-log.js';

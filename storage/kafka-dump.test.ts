@@ -5,7 +5,8 @@ import fixtures from '../test/fixtures/kafka-record-batches.json' with { type: '
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { NodeFileIO } from './file-io.js';
 import type { KafkaCompression } from './kafka-batch.js';
-import { BatchedLog, type BatchedRecordInput } from './batched-log.js';
+import { BatchedLog } from './batched-log.js';
+import type { BatchedRecordInput } from './batched-log-records.js';
 import {
   type KafkaDumpEntry,
   type KafkaDumpOptions,

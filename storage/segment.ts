@@ -954,7 +954,10 @@ function prepareSpare(io: FileIO, spare: string, config: SegmentConfig): number 
  * Closes (or deletes) each segment; one that fails is abandoned, so no handle leaks. Returns the
  * failures in order.
  */
-export function closeSegments(segments: readonly Segment[], how: 'close' | 'delete'): unknown[] {
+export function closeSegments(
+  segments: readonly { close(): void; delete(): void; abandon(): void }[],
+  how: 'close' | 'delete',
+): unknown[] {
   const failures: unknown[] = [];
   for (const segment of segments) {
     try {
