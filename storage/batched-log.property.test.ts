@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
 import type { KafkaCompression } from './kafka-batch.js';
-import { BatchedLog, type BatchedLogOptions } from './batched-log.js';
+import { BatchedLog } from './batched-log.js';
+import type { BatchedLogOptions } from './batched-log-config.js';
 import type { BatchLocation } from './batched-log-records.js';
 
 type Op =

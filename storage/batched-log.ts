@@ -67,9 +67,6 @@ import {
 import { batchesFrom, lookupIn, recordAtTime, recordsFrom } from './batched-log-reads.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
-export type { BatchedLogOptions } from './batched-log-config.js';
-export type { BatchedRecoveryReport } from './batched-log-loader.js';
-
 /** How far the active segment is known to be on the device. */
 interface SyncedPoint {
   readonly segment: BatchedSegment;

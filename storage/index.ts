@@ -264,7 +264,7 @@ export { DEFAULT_SLOT_BYTES } from './slot-sizes.js';
 export { BatchedLog } from './batched-log.js';
 
 /** Options of `BatchedLog.open`: as `LogOptions`, with Kafka's names for batch and index sizes. */
-export type { BatchedLogOptions } from './batched-log.js';
+export type { BatchedLogOptions } from './batched-log-config.js';
 
 /** One record handed to `BatchedLog.appendBatch`: value, optional key, headers and timestamp. */
 export type { BatchedRecordInput } from './batched-log-records.js';
@@ -279,7 +279,7 @@ export type { BatchLocation } from './batched-log-records.js';
 export type { BatchedLogRecord } from './batched-log-records.js';
 
 /** What opening a batched log found and repaired (`batchedLog.recovery`). */
-export type { BatchedRecoveryReport } from './batched-log.js';
+export type { BatchedRecoveryReport } from './batched-log-loader.js';
 
 /**
  * Encodes one Kafka v2 record batch (async, since zstd's compressor is): the bytes a producer
