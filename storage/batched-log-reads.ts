@@ -4,6 +4,7 @@
  * it is open; these walk from there.
  */
 import type { BatchedSegment } from './batched-log-segment.js';
+import { batchesOf, findBatch, findByTime } from './batched-segment-lookup.js';
 import {
   type BatchedLogRecord,
   type BatchedLookup,
@@ -19,7 +20,7 @@ import { StorageError } from './errors.js';
  * headers stepped to its batch, that batch alone read, checked and decompressed.
  */
 export function lookupIn(segment: BatchedSegment, offset: number): BatchedLookup {
-  const found = segment.findBatch(offset);
+  const found = findBatch(segment, offset);
   if (found === null) throw noRecord(offset, 'past the data of its segment');
   const batch = segment.readBatch(found);
   const record = recordAt(batch, offset);
@@ -48,9 +49,9 @@ export function* batchesFrom(
 ): Generator<StoredBatch> {
   for (let i = firstSlot; i < segments.length; i++) {
     const segment = segments[i]!;
-    const from = i === firstSlot ? segment.findBatch(fromOffset)?.positionBytes : 0;
+    const from = i === firstSlot ? findBatch(segment, fromOffset)?.positionBytes : 0;
     if (from === undefined) continue;
-    for (const { batch, positionBytes } of segment.batchesFrom(from)) {
+    for (const { batch, positionBytes } of batchesOf(segment, from)) {
       yield { batch, location: locationOf(segment, positionBytes, batch) };
     }
   }
@@ -76,7 +77,7 @@ export function recordAtTime(
   timestampMs: number,
 ): BatchedLogRecord | null {
   for (const segment of segments) {
-    const hit = segment.findByTime(timestampMs);
+    const hit = findByTime(segment, timestampMs);
     if (hit === null) continue;
     const location = locationOf(segment, hit.found.positionBytes, hit.batch);
     return recordOf(hit.batch, hit.record, location);

@@ -10,8 +10,8 @@ import type {
   KafkaHeader,
   KafkaRecord,
 } from './kafka-batch.js';
-import type { BatchWalk, BatchedSegment } from './batched-log-segment.js';
-import { recordTimestampMs } from './batched-log-segment.js';
+import type { BatchedSegment } from './batched-log-segment.js';
+import { type BatchWalk, recordTimestampMs } from './batched-segment-lookup.js';
 import { type Offset, asOffset } from './units.js';
 
 export interface BatchedRecordInput {

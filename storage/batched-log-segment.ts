@@ -27,17 +27,12 @@
  * bytes since the last entry in memory and restarts the count at 0 when a broker starts; here
  * it is derived from positions, so a rebuilt index is the one that was written.
  *
- * A lookup binary-searches the offset index for the largest entry at or below the target, then
- * steps batch by batch reading only the 61-byte headers (batched-log-frame.ts) to the batch
- * whose last offset reaches the target, and reads and decompresses that one batch alone,
- * checking its CRC. An entry that does not land on a batch at or below its offset is not
- * trusted: the walk starts again at position 0.
+ * Lookups (the index entry below, headers stepped, one batch read) are batched-segment-lookup.ts's.
  */
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { StorageError, assert, isStorageError } from './errors.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
@@ -47,7 +42,6 @@ import {
   decodeBatch,
   decodeBatchHeader,
   type KafkaBatch,
-  type KafkaRecord,
 } from './kafka-batch.js';
 import { type BatchFrame, corruptBatchAt, readBatchFrame } from './batched-log-frame.js';
 import { MAX_RELATIVE_OFFSET } from './batched-log-config.js';
@@ -75,34 +69,6 @@ export interface ScanOptions {
   readonly reindex: boolean;
   /** Each batch must start at the offset after the previous one; else only above it. */
   readonly contiguous: boolean;
-}
-
-export interface IndexEntry {
-  readonly relativeOffset: number;
-  readonly positionBytes: number;
-}
-
-/** Where a lookup started and what it read to reach its batch. */
-export interface BatchWalk {
-  /** The index entry the walk started from; null: from position 0. */
-  readonly indexEntry: IndexEntry | null;
-  /** Batch headers read (61 bytes each), the target batch's included. */
-  readonly headersRead: number;
-  /** Bytes read: the headers and the whole target batch. */
-  readonly bytesRead: number;
-}
-
-/** The first record at or after a time, with its batch and where that lies. */
-export interface TimeHit {
-  readonly batch: KafkaBatch;
-  readonly record: KafkaRecord;
-  readonly found: FoundBatch;
-}
-
-export interface FoundBatch {
-  readonly frame: BatchFrame;
-  readonly positionBytes: number;
-  readonly walk: BatchWalk;
 }
 
 /** Kafka's maxTimestampAndOffsetSoFar: the largest batch max timestamp and its last offset. */
@@ -354,60 +320,6 @@ export class BatchedSegment {
     return readBatchFrame(this.#header, 0, this.#config.maxBatchBytes);
   }
 
-  /**
-   * The batch holding `offset` (the first whose last offset reaches it): from the index entry
-   * at or below it, headers only. Null when the segment ends first. A damaged header on the
-   * way is CORRUPT_BATCH.
-   */
-  findBatch(offset: number): FoundBatch | null {
-    const index = this.offsetIndex();
-    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
-    const entry =
-      slot < 0
-        ? null
-        : {
-            relativeOffset: index.relativeOffsetAt(slot),
-            positionBytes: index.positionAt(slot),
-          };
-    if (entry !== null && this.#landsOn(entry)) {
-      return this.#stepTo(entry.positionBytes, entry, (frame) => frame.lastOffset >= offset);
-    }
-    return this.#stepTo(0, null, (frame) => frame.lastOffset >= offset);
-  }
-
-  #landsOn(entry: IndexEntry): boolean {
-    const frame = this.frameAt(entry.positionBytes);
-    return typeof frame !== 'string' && frame.baseOffset <= this.baseOffset + entry.relativeOffset;
-  }
-
-  /** Steps header by header from `fromPosition` to the first batch `wanted` says yes to. */
-  #stepTo(
-    fromPosition: number,
-    entry: IndexEntry | null,
-    wanted: (frame: BatchFrame) => boolean,
-  ): FoundBatch | null {
-    let position = fromPosition;
-    let previousLast = -1;
-    let headersRead = 0;
-    while (position < this.#sizeBytes) {
-      const frame = this.frameAt(position);
-      headersRead++;
-      if (typeof frame === 'string') throw corruptBatchAt(this.logPath, position, frame);
-      if (frame.baseOffset <= previousLast) {
-        const reason = `base offset ${frame.baseOffset} after a batch ending at ${previousLast}`;
-        throw corruptBatchAt(this.logPath, position, reason);
-      }
-      if (wanted(frame)) {
-        const bytesRead = (headersRead - 1) * BATCH_HEADER_BYTES + frame.sizeBytes;
-        const walk = { indexEntry: entry, headersRead, bytesRead };
-        return { frame, positionBytes: position, walk };
-      }
-      previousLast = frame.lastOffset;
-      position += frame.sizeBytes;
-    }
-    return null;
-  }
-
   /** Reads, checks (CRC, records) and decompresses the batch `found` located. */
   readBatch(found: { readonly frame: BatchFrame; readonly positionBytes: number }): KafkaBatch {
     const { frame, positionBytes } = found;
@@ -422,49 +334,6 @@ export class BatchedSegment {
     } catch (error) {
       if (!isStorageError(error, 'CORRUPT_BATCH')) throw error;
       throw corruptBatchAt(this.logPath, positionBytes, error.context.reason ?? error.message);
-    }
-  }
-
-  /**
-   * Kafka's findOffsetByTimestamp: the time index's largest entry at or below the time names
-   * an offset; the walk starts at that offset's index entry and decodes the first batch whose
-   * max timestamp reaches the time, returning its first record at or after it.
-   */
-  findByTime(timestampMs: number): TimeHit | null {
-    const timeIndex = this.timeIndex();
-    const timeAt = (slot: number): number => timeIndex.timestampMsAt(slot);
-    const slot = largestLowerBoundSlot(timeAt, timeIndex.entries, timestampMs);
-    const fromOffset = this.baseOffset + (slot < 0 ? 0 : timeIndex.relativeOffsetAt(slot));
-    const index = this.offsetIndex();
-    const entrySlot = index.largestLowerBoundSlotFor(fromOffset - this.baseOffset);
-    const entry =
-      entrySlot < 0
-        ? null
-        : {
-            relativeOffset: index.relativeOffsetAt(entrySlot),
-            positionBytes: index.positionAt(entrySlot),
-          };
-    const start = entry !== null && this.#landsOn(entry) ? entry : null;
-    let from = start?.positionBytes ?? 0;
-    for (;;) {
-      const found = this.#stepTo(from, start, (frame) => frame.maxTimestampMs >= timestampMs);
-      if (found === null) return null;
-      const batch = this.readBatch(found);
-      const record = batch.records.find((r) => recordTimestampMs(batch, r) >= timestampMs);
-      if (record !== undefined) return { batch, record, found };
-      // The header's max timestamp promised more than the records hold: go on past it.
-      from = found.positionBytes + found.frame.sizeBytes;
-    }
-  }
-
-  /** Decoded batches from `positionBytes` to the end, in order. */
-  *batchesFrom(positionBytes: number): Generator<{ batch: KafkaBatch; positionBytes: number }> {
-    let position = positionBytes;
-    while (position < this.#sizeBytes) {
-      const frame = this.frameAt(position);
-      if (typeof frame === 'string') throw corruptBatchAt(this.logPath, position, frame);
-      yield { batch: this.readBatch({ frame, positionBytes: position }), positionBytes: position };
-      position += frame.sizeBytes;
     }
   }
 
@@ -562,12 +431,6 @@ export class BatchedSegment {
     this.close();
     removeSegmentFiles(this.#io, this.#paths);
   }
-}
-
-/** A record's timestamp: the batch's max timestamp when the broker set log-append time. */
-export function recordTimestampMs(batch: KafkaBatch, record: KafkaRecord): number {
-  if (batch.timestampType === 'log-append') return batch.maxTimestampMs;
-  return batch.baseTimestampMs + record.timestampDeltaMs;
 }
 
 /** Null when the whole batch's CRC (and header) check out; else the reason. */

@@ -27,7 +27,7 @@ import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import type { KafkaBatch, KafkaRecord } from './kafka-batch.js';
-import { recordTimestampMs } from './batched-log-segment.js';
+import { recordTimestampMs } from './batched-segment-lookup.js';
 import { type WalkedBatch, walkKafkaSegment } from './kafka-segment-walk.js';
 
 export type KafkaCheckedKind = 'batch' | 'record' | 'index' | 'timeindex';

@@ -26,7 +26,7 @@ import { segmentsToDump, dumpLog, type DumpTarget } from './dump.js';
 import { detectSegmentFormat, type SegmentFormat } from './segment-format.js';
 import { type WalkedBatch, damagedSegmentBatch, walkKafkaSegment } from './kafka-segment-walk.js';
 import { BATCH_HEADER_BYTES, encodeRecords, type KafkaBatch } from './kafka-batch.js';
-import { recordTimestampMs } from './batched-log-segment.js';
+import { recordTimestampMs } from './batched-segment-lookup.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
 import { RECORD_HEADER_BYTES } from './record.js';
 import { MiB } from './units.js';
