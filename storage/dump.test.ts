@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DumpEntry, type DumpOptions, dumpLog, segmentsToDump } from './dump.js';
+import { type DumpOptions, dumpLog, segmentsToDump } from './dump.js';
+import type { DumpEntry } from './dump-entries.js';
 import { isStorageError } from './errors.js';
 import type { FileIO } from './file-io.js';
 import { Log } from './log.js';

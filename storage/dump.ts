@@ -15,100 +15,38 @@
  * Dumping a directory also checks the chain its segments form (dump-chain.ts), from the same
  * walk: what follows a sealed segment's last record is judged against the next segment, as the
  * log judges it when it opens, so only the last segment can have a `zeros` entry.
+ *
+ * The entries are dump-entries.ts's, the record walk dump-records.ts's, the index entries
+ * dump-indexes.ts's.
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
-import {
-  INDEX_SUFFIX,
-  LOG_SUFFIX,
-  TIME_INDEX_SUFFIX,
-  parseSegmentFileName,
-  segmentFileName,
-  SCAN_WINDOW_BYTES,
-} from './segment.js';
+import { LOG_SUFFIX, parseSegmentFileName, segmentFileName } from './segment.js';
 import {
   RECORD_HEADER_BYTES,
   checkRecord,
   frameSizeAt,
   recordIdAt,
-  storedCrcAt,
-  readU64,
   DEFAULT_MAX_RECORD_BYTES,
 } from './record.js';
-import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
-import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 import { StorageError } from './errors.js';
-import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
-import { findRecycledTail } from './recycled-tail.js';
-import { startsLikeRecord } from './segment-chain.js';
 import { readRecoveryPoint } from './recovery-point.js';
 import {
   type DumpedChainProblem,
   type NextSegment,
-  type SegmentEnd,
   chainProblemsAtEnd,
   nameMismatch,
 } from './dump-chain.js';
-
-export type { DumpedChainProblem } from './dump-chain.js';
-
-export interface DumpedRecord {
-  readonly type: 'record';
-  readonly segment: string;
-  readonly offset: number;
-  readonly position: number;
-  readonly sizeBytes: number;
-  readonly crc: string;
-  readonly valid: boolean;
-  readonly problem?: string;
-}
-
-export interface DumpedIndexEntry {
-  readonly type: 'index';
-  readonly segment: string;
-  readonly offset: number;
-  readonly position: number;
-  readonly valid?: boolean;
-  readonly problem?: string;
-}
-
-export interface DumpedTimeIndexEntry {
-  readonly type: 'timeindex';
-  readonly segment: string;
-  readonly timestampMs: number;
-  readonly offset: number;
-}
-
-/** The zero tail of a preallocated (last) segment: no record starts in it. */
-export interface DumpedZeros {
-  readonly type: 'zeros';
-  readonly segment: string;
-  readonly position: number;
-  readonly sizeBytes: number;
-}
-
-/**
- * Behind the last record of a recycled (last) segment file: an older segment's records, every id
- * below this segment's, and anything after them to the end of the file. Not damage: recovery
- * cuts them, and no read reaches them.
- */
-export interface DumpedRecycled {
-  readonly type: 'recycled';
-  readonly segment: string;
-  readonly position: number;
-  readonly sizeBytes: number;
-  /** Where the first whole older record starts (what comes before it is part of one). */
-  readonly olderRecordPosition: number;
-}
-
-export type DumpEntry =
-  | DumpedRecord
-  | DumpedIndexEntry
-  | DumpedTimeIndexEntry
-  | DumpedZeros
-  | DumpedRecycled
-  | DumpedChainProblem;
+import type {
+  DumpEntry,
+  DumpedIndexEntry,
+  DumpedRecord,
+  DumpedRecycled,
+  DumpedZeros,
+} from './dump-entries.js';
+import { dumpRecords } from './dump-records.js';
+import { dumpIndex, dumpTimeIndex } from './dump-indexes.js';
 
 export interface DumpOptions {
   readonly records: boolean;
@@ -319,227 +257,4 @@ function* dumpRecordsAndEnd(
   // Damage inside the offsets the segment should hold stays a damaged record, as elsewhere.
   if (end.damaged !== null && end.nextOffset < next.startOffset) yield end.damaged;
   yield* chainProblemsAtEnd(end, next);
-}
-
-/** Where a segment's walk ended: the chain's view (SegmentEnd) and the entries for the tail. */
-interface RecordsEnd extends SegmentEnd {
-  /** Bytes after the last good record that are not zeros and that no good record follows. */
-  readonly damaged: DumpedRecord | null;
-  readonly zeros: DumpedZeros | null;
-  /**
-   * The same bytes when an older segment's records follow the last good one (a recycled file):
-   * the frames of this segment's next ids before them (torn), then the older records. Used for
-   * the last segment only: a sealed one is trimmed to its records when it is sealed.
-   */
-  readonly recycled: { readonly torn: DumpedRecord | null; readonly older: DumpedRecycled } | null;
-}
-
-/**
- * Every good record, and every damaged one a good record follows; returns the rest. The walk
- * follows Segment.scan with skipDamaged, as the log's chain check does: where it ends and the
- * offset after its last good record are the ones the log finds.
- */
-function* dumpRecords(
-  io: FileIO,
-  logPath: string,
-  startOffset: number,
-  maxRecordBytes: number,
-): Generator<DumpedRecord, RecordsEnd> {
-  const handle = io.openReadOnly(logPath);
-  const segment = path.basename(logPath);
-  try {
-    const sizeBytes = io.sizeBytes(handle);
-    const window = new ReadWindow(io, SCAN_WINDOW_BYTES);
-    window.bind(handle);
-    let expected = startOffset;
-    let dataEnd: number | null = null;
-    let position = 0;
-    while (position < sizeBytes) {
-      const frame = checkFrame(window, sizeBytes, position, expected, maxRecordBytes);
-      if (frame.problem === null) {
-        yield {
-          type: 'record',
-          segment,
-          offset: expected,
-          position,
-          sizeBytes: frame.sizeBytes,
-          crc: frame.crc,
-          valid: true,
-        };
-        position += frame.sizeBytes;
-        expected++;
-        continue;
-      }
-      dataEnd ??= endOfNonZeroBytes(window, position, sizeBytes);
-      const resume =
-        position >= dataEnd
-          ? null
-          : findRecordAfterDamage(window, sizeBytes, position, expected, maxRecordBytes, dataEnd);
-      if (resume === null) {
-        const at = window.ensure(position, RECORD_HEADER_BYTES, sizeBytes);
-        const likeRecord = at >= 0 && startsLikeRecord(window.buffer, at, maxRecordBytes, expected);
-        const damage = { crc: frame.crc, problem: frame.problem, likeRecord };
-        const end = tailOf(segment, sizeBytes, position, expected, dataEnd, damage);
-        const recycled = recycledTailOf(
-          window,
-          segment,
-          sizeBytes,
-          position,
-          expected,
-          startOffset,
-          maxRecordBytes,
-          damage,
-        );
-        return { ...end, recycled };
-      }
-      const records = resume.offset - expected;
-      const problem =
-        records > 1 ? `${frame.problem}; ${records} records in these bytes` : frame.problem;
-      const spanBytes = resume.positionBytes - position;
-      yield {
-        type: 'record',
-        segment,
-        offset: expected,
-        position,
-        sizeBytes: spanBytes,
-        crc: frame.crc,
-        valid: false,
-        problem,
-      };
-      position = resume.positionBytes;
-      expected = resume.offset;
-    }
-    return { ...tailOf(segment, sizeBytes, position, expected, sizeBytes, null), recycled: null };
-  } finally {
-    io.close(handle);
-  }
-}
-
-/** The tail as RecordsEnd.recycled, when an older segment's records follow (recycled-tail.ts). */
-function recycledTailOf(
-  window: ReadWindow,
-  segment: string,
-  sizeBytes: number,
-  position: number,
-  nextOffset: number,
-  startOffset: number,
-  maxRecordBytes: number,
-  frame: { readonly crc: string; readonly problem: string },
-): RecordsEnd['recycled'] {
-  const found = findRecycledTail(
-    window,
-    sizeBytes,
-    position,
-    nextOffset,
-    startOffset,
-    maxRecordBytes,
-  );
-  if (found === null) return null;
-  const { tornEndBytes, olderRecordBytes } = found;
-  const torn: DumpedRecord | null =
-    tornEndBytes === position
-      ? null
-      : {
-          type: 'record',
-          segment,
-          offset: nextOffset,
-          position,
-          sizeBytes: tornEndBytes - position,
-          crc: frame.crc,
-          valid: false,
-          problem: frame.problem,
-        };
-  const older: DumpedRecycled = {
-    type: 'recycled',
-    segment,
-    position: tornEndBytes,
-    sizeBytes: sizeBytes - tornEndBytes,
-    olderRecordPosition: olderRecordBytes,
-  };
-  return { torn, older };
-}
-
-/**
- * The bytes from `position` (after the last good record) to the end of the file: damaged bytes
- * up to `dataEnd`, the end of the non-zero bytes, then zeros.
- */
-function tailOf(
-  segment: string,
-  sizeBytes: number,
-  position: number,
-  nextOffset: number,
-  dataEnd: number,
-  frame: { readonly crc: string; readonly problem: string; readonly likeRecord: boolean } | null,
-): Omit<RecordsEnd, 'recycled'> {
-  // A good record may end in zeros, so the zero tail starts after it, not inside it.
-  const zerosFrom = Math.max(dataEnd, position);
-  const zeros: DumpedZeros | null =
-    zerosFrom < sizeBytes
-      ? { type: 'zeros', segment, position: zerosFrom, sizeBytes: sizeBytes - zerosFrom }
-      : null;
-  const damaged: DumpedRecord | null =
-    frame === null || dataEnd <= position
-      ? null
-      : {
-          type: 'record',
-          segment,
-          offset: nextOffset,
-          position,
-          sizeBytes: dataEnd - position,
-          crc: frame.crc,
-          valid: false,
-          problem: frame.problem,
-        };
-  const end = { segment, nextOffset, endPositionBytes: position, sizeBytes };
-  const damagedBytes = Math.max(0, dataEnd - position);
-  const startsLikeRecord = frame?.likeRecord ?? false;
-  return { ...end, zerosAfter: damaged === null, damagedBytes, startsLikeRecord, damaged, zeros };
-}
-
-/** The record at `position` checked whole: its size, stored CRC and problem (null when good). */
-function checkFrame(
-  window: ReadWindow,
-  fileSizeBytes: number,
-  position: number,
-  expectedOffset: number,
-  maxRecordBytes: number,
-): { sizeBytes: number; crc: string; problem: string | null } {
-  const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
-  const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, maxRecordBytes);
-  if (typeof size === 'string') return { sizeBytes: 0, crc: '-', problem: size };
-  const whole = window.ensure(position, size, fileSizeBytes);
-  if (whole < 0) return { sizeBytes: size, crc: '-', problem: 'truncated' };
-  const crc = `0x${storedCrcAt(window.buffer, whole).toString(16).padStart(8, '0')}`;
-  return { sizeBytes: size, crc, problem: checkRecord(window.buffer, whole, size, expectedOffset) };
-}
-
-/** `startOffset`: what the entries' relative offsets count from (a renamed file's first offset). */
-function* dumpIndex(
-  io: FileIO,
-  dir: string,
-  baseOffset: number,
-  startOffset: number,
-): Generator<DumpedIndexEntry> {
-  const name = segmentFileName(baseOffset, INDEX_SUFFIX);
-  const bytes = io.readWholeFile(path.join(dir, name));
-  if (bytes === null) return;
-  for (let at = 0; at + OFFSET_INDEX_ENTRY_BYTES <= bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
-    const offset = startOffset + bytes.readUInt32BE(at);
-    yield { type: 'index', segment: name, offset, position: bytes.readUInt32BE(at + 4) };
-  }
-}
-
-function* dumpTimeIndex(
-  io: FileIO,
-  dir: string,
-  baseOffset: number,
-  startOffset: number,
-): Generator<DumpedTimeIndexEntry> {
-  const name = segmentFileName(baseOffset, TIME_INDEX_SUFFIX);
-  const bytes = io.readWholeFile(path.join(dir, name));
-  if (bytes === null) return;
-  for (let at = 0; at + TIME_INDEX_ENTRY_BYTES <= bytes.length; at += TIME_INDEX_ENTRY_BYTES) {
-    const offset = startOffset + bytes.readUInt32BE(at + 8);
-    yield { type: 'timeindex', segment: name, timestampMs: readU64(bytes, at), offset };
-  }
 }

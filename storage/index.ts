@@ -349,7 +349,7 @@ export type { DumpOptions } from './dump.js';
 export type { DumpTarget } from './dump.js';
 
 /** One entry `dumpLog` yields, told apart by its `type` field. */
-export type { DumpEntry } from './dump.js';
+export type { DumpEntry } from './dump-entries.js';
 
 // ---- Errors ----
 

@@ -7,14 +7,8 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/file-io.js';
-import {
-  dumpLog,
-  segmentsToDump,
-  type DumpEntry,
-  type DumpTarget,
-  type DumpedIndexEntry,
-  type DumpedRecord,
-} from '../../storage/dump.js';
+import { dumpLog, segmentsToDump, type DumpTarget } from '../../storage/dump.js';
+import type { DumpEntry, DumpedIndexEntry, DumpedRecord } from '../../storage/dump-entries.js';
 import {
   type DumpedChainProblem,
   chainProblemAdvice,
