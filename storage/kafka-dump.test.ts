@@ -7,13 +7,8 @@ import { NodeFileIO } from './file-io.js';
 import type { KafkaCompression } from './kafka-batch.js';
 import { BatchedLog } from './batched-log.js';
 import type { BatchedRecordInput } from './batched-log-records.js';
-import {
-  type KafkaDumpEntry,
-  type KafkaDumpOptions,
-  dumpKafkaSegments,
-  formatKafkaEntry,
-  isKafkaProblem,
-} from './kafka-dump.js';
+import { type KafkaDumpOptions, dumpKafkaSegments } from './kafka-dump.js';
+import { type KafkaDumpEntry, formatKafkaEntry, isKafkaProblem } from './kafka-dump-entries.js';
 import { detectSegmentFormat } from './segment-format.js';
 import { Log } from './log.js';
 

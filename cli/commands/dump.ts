@@ -19,14 +19,13 @@ import { readRecordLimit } from '../../storage/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
 import { StorageError } from '../../storage/errors.js';
 import { detectSegmentFormat } from '../../storage/segment-format.js';
+import { type KafkaDumpOptions, dumpKafkaSegments } from '../../storage/kafka-dump.js';
 import {
   type KafkaCheckedKind,
   type KafkaDumpEntry,
-  type KafkaDumpOptions,
-  dumpKafkaSegments,
   formatKafkaEntry,
   isKafkaProblem,
-} from '../../storage/kafka-dump.js';
+} from '../../storage/kafka-dump-entries.js';
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment.js';
 import { parseByteSize } from '../arguments.js';
 import { LabError, badArgument } from '../../lab/errors.js';
