@@ -22,7 +22,8 @@ import { CountingFileIO } from './counting-file-io.js';
 import { type FileIOCounters, NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
 import type { LogReader } from './log-reader.js';
-import { DeliveryState, DeliveryTable, type StateStore } from './delivery-table.js';
+import { DeliveryTable } from './delivery-table.js';
+import { OffsetStates } from './offset-states.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import { recordSizeBytes } from './record.js';
 import type {
@@ -52,63 +53,6 @@ export interface LogQueueOptions extends QueueOptions {
   readonly checkpointIntervalMs?: number;
   /** …and after this many deletes. */
   readonly checkpointEveryDeletes?: number;
-}
-
-/** One byte of state per offset in [head, cursor), in a ring that grows as the window does. */
-class OffsetStates implements StateStore {
-  #states = new Uint8Array(4096);
-  #base: number;
-  #length = 0;
-
-  constructor(base: number) {
-    this.#base = base;
-  }
-
-  get base(): number {
-    return this.#base;
-  }
-
-  get heapBytes(): number {
-    return this.#states.byteLength;
-  }
-
-  get(offset: number): DeliveryState {
-    const slot = offset - this.#base;
-    if (slot < 0) return DeliveryState.Done;
-    if (slot >= this.#length) return DeliveryState.Pending;
-    return this.#states[offset % this.#states.length]! as DeliveryState;
-  }
-
-  set(offset: number, state: DeliveryState): void {
-    const slot = offset - this.#base;
-    if (slot < 0) return;
-    while (slot >= this.#length) this.#append();
-    this.#states[offset % this.#states.length] = state;
-  }
-
-  /** Moves the base past every done offset below `limit`; returns the new base. */
-  advance(limit: number): number {
-    while (this.#base < limit && this.get(this.#base) === DeliveryState.Done) {
-      this.#base++;
-      this.#length--;
-    }
-    return this.#base;
-  }
-
-  #append(): void {
-    if (this.#length === this.#states.length) this.#grow();
-    this.#states[(this.#base + this.#length) % this.#states.length] = DeliveryState.Pending;
-    this.#length++;
-  }
-
-  #grow(): void {
-    const grown = new Uint8Array(this.#states.length * 2);
-    for (let i = 0; i < this.#length; i++) {
-      const offset = this.#base + i;
-      grown[offset % grown.length] = this.#states[offset % this.#states.length]!;
-    }
-    this.#states = grown;
-  }
 }
 
 /** Lets storage/testing reach a queue's log (logOfQueueForTesting); nothing else may. */
