@@ -6,6 +6,8 @@
  *     question: 'why does the log store thousands of times more messages on the same disk?',
  *     params: { messageBytes: { quick: 1024, full: 1024 }, rounds: { quick: 2, full: 5 } },
  *     seed: 42,
+ *     metrics: PUZZLE_METRICS, // every quantity it emits (metric-catalog.ts)
+ *     charts: PUZZLE_CHARTS, // its charts of them (chart-spec.ts), written into its results
  *     run: async (ctx) => { …measure with the runner…; return ctx.results({ metrics }); },
  *   };
  *

@@ -42,7 +42,7 @@ describe('report.md', () => {
     expect(markdown).toContain('## puzzle\n\nOn this disk the log stored 56× more messages');
   });
 
-  it('gives each experiment its question, chart image and tables, in the chart table order', () => {
+  it('gives each experiment its question, chart image and tables, in the registry order', () => {
     const order = [
       'puzzle',
       'write-amplification',

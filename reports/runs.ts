@@ -78,7 +78,10 @@ export function labelRuns(documents: readonly LoadedResults[]): readonly Run[] {
   });
 }
 
-/** Groups in `knownOrder` first (the chart table's order), then unknown ids as they appear. */
+/**
+ * Groups in `knownOrder` first (the registry's order, handed in by the caller), then unknown ids
+ * as they appear.
+ */
 export function groupByExperiment(
   runs: readonly Run[],
   knownOrder: readonly string[],

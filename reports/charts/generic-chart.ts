@@ -1,6 +1,6 @@
 /**
- * The chart an experiment gets when the chart table knows none of its quantities: one bar per
- * metric, a panel per unit, so figures of different units never share an axis.
+ * The chart an experiment gets when none of the charts its documents declare has figures: one bar
+ * per metric, a panel per unit, so figures of different units never share an axis.
  */
 import type { ExperimentGroup } from '../runs.js';
 import { chart, panel, type ChartDef } from '../../lab/chart-spec.js';
