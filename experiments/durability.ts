@@ -421,8 +421,12 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
   const most = counts[counts.length - 1] ?? 1;
   const rate = (prefix: string) =>
     formatFigure(find(metrics, `${prefix}.msgsPerSec`)?.median ?? Number.NaN);
-  const p99Ms = (prefix: string) =>
-    formatFigure((find(metrics, `${prefix}.sendLatencyNs`)?.p99 ?? Number.NaN) / 1e6);
+  /** The p99 where the rounds had the sends for one (100), else the median, saying so. */
+  const tailMs = (prefix: string) => {
+    const latency = find(metrics, `${prefix}.sendLatencyNs`);
+    if (latency?.p99 != null) return `p99 ${formatFigure(latency.p99 / 1e6)} ms`;
+    return `median ${formatFigure((latency?.median ?? Number.NaN) / 1e6)} ms, too few sends for a p99`;
+  };
   const group = `durability.group.${most}`;
   const perFsync = formatFigure(find(metrics, `${group}.msgsPerFsync`)?.median ?? Number.NaN);
   const sides = SIDE_COUNTS[quick ? 'quick' : 'full'];
@@ -437,10 +441,10 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
       : 'the disk, not the JavaScript thread, was the limit';
   return (
     `With ${most} producers, group commit covered ${perFsync} messages per ` +
-    `fdatasync and acknowledged ${rate(group)} msgs/s (p99 ${p99Ms(group)} ms; event loop ` +
+    `fdatasync and acknowledged ${rate(group)} msgs/s (${tailMs(group)}; event loop ` +
     `busy ${formatFigure(busy * 100)}% of the time: ${limit}) against ` +
-    `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message (p99 ` +
-    `${p99Ms(`durability.always.${most}`)} ms), losing nothing acknowledged; none, with ` +
+    `${rate(`durability.always.${most}`)} msgs/s for an fdatasync per message ` +
+    `(${tailMs(`durability.always.${most}`)}), losing nothing acknowledged; none, with ` +
     `${noneProducers} producers, acknowledged ${rate(none)} msgs/s but left up to ` +
     `${formatFigure(window)} acknowledged messages unsynced` +
     (dirty === undefined ? '.' : ` (${formatBytes(dirty)} dirty on the machine).`)
