@@ -55,11 +55,11 @@ describe('the index-density experiment', () => {
     expect(results.notes.join('\n')).toMatch(/cold-cache figures are unavailable/);
   });
 
-  it('sets the seed index sizes beside the 53-byte dense and 4 KiB figures', async () => {
+  it("sets the course's index sizes beside the 53-byte dense and 4 KiB figures", async () => {
     const results = await withoutDrops();
     expectPredictionsBesideMetrics(results);
-    const seed = Object.fromEntries(results.predictions.map((p) => [p.name, p.value]));
-    expect(seed).toEqual({
+    const course = Object.fromEntries(results.predictions.map((p) => [p.name, p.value]));
+    expect(course).toEqual({
       'index-density.53.0.indexBytesPerGiB': 10_129_640 * 16,
       'index-density.53.4096.indexBytesPerGiB': 131_072 * 16,
     });

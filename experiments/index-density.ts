@@ -55,9 +55,9 @@ const WARM_LOOKUP_SHARE = 0.4;
 /** Random offsets drawn once per setting for the warm lookups, cycled through. */
 const WARM_TARGETS = 4096;
 /** The sizing example of the course (lesson 2): a 64 MiB segment of 53-byte records. */
-const SEED_SEGMENT_BYTES = 64 * MiB;
-const SEED_RECORD_BYTES = 53;
-const SEED_SPARSE_INTERVAL_BYTES = 4096;
+const COURSE_SEGMENT_BYTES = 64 * MiB;
+const COURSE_RECORD_BYTES = 53;
+const COURSE_SPARSE_INTERVAL_BYTES = 4096;
 
 interface Setting {
   readonly key: string;
@@ -113,7 +113,7 @@ async function run(ctx: LabContext): Promise<Results> {
     await fill(ctx, opened, rounds);
     const walks = opened.map((setting) => walkFigures(ctx, setting));
     await warmLookups(ctx, opened, rounds);
-    searches.push(...openFileSearches(ctx, opened.filter(isSeedRecordSize)));
+    searches.push(...openFileSearches(ctx, opened.filter(isCourseRecordSize)));
     const coldMeasured = measureCold(ctx, opened, searches, rounds);
     return ctx.results(resultsParts(ctx, opened, walks, searches, coldMeasured));
   } finally {
@@ -122,8 +122,8 @@ async function run(ctx: LabContext): Promise<Results> {
   }
 }
 
-function isSeedRecordSize(setting: Setting): boolean {
-  return setting.recordSizeBytes === SEED_RECORD_BYTES;
+function isCourseRecordSize(setting: Setting): boolean {
+  return setting.recordSizeBytes === COURSE_RECORD_BYTES;
 }
 
 function openSetting(
@@ -332,31 +332,36 @@ function settingMetrics(ctx: LabContext, setting: Setting, walks: Walks, coldMea
 }
 
 /** The course's two index sizes for 64 MiB of 53-byte records, per GiB of log. */
-function seedPredictions(): Prediction[] {
-  const segmentsPerGiB = GiB / SEED_SEGMENT_BYTES;
+function coursePredictions(): Prediction[] {
+  const segmentsPerGiB = GiB / COURSE_SEGMENT_BYTES;
   // Rounded as the course rounds it: 67,108,864 / 53 = 1,266,205 entries.
-  const denseBytes = Math.round(SEED_SEGMENT_BYTES / SEED_RECORD_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
-  const sparseBytes = (SEED_SEGMENT_BYTES / SEED_SPARSE_INTERVAL_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
-  const labels = (intervalBytes: number) => ({ intervalBytes, recordSizeBytes: SEED_RECORD_BYTES });
+  const denseBytes =
+    Math.round(COURSE_SEGMENT_BYTES / COURSE_RECORD_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
+  const sparseBytes =
+    (COURSE_SEGMENT_BYTES / COURSE_SPARSE_INTERVAL_BYTES) * OFFSET_INDEX_ENTRY_BYTES;
+  const labels = (intervalBytes: number) => ({
+    intervalBytes,
+    recordSizeBytes: COURSE_RECORD_BYTES,
+  });
   return [
     {
-      name: `index-density.${SEED_RECORD_BYTES}.0.indexBytesPerGiB`,
-      model: 'seed',
+      name: `index-density.${COURSE_RECORD_BYTES}.0.indexBytesPerGiB`,
+      model: 'course',
       unit: 'B',
       value: denseBytes * segmentsPerGiB,
       labels: labels(0),
       basis:
-        `seed: dense, ${denseBytes.toLocaleString('en-US')} B per 64 MiB segment ` +
+        `course: dense, ${denseBytes.toLocaleString('en-US')} B per 64 MiB segment ` +
         `of 53-byte records, × ${segmentsPerGiB} segments per GiB`,
     },
     {
-      name: `index-density.${SEED_RECORD_BYTES}.${SEED_SPARSE_INTERVAL_BYTES}.indexBytesPerGiB`,
-      model: 'seed',
+      name: `index-density.${COURSE_RECORD_BYTES}.${COURSE_SPARSE_INTERVAL_BYTES}.indexBytesPerGiB`,
+      model: 'course',
       unit: 'B',
       value: sparseBytes * segmentsPerGiB,
-      labels: labels(SEED_SPARSE_INTERVAL_BYTES),
+      labels: labels(COURSE_SPARSE_INTERVAL_BYTES),
       basis:
-        `seed: one entry per 4 KiB, ${sparseBytes.toLocaleString('en-US')} B per 64 MiB ` +
+        `course: one entry per 4 KiB, ${sparseBytes.toLocaleString('en-US')} B per 64 MiB ` +
         `segment, × ${segmentsPerGiB} segments per GiB`,
     },
   ];
@@ -385,7 +390,7 @@ function resultsParts(
   return {
     metrics,
     counters,
-    predictions: seedPredictions(),
+    predictions: coursePredictions(),
     notes: [...designNotes(ctx, coldMeasured), ...fileSearch.notes],
     headline: headline(metrics),
   };
@@ -399,7 +404,7 @@ function designNotes(ctx: LabContext, coldMeasured: boolean): string[] {
     `Each setting is one log of ${formatBytes(ctx.numberParam('logBytes'))} in one segment, ` +
       'appended one record per write with durability none (page cache), the index entries ' +
       'written behind; the settings were filled and looked up side by side in interleaved rounds.',
-    "Record sizes count the whole record, 16-byte header included (the seed's 53 bytes); " +
+    "Record sizes count the whole record, 16-byte header included (the course's 53 bytes); " +
       `"mixed" draws sizes log-uniformly from ${MIXED_MIN_RECORD_BYTES} B to ` +
       `${formatBytes(MIXED_MAX_RECORD_BYTES)} (mean ${formatBytes(mixedMeanRecordBytes())}).`,
     sparseRuleNote(),
@@ -417,15 +422,15 @@ function designNotes(ctx: LabContext, coldMeasured: boolean): string[] {
 
 /** Why the measured sparse index is a little smaller than the course's round figure. */
 function sparseRuleNote(): string {
-  const recordsPerEntry = Math.floor(SEED_SPARSE_INTERVAL_BYTES / SEED_RECORD_BYTES) + 1;
-  const bytesPerEntry = recordsPerEntry * SEED_RECORD_BYTES;
-  const seedEntries = SEED_SEGMENT_BYTES / SEED_SPARSE_INTERVAL_BYTES;
+  const recordsPerEntry = Math.floor(COURSE_SPARSE_INTERVAL_BYTES / COURSE_RECORD_BYTES) + 1;
+  const bytesPerEntry = recordsPerEntry * COURSE_RECORD_BYTES;
+  const courseEntries = COURSE_SEGMENT_BYTES / COURSE_SPARSE_INTERVAL_BYTES;
   return (
     'The sparse rule adds an entry when MORE than the interval has passed since the last ' +
-    `one, so ${SEED_RECORD_BYTES}-byte records get one every ${recordsPerEntry} records ` +
+    `one, so ${COURSE_RECORD_BYTES}-byte records get one every ${recordsPerEntry} records ` +
     `(${bytesPerEntry.toLocaleString('en-US')} bytes) at 4 KiB: ` +
-    `${Math.floor(SEED_SEGMENT_BYTES / bytesPerEntry).toLocaleString('en-US')} entries per ` +
-    `64 MiB against the seed's round ${seedEntries.toLocaleString('en-US')}.`
+    `${Math.floor(COURSE_SEGMENT_BYTES / bytesPerEntry).toLocaleString('en-US')} entries per ` +
+    `64 MiB against the course's round ${courseEntries.toLocaleString('en-US')}.`
   );
 }
 
@@ -438,14 +443,14 @@ function headline(metrics: readonly Metric[]): string {
   const sparse = findMedian(metrics, `index-density.53.4096.indexBytesPerGiB`);
   const denseNs = findMedian(metrics, 'index-density.53.0.warm.lookupLatencyNs');
   const sparseNs = findMedian(metrics, 'index-density.53.4096.warm.lookupLatencyNs');
-  const seedRatio = SEED_SEGMENT_BYTES / SEED_RECORD_BYTES / (SEED_SEGMENT_BYTES / 4096);
+  const courseRatio = COURSE_SEGMENT_BYTES / COURSE_RECORD_BYTES / (COURSE_SEGMENT_BYTES / 4096);
   if (dense === null || sparse === null || denseNs === null || sparseNs === null) {
     return 'Index density measured; see the table.';
   }
   return (
     `For 53-byte records a 4 KiB interval kept the index ${Math.round(dense / sparse)}× ` +
     `smaller than a dense one (${formatBytes(sparse)} vs ${formatBytes(dense)} per GiB; the ` +
-    `seed: ${Math.round(seedRatio)}×) while a warm lookup took ${formatNs(sparseNs)} against ` +
+    `course: ${Math.round(courseRatio)}×) while a warm lookup took ${formatNs(sparseNs)} against ` +
     `${formatNs(denseNs)}.`
   );
 }

@@ -59,18 +59,18 @@ describe('the page-cache experiment', () => {
     }
   });
 
-  it("sets the append's share of the seed's 300 ms checkout beside the seed's own", () => {
+  it("sets the append's share of the course's 300 ms checkout beside the course's own", () => {
     const share = metricNamed(results, 'page-cache.checkout.appendSharePct');
     const append = metricNamed(results, 'page-cache.append.latencyNs');
     expect(share).toMatchObject({ unit: '%', class: 'timing', direction: 'lower' });
     share.samples?.forEach((value, i) =>
       expect(value).toBeCloseTo((100 * (append.samples?.[i] ?? 0)) / 300e6, 10),
     );
-    const seed = results.predictions.find(
+    const course = results.predictions.find(
       (prediction) => prediction.name === 'page-cache.checkout.appendSharePct',
     );
-    expect(seed).toMatchObject({ model: 'seed', unit: '%' });
-    expect(seed?.value).toBeCloseTo((100 * 0.004) / 300, 8);
+    expect(course).toMatchObject({ model: 'course', unit: '%' });
+    expect(course?.value).toBeCloseTo((100 * 0.004) / 300, 8);
   });
 
   it('reads cold with O_DIRECT when the cache cannot be dropped, and the disk supplies it', async () => {

@@ -39,9 +39,9 @@ type ReadKind = 'append' | 'recent' | 'old-warm' | 'old-cold';
 const KINDS: readonly ReadKind[] = ['append', 'recent', 'old-warm', 'old-cold'];
 
 /** The course's checkout after the email moved onto a queue. */
-const SEED_CHECKOUT_MS = 300;
+const COURSE_CHECKOUT_MS = 300;
 /** The course's append into the page cache: a median on one laptop (Apple M1 Max, macOS). */
-const SEED_APPEND_MS = 0.004;
+const COURSE_APPEND_MS = 0.004;
 /** Recent reads go to one of the last records appended. */
 const RECENT_RECORDS = 16;
 /** Old records this far apart do not share the kernel's readahead (128 KiB by default). */
@@ -238,32 +238,32 @@ function kindMetrics(ctx: LabContext, plan: Plan, kind: ReadKind): Metric[] {
 
 function checkoutMetric(plan: Plan): Metric {
   const medians = measurementOf(plan, 'append').repetitions.map((rep) => rep.latencyNsP50);
-  const shares = medians.map((ns) => (100 * ns) / (SEED_CHECKOUT_MS * 1e6));
+  const shares = medians.map((ns) => (100 * ns) / (COURSE_CHECKOUT_MS * 1e6));
   return PAGE_CACHE_METRICS.appendSharePct.fromSamples(
     'page-cache.checkout.appendSharePct',
     shares,
     { readKind: 'append', cache: 'warm' },
-    `the median append's share of the seed's ${SEED_CHECKOUT_MS} ms checkout, per round`,
+    `the median append's share of the course's ${COURSE_CHECKOUT_MS} ms checkout, per round`,
   );
 }
 
-function seedPredictions(): Prediction[] {
+function coursePredictions(): Prediction[] {
   return [
     {
       name: 'page-cache.append.latencyNs',
-      model: 'seed',
+      model: 'course',
       unit: 'ns',
-      value: SEED_APPEND_MS * 1e6,
+      value: COURSE_APPEND_MS * 1e6,
       labels: { readKind: 'append' },
-      basis: 'the seed: median of 100,000 1 KB appends with write() on one laptop (M1 Max)',
+      basis: 'the course: median of 100,000 1 KB appends with write() on one laptop (M1 Max)',
     },
     {
       name: 'page-cache.checkout.appendSharePct',
-      model: 'seed',
+      model: 'course',
       unit: '%',
-      value: (100 * SEED_APPEND_MS) / SEED_CHECKOUT_MS,
+      value: (100 * COURSE_APPEND_MS) / COURSE_CHECKOUT_MS,
       labels: { readKind: 'append' },
-      basis: `the seed: ${SEED_APPEND_MS} ms of a ${SEED_CHECKOUT_MS} ms checkout`,
+      basis: `the course: ${COURSE_APPEND_MS} ms of a ${COURSE_CHECKOUT_MS} ms checkout`,
     },
   ];
 }
@@ -278,8 +278,8 @@ function headline(metrics: readonly Metric[]): string {
       ? 'cold figures were unavailable'
       : `${formatFigure(cold / 1e3)} µs cold, where the page cache could not answer`;
   return (
-    `An append into the page cache took ${us('page-cache.append.latencyNs')} (the seed: ` +
-    `about 4 µs on a laptop), ${share}% of a ${SEED_CHECKOUT_MS} ms checkout; a recent record ` +
+    `An append into the page cache took ${us('page-cache.append.latencyNs')} (the course: ` +
+    `about 4 µs on a laptop), ${share}% of a ${COURSE_CHECKOUT_MS} ms checkout; a recent record ` +
     `read back in ${us('page-cache.recent.latencyNs')}, an old one in ` +
     `${us('page-cache.old-warm.latencyNs')} warm and ${coldPart}.`
   );
@@ -293,7 +293,7 @@ const NOTES: readonly string[] = [
   'A read goes through the offset index and an 8 KiB read window, so rchar per read is the ' +
     'window, not the 1 KiB record; read_bytes per read is what the disk supplied, readahead ' +
     'included, and may exceed rchar.',
-  'The checkout account: the seed puts an append at 0.004 ms of a 300 ms checkout, about ' +
+  'The checkout account: the course puts an append at 0.004 ms of a 300 ms checkout, about ' +
     "0.001%; the same share is computed here from this disk's median append.",
 ];
 
@@ -325,7 +325,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     return ctx.results({
       metrics,
       counters,
-      predictions: seedPredictions(),
+      predictions: coursePredictions(),
       headline: headline(metrics),
       notes: NOTES,
     });

@@ -51,7 +51,7 @@ describe('the puzzle experiment', () => {
   it('labels each series by design, policy, comparison and how it keeps deletes', () => {
     for (const quantity of ['msgsPerSec', 'sendLatencyNs']) {
       const metrics = metricsOf(results, quantity).filter(
-        (metric) => metric.name !== 'puzzle.A.seed.msgsPerSec',
+        (metric) => metric.name !== 'puzzle.A.course.msgsPerSec',
       );
       expect(metrics.map((metric) => metric.labels)).toEqual(
         VARIANTS.map((variant) =>
@@ -74,7 +74,7 @@ describe('the puzzle experiment', () => {
   });
 
   it('shows the three comparisons, each with its guarantee, measured and predicted', () => {
-    for (const comparison of ['always', 'group', 'seed'] as const) {
+    for (const comparison of ['always', 'group', 'course'] as const) {
       const ratio = metricNamed(results, `puzzle.${comparison}.ratioBA`);
       expect(ratio).toMatchObject({
         kind: 'ratio',
@@ -86,24 +86,26 @@ describe('the puzzle experiment', () => {
         expect(predictionOf(`puzzle.${comparison}.ratioBA`, model)).toBeGreaterThan(0);
       }
     }
-    expect(predictionOf('puzzle.seed.ratioBA', 'seed')).toBeCloseTo(5_560, -2);
+    expect(predictionOf('puzzle.course.ratioBA', 'course')).toBeCloseTo(5_560, -2);
     expect(results.headline).toMatch(/Same policy, always \(every send synced before its OK; A /);
     expect(results.headline).toMatch(/Same policy, group \(each send covered by a shared /);
-    expect(results.headline).toMatch(/The seed's comparison, A synced per message .* B streaming/);
+    expect(results.headline).toMatch(
+      /The course's comparison, A synced per message .* B streaming/,
+    );
     expect(results.headline?.match(/Exos X20 model [\d,.]+×/g)).toHaveLength(3);
     expect(results.headline).toMatch(/Why/);
   });
 
-  it("measures the seed's B streaming with its one sync a round, and never under always", () => {
-    const streaming = metricNamed(results, 'puzzle.B.seed.msgsPerSec');
+  it("measures the course's B streaming with its one sync a round, and never under always", () => {
+    const streaming = metricNamed(results, 'puzzle.B.course.msgsPerSec');
     expect(streaming.labels).toMatchObject({ design: 'B', policy: 'none' });
     expect(streaming.description).toMatch(/one fdatasync of the log ending the round/);
-    expect(metricNamed(results, 'puzzle.B.seed.fsyncsPerMsg').median).toBeGreaterThan(0);
+    expect(metricNamed(results, 'puzzle.B.course.fsyncsPerMsg').median).toBeGreaterThan(0);
     const a = metricNamed(results, 'puzzle.A.always.msgsPerSec');
-    expect(metricNamed(results, 'puzzle.A.seed.msgsPerSec').samples).toEqual(a.samples);
-    const seedNames = results.predictions.filter((p) => p.model === 'seed').map((p) => p.name);
-    expect(seedNames).not.toContain('puzzle.B.always.msgsPerSec');
-    expect(seedNames).toContain('puzzle.B.seed.msgsPerSec');
+    expect(metricNamed(results, 'puzzle.A.course.msgsPerSec').samples).toEqual(a.samples);
+    const courseNames = results.predictions.filter((p) => p.model === 'course').map((p) => p.name);
+    expect(courseNames).not.toContain('puzzle.B.always.msgsPerSec');
+    expect(courseNames).toContain('puzzle.B.course.msgsPerSec');
   });
 
   it('gives each ratio B/A round by round from the two throughputs', () => {
@@ -199,15 +201,15 @@ describe('the puzzle experiment', () => {
     ).toBeLessThanOrEqual(3);
   });
 
-  it("sets both disk models and the seed's arithmetic beside the measured figures", () => {
+  it("sets both disk models and the course's arithmetic beside the measured figures", () => {
     const models = new Set(results.predictions.map((prediction) => prediction.model));
-    expect(models).toEqual(new Set(['hdd:exos-x20', 'ssd:990-pro', 'seed']));
-    const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
-    expect(seed.map((prediction) => prediction.name)).toEqual([
+    expect(models).toEqual(new Set(['hdd:exos-x20', 'ssd:990-pro', 'course']));
+    const course = results.predictions.filter((prediction) => prediction.model === 'course');
+    expect(course.map((prediction) => prediction.name)).toEqual([
       'puzzle.A.always.msgsPerSec',
-      'puzzle.A.seed.msgsPerSec',
-      'puzzle.B.seed.msgsPerSec',
-      'puzzle.seed.ratioBA',
+      'puzzle.A.course.msgsPerSec',
+      'puzzle.B.course.msgsPerSec',
+      'puzzle.course.ratioBA',
     ]);
     for (const model of ['hdd:exos-x20', 'ssd:990-pro']) {
       for (const pair of PAIRS) {

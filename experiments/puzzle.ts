@@ -23,7 +23,7 @@ import {
   estimateTrace,
   flushDirtyPages,
   formatFigure,
-  hddSeedFigures,
+  hddCourseFigures,
   interleave,
   median,
   perMessage,
@@ -56,8 +56,8 @@ export const COMPARISONS = {
     category: 'group; sends share a sync; A: deletes share it; ' + 'B: head per 1,000 deletes',
     guarantee: 'each send covered by a shared fdatasync before its OK',
   },
-  seed: {
-    category: "the seed's; A: synced per message; B: streamed, one sync a round",
+  course: {
+    category: "the course's; A: synced per message; B: streamed, one sync a round",
     guarantee:
       'A synced per message (each send and delete) against B streaming at the ' +
       "disk's bandwidth (appends with no sync per message, one fdatasync ending each round)",
@@ -105,8 +105,8 @@ export const VARIANTS: readonly Variant[] = [
   {
     design: 'B',
     policy: 'none',
-    key: 'seed',
-    comparison: 'seed',
+    key: 'course',
+    comparison: 'course',
     deletes: 'headEvery1000',
     syncAtRoundEnd: true,
   },
@@ -119,7 +119,7 @@ export const PAIRS = [
   { ratio: 'always', a: 'always', b: 'always', comparison: 'always' },
   { ratio: 'alwaysHeadEach', a: 'always', b: 'alwaysHeadEach', comparison: 'always' },
   { ratio: 'group', a: 'group', b: 'group', comparison: 'group' },
-  { ratio: 'seed', a: 'always', b: 'seed', comparison: 'seed' },
+  { ratio: 'course', a: 'always', b: 'course', comparison: 'course' },
   { ratio: 'none', a: 'none', b: 'none', comparison: 'none' },
 ] as const;
 
@@ -138,9 +138,9 @@ function labelsOf(variant: Variant): Labels {
 }
 
 /** Design A synced per message, as the course's comparison shows it: A under `always`. */
-const SEED_A_LABELS: Labels = {
+const COURSE_A_LABELS: Labels = {
   ...labelsOf(VARIANTS[0] as Variant),
-  comparison: COMPARISONS.seed.category,
+  comparison: COMPARISONS.course.category,
 };
 
 interface Config {
@@ -305,11 +305,11 @@ function ratioMetrics(rates: ReadonlyMap<string, number[]>): Metric[] {
 }
 
 /** The course's comparison sets A synced per message beside B streaming: A's `always` rounds. */
-function seedAMetric(rates: ReadonlyMap<string, number[]>): Metric {
+function courseAMetric(rates: ReadonlyMap<string, number[]>): Metric {
   return M.msgsPerSec.fromSamples(
-    'puzzle.A.seed.msgsPerSec',
+    'puzzle.A.course.msgsPerSec',
     rates.get('A.always') ?? [],
-    SEED_A_LABELS,
+    COURSE_A_LABELS,
     'design A synced per message: the rounds of puzzle.A.always.msgsPerSec, ' +
       'set beside design B streaming',
   );
@@ -332,9 +332,9 @@ function modelPredictions(configs: readonly Config[]): Prediction[] {
       if (nameOf(config) === 'A.always') {
         predictions.push({
           ...prediction,
-          name: 'puzzle.A.seed.msgsPerSec',
+          name: 'puzzle.A.course.msgsPerSec',
           unit: 'msgs/s',
-          labels: SEED_A_LABELS,
+          labels: COURSE_A_LABELS,
         });
       }
     }
@@ -354,50 +354,50 @@ function modelPredictions(configs: readonly Config[]): Prediction[] {
   return predictions;
 }
 
-function seedPredictions(): Prediction[] {
-  const seed = hddSeedFigures(EXOS_X20);
-  const basis = "the seed's datasheet arithmetic for the Exos X20 (loglab model)";
+function coursePredictions(): Prediction[] {
+  const course = hddCourseFigures(EXOS_X20);
+  const basis = "the course's datasheet arithmetic for the Exos X20 (loglab model)";
   const designA = `${basis}: two random writes per message at seek + half a turn each`;
   return [
     {
       name: 'puzzle.A.always.msgsPerSec',
-      model: 'seed',
+      model: 'course',
       unit: 'msgs/s',
-      value: seed.designAMsgsPerSec,
+      value: course.designAMsgsPerSec,
       labels: labelsOf(VARIANTS[0] as Variant),
       basis: designA,
     },
     {
-      name: 'puzzle.A.seed.msgsPerSec',
-      model: 'seed',
+      name: 'puzzle.A.course.msgsPerSec',
+      model: 'course',
       unit: 'msgs/s',
-      value: seed.designAMsgsPerSec,
-      labels: SEED_A_LABELS,
+      value: course.designAMsgsPerSec,
+      labels: COURSE_A_LABELS,
       basis: designA,
     },
     {
-      name: 'puzzle.B.seed.msgsPerSec',
-      model: 'seed',
+      name: 'puzzle.B.course.msgsPerSec',
+      model: 'course',
       unit: 'msgs/s',
-      value: seed.designBMsgsPerSec,
-      labels: labelsOf(seedB()),
+      value: course.designBMsgsPerSec,
+      labels: labelsOf(courseB()),
       basis:
         `${basis}: sustained transfer rate over 1 KiB, what the drive absorbs streaming, ` +
-        'not what it can promise with a sync per message (lesson 3)',
+        'not what it can promise with a sync per message (the course, lesson 3)',
     },
     {
-      name: 'puzzle.seed.ratioBA',
-      model: 'seed',
+      name: 'puzzle.course.ratioBA',
+      model: 'course',
       unit: 'ratio',
-      value: seed.gap,
-      labels: { comparison: COMPARISONS.seed.category },
+      value: course.gap,
+      labels: { comparison: COMPARISONS.course.category },
       basis,
     },
   ];
 }
 
-function seedB(): Variant {
-  const found = VARIANTS.find((variant) => variant.key === 'seed');
+function courseB(): Variant {
+  const found = VARIANTS.find((variant) => variant.key === 'course');
   if (found === undefined) throw new Error('puzzle: no design-B streaming variant');
   return found;
 }
@@ -435,7 +435,7 @@ function headline(
   const measured = (name: string) =>
     formatFigure(metrics.find((metric) => metric.name === name)?.median ?? Number.NaN);
   const hdd = (name: string) => formatFigure(predicted(predictions, name, 'hdd:exos-x20'));
-  const seed = (name: string) => formatFigure(predicted(predictions, name, 'seed'));
+  const course = (name: string) => formatFigure(predicted(predictions, name, 'course'));
   const text = (ratio: string) => pairText(measured, hdd, pairNamed(ratio));
   const disk = ctx.environment.device.model ?? ctx.environment.device.name ?? 'this disk';
   const headEach = 'puzzle.B.alwaysHeadEach.msgsPerSec';
@@ -446,9 +446,9 @@ function headline(
     `head every 1,000 deletes or 1 s): ${text('always')}; with B saving its head at each ` +
     `delete, B ${measured(headEach)} (${measured('puzzle.alwaysHeadEach.ratioBA')}×). ` +
     `Same policy, group (${COMPARISONS.group.guarantee}; A's deletes share it): ` +
-    `${text('group')}. The seed's comparison, ${COMPARISONS.seed.guarantee}: ${text('seed')}; ` +
-    `the seed's datasheet arithmetic: ${seed('puzzle.seed.ratioBA')}× ` +
-    `(A ${seed('puzzle.A.seed.msgsPerSec')} vs B ${seed('puzzle.B.seed.msgsPerSec')}). ${why}`
+    `${text('group')}. The course's comparison, ${COMPARISONS.course.guarantee}: ${text('course')}; ` +
+    `the course's datasheet arithmetic: ${course('puzzle.course.ratioBA')}× ` +
+    `(A ${course('puzzle.A.course.msgsPerSec')} vs B ${course('puzzle.B.course.msgsPerSec')}). ${why}`
   );
 }
 
@@ -478,7 +478,7 @@ export function whyTheGap(spins: boolean | null, randomMs: number, appendMs: num
   const disk = spins === false ? 'this disk does not spin' : 'this disk may not spin';
   return (
     `Why the same-policy gap is small: ${disk} (see the notes), so ${costs}; the large ` +
-    "gap is the seed's, the disk's bandwidth against one sync per message."
+    "gap is the course's, the disk's bandwidth against one sync per message."
   );
 }
 
@@ -593,9 +593,9 @@ function notes(ctx: LabContext): string[] {
         : '.') +
       ' none: figures are page-cache speed; the ' +
       'bytes reach the disk at a sync after each round, not timed.',
-    "The seed's comparison: design B streaming runs under none and ends each round with one " +
-      'fdatasync of the log, timed in the round (puzzle.B.seed); design A synced per message ' +
-      'is its always rounds (puzzle.A.seed repeats puzzle.A.always).',
+    "The course's comparison: design B streaming runs under none and ends each round with one " +
+      'fdatasync of the log, timed in the round (puzzle.B.course); design A synced per message ' +
+      'is its always rounds (puzzle.A.course repeats puzzle.A.always).',
     "Deletes are kept differently, and each series says how: design A writes the slot's " +
       'state byte under the policy (synced under always, in the shared sync under group); ' +
       'design B saves its head, every 1,000 deletes or 1 s, and a delete past the saved head ' +
@@ -634,11 +634,11 @@ export async function run(ctx: LabContext): Promise<Results> {
     const rates = new Map([...byName].map(([name, list]) => [name, list.map(ratePerSec)]));
     const metrics = [
       ...configs.flatMap((config) => configMetrics(ctx, config, byName.get(nameOf(config)) ?? [])),
-      seedAMetric(rates),
+      courseAMetric(rates),
       ...ratioMetrics(rates),
     ];
     // Before the open loop: the models replay the closed-loop rounds' trace alone.
-    const predictions = [...modelPredictions(configs), ...seedPredictions()];
+    const predictions = [...modelPredictions(configs), ...coursePredictions()];
     const verdict = spinning(ctx, metrics);
     const openStartNs = process.hrtime.bigint();
     const open = await openLoopPhase(ctx, configs);

@@ -92,11 +92,11 @@ describe('the scan-vs-lookup experiment', () => {
     expect(results.notes.join('\n')).toMatch(/O_DIRECT reads have no readahead/);
   });
 
-  it("prices the seed's case beside the 24 MiB target: 84 ms of scan against two pages", () => {
+  it("prices the course's case beside the 24 MiB target: 84 ms of scan against two pages", () => {
     const targets = [{ targetMiB: 24, bytesRead: { scan: 24 * 1024 * 1024, lookup: 8192 } }];
     const predicted = scanPredictions(targets, true);
-    const seed = predicted.filter((prediction) => prediction.model === 'seed');
-    expect(seed.map((prediction) => [prediction.name, Math.round(prediction.value)])).toEqual([
+    const course = predicted.filter((prediction) => prediction.model === 'course');
+    expect(course.map((prediction) => [prediction.name, Math.round(prediction.value)])).toEqual([
       ['scan-vs-lookup.scan.24.cold.timeNs', 84_068_502],
       ['scan-vs-lookup.scan.24.bytesRead', 23_959_576],
       ['scan-vs-lookup.lookup.24.bytesRead', 8_192],

@@ -38,14 +38,14 @@ import { recordBodies } from './support/record-bodies.js';
 /** Target positions as fractions of the segment: 1, 4, 16, 24, 48 and 64 MiB of 64 MiB. */
 export const TARGET_SIXTY_FOURTHS: readonly number[] = [1, 4, 16, 24, 48, 64];
 /** The course's case is the fourth target: 24 of 64. */
-const SEED_TARGET_INDEX = 3;
+const COURSE_TARGET_INDEX = 3;
 const RECORD_BYTES = 1024;
 const APPEND_BATCH_RECORDS = 1024;
 /** The lookup walk of the course (lesson 2): Asha's record starts 23,959,523 bytes in. */
-const SEED_RECORD_POSITION_BYTES = 23_959_523;
-const SEED_RECORD_BYTES = 53;
-const SEED_LOOKUP_PAGES = 2;
-const SEED_TARGET_MIB = 24;
+const COURSE_RECORD_POSITION_BYTES = 23_959_523;
+const COURSE_RECORD_BYTES = 53;
+const COURSE_LOOKUP_PAGES = 2;
+const COURSE_TARGET_MIB = 24;
 export const METHODS = ['scan', 'lookup'] as const;
 type Method = (typeof METHODS)[number];
 type Cache = 'warm' | 'cold';
@@ -282,33 +282,33 @@ export function scanPredictions(
       });
     }
   }
-  if (!targets.some((target) => target.targetMiB === SEED_TARGET_MIB)) return predicted;
-  const seedScanBytes = SEED_RECORD_POSITION_BYTES + SEED_RECORD_BYTES;
+  if (!targets.some((target) => target.targetMiB === COURSE_TARGET_MIB)) return predicted;
+  const courseScanBytes = COURSE_RECORD_POSITION_BYTES + COURSE_RECORD_BYTES;
   const name = (method: Method, quantity: string) =>
-    `scan-vs-lookup.${method}.${SEED_TARGET_MIB}.${quantity}`;
+    `scan-vs-lookup.${method}.${COURSE_TARGET_MIB}.${quantity}`;
   if (coldMeasured) {
     predicted.push({
       name: name('scan', 'cold.timeNs'),
-      model: 'seed',
+      model: 'course',
       unit: 'ns',
-      value: transferMs(EXOS_X20, SEED_RECORD_POSITION_BYTES) * 1e6,
-      basis: 'seed: scan of 23,959,523 bytes at 285 MB/s, about 84 ms for one message',
+      value: transferMs(EXOS_X20, COURSE_RECORD_POSITION_BYTES) * 1e6,
+      basis: 'course: scan of 23,959,523 bytes at 285 MB/s, about 84 ms for one message',
     });
   }
   predicted.push(
     {
       name: name('scan', 'bytesRead'),
-      model: 'seed',
+      model: 'course',
       unit: 'B',
-      value: seedScanBytes,
-      basis: "seed: the scan reads the segment up to the end of Asha's record, about 24 MB",
+      value: courseScanBytes,
+      basis: "course: the scan reads the segment up to the end of Asha's record, about 24 MB",
     },
     {
       name: name('lookup', 'bytesRead'),
-      model: 'seed',
+      model: 'course',
       unit: 'B',
-      value: SEED_LOOKUP_PAGES * PAGE_BYTES,
-      basis: 'seed: the step forward (3,155 bytes) lies in two 4 KiB pages',
+      value: COURSE_LOOKUP_PAGES * PAGE_BYTES,
+      basis: 'course: the step forward (3,155 bytes) lies in two 4 KiB pages',
     },
   );
   return predicted;
@@ -325,13 +325,13 @@ function resultsParts(ctx: LabContext, bench: Bench, coldMethod: ColdReadMethod 
       counters[`${target.targetMiB}.${key}.checksum`] = measurement.checksum;
     }
   }
-  const seedTarget = bench.targets[SEED_TARGET_INDEX];
+  const courseTarget = bench.targets[COURSE_TARGET_INDEX];
   return {
     metrics,
     counters,
     predictions: scanPredictions(bench.targets, coldMeasured),
-    notes: notes(ctx, seedTarget, metrics, coldMethod),
-    headline: headline(seedTarget, metrics, coldMeasured),
+    notes: notes(ctx, courseTarget, metrics, coldMethod),
+    headline: headline(courseTarget, metrics, coldMeasured),
   };
 }
 
@@ -349,7 +349,7 @@ function headline(target: Target | undefined, metrics: readonly Metric[], cold: 
   if (scan === null || lookup === null) return 'Scan and lookup measured; see the table.';
   return (
     `Reaching the record ${target.targetMiB} MiB into the segment took ${formatNs(scan)} ` +
-    `by scan and ${formatNs(lookup)} by lookup with a ${cache} cache; the seed prices 24 MB ` +
+    `by scan and ${formatNs(lookup)} by lookup with a ${cache} cache; the course prices 24 MB ` +
     'of scan at 84 ms (285 MB/s) against two 4 KiB pages for the lookup.'
   );
 }
@@ -366,16 +366,16 @@ function notes(
   coldMethod: ColdReadMethod | null,
 ): string[] {
   const written = [
-    "Records are 1 KiB (the seed's email queue) with the default 4 KiB index interval; the " +
+    "Records are 1 KiB (the course's email queue) with the default 4 KiB index interval; the " +
       'index is in memory, so a lookup reads one 8 KiB window of the .log file. A scan checks ' +
-      "every record on the way (length, CRC-32C, id), as recovery and the seed's option 1 do.",
+      "every record on the way (length, CRC-32C, id), as recovery and the course's option 1 do.",
     'bytesRead counts what the methods asked for (FileIO counters); deviceReadBytes what the ' +
       'block layer fetched for a cold operation (/proc/self/io read_bytes, readahead included).',
   ];
   if (target === undefined) return written;
-  if (target.targetMiB !== SEED_TARGET_MIB) {
+  if (target.targetMiB !== COURSE_TARGET_MIB) {
     written.push(
-      `The seed's case (24 MB into a 64 MiB segment) lies beyond this ${
+      `The course's case (24 MB into a 64 MiB segment) lies beyond this ${
         ctx.quick ? 'quick ' : ''
       }segment; its figures sit beside the 24 MiB target of a full run. The nearest ` +
         `target here is ${target.targetMiB} MiB, the same fraction of the segment.`,

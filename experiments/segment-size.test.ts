@@ -49,13 +49,13 @@ describe('the segment-size experiment', () => {
     }
   });
 
-  it("sets the seed's segment lifetimes at 5 messages a second beside the measured", async () => {
+  it("sets the course's segment lifetimes at 5 messages a second beside the measured", async () => {
     const run = await tinyRun();
     expectPredictionsBesideMetrics(run);
     for (const segmentBytes of SIZES) {
       const name = `segment-size.${segmentBytes}.lifetimeSeconds`;
-      const seed = run.predictions.find((prediction) => prediction.name === name);
-      expect(seed?.value).toBe(segmentBytes / 5_120);
+      const course = run.predictions.find((prediction) => prediction.name === name);
+      expect(course?.value).toBe(segmentBytes / 5_120);
       // Records carry a 16-byte header the course's arithmetic leaves out.
       expect(metricNamed(run, name).median).toBeLessThan(segmentBytes / 5_120);
     }

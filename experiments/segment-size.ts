@@ -22,7 +22,7 @@ import {
   type Metric,
   type Prediction,
   type Results,
-  SEED_NORMAL_TRAFFIC,
+  COURSE_NORMAL_TRAFFIC,
   formatBytes,
   interleave,
   measureSync,
@@ -48,7 +48,7 @@ import { randomOffsets } from './support/targets.js';
  */
 export const SEGMENT_SIZES_BYTES: readonly number[] = [4 * MiB, 8 * MiB, 64 * MiB, 100 * MiB, GiB];
 /** The course's message: 1,024 bytes of body; the record adds its 16-byte header. */
-const MESSAGE_BYTES = SEED_NORMAL_TRAFFIC.messageBytes;
+const MESSAGE_BYTES = COURSE_NORMAL_TRAFFIC.messageBytes;
 const RECORD_BYTES = MESSAGE_BYTES + RECORD_HEADER_BYTES;
 const APPEND_BATCH_RECORDS = 1024;
 const LOOKUP_SHARE = 0.3;
@@ -343,7 +343,7 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
   const prefix = `segment-size.${setting.key}`;
   const { labels } = setting;
   const latency = (measurement: Measurement) => measurement.summarize(ctx.random).latencyNs;
-  const lifetime = shape.recordsPerSegment / SEED_NORMAL_TRAFFIC.msgsPerSec;
+  const lifetime = shape.recordsPerSegment / COURSE_NORMAL_TRAFFIC.msgsPerSec;
   const M = SEGMENT_SIZE_METRICS;
   return [
     M.rollNs.adopt(`${prefix}.rollNs`, latency(setting.roll)),
@@ -381,14 +381,14 @@ function sizeMetrics(ctx: LabContext, setting: SizeSetting, shape: Shape, lag: L
   ];
 }
 
-function seedTable(settings: readonly SizeSetting[]): Prediction[] {
+function courseTable(settings: readonly SizeSetting[]): Prediction[] {
   return settings.map((setting) => ({
     name: `segment-size.${setting.key}.lifetimeSeconds`,
-    model: 'seed',
+    model: 'course',
     unit: 's',
-    value: secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC),
+    value: secondsToFill(setting.segmentBytes, COURSE_NORMAL_TRAFFIC),
     basis:
-      `seed: ${formatBytes(setting.segmentBytes)} / (5 messages/s × 1,024 B), headers ` +
+      `course: ${formatBytes(setting.segmentBytes)} / (5 messages/s × 1,024 B), headers ` +
       'left out (lab/plan/capacity.ts secondsToFill)',
   }));
 }
@@ -411,7 +411,7 @@ function resultsParts(
   return {
     metrics,
     counters,
-    predictions: seedTable(settings),
+    predictions: courseTable(settings),
     notes: notes(ctx),
     headline: headline(settings, metrics),
   };
@@ -451,7 +451,7 @@ function headline(settings: readonly SizeSetting[], metrics: readonly Metric[]):
   const range = (quantity: string, format: (value: number) => string) =>
     `${format(at(first, quantity) ?? 0)} to ${format(at(last, quantity) ?? 0)}`;
   const lifetime = (setting: SizeSetting) =>
-    secondsToFill(setting.segmentBytes, SEED_NORMAL_TRAFFIC);
+    secondsToFill(setting.segmentBytes, COURSE_NORMAL_TRAFFIC);
   return (
     `From ${formatBytes(first.segmentBytes)} to ${formatBytes(last.segmentBytes)} segments, ` +
     `opening the log took ${range('openNs', formatNs)}, a crash scan ` +
@@ -459,6 +459,6 @@ function headline(settings: readonly SizeSetting[], metrics: readonly Metric[]):
     `(${range('groupRollNs', formatNs)} under group), while retention ` +
     `left ${range('retentionLagBytes', formatBytes)} behind the consumer; at 5 messages a ` +
     `second one segment lasts ${Math.round(lifetime(first))} s to ` +
-    `${Math.round(lifetime(last)).toLocaleString('en-US')} s (the seed's table).`
+    `${Math.round(lifetime(last)).toLocaleString('en-US')} s (the course's table).`
   );
 }

@@ -82,7 +82,7 @@ describe('the write-amplification experiment', () => {
   it('runs both designs with and without syncs on a tiny budget', async () => {
     results = await runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.4 });
     expectWellFormed(results);
-    expect(results.headline).toMatch(/seed predicts 8 KiB and 1 KiB/);
+    expect(results.headline).toMatch(/course predicts 8 KiB and 1 KiB/);
   });
 
   it('labels bytes per message by design, policy and share, and the report charts them', () => {
@@ -140,9 +140,9 @@ describe('the write-amplification experiment', () => {
     expect(sum(rows.filter((row) => row.labels?.['cause'] !== 'metadata'))).toBeCloseTo(data, 6);
   });
 
-  it("puts the seed's 8 KiB and 1 KiB beside the totals under always", () => {
-    const seed = results.predictions.filter((prediction) => prediction.model === 'seed');
-    expect(seed.map(({ name, value, labels }) => ({ name, value, labels }))).toEqual([
+  it("puts the course's 8 KiB and 1 KiB beside the totals under always", () => {
+    const course = results.predictions.filter((prediction) => prediction.model === 'course');
+    expect(course.map(({ name, value, labels }) => ({ name, value, labels }))).toEqual([
       {
         name: 'write-amplification.A.always.total.deviceBytesPerMsg',
         value: 8192,

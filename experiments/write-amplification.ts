@@ -34,7 +34,7 @@ import {
   flushedBlocks,
   formatBytes,
   interleave,
-  ssdSeedFigures,
+  ssdCourseFigures,
 } from '../lab/index.js';
 import {
   type TracedBytes,
@@ -227,20 +227,23 @@ function throughputMetrics(config: Config, rounds: readonly CycleRound[]): Metri
 }
 
 /** The course's figures, beside the totals under `always` (its per-write page rewrites). */
-function seedPredictions(): Prediction[] {
-  const seed = ssdSeedFigures(SAMSUNG_990_PRO);
-  const seedBytes: Record<Design, number> = { A: seed.bytesPerMessageA, B: seed.bytesPerMessageB };
+function coursePredictions(): Prediction[] {
+  const course = ssdCourseFigures(SAMSUNG_990_PRO);
+  const courseBytes: Record<Design, number> = {
+    A: course.bytesPerMessageA,
+    B: course.bytesPerMessageB,
+  };
   return DESIGNS.map(
     (design): Prediction => ({
       name: `write-amplification.${design}.always.total.deviceBytesPerMsg`,
-      model: 'seed',
+      model: 'course',
       unit: 'B/msg',
-      value: seedBytes[design],
+      value: courseBytes[design],
       labels: { design, policy: 'always', share: 'total' },
       basis:
         design === 'A'
-          ? 'the seed: a send and a delete each rewrite one whole 4 KiB page'
-          : 'the seed: the message appended once',
+          ? 'the course: a send and a delete each rewrite one whole 4 KiB page'
+          : 'the course: the message appended once',
     }),
   );
 }
@@ -253,7 +256,7 @@ function headline(metrics: readonly Metric[]): string {
   };
   return (
     `With an fdatasync per write, design A put ${bytes('A', 'always')} on the device per ` +
-    `message and design B ${bytes('B', 'always')} (the seed predicts 8 KiB and 1 KiB); with ` +
+    `message and design B ${bytes('B', 'always')} (the course predicts 8 KiB and 1 KiB); with ` +
     `one sync at the end of each round, ${bytes('A', 'none')} and ${bytes('B', 'none')}.`
   );
 }
@@ -271,7 +274,7 @@ function notes(ctx: LabContext, journal: JournalInfo): string[] {
     `Messages are ${bodyBytes}-byte bodies in ${ctx.numberParam('slotBytes')}-byte slots ` +
       `(design A) or ${recordSizeBytes(bodyBytes)}-byte records (design B); ` +
       'one producer and one consumer, page cache warm.',
-    'Why the disk differs from the seed: a synced append rewrites the whole partly filled last ' +
+    'Why the disk differs from the course: a synced append rewrites the whole partly filled last ' +
       "page of the log, not only the new kilobyte, and the log's index and checkpoint files add " +
       'their own pages; under always the log preallocates its segment, so a sync need not write ' +
       'a new file size (metadata stays small). Without syncs, several writes to one page share ' +
@@ -309,7 +312,7 @@ export async function run(ctx: LabContext): Promise<Results> {
       ...configs.map((config) => throughputMetrics(config, roundsOf(config))),
     ];
     // A prediction stands beside a measured figure; without device counters there is none.
-    const beside = seedPredictions().filter((prediction) =>
+    const beside = coursePredictions().filter((prediction) =>
       metrics.some((metric) => metric.name === prediction.name),
     );
     const ledgers = configs.flatMap((config) => {

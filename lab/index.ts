@@ -76,13 +76,13 @@ export {
   transferMs,
 } from './models/models.js';
 export {
-  SEED_NORMAL_TRAFFIC,
-  SEED_SEGMENT_TABLE_BYTES,
+  COURSE_NORMAL_TRAFFIC,
+  COURSE_SEGMENT_TABLE_BYTES,
   type Traffic,
   secondsToFill,
   trafficBytesPerSec,
 } from './plan/capacity.js';
-export { SEED_SCENARIO, hddSeedFigures, ssdSeedFigures } from './models/seed-arithmetic.js';
+export { COURSE_SCENARIO, hddCourseFigures, ssdCourseFigures } from './models/course-arithmetic.js';
 export { estimatePrediction, estimateTrace, estimatedRatePerSec } from './models/trace-estimate.js';
 export {
   type Metric,

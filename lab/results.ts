@@ -71,7 +71,7 @@ export const metricSchema = z.object({
 export const predictionSchema = z.object({
   /** The metric this predicts, matching a metric name where one exists. */
   name: z.string().min(1),
-  /** The model that produced it, e.g. `hdd:exos-x20`, `ssd:990-pro`, `seed`. */
+  /** The model that produced it, e.g. `hdd:exos-x20`, `ssd:990-pro`, `course`. */
   model: z.string().min(1),
   unit: z.string().min(1),
   value: z.number(),

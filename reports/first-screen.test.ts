@@ -29,7 +29,7 @@ describe('the first screen', () => {
     expect(text).toBe(
       'With every send synced, on this disk the log (B) stored 2,900 msgs/s and ' +
         'the slot file (A) 52: 55.8×. On the modelled 7,200 rpm disk (hdd:exos-x20, replaying ' +
-        "these writes): B 96 against A 61, 1.57×. The seed's comparison (B streaming, A synced " +
+        "these writes): B 96 against A 61, 1.57×. The course's comparison (B streaming, A synced " +
         'per message): 3,462× here.',
     );
   });

@@ -11,7 +11,7 @@ import { formatFigure } from '../lab/format.js';
 
 /** The disk model standing in for a 7,200 rpm disk: predictions from `hdd:` models. */
 const SPINNING_MODEL_PREFIX = 'hdd:';
-const SEED_MODEL = 'seed';
+const COURSE_MODEL = 'course';
 
 export interface PuzzleFigures {
   readonly a: number;
@@ -27,12 +27,12 @@ export interface PuzzlePair {
   readonly modelled: PuzzleFigures | null;
   readonly model: string | null;
   /** The course's datasheet arithmetic, B over A; null when not predicted. */
-  readonly seedRatio: number | null;
+  readonly courseRatio: number | null;
 }
 
 export interface PuzzleAnswer {
   readonly synced: PuzzlePair | null;
-  readonly seeds: PuzzlePair | null;
+  readonly course: PuzzlePair | null;
 }
 
 function predicted(
@@ -57,10 +57,10 @@ function pairOf(results: Results, a: Metric, b: Metric): PuzzlePair {
     ratioMetric === undefined
       ? null
       : (predicted(results, ratioMetric.name, spinning)?.value ?? null);
-  const seedRatio =
+  const courseRatio =
     ratioMetric === undefined
       ? null
-      : (predicted(results, ratioMetric.name, (model) => model === SEED_MODEL)?.value ?? null);
+      : (predicted(results, ratioMetric.name, (model) => model === COURSE_MODEL)?.value ?? null);
   return {
     comparison,
     measured: { a: a.median, b: b.median, ratio: ratioMetric?.median ?? b.median / a.median },
@@ -69,7 +69,7 @@ function pairOf(results: Results, a: Metric, b: Metric): PuzzlePair {
         ? null
         : { a: modelA.value, b: modelB.value, ratio: modelRatio ?? modelB.value / modelA.value },
     model: modelA?.model ?? null,
-    seedRatio,
+    courseRatio,
   };
 }
 
@@ -92,7 +92,7 @@ function findPair(results: Results, policyA: string, policyB: string): PuzzlePai
 export function puzzleAnswer(results: Results): PuzzleAnswer {
   return {
     synced: findPair(results, 'always', 'always'),
-    seeds: findPair(results, 'always', 'none'),
+    course: findPair(results, 'always', 'none'),
   };
 }
 
@@ -117,14 +117,17 @@ export function puzzleSentence(answer: PuzzleAnswer, where: string): string | nu
       );
     }
   }
-  const seeds = answer.seeds;
-  if (seeds !== null) {
-    const here = `${times(seeds.measured.ratio)} here`;
-    const modelled = seeds.modelled === null ? '' : `, ${times(seeds.modelled.ratio)} modelled`;
-    const seed =
-      seeds.seedRatio === null ? '' : `, ${times(seeds.seedRatio)} by the seed's arithmetic`;
+  const course = answer.course;
+  if (course !== null) {
+    const here = `${times(course.measured.ratio)} here`;
+    const modelled = course.modelled === null ? '' : `, ${times(course.modelled.ratio)} modelled`;
+    const arithmetic =
+      course.courseRatio === null
+        ? ''
+        : `, ${times(course.courseRatio)} by the course's arithmetic`;
     parts.push(
-      `The seed's comparison (B streaming, A synced per message): ${here}${modelled}` + `${seed}.`,
+      `The course's comparison (B streaming, A synced per message): ${here}${modelled}` +
+        `${arithmetic}.`,
     );
   }
   return parts.length === 0 ? null : parts.join(' ');

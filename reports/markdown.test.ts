@@ -75,7 +75,7 @@ describe('report.md', () => {
     const row = markdown.split('\n').find((line) => line.startsWith('| A | always | always'));
     expect(row).toBe(
       `| A | always | ${ALWAYS} | each delete synced | — | ` +
-        '52 | 49.4 – 54.6 | 156 | 30 | seed: 50; hdd:exos-x20: 61; ssd:990-pro: 1,900 |',
+        '52 | 49.4 – 54.6 | 156 | 30 | course: 50; hdd:exos-x20: 61; ssd:990-pro: 1,900 |',
     );
   });
 

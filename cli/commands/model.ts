@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import { parseChoice } from '../arguments.js';
 import { DISK_PRESETS, type DiskModel } from '../../lab/models/models.js';
-import { hddSeedLines, ssdSeedLines } from '../../lab/models/seed-arithmetic.js';
+import { hddCourseLines, ssdCourseLines } from '../../lab/models/course-arithmetic.js';
 
 function linesFor(model: DiskModel): string[] {
-  const lines = model.kind === 'hdd' ? hddSeedLines(model) : ssdSeedLines(model);
+  const lines = model.kind === 'hdd' ? hddCourseLines(model) : ssdCourseLines(model);
   return [...lines, ...model.sources.map((source) => `  source: ${source}`)];
 }
 

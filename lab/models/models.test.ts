@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { roundSignificant } from '../format.js';
 import { EXOS_X20, SAMSUNG_990_PRO, diskPreset, hddRandomWriteMs } from './models.js';
-import { hddSeedFigures, hddSeedLines, ssdSeedFigures, ssdSeedLines } from './seed-arithmetic.js';
+import {
+  hddCourseFigures,
+  hddCourseLines,
+  ssdCourseFigures,
+  ssdCourseLines,
+} from './course-arithmetic.js';
 
 describe("the course's hard-disk arithmetic, computed from the Exos X20 model", () => {
-  const f = hddSeedFigures(EXOS_X20);
+  const f = hddCourseFigures(EXOS_X20);
 
   it('prices a turn, the average wait and a random write as the course does', () => {
     expect(f.rotationMs.toFixed(2)).toBe('8.33');
@@ -38,7 +43,7 @@ describe("the course's hard-disk arithmetic, computed from the Exos X20 model", 
   });
 
   it('prints each step with its computed result', () => {
-    const text = hddSeedLines(EXOS_X20).join('\n');
+    const text = hddCourseLines(EXOS_X20).join('\n');
     expect(text).toMatch(/one turn .*= 8\.33 ms/);
     expect(text).toMatch(/average wait .*= 4\.17 ms .*datasheet: 4\.16 ms/);
     expect(text).toMatch(/design A .*= 50 messages a second/);
@@ -48,13 +53,13 @@ describe("the course's hard-disk arithmetic, computed from the Exos X20 model", 
 
   it('follows its parameters rather than fixed numbers', () => {
     const slower = { ...EXOS_X20, rpm: 5400 };
-    expect(hddSeedFigures(slower).rotationMs).toBeCloseTo(60_000 / 5400, 10);
+    expect(hddCourseFigures(slower).rotationMs).toBeCloseTo(60_000 / 5400, 10);
     expect(hddRandomWriteMs(slower, 0)).toBeGreaterThan(hddRandomWriteMs(EXOS_X20, 0));
   });
 });
 
 describe("the course's SSD arithmetic, computed from the 990 PRO model", () => {
-  const f = ssdSeedFigures(SAMSUNG_990_PRO);
+  const f = ssdCourseFigures(SAMSUNG_990_PRO);
 
   it('gives 328 MB/s at QD1, a 21 times gap to 6,900 MB/s and about 6,350 MB/s at QD32', () => {
     expect(Math.round(f.qd1BytesPerSec / 1e6)).toBe(328);
@@ -67,7 +72,7 @@ describe("the course's SSD arithmetic, computed from the 990 PRO model", () => {
     expect(f.bytesPerMessageA).toBe(8 * 1024);
     expect(f.bytesPerMessageB).toBe(1024);
     expect(f.bytesRatio).toBe(8);
-    expect(ssdSeedLines(SAMSUNG_990_PRO).join('\n')).toMatch(/8 KiB per message/);
+    expect(ssdCourseLines(SAMSUNG_990_PRO).join('\n')).toMatch(/8 KiB per message/);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Disk models from datasheet figures: what a write costs on a spinning disk (seek, rotation,
  * transfer) and on a flash drive (per-I/O time at a queue depth, whole pages). They price the
- * course's arithmetic (seed-arithmetic.ts) and the write trace of a real run (trace-estimate.ts),
+ * course's arithmetic (course-arithmetic.ts) and the write trace of a real run (trace-estimate.ts),
  * so the puzzle can be reproduced on a machine without a hard disk. Assumptions and where the
  * models are known to be wrong: docs/models.md.
  *
@@ -68,7 +68,7 @@ export const EXOS_X20: HddModel = {
   sources: [
     'Exos X20 datasheet: 7,200 rpm, average latency 4.16 ms, max sustained transfer 285 MB/s, ' +
       'random 4K QD16 write 550 IOPS',
-    'seek: 10 ms seek + wait (Kafka design documentation, used by the seed) minus the half turn',
+    'seek: 10 ms seek + wait (Kafka design documentation, used by the course) minus the half turn',
   ],
 };
 

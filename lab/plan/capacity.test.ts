@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import {
-  SEED_NORMAL_TRAFFIC,
-  SEED_SEGMENT_TABLE_BYTES,
+  COURSE_NORMAL_TRAFFIC,
+  COURSE_SEGMENT_TABLE_BYTES,
   secondsToFill,
   trafficBytesPerSec,
 } from './capacity.js';
 
 describe('capacity arithmetic', () => {
   it("prices the course's normal traffic at 5,120 bytes a second", () => {
-    expect(trafficBytesPerSec(SEED_NORMAL_TRAFFIC)).toBe(5_120);
+    expect(trafficBytesPerSec(COURSE_NORMAL_TRAFFIC)).toBe(5_120);
   });
 
   it("reproduces the course's table of how long one segment lasts", () => {
-    const seconds = SEED_SEGMENT_TABLE_BYTES.map((bytes) =>
-      Math.floor(secondsToFill(bytes, SEED_NORMAL_TRAFFIC)),
+    const seconds = COURSE_SEGMENT_TABLE_BYTES.map((bytes) =>
+      Math.floor(secondsToFill(bytes, COURSE_NORMAL_TRAFFIC)),
     );
     expect(seconds).toEqual([819, 13_107, 20_480, 209_715]);
-    const hours = SEED_SEGMENT_TABLE_BYTES.map(
-      (bytes) => secondsToFill(bytes, SEED_NORMAL_TRAFFIC) / 3_600,
+    const hours = COURSE_SEGMENT_TABLE_BYTES.map(
+      (bytes) => secondsToFill(bytes, COURSE_NORMAL_TRAFFIC) / 3_600,
     );
     expect(hours[1]).toBeCloseTo(3.6, 1);
     expect(hours[2]).toBeCloseTo(5.7, 1);
@@ -25,7 +25,7 @@ describe('capacity arithmetic', () => {
   });
 
   it('says one GiB of page cache holds about 2.4 days of normal traffic', () => {
-    const days = secondsToFill(1024 ** 3, SEED_NORMAL_TRAFFIC) / 86_400;
+    const days = secondsToFill(1024 ** 3, COURSE_NORMAL_TRAFFIC) / 86_400;
     expect(days).toBeCloseTo(2.4, 1);
   });
 
@@ -38,6 +38,6 @@ describe('capacity arithmetic', () => {
 
   it('refuses a rate that is not positive', () => {
     expect(() => secondsToFill(1, { msgsPerSec: 0, messageBytes: 1 })).toThrow(/msgsPerSec/);
-    expect(() => secondsToFill(-1, SEED_NORMAL_TRAFFIC)).toThrow(/bytes/);
+    expect(() => secondsToFill(-1, COURSE_NORMAL_TRAFFIC)).toThrow(/bytes/);
   });
 });

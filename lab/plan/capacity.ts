@@ -16,10 +16,10 @@ export interface Traffic {
 }
 
 /** The email queue's normal traffic in the course: 5 messages a second of 1,024 bytes. */
-export const SEED_NORMAL_TRAFFIC: Traffic = { msgsPerSec: 5, messageBytes: 1024 };
+export const COURSE_NORMAL_TRAFFIC: Traffic = { msgsPerSec: 5, messageBytes: 1024 };
 
 /** The rows of the course's segment-size table: 4 MiB, 64 MiB, 100 MiB and 1 GiB. */
-export const SEED_SEGMENT_TABLE_BYTES: readonly number[] = [
+export const COURSE_SEGMENT_TABLE_BYTES: readonly number[] = [
   4 * MiB,
   64 * MiB,
   100 * MiB,

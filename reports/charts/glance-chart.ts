@@ -42,7 +42,7 @@ function barsOf(pair: PuzzlePair | null, comparison: string): GlanceBar[] {
 export function glanceChartSpec(answer: PuzzleAnswer): VegaLiteSpec | null {
   const values = [
     ...barsOf(answer.synced, 'every send synced'),
-    ...barsOf(answer.seeds, "the seed's comparison"),
+    ...barsOf(answer.course, "the course's comparison"),
   ];
   if (values.length === 0) return null;
   const scale = axisScale(values.map((bar) => bar.y));
@@ -70,7 +70,7 @@ export function glanceChartSpec(answer: PuzzleAnswer): VegaLiteSpec | null {
         field: 'comparison',
         type: 'nominal',
         title: null,
-        sort: ['every send synced', "the seed's comparison"],
+        sort: ['every send synced', "the course's comparison"],
       },
     },
     spacing: 12,

@@ -61,7 +61,7 @@ describe('the puzzle throughput chart', () => {
     expect(bars?.encoding.x.sort).toEqual([
       'always; every send synced; A: each delete synced; B: head per 1,000 deletes',
       'group; sends share a sync; A: deletes share it; B: head per 1,000 deletes',
-      "the seed's; A: synced per message; B: streamed, one sync a round",
+      "the course's; A: synced per message; B: streamed, one sync a round",
       'none; no sync (page cache)',
     ]);
     expect(bars?.encoding.x.axis.labelExpr).toBe("split(datum.label, '; ')");
@@ -81,11 +81,11 @@ describe('the puzzle throughput chart', () => {
     ]);
   });
 
-  it("puts the seed's comparison in its own category: A synced beside B streaming", () => {
-    const seed = pointsOf(spec).filter(
-      (p) => !p.predicted && p.x.toString().startsWith('the seed'),
+  it("puts the course's comparison in its own category: A synced beside B streaming", () => {
+    const course = pointsOf(spec).filter(
+      (p) => !p.predicted && p.x.toString().startsWith('the course'),
     );
-    expect(seed.map((p) => [p.series, p.y])).toEqual([
+    expect(course.map((p) => [p.series, p.y])).toEqual([
       ['B: log', 180_000],
       ['A: slot file', 52],
     ]);
@@ -105,17 +105,21 @@ describe('the puzzle throughput chart', () => {
     const predicted = layerWith(spec, 'point', true);
     expect(predicted?.mark.fill).toBe('white');
     expect(predicted?.encoding.shape.field).toBe('model');
-    expect(predicted?.encoding.shape.scale.domain).toEqual(['seed', 'hdd:exos-x20', 'ssd:990-pro']);
+    expect(predicted?.encoding.shape.scale.domain).toEqual([
+      'course',
+      'hdd:exos-x20',
+      'ssd:990-pro',
+    ]);
     expect(predicted?.encoding.xOffset.field).toBe('series');
     // Vega-Lite would stroke the legend's symbols `transparent` without this.
     expect(predicted?.encoding.shape.legend.encode.symbols.update.stroke).toEqual({
       value: '#222222',
     });
     // The course's 278,000 a second is B streaming, never B synced per message.
-    const seedB = pointsOf(spec).filter((p) => p.model === 'seed' && p.series === 'B: log');
-    expect(seedB).toHaveLength(1);
-    expect(seedB[0]).toMatchObject({ y: 278_000, predicted: true });
-    expect(seedB[0]?.x).toMatch(/^the seed's; /);
+    const courseB = pointsOf(spec).filter((p) => p.model === 'course' && p.series === 'B: log');
+    expect(courseB).toHaveLength(1);
+    expect(courseB[0]).toMatchObject({ y: 278_000, predicted: true });
+    expect(courseB[0]?.x).toMatch(/^the course's; /);
     expect(spec.title.subtitle.join(' ')).toContain('model predictions');
   });
 });

@@ -122,11 +122,25 @@ function axisTitle(title: string, unit: string | null, scale: AxisScale): string
 }
 
 /** As many legend columns as the longest entry leaves room for under the plot. */
-function legendJson(entries: readonly string[]): Json {
+function legendColumns(entries: readonly string[]): number {
   const longest = Math.max(...entries.map((entry) => entry.length), 1);
   const entryWidthPx = longest * LEGEND_CHAR_WIDTH_PX + LEGEND_SYMBOL_WIDTH_PX;
   const fits = Math.floor(LEGEND_WIDTH_PX / entryWidthPx);
-  return { columns: Math.max(1, Math.min(fits, entries.length)) };
+  return Math.max(1, Math.min(fits, entries.length));
+}
+
+function legendJson(entries: readonly string[]): Json {
+  return { columns: legendColumns(entries) };
+}
+
+/**
+ * The model legend sits beside the series legend: where that one has as many rows as there are
+ * models, the models stack in one column at no cost in height, which keeps a chart of two
+ * machines' long series names within 800 px.
+ */
+function modelLegendJson(models: readonly string[], seriesEntries: readonly string[]): Json {
+  const seriesRows = Math.ceil(seriesEntries.length / legendColumns(seriesEntries));
+  return seriesRows >= models.length ? { columns: 1 } : legendJson(models);
 }
 
 interface Encodings {
@@ -218,7 +232,7 @@ function encodings(data: PanelData): Encodings {
     scale: { domain: data.models, range: PREDICTION_SHAPES.slice(0, data.models.length) },
     // An explicit symbol encoding: Vega-Lite otherwise strokes these symbols `transparent`.
     legend: {
-      ...legendJson(data.models),
+      ...modelLegendJson(data.models, data.hasSeries ? data.colourSort : []),
       encode: {
         symbols: {
           update: {

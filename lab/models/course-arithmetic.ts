@@ -15,7 +15,7 @@ import {
   ssdRandomWriteMs,
 } from './models.js';
 
-export interface SeedScenario {
+export interface CourseScenario {
   readonly messageBytes: number;
   /** Design A writes twice per message: the send fills a slot, the delete frees it. */
   readonly writesPerMessageA: number;
@@ -30,7 +30,7 @@ export interface SeedScenario {
   };
 }
 
-export const SEED_SCENARIO: SeedScenario = {
+export const COURSE_SCENARIO: CourseScenario = {
   messageBytes: 1024,
   writesPerMessageA: 2,
   sale: { sendsPerSec: 40, providerPerSec: 100, backlogMessages: 3600 },
@@ -46,7 +46,7 @@ export interface SaleFigures {
   readonly plannedSeconds: number;
 }
 
-export interface HddSeedFigures {
+export interface HddCourseFigures {
   readonly rotationMs: number;
   readonly halfTurnMs: number;
   readonly randomWriteMs: number;
@@ -59,7 +59,7 @@ export interface HddSeedFigures {
   readonly sale: SaleFigures;
 }
 
-export interface SsdSeedFigures {
+export interface SsdCourseFigures {
   readonly sequentialWriteBytesPerSec: number;
   readonly qd1BytesPerSec: number;
   readonly gap: number;
@@ -70,7 +70,7 @@ export interface SsdSeedFigures {
   readonly bytesRatio: number;
 }
 
-function saleFigures(randomWritesPerSec: number, scenario: SeedScenario): SaleFigures {
+function saleFigures(randomWritesPerSec: number, scenario: CourseScenario): SaleFigures {
   const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
   // Each send is a write and each delete is a write; the disk's writes are shared between them.
   const deletesAllowedPerSec = Math.min(providerPerSec, randomWritesPerSec - sendsPerSec);
@@ -87,10 +87,10 @@ function saleFigures(randomWritesPerSec: number, scenario: SeedScenario): SaleFi
   };
 }
 
-export function hddSeedFigures(
+export function hddCourseFigures(
   model: HddModel,
-  scenario: SeedScenario = SEED_SCENARIO,
-): HddSeedFigures {
+  scenario: CourseScenario = COURSE_SCENARIO,
+): HddCourseFigures {
   const randomWriteMs = hddRandomWriteMs(model, scenario.messageBytes);
   const randomWritesPerSec = 1000 / randomWriteMs;
   const designAMsgsPerSec = randomWritesPerSec / scenario.writesPerMessageA;
@@ -110,10 +110,10 @@ export function hddSeedFigures(
   };
 }
 
-export function ssdSeedFigures(
+export function ssdCourseFigures(
   model: SsdModel,
-  scenario: SeedScenario = SEED_SCENARIO,
-): SsdSeedFigures {
+  scenario: CourseScenario = COURSE_SCENARIO,
+): SsdCourseFigures {
   const qd1BytesPerSec = model.randomWriteIopsQd1 * model.pageBytes;
   // A slot write and a delete each rewrite a whole page; the log writes the message once.
   const bytesPerMessageA = scenario.writesPerMessageA * model.pageBytes;
@@ -139,7 +139,7 @@ const render = (steps: readonly Step[]) =>
     ([label, formula, result]) => `  ${label.padEnd(18)} = ${formula.padEnd(38)} = ${result}`,
   );
 
-function hddDesignSteps(model: HddModel, f: HddSeedFigures, scenario: SeedScenario): Step[] {
+function hddDesignSteps(model: HddModel, f: HddCourseFigures, scenario: CourseScenario): Step[] {
   const datasheet =
     model.datasheetAverageLatencyMs === null
       ? ''
@@ -178,7 +178,7 @@ function hddDesignSteps(model: HddModel, f: HddSeedFigures, scenario: SeedScenar
   ];
 }
 
-function saleSteps(f: HddSeedFigures, scenario: SeedScenario): Step[] {
+function saleSteps(f: HddCourseFigures, scenario: CourseScenario): Step[] {
   const { sale } = f;
   const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
   const share = Math.round(sale.peakShareOfDisk * 100);
@@ -212,8 +212,11 @@ function saleSteps(f: HddSeedFigures, scenario: SeedScenario): Step[] {
   ];
 }
 
-export function hddSeedLines(model: HddModel, scenario: SeedScenario = SEED_SCENARIO): string[] {
-  const f = hddSeedFigures(model, scenario);
+export function hddCourseLines(
+  model: HddModel,
+  scenario: CourseScenario = COURSE_SCENARIO,
+): string[] {
+  const f = hddCourseFigures(model, scenario);
   const { sendsPerSec, providerPerSec, backlogMessages } = scenario.sale;
   return [
     `${model.name}: the course's arithmetic, computed from the model`,
@@ -224,8 +227,11 @@ export function hddSeedLines(model: HddModel, scenario: SeedScenario = SEED_SCEN
   ];
 }
 
-export function ssdSeedLines(model: SsdModel, scenario: SeedScenario = SEED_SCENARIO): string[] {
-  const f = ssdSeedFigures(model, scenario);
+export function ssdCourseLines(
+  model: SsdModel,
+  scenario: CourseScenario = COURSE_SCENARIO,
+): string[] {
+  const f = ssdCourseFigures(model, scenario);
   const page = count(model.pageBytes);
   const bytesA = formatBytes(f.bytesPerMessageA);
   const bytesB = formatBytes(f.bytesPerMessageB);
