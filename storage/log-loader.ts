@@ -1,6 +1,7 @@
 /**
- * Opening a log checks and recovers it (Kafka's LogLoader; lesson 3's "read from a known good
- * point, find where the damage starts, cut there").
+ * Opening a log checks and recovers it (Kafka's LogLoader; lesson 3 as the course, lesson 2, tells
+ * it: "read the file from a known good point, find where the damage starts, and cut the file
+ * there").
  *
  * The data is the truth and the recovery point a hint. Every sealed segment was fdatasynced
  * before the next one was created (log.ts, the roll), so a crash can tear only what follows the

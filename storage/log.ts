@@ -320,7 +320,7 @@ export class Log {
     };
   }
 
-  /** How the lookup of `offset` walks: segment, index entry, bytes stepped (lesson 2). */
+  /** The lookup of `offset` (the course, lesson 2): segment, index entry, bytes stepped. */
   explainLookup(offset: number): LookupWalk {
     this.#checkOpen();
     this.#writePending();
