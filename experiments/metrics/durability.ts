@@ -82,7 +82,7 @@ export const DURABILITY_CHARTS: readonly ChartDef[] = [
     'throughput-latency',
     'Throughput against p99 send latency, per durability policy',
     "Right is more throughput, lower is a shorter p99 wait; each line joins one policy's " +
-      'runs in producer order, and the number beside a point is its producers (1 to 256).',
+      'runs in producer order, and the number beside a point is its producers.',
     plot(DURABILITY_METRICS.sendLatencyNs, {
       statistic: 'p99',
       yTitle: 'p99 send latency',
