@@ -19,7 +19,7 @@
  */
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
-import { LOG_SUFFIX, parseSegmentFileName } from './segment.js';
+import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import type { BatchedLogConfig } from './batched-log-config.js';
 import {

@@ -11,7 +11,7 @@
  */
 import { couldBeDamagedRecords } from './segment-chain.js';
 import * as path from 'node:path';
-import { LOG_SUFFIX, segmentFileName } from './segment.js';
+import { LOG_SUFFIX, segmentFileName } from './segment-files.js';
 
 /** A segment whose first record is sound but holds another offset than its file name says. */
 export interface DumpedNameMismatch {

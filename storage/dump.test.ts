@@ -10,7 +10,7 @@ import type { DumpEntry } from './dump-entries.js';
 import { isStorageError } from './errors.js';
 import type { FileIO } from './file-io.js';
 import { Log } from './log.js';
-import { LOG_SUFFIX, segmentFileName } from './segment.js';
+import { LOG_SUFFIX, segmentFileName } from './segment-files.js';
 import { SimDisk } from './sim/sim-disk.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import { type DumpedChainProblem, chainProblemAdvice } from './dump-chain.js';

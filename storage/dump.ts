@@ -22,7 +22,7 @@
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
-import { LOG_SUFFIX, parseSegmentFileName, segmentFileName } from './segment.js';
+import { LOG_SUFFIX, parseSegmentFileName, segmentFileName } from './segment-files.js';
 import {
   RECORD_HEADER_BYTES,
   checkRecord,

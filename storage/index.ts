@@ -79,7 +79,7 @@ export type { LogReader } from './log-reader.js';
  * How a lookup walked (`log.explainLookup(offset)`): the segment, the index entry it started
  * from and the bytes it stepped over to reach the record.
  */
-export type { LookupWalk } from './segment.js';
+export type { LookupWalk } from './segment-lookup.js';
 
 /**
  * A logical record number. Branded so it cannot be mixed up with a byte position by accident;

@@ -24,7 +24,7 @@
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment.js';
+import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment-files.js';
 import {
   type KafkaCheckedKind,
   type KafkaDumpEntry,

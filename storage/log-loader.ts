@@ -30,20 +30,15 @@
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from './errors.js';
-import {
-  SCAN_WINDOW_BYTES,
-  LOG_SUFFIX,
-  Segment,
-  closeSegments,
-  parseSegmentFileName,
-  type ScanResult,
-} from './segment.js';
+import { SCAN_WINDOW_BYTES, Segment, closeSegments, type ScanResult } from './segment.js';
+import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint } from './recovery-point.js';
 import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recovery-report.js';
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
+import { indexCovers } from './index-coverage.js';
 import { sparePath } from './segment-files.js';
 import {
   type ChainFinding,
@@ -231,7 +226,7 @@ function recover(
 
 function indexCoversBelow(home: Segment, start: ScanStart, window: ReadWindow): boolean {
   home.loadIndexesForRecovery(start.positionBytes, start.expectedOffset);
-  return home.indexCovers(window, start.positionBytes);
+  return indexCovers(home, window, start.positionBytes);
 }
 
 /**

@@ -11,7 +11,8 @@
  */
 import type { FileIO } from './file-io.js';
 import { StorageError, isStorageError } from './errors.js';
-import type { Segment, SegmentRecord } from './segment.js';
+import type { Segment } from './segment.js';
+import { type SegmentRecord, readRecordAt } from './segment-lookup.js';
 import { ReadWindow } from './read-window.js';
 import { corruptRecord } from './record.js';
 import { asOffset } from './units.js';
@@ -129,7 +130,7 @@ export class LogReader {
   /** The record at the reader's position; when it is damaged, moves past it, then throws. */
   #readRecord(): SegmentRecord | null {
     try {
-      return this.#segment.readAt(this.#window, this.#positionBytes, this.#nextOffset);
+      return readRecordAt(this.#segment, this.#window, this.#positionBytes, this.#nextOffset);
     } catch (error) {
       if (isStorageError(error, 'CORRUPT_RECORD')) this.#skipDamaged();
       throw error;

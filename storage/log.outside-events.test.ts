@@ -10,7 +10,7 @@ import { isStorageError, type StorageErrorCode } from './errors.js';
 import { LogQueue } from './log-queue.js';
 import { Log } from './log.js';
 import { writeRecoveryPoint } from './recovery-point.js';
-import { LOG_SUFFIX, segmentFileName } from './segment.js';
+import { LOG_SUFFIX, segmentFileName } from './segment-files.js';
 import { SimDisk } from './sim/sim-disk.js';
 import { SlotFileQueue } from './slot-file.js';
 import {

@@ -26,7 +26,7 @@ import { NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
 import { RECOVERY_POINT_FILE, writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes } from './record.js';
-import { segmentFileName } from './segment.js';
+import { segmentFileName } from './segment-files.js';
 import { errorOf, rejectionOf } from '../test/fixtures/storage-error.js';
 
 const newDir = tempDirs('refusals');

@@ -31,7 +31,8 @@ import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
-import { Segment, closeSegments, type LookupWalk } from './segment.js';
+import { Segment, closeSegments } from './segment.js';
+import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
 import { removeSegmentFiles, sparePath } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
@@ -308,7 +309,7 @@ export class Log {
     this.#checkOpen();
     this.#writePending();
     const segment = this.#segmentFor(offset);
-    const found = segment.find(this.#lookupWindow, offset);
+    const found = findRecord(segment, this.#lookupWindow, offset);
     if (found === null) throw this.#outOfRange(offset);
     return {
       offset: asOffset(offset),
@@ -324,7 +325,7 @@ export class Log {
   explainLookup(offset: number): LookupWalk {
     this.#checkOpen();
     this.#writePending();
-    return this.#segmentFor(offset).explain(this.#lookupWindow, offset);
+    return explainLookup(this.#segmentFor(offset), this.#lookupWindow, offset);
   }
 
   /**
@@ -349,7 +350,7 @@ export class Log {
       return new LogReader(this.config.io, source, { segment: active, ...start });
     }
     const segment = this.#segmentFor(fromOffset);
-    const start = segment.walkStart(fromOffset);
+    const start = walkStart(segment, fromOffset);
     return new LogReader(this.config.io, source, { segment, ...start, fromOffset });
   }
 

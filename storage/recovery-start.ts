@@ -10,6 +10,8 @@ import type { ReadWindow } from './read-window.js';
 import type { RecoveryPoint } from './recovery-point.js';
 import type { RecoveryCounts, RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
+import { soundRecordIdAt } from './segment-lookup.js';
+import { OffsetIndex } from './offset-index.js';
 
 /**
  * Where the scan of the active segment starts and what it may cut. `afterSync`: everything
@@ -91,10 +93,10 @@ function checkPoint(
       entryLanded: true,
     };
   }
-  const entry = segment.indexEntryBelowOnDisk(point.positionBytes);
+  const entry = indexEntryBelowOnDisk(segment, point.positionBytes);
   const entryLanded =
     entry.positionBytes === 0 ||
-    segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
+    soundRecordIdAt(segment, window, entry.positionBytes) === entry.offset;
   const from = entryLanded ? entry : { positionBytes: 0, offset: segment.baseOffset };
   const walk = segment.scan(window, from.positionBytes, from.offset, {
     reindex: false,
@@ -112,6 +114,23 @@ function checkPoint(
     problem: `the recovery point (${where}, next offset ${point.nextOffset}) disagrees with the data: ${found}`,
     walkedBytes,
     entryLanded,
+  };
+}
+
+/**
+ * The index file's last valid entry before `positionBytes`, read without changing the file or
+ * the loaded index; the segment's start when there is none.
+ */
+function indexEntryBelowOnDisk(
+  segment: Segment,
+  positionBytes: number,
+): { positionBytes: number; offset: number } {
+  const { index } = OffsetIndex.load(segment.io, segment.indexPath, positionBytes, 'read');
+  const last = index.entries - 1;
+  if (last < 0) return { positionBytes: 0, offset: segment.baseOffset };
+  return {
+    positionBytes: index.positionAt(last),
+    offset: segment.baseOffset + index.relativeOffsetAt(last),
   };
 }
 

@@ -16,7 +16,10 @@ import { StorageError } from './errors.js';
 import type { ReadWindow } from './read-window.js';
 import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from './record.js';
 import { endOfNonZeroBytes } from './resync.js';
-import { LOG_SUFFIX, segmentFileName, type Segment } from './segment.js';
+import { soundRecordIdAt } from './segment-lookup.js';
+import { OffsetIndex } from './offset-index.js';
+import type { Segment } from './segment.js';
+import { LOG_SUFFIX, segmentFileName } from './segment-files.js';
 
 /** Something found at the end of a sealed segment that does not stop the log from opening. */
 export interface ChainFinding {
@@ -29,7 +32,7 @@ export interface ChainFinding {
 
 /** Refuses a segment whose first record is sound but carries another offset than its name. */
 export function checkSegmentName(segment: Segment, window: ReadWindow): void {
-  const firstId = segment.soundRecordIdAt(window, 0);
+  const firstId = soundRecordIdAt(segment, window, 0);
   if (firstId === null || firstId === segment.baseOffset) return;
   const file = segment.logPath;
   throw new StorageError(
@@ -130,10 +133,11 @@ function walkStartOf(
   segment: Segment,
   window: ReadWindow,
 ): { positionBytes: number; offset: number } {
-  const entry = segment.lastIndexEntryOnDisk();
+  // The last entry read alone (8 bytes): checking the chain loads no index.
+  const entry = OffsetIndex.lastEntryOnDisk(segment.io, segment.indexPath, segment.sizeBytes);
   if (entry !== null) {
     const offset = segment.baseOffset + entry.relativeOffset;
-    if (segment.soundRecordIdAt(window, entry.positionBytes) === offset) {
+    if (soundRecordIdAt(segment, window, entry.positionBytes) === offset) {
       return { positionBytes: entry.positionBytes, offset };
     }
   }

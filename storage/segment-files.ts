@@ -9,6 +9,7 @@
  * listings, the chain check and `loglab dump` pass it by.
  */
 import * as path from 'node:path';
+import { StorageError } from './errors.js';
 import type { FileIO } from './file-io.js';
 
 export const LOG_SUFFIX = '.log';
@@ -45,4 +46,29 @@ export function removeSegmentFiles(io: FileIO, paths: SegmentPaths): void {
 
 export function sparePath(dir: string): string {
   return path.join(dir, SPARE_SEGMENT_FILE);
+}
+
+const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
+
+/**
+ * The base offset a file name claims, null for files that are not the log's. A name that looks
+ * like a segment (digits, a segment suffix) but is not 20 digits is an error naming the file.
+ */
+export function parseSegmentFileName(
+  dir: string,
+  name: string,
+): { baseOffset: number; suffix: string } | null {
+  const match = SEGMENT_FILE.exec(name);
+  if (match === null) return null;
+  const digits = match[1]!;
+  const baseOffset = Number(digits);
+  if (digits.length !== BASE_OFFSET_DIGITS || !Number.isSafeInteger(baseOffset)) {
+    throw new StorageError(
+      'INVALID_SEGMENT_FILE',
+      `${path.join(dir, name)} looks like a segment but its base offset is not 20 digits; ` +
+        'rename or move it out of the log directory',
+      { file: path.join(dir, name) },
+    );
+  }
+  return { baseOffset, suffix: `.${match[2]!}` };
 }

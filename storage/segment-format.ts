@@ -16,7 +16,7 @@
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
-import { LOG_SUFFIX, parseSegmentFileName } from './segment.js';
+import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { RECORD_LIMIT_FILE } from './record-limit.js';
 import { HEAD_CHECKPOINT_FILE } from './head-checkpoint.js';
 import { walkKafkaSegment } from './kafka-segment-walk.js';

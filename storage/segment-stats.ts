@@ -21,7 +21,7 @@
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { StorageError } from './errors.js';
-import { LOG_SUFFIX, INDEX_SUFFIX, segmentFileName } from './segment.js';
+import { LOG_SUFFIX, INDEX_SUFFIX, segmentFileName } from './segment-files.js';
 import { segmentsToDump, dumpLog, type DumpTarget } from './dump.js';
 import { detectSegmentFormat, type SegmentFormat } from './segment-format.js';
 import { type WalkedBatch, damagedSegmentBatch, walkKafkaSegment } from './kafka-segment-walk.js';

@@ -8,57 +8,17 @@
  * size is added to the count. `indexIntervalBytes === 0` means dense: an entry for every record.
  * The count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
  */
-import * as path from 'node:path';
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
-import { StorageError, assert } from './errors.js';
+import { assert } from './errors.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
+import { indexBehind } from './index-coverage.js';
+import { prepareSpare, spareFits, writeZeros } from './preallocation.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import { largestLowerBoundSlot } from './index-file.js';
 import { ReadWindow } from './read-window.js';
-import {
-  BASE_OFFSET_DIGITS,
-  type SegmentPaths,
-  removeSegmentFiles,
-  segmentPaths,
-} from './segment-files.js';
+import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
-import {
-  RECORD_HEADER_BYTES,
-  checkRecord,
-  corruptRecord,
-  decodeCheckedRecord,
-  frameSizeAt,
-  recordIdAt,
-  type DecodedRecord,
-  type FrameProblem,
-} from './record.js';
-
-export { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment-files.js';
-const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
-
-/**
- * The base offset a file name claims, null for files that are not the log's. A name that looks
- * like a segment (digits, a segment suffix) but is not 20 digits is an error naming the file.
- */
-export function parseSegmentFileName(
-  dir: string,
-  name: string,
-): { baseOffset: number; suffix: string } | null {
-  const match = SEGMENT_FILE.exec(name);
-  if (match === null) return null;
-  const digits = match[1]!;
-  const baseOffset = Number(digits);
-  if (digits.length !== BASE_OFFSET_DIGITS || !Number.isSafeInteger(baseOffset)) {
-    throw new StorageError(
-      'INVALID_SEGMENT_FILE',
-      `${path.join(dir, name)} looks like a segment but its base offset is not 20 digits; ` +
-        'rename or move it out of the log directory',
-      { file: path.join(dir, name) },
-    );
-  }
-  return { baseOffset, suffix: `.${match[2]!}` };
-}
+import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
 
 export interface SegmentConfig {
   readonly indexIntervalBytes: number;
@@ -78,8 +38,6 @@ export interface SegmentConfig {
   /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
   readonly readOnly: boolean;
 }
-
-const ZERO_CHUNK_BYTES = 1 << 20;
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
@@ -105,40 +63,6 @@ export interface ScanResult {
   /** Why the scan stopped before the end of the file, or null when it reached the end. */
   readonly problem: FrameProblem | null;
 }
-
-export interface SegmentRecord extends DecodedRecord {
-  readonly positionBytes: number;
-  readonly sizeBytes: number;
-}
-
-export interface IndexEntry {
-  readonly relativeOffset: number;
-  readonly positionBytes: number;
-}
-
-/** One lookup, step by step: what the index said and how far the walk went. */
-export interface LookupWalk {
-  readonly segmentBaseOffset: number;
-  readonly relativeOffset: number;
-  readonly indexEntries: number;
-  /** Index entries compared by the binary search. */
-  readonly comparisons: number;
-  /** The largest entry at or below the target; null: the walk starts at position 0. */
-  readonly indexEntry: IndexEntry | null;
-  readonly nextIndexEntry: IndexEntry | null;
-  readonly recordPositionBytes: number;
-  readonly recordSizeBytes: number;
-  /** Bytes read from the walk's start to the end of the target record. */
-  readonly stepForwardBytes: number;
-  /** Records read, the target included. */
-  readonly recordsStepped: number;
-}
-
-/** An index entry that does not land on its record: the index is rebuilt, never trusted. */
-class IndexEntryMismatch extends Error {}
-
-/** A lookup window: one index interval and a record, rounded up to whole pages. */
-const LOOKUP_WINDOW_BYTES = 8 * 1024;
 
 export class Segment {
   readonly baseOffset: number;
@@ -366,10 +290,7 @@ export class Segment {
     );
     // Rolls keep appends within the segment size, which preallocation fills.
     assert(target >= this.#sizeBytes + lengthBytes, 'the append fits the preallocated segment');
-    const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, target - from));
-    for (let at = from; at < target; at += zeros.length) {
-      this.#io.write(this.handle, zeros, 0, Math.min(zeros.length, target - at), at);
-    }
+    writeZeros(this.#io, this.handle, from, target);
     this.#fileBytes = target;
   }
 
@@ -521,120 +442,9 @@ export class Segment {
     this.#timeIndex.truncateFromRelativeOffset(nextRelative);
   }
 
-  /**
-   * Whether the loaded offset index holds every entry the index rule puts below `endBytes`, as
-   * far as two short walks can tell: from the start to the first entry, and from the last entry
-   * to `endBytes`. A deleted index fails the first, a shortened one the second (Kafka rebuilds
-   * a missing index file too). Entries written under another interval fail as well; the rebuild
-   * then follows the interval in force.
-   */
-  indexCovers(window: ReadWindow, endBytes: number): boolean {
-    const index = this.offsetIndex();
-    const entries = index.entries;
-    const firstExpected = this.#firstEntryPosition(window, endBytes);
-    const firstFound = entries === 0 ? null : index.positionAt(0);
-    if (firstExpected !== firstFound) return false;
-    if (entries === 0) return true;
-    return !this.#entryDueAfter(
-      window,
-      index.positionAt(entries - 1),
-      this.baseOffset + index.relativeOffsetAt(entries - 1),
-      endBytes,
-    );
-  }
-
-  /** Where the rule puts the first entry (the first record past one interval); null: none below `endBytes`. */
-  #firstEntryPosition(window: ReadWindow, endBytes: number): number | null {
-    const interval = this.#config.indexIntervalBytes;
-    let found: number | null = null;
-    const stopAt = (_offset: number, position: number): boolean => {
-      if (interval !== 0 && position <= interval) return false;
-      found = position;
-      return true;
-    };
-    this.scan(window, 0, this.baseOffset, { reindex: false, stopAt, endBytes });
-    return found;
-  }
-
-  /** True when a record between the entry at `fromPosition` and `endBytes` should have had an entry. */
-  #entryDueAfter(
-    window: ReadWindow,
-    fromPosition: number,
-    fromOffset: number,
-    endBytes: number,
-  ): boolean {
-    const interval = this.#config.indexIntervalBytes;
-    let due = false;
-    const stopAt = (_offset: number, position: number): boolean => {
-      due = position !== fromPosition && (interval === 0 || position - fromPosition > interval);
-      return due;
-    };
-    const walk = this.scan(window, fromPosition, fromOffset, { reindex: false, stopAt, endBytes });
-    return due || (walk.problem !== null && walk.endPositionBytes < endBytes);
-  }
-
-  /**
-   * Finds, checks and decodes the record for `offset`; throws CORRUPT_RECORD or returns null.
-   * When the index entry the walk starts from does not land on its record, the index (a cache)
-   * is wrong, not the log: it is rebuilt and the lookup tried once more.
-   */
-  find(window: ReadWindow, offset: number): SegmentRecord | null {
-    try {
-      return this.#walkTo(window, offset);
-    } catch (error) {
-      if (!(error instanceof IndexEntryMismatch)) throw error;
-      this.#rebuildIndexes();
-      return this.#walkTo(window, offset);
-    }
-  }
-
-  /**
-   * Steps from the index entry at or below `offset` by record lengths, checking only headers. A
-   * bad header means a damaged record: that one, or the one before it if its length (stepped
-   * over unchecked) is what led here. The damaged record is stepped over (resync.ts); the target
-   * itself, or a target lost with a damaged record before it, is CORRUPT_RECORD.
-   */
-  #walkTo(window: ReadWindow, offset: number): SegmentRecord | null {
-    const start = this.walkStart(offset);
-    let position = start.positionBytes;
-    let current = start.offset;
-    let previous = -1;
-    window.bind(this.handle);
-    window.fill(position, start.endBytes - position, this.#sizeBytes);
-    while (position !== this.#sizeBytes) {
-      // Past the end: the length just stepped over was damaged (it still looked plausible).
-      const size =
-        position > this.#sizeBytes ? 'truncated' : this.#headerProblem(window, position, current);
-      if (typeof size === 'number' && current === offset)
-        return this.#decodeAt(window, position, size, offset);
-      if (typeof size === 'number') {
-        previous = position;
-        position += size;
-        current++;
-        continue;
-      }
-      if (position === start.positionBytes && start.fromIndex) throw new IndexEntryMismatch();
-      const before = previous < 0 ? null : this.#recordProblem(window, previous, current - 1);
-      const damaged =
-        before === null
-          ? { position, offset: current, problem: size }
-          : { position: previous, offset: current - 1, problem: before };
-      if (damaged.offset === offset)
-        throw corruptRecord(this.logPath, damaged.position, damaged.problem, offset);
-      const resume = this.recordAfterDamage(window, damaged.position, damaged.offset);
-      if (resume === null || resume.offset > offset) {
-        throw corruptRecord(
-          this.logPath,
-          damaged.position,
-          `lost with the damaged record for offset ${damaged.offset}`,
-          offset,
-        );
-      }
-      position = resume.positionBytes;
-      current = resume.offset;
-      previous = -1;
-    }
-    return null;
+  /** Bytes between index entries (0: an entry for every record). */
+  get indexIntervalBytes(): number {
+    return this.#config.indexIntervalBytes;
   }
 
   /** The longest record its readers accept (the log's stored limit). */
@@ -645,85 +455,6 @@ export class Segment {
   /** The file system calls this segment's files go through. */
   get io(): FileIO {
     return this.#io;
-  }
-
-  /**
-   * The index file's last valid entry before `positionBytes`, read without changing the file or
-   * the loaded index; the segment's start when there is none.
-   */
-  indexEntryBelowOnDisk(positionBytes: number): { positionBytes: number; offset: number } {
-    const { index } = OffsetIndex.load(this.#io, this.indexPath, positionBytes, 'read');
-    const last = index.entries - 1;
-    if (last < 0) return { positionBytes: 0, offset: this.baseOffset };
-    return {
-      positionBytes: index.positionAt(last),
-      offset: this.baseOffset + index.relativeOffsetAt(last),
-    };
-  }
-
-  /** The index file's last entry, read alone (see OffsetIndex.lastEntryOnDisk). */
-  lastIndexEntryOnDisk(): { relativeOffset: number; positionBytes: number } | null {
-    return OffsetIndex.lastEntryOnDisk(this.#io, this.indexPath, this.#sizeBytes);
-  }
-
-  /**
-   * The id of the record at `positionBytes` when it is sound (plausible length, good CRC),
-   * whatever id it holds; null when there is none or it is damaged.
-   */
-  soundRecordIdAt(window: ReadWindow, positionBytes: number): number | null {
-    window.bind(this.handle);
-    const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
-    if (at < 0) return null;
-    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-    if (typeof size === 'string') return null;
-    const whole = window.ensure(positionBytes, size, this.#sizeBytes);
-    if (whole < 0 || checkRecord(window.buffer, whole, size) !== null) return null;
-    return recordIdAt(window.buffer, whole);
-  }
-
-  /** The record's size when its header is plausible and holds `expectedOffset`; else why not. */
-  #headerProblem(
-    window: ReadWindow,
-    position: number,
-    expectedOffset: number,
-  ): number | FrameProblem {
-    const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
-    if (at < 0) return 'truncated';
-    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-    if (typeof size === 'string') return size;
-    return recordIdAt(window.buffer, at) === expectedOffset ? size : 'unexpected id';
-  }
-
-  /** Why the whole record at `position` is not record `expectedOffset`; null when it is. */
-  #recordProblem(
-    window: ReadWindow,
-    position: number,
-    expectedOffset: number,
-  ): FrameProblem | null {
-    const size = this.#headerProblem(window, position, expectedOffset);
-    if (typeof size === 'string') return size;
-    const whole = window.ensure(position, size, this.#sizeBytes);
-    return whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, expectedOffset);
-  }
-
-  /**
-   * Where a walk to `offset` starts: the index entry at or below it, else the segment start; and
-   * where the record must end: at the next entry (whose offset is above the target) or the end.
-   */
-  walkStart(
-    offset: number,
-  ): RecordStart & { readonly fromIndex: boolean; readonly endBytes: number } {
-    const index = this.offsetIndex();
-    const slot = index.largestLowerBoundSlotFor(offset - this.baseOffset);
-    const endBytes = slot + 1 < index.entries ? index.positionAt(slot + 1) : this.#sizeBytes;
-    if (slot < 0) return { positionBytes: 0, offset: this.baseOffset, fromIndex: false, endBytes };
-    const entryOffset = this.baseOffset + index.relativeOffsetAt(slot);
-    return {
-      positionBytes: index.positionAt(slot),
-      offset: entryOffset,
-      fromIndex: true,
-      endBytes,
-    };
   }
 
   /** The first good record after the damaged one at `positionBytes`; null when none is left. */
@@ -740,67 +471,6 @@ export class Segment {
       damagedOffset,
       this.#config.maxRecordBytes,
     );
-  }
-
-  /** The lookup of `offset` step by step (the course, lesson 2), for tools and experiments. */
-  explain(window: ReadWindow, offset: number): LookupWalk {
-    const index = this.offsetIndex();
-    const relativeOffset = offset - this.baseOffset;
-    let comparisons = 0;
-    const slot = largestLowerBoundSlot(
-      (i) => {
-        comparisons++;
-        return index.relativeOffsetAt(i);
-      },
-      index.entries,
-      relativeOffset,
-    );
-    const entryAt = (i: number): IndexEntry | null =>
-      i >= 0 && i < index.entries
-        ? { relativeOffset: index.relativeOffsetAt(i), positionBytes: index.positionAt(i) }
-        : null;
-    const indexEntry = entryAt(slot);
-    const record = this.find(window, offset);
-    if (record === null)
-      throw corruptRecord(this.logPath, this.#sizeBytes, 'offset not in segment', offset);
-    const startBytes = indexEntry?.positionBytes ?? 0;
-    return {
-      segmentBaseOffset: this.baseOffset,
-      relativeOffset,
-      indexEntries: index.entries,
-      comparisons,
-      indexEntry,
-      nextIndexEntry: entryAt(slot + 1),
-      recordPositionBytes: record.positionBytes,
-      recordSizeBytes: record.sizeBytes,
-      stepForwardBytes: record.positionBytes + record.sizeBytes - startBytes,
-      recordsStepped: relativeOffset - (indexEntry?.relativeOffset ?? 0) + 1,
-    };
-  }
-
-  #decodeAt(window: ReadWindow, position: number, size: number, offset: number): SegmentRecord {
-    const at = window.ensure(position, size, this.#sizeBytes);
-    if (at < 0) throw corruptRecord(this.logPath, position, 'truncated', offset);
-    const problem = checkRecord(window.buffer, at, size, offset);
-    if (problem !== null) throw corruptRecord(this.logPath, position, problem, offset);
-    // Built field by field: an object spread here cost ~1.5 µs per record, more than the CRC.
-    const { id, attributes, body } = decodeCheckedRecord(window.buffer, at, size);
-    return { id, attributes, body, positionBytes: position, sizeBytes: size };
-  }
-
-  /**
-   * Reads the record at a known position (sequential readers); null at the end of the file. The
-   * window must be bound to this segment (`bindWindow`) by the caller, once per segment: binding
-   * here, per record, would throw away the window and read it again for every record.
-   */
-  readAt(window: ReadWindow, positionBytes: number, expectedOffset: number): SegmentRecord | null {
-    if (positionBytes >= this.#sizeBytes) return null;
-    const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, this.#sizeBytes);
-    if (at < 0) throw corruptRecord(this.logPath, positionBytes, 'truncated', expectedOffset);
-    const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-    if (typeof size === 'string')
-      throw corruptRecord(this.logPath, positionBytes, size, expectedOffset);
-    return this.#decodeAt(window, positionBytes, size, expectedOffset);
   }
 
   /** Points a sequential reader's window at this segment's file, forgetting what it held. */
@@ -857,45 +527,20 @@ export class Segment {
   #ensureIndexes(): void {
     if (this.#offsetIndex !== null) return;
     const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, 'read');
-    if (load.validEntries === load.fileEntries && !this.#indexBehind(index)) {
+    if (load.validEntries === load.fileEntries && !indexBehind(this, index)) {
       this.#offsetIndex = index;
       const nextRelative = index.entries === 0 ? 0 : index.relativeOffsetAt(index.entries - 1) + 1;
       this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, 'read').index;
       return;
     }
-    this.#rebuildIndexes();
-  }
-
-  /**
-   * Walks the records after the last entry (at most one interval and one record, when the index
-   * is whole) as a rebuild would, damaged records skipped: the index is behind when the rebuild
-   * would add an entry, or when the last entry does not land on its record. A damaged record the
-   * rebuild cannot index does not count, or its segment would be rebuilt at every open.
-   */
-  #indexBehind(index: OffsetIndex): boolean {
-    const last = index.entries - 1;
-    const lastPosition = last < 0 ? 0 : index.positionAt(last);
-    const lastOffset = this.baseOffset + (last < 0 ? 0 : index.relativeOffsetAt(last));
-    const interval = this.#config.indexIntervalBytes;
-    let first = true;
-    let behind = false;
-    const stopAt = (_offset: number, position: number): boolean => {
-      const landed = !first || last < 0 || position === lastPosition;
-      first = false;
-      const isLastEntry = last >= 0 && position === lastPosition;
-      behind = !landed || (!isLastEntry && (interval === 0 || position - lastPosition > interval));
-      return behind;
-    };
-    const window = new ReadWindow(this.#io, LOOKUP_WINDOW_BYTES);
-    this.scan(window, lastPosition, lastOffset, { reindex: false, skipDamaged: true, stopAt });
-    return behind;
+    this.rebuildIndexes();
   }
 
   /**
    * Re-derives both indexes from the log. A sealed segment's index files are closed afterwards;
    * the active segment's stay open for appends.
    */
-  #rebuildIndexes(): void {
+  rebuildIndexes(): void {
     const active = this.#nextOffset !== null && this.#offsetIndex?.isOpen === true;
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
@@ -908,46 +553,6 @@ export class Segment {
     this.#timeIndex.sync();
     if (!active) this.seal();
   }
-}
-
-/**
- * Whether a spare of `sizeBytes` is a file a full segment of this configuration leaves: a roll
- * seals a segment when the next record (at most `maxRecordBytes`) does not fit, so its file ends
- * less than one record short of the segment size. A spare made under another segment size (the
- * log reopened with a new one) is not reused: a larger one would let appends run past
- * `segmentBytes`, a much smaller one saves little of the zero-fill.
- */
-export function spareFits(sizeBytes: number, config: SegmentConfig): boolean {
-  const segmentBytes = config.preallocateBytes;
-  return (
-    sizeBytes >= RECORD_HEADER_BYTES &&
-    sizeBytes <= segmentBytes &&
-    sizeBytes > segmentBytes - config.maxRecordBytes
-  );
-}
-
-const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);
-
-/**
- * Zeroes the spare's first record header and syncs it; returns the spare's size, or null (and
- * writes nothing) when the spare does not fit.
- */
-function prepareSpare(io: FileIO, spare: string, config: SegmentConfig): number | null {
-  const handle = io.open(spare, { create: false });
-  let sizeBytes: number | null;
-  try {
-    sizeBytes = io.sizeBytes(handle);
-    if (!spareFits(sizeBytes, config)) sizeBytes = null;
-    else {
-      io.write(handle, ZERO_HEADER, 0, RECORD_HEADER_BYTES, 0);
-      io.fdatasync(handle);
-    }
-  } catch (error) {
-    closeAfterFailure(io, handle);
-    throw error;
-  }
-  io.close(handle);
-  return sizeBytes;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   formatKafkaEntry,
   isKafkaProblem,
 } from '../../storage/kafka-dump-entries.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment.js';
+import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment-files.js';
 import { parseByteSize } from '../arguments.js';
 import { LabError, badArgument } from '../../lab/errors.js';
 

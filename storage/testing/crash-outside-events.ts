@@ -40,7 +40,7 @@ import {
   parseSegmentFileName,
   segmentFileName,
   TIME_INDEX_SUFFIX,
-} from '../segment.js';
+} from '../segment-files.js';
 import type { SimDisk } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { describeError, isPowerCut, type OpenTarget } from './crash-target.js';

@@ -132,25 +132,25 @@ export { rewindLogDir } from './log-surgery.js';
 export { RECOVERY_POINT_FILE } from '../recovery-point.js';
 
 /** Suffix of a segment's log file (`.log`). Not part of the stable API. */
-export { LOG_SUFFIX } from '../segment.js';
+export { LOG_SUFFIX } from '../segment-files.js';
 
 /** Suffix of a segment's offset index file (`.index`). Not part of the stable API. */
-export { INDEX_SUFFIX } from '../segment.js';
+export { INDEX_SUFFIX } from '../segment-files.js';
 
 /** Suffix of a segment's time index file (`.timeindex`). Not part of the stable API. */
-export { TIME_INDEX_SUFFIX } from '../segment.js';
+export { TIME_INDEX_SUFFIX } from '../segment-files.js';
 
 /**
  * A segment file's name: its base offset in 20 digits and a suffix, as Kafka names them. Not
  * part of the stable API.
  */
-export { segmentFileName } from '../segment.js';
+export { segmentFileName } from '../segment-files.js';
 
 /**
  * The base offset and suffix a file name claims, null for a file that is not a segment's; a
  * misnamed segment throws INVALID_SEGMENT_FILE. Not part of the stable API.
  */
-export { parseSegmentFileName } from '../segment.js';
+export { parseSegmentFileName } from '../segment-files.js';
 
 /**
  * Bytes of one offset-index entry (a 4-byte relative offset and a 4-byte position): index size

@@ -1,0 +1,64 @@
+/**
+ * A segment file's preallocated space (segment.ts, log.ts): zeros written ahead of the appends
+ * so an fdatasync after an append does not also commit a new file size, and the spare — a
+ * removed segment's file kept for the next roll — checked and prepared before it is reused.
+ */
+import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
+import { RECORD_HEADER_BYTES } from './record.js';
+import type { SegmentConfig } from './segment.js';
+
+/** Zeros are written this much at a time. */
+const ZERO_CHUNK_BYTES = 1 << 20;
+
+/** Writes zeros from `fromBytes` to `toBytes` of the file; the caller syncs. */
+export function writeZeros(
+  io: FileIO,
+  handle: FileHandle,
+  fromBytes: number,
+  toBytes: number,
+): void {
+  const zeros = Buffer.alloc(Math.min(ZERO_CHUNK_BYTES, toBytes - fromBytes));
+  for (let at = fromBytes; at < toBytes; at += zeros.length) {
+    io.write(handle, zeros, 0, Math.min(zeros.length, toBytes - at), at);
+  }
+}
+
+/**
+ * Whether a spare of `sizeBytes` is a file a full segment of this configuration leaves: a roll
+ * seals a segment when the next record (at most `maxRecordBytes`) does not fit, so its file ends
+ * less than one record short of the segment size. A spare made under another segment size (the
+ * log reopened with a new one) is not reused: a larger one would let appends run past
+ * `segmentBytes`, a much smaller one saves little of the zero-fill.
+ */
+export function spareFits(sizeBytes: number, config: SegmentConfig): boolean {
+  const segmentBytes = config.preallocateBytes;
+  return (
+    sizeBytes >= RECORD_HEADER_BYTES &&
+    sizeBytes <= segmentBytes &&
+    sizeBytes > segmentBytes - config.maxRecordBytes
+  );
+}
+
+const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);
+
+/**
+ * Zeroes the spare's first record header and syncs it; returns the spare's size, or null (and
+ * writes nothing) when the spare does not fit.
+ */
+export function prepareSpare(io: FileIO, spare: string, config: SegmentConfig): number | null {
+  const handle = io.open(spare, { create: false });
+  let sizeBytes: number | null;
+  try {
+    sizeBytes = io.sizeBytes(handle);
+    if (!spareFits(sizeBytes, config)) sizeBytes = null;
+    else {
+      io.write(handle, ZERO_HEADER, 0, RECORD_HEADER_BYTES, 0);
+      io.fdatasync(handle);
+    }
+  } catch (error) {
+    closeAfterFailure(io, handle);
+    throw error;
+  }
+  io.close(handle);
+  return sizeBytes;
+}
