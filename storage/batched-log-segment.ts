@@ -34,7 +34,7 @@ import { StorageError, assert, isStorageError } from './errors.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { ReadWindow } from './read-window.js';
-import { SCAN_WINDOW_BYTES } from './segment.js';
+import { SCAN_WINDOW_BYTES } from './segment-scan.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import {

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { ReadWindow } from './read-window.js';
-import { SCAN_WINDOW_BYTES } from './segment.js';
+import { SCAN_WINDOW_BYTES } from './segment-scan.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt } from './record.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
 import { findRecycledTail } from './recycled-tail.js';

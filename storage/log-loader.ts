@@ -30,7 +30,8 @@
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from './errors.js';
-import { SCAN_WINDOW_BYTES, Segment, closeSegments, type ScanResult } from './segment.js';
+import { Segment, closeSegments } from './segment.js';
+import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';

@@ -2,23 +2,38 @@
  * One segment of the log: `<base offset>.log` with its `.index` and `.timeindex`, the base offset
  * padded to 20 digits so that `ls` sorts files numerically (00000000000001245036.log).
  *
- * A segment owns its files and the sparse-index rule (the course, lesson 2; Kafka's
- * LogSegment.append): before a record is appended, if more than `indexIntervalBytes` were written
- * since the last entry, an entry is added for this record and the count restarts; then the record's
- * size is added to the count. `indexIntervalBytes === 0` means dense: an entry for every record.
- * The count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
+ * A segment owns its files and the sparse-index rule (lesson 2, Kafka's LogSegment.append):
+ * before a record is appended, if more than `indexIntervalBytes` were written since the last
+ * entry, an entry is added for this record and the count restarts; then the record's size is
+ * added to the count. `indexIntervalBytes === 0` means dense: an entry for every record. The
+ * count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
+ *
+ * Around it: file names (segment-files.ts), the record walk (segment-scan.ts), lookups with
+ * damage recovery and their explanation (segment-lookup.ts), index coverage
+ * (index-coverage.ts), preallocation and the spare (preallocation.ts).
+ *
+ * Why this file is over 450 lines: a Segment's private state (the handle, the data and file
+ * sizes, the next offset, the loaded indexes) is the concept; opening, appending under the index
+ * rule, preallocating, recovery's activate and truncate, and loading or rebuilding the indexes
+ * each move it, and what only reads it lives in the files above.
  */
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { assert } from './errors.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import { indexBehind } from './index-coverage.js';
 import { prepareSpare, spareFits, writeZeros } from './preallocation.js';
+import {
+  SCAN_WINDOW_BYTES,
+  type ScanOptions,
+  type ScanResult,
+  scanRecords,
+} from './segment-scan.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { ReadWindow } from './read-window.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
+import { frameSizeAt } from './record.js';
 
 export interface SegmentConfig {
   readonly indexIntervalBytes: number;
@@ -37,31 +52,6 @@ export interface SegmentConfig {
   readonly preallocateExtentBytes: number;
   /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
   readonly readOnly: boolean;
-}
-
-/** Scans read this much at a time: few system calls, still small next to a segment. */
-export const SCAN_WINDOW_BYTES = 1 << 20;
-
-/** What a scan of a segment found. */
-export interface ScanOptions {
-  /** Add index entries for the records walked (recovery, index rebuild), timed now. */
-  readonly reindex: boolean;
-  /** Go on after a bad record, from the record after it (resync.ts), instead of stopping. */
-  readonly skipDamaged?: boolean;
-  /** Stop before the first good record this says yes to. */
-  readonly stopAt?: (offset: number, positionBytes: number) => boolean;
-  /** Walk no further than this position (default: the end of the data). */
-  readonly endBytes?: number;
-}
-
-export interface ScanResult {
-  /** Position after the last good record. */
-  readonly endPositionBytes: number;
-  /** Offset the next record would have. */
-  readonly nextOffset: number;
-  readonly records: number;
-  /** Why the scan stopped before the end of the file, or null when it reached the end. */
-  readonly problem: FrameProblem | null;
 }
 
 export class Segment {
@@ -339,11 +329,8 @@ export class Segment {
   }
 
   /**
-   * Walks records from `fromPosition` (expecting `expectedOffset` there), validating length, CRC
-   * and id, until the end of the file or the first bad record. With `reindex`, index entries are
-   * added for the records walked (recovery, index rebuild), timed now. With `skipDamaged` (an
-   * index rebuild of a segment a bit flip hit) the walk goes on after a bad record instead, from
-   * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
+   * Walks records from `fromPosition` (scanRecords, segment-scan.ts); with `reindex`, the index
+   * rule is applied to each record walked.
    */
   scan(
     window: ReadWindow,
@@ -351,48 +338,9 @@ export class Segment {
     expectedOffset: number,
     options: ScanOptions,
   ): ScanResult {
-    const { reindex, skipDamaged = false, stopAt } = options;
-    const endBytes = Math.min(options.endBytes ?? this.#sizeBytes, this.#sizeBytes);
-    window.bind(this.handle);
-    let position = fromPosition;
-    let offset = expectedOffset;
-    let problem: FrameProblem | null = null;
-    while (position < endBytes) {
-      if (problem !== null && skipDamaged) {
-        const resume = this.recordAfterDamage(window, position, offset);
-        if (resume === null) break;
-        problem = null;
-        position = resume.positionBytes;
-        offset = resume.offset;
-      }
-      const at = window.ensure(position, RECORD_HEADER_BYTES, this.#sizeBytes);
-      if (at < 0) {
-        problem = 'truncated';
-        break;
-      }
-      const size = frameSizeAt(window.buffer, at, this.#config.maxRecordBytes);
-      if (typeof size === 'string') {
-        problem = size;
-        if (skipDamaged) continue;
-        break;
-      }
-      const whole = window.ensure(position, size, this.#sizeBytes);
-      problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset);
-      if (problem !== null) {
-        if (skipDamaged) continue;
-        break;
-      }
-      if (stopAt?.(offset, position) === true) break;
-      if (reindex) this.#indexRecord(offset, position);
-      position += size;
-      offset++;
-    }
-    return {
-      endPositionBytes: position,
-      nextOffset: offset,
-      records: offset - expectedOffset,
-      problem,
-    };
+    const indexRecord = (offset: number, positionBytes: number): void =>
+      this.#indexRecord(offset, positionBytes);
+    return scanRecords(this, window, fromPosition, expectedOffset, options, indexRecord);
   }
 
   /** Makes this the active segment again after recovery found its end. */

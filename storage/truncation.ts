@@ -7,7 +7,8 @@ import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
 import { ReadWindow } from './read-window.js';
 import { findRecycledTail } from './recycled-tail.js';
 import { endOfNonZeroBytes } from './resync.js';
-import { SCAN_WINDOW_BYTES, type ScanResult, type Segment } from './segment.js';
+import type { Segment } from './segment.js';
+import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
 
 export interface TruncationReport {
   readonly segment: string;

@@ -1,0 +1,92 @@
+/**
+ * The record walk every check of a segment makes (recovery, index coverage and rebuild, the chain
+ * check): record by record from a known position, validating length, CRC and id.
+ */
+import type { ReadWindow } from './read-window.js';
+import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
+import type { Segment } from './segment.js';
+
+/** Scans read this much at a time: few system calls, still small next to a segment. */
+export const SCAN_WINDOW_BYTES = 1 << 20;
+
+/** How a scan walks. */
+export interface ScanOptions {
+  /** Add index entries for the records walked (recovery, index rebuild), timed now. */
+  readonly reindex: boolean;
+  /** Go on after a bad record, from the record after it (resync.ts), instead of stopping. */
+  readonly skipDamaged?: boolean;
+  /** Stop before the first good record this says yes to. */
+  readonly stopAt?: (offset: number, positionBytes: number) => boolean;
+  /** Walk no further than this position (default: the end of the data). */
+  readonly endBytes?: number;
+}
+
+/** What a scan of a segment found. */
+export interface ScanResult {
+  /** Position after the last good record. */
+  readonly endPositionBytes: number;
+  /** Offset the next record would have. */
+  readonly nextOffset: number;
+  readonly records: number;
+  /** Why the scan stopped before the end of the file, or null when it reached the end. */
+  readonly problem: FrameProblem | null;
+}
+
+/**
+ * Walks records from `fromPosition` (expecting `expectedOffset` there), validating length, CRC
+ * and id, until the end of the file or the first bad record. With `reindex`, index entries are
+ * added for the records walked (recovery, index rebuild), timed now. With `skipDamaged` (an
+ * index rebuild of a segment a bit flip hit) the walk goes on after a bad record instead, from
+ * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
+ */
+export function scanRecords(
+  segment: Segment,
+  window: ReadWindow,
+  fromPosition: number,
+  expectedOffset: number,
+  options: ScanOptions,
+  indexRecord: (offset: number, positionBytes: number) => void,
+): ScanResult {
+  const { reindex, skipDamaged = false, stopAt } = options;
+  const endBytes = Math.min(options.endBytes ?? segment.sizeBytes, segment.sizeBytes);
+  window.bind(segment.handle);
+  let position = fromPosition;
+  let offset = expectedOffset;
+  let problem: FrameProblem | null = null;
+  while (position < endBytes) {
+    if (problem !== null && skipDamaged) {
+      const resume = segment.recordAfterDamage(window, position, offset);
+      if (resume === null) break;
+      problem = null;
+      position = resume.positionBytes;
+      offset = resume.offset;
+    }
+    const at = window.ensure(position, RECORD_HEADER_BYTES, segment.sizeBytes);
+    if (at < 0) {
+      problem = 'truncated';
+      break;
+    }
+    const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);
+    if (typeof size === 'string') {
+      problem = size;
+      if (skipDamaged) continue;
+      break;
+    }
+    const whole = window.ensure(position, size, segment.sizeBytes);
+    problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset);
+    if (problem !== null) {
+      if (skipDamaged) continue;
+      break;
+    }
+    if (stopAt?.(offset, position) === true) break;
+    if (reindex) indexRecord(offset, position);
+    position += size;
+    offset++;
+  }
+  return {
+    endPositionBytes: position,
+    nextOffset: offset,
+    records: offset - expectedOffset,
+    problem,
+  };
+}
