@@ -51,7 +51,7 @@ import {
   segmentConfigOf,
 } from './batched-log-loader.js';
 import { BatchedSegment } from './batched-log-segment.js';
-import { closeSegments } from './segment.js';
+import { closeSegments } from './segment-removal.js';
 import { batchTooLarge, closedError, offsetLimit } from './batched-log-errors.js';
 import {
   type AppendBatchOptions,
@@ -430,7 +430,7 @@ export class BatchedLog {
   }
 
   #closeFiles(): void {
-    const failures = closeSegments(this.#segments, 'close');
+    const failures = closeSegments(this.#segments);
     this.#lock?.release();
     if (failures.length > 0) throw failures[0];
   }

@@ -30,7 +30,8 @@
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from './errors.js';
-import { Segment, closeSegments } from './segment.js';
+import { Segment } from './segment.js';
+import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
 import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
@@ -361,21 +362,12 @@ function removeAfter(
 ): Segment[] {
   const removed = segments.splice(segments.indexOf(last) + 1).reverse();
   if (config.readOnly) {
-    const failures = closeSegments(removed, 'close');
+    const failures = closeSegments(removed);
     if (failures.length > 0) throw failures[0];
     return removed;
   }
-  for (const [i, segment] of removed.entries()) {
-    try {
-      segment.delete();
-      config.io.fsyncDir(dir);
-    } catch (error) {
-      // The caller abandons the segments still in the log; these are out of it already.
-      segment.abandon();
-      closeSegments(removed.slice(i + 1), 'close');
-      throw error;
-    }
-  }
+  // On a failure the caller abandons the segments still in the log; these are out of it already.
+  deleteSegmentsDurably(config.io, dir, removed);
   return removed;
 }
 

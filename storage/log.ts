@@ -31,9 +31,11 @@ import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
-import { Segment, closeSegments } from './segment.js';
+import type { Segment } from './segment.js';
+import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
 import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
-import { removeSegmentFiles, sparePath } from './segment-files.js';
+import { removeSegmentFiles } from './segment-files.js';
+import { SpareSegment } from './spare-segment.js';
 import { ReadWindow } from './read-window.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { writeRecoveryPoint } from './recovery-point.js';
@@ -104,7 +106,6 @@ export class Log {
   readonly config: LogConfig;
   readonly recovery: RecoveryReport;
   /** What segments read with: the log's stored record limit, never below the configured one. */
-  readonly #segmentConfig: LogConfig;
   readonly #segments: Segment[];
   readonly #baseOffsets: number[];
   readonly #lookupWindow: ReadWindow;
@@ -132,15 +133,7 @@ export class Log {
    * the directory fsync failed): see #finishRemoval.
    */
   #unremoved: Segment | null = null;
-  /**
-   * Whether the spare segment file exists, made by this log's retention and made durable. One at
-   * most: a roll takes one file, and retention frees segments about as fast as rolls fill them,
-   * so a second spare would wait for a burst of removals to be used while holding the disk space
-   * retention is meant to give back (PostgreSQL bounds its recycled WAL files the same way, by
-   * min_wal_size). One name also keeps what a power cut can leave to one file.
-   */
-  #hasSpare = false;
-  #segmentsReused = 0;
+  readonly #spare: SpareSegment;
   /** Where the engine's latest sync started from: what it proves nothing beyond until it ends. */
   #syncStartedFrom: SyncedPoint;
   /** The point a roll made while a thread-pool sync ran could not save yet (#syncForRoll). */
@@ -156,7 +149,6 @@ export class Log {
     this.#lock = lock;
     this.dir = dir;
     this.config = config;
-    this.#segmentConfig = segmentConfig;
     this.recovery = recovery;
     this.#segments = segments;
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
@@ -168,6 +160,8 @@ export class Log {
       this.#active.nextOffset,
     );
     this.#syncStartedFrom = this.#engine.synced;
+    const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
+    this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
     this.#engine.attach({
       beforeSync: () => this.#beforeSync(),
       onFence: (call, synced) => this.#cutBack(call, synced),
@@ -238,7 +232,7 @@ export class Log {
 
   /** Rolls since the log was opened that renamed the spare into place instead of a new file. */
   get segmentsReused(): number {
-    return this.#segmentsReused;
+    return this.#spare.reused;
   }
 
   /** Whether an acknowledgement waits for an fdatasync under this log's policy. */
@@ -403,11 +397,11 @@ export class Log {
       if (sync !== null) sync.done = true;
       // Out of the log now, whatever happens to its files: readers must not reach it.
       this.#unremoved = segment;
-      const spare = this.#keepsAsSpare(segment) ? sparePath(this.dir) : null;
+      const spare = this.#spare.pathFor(segment);
       segment.delete(settled([sync?.promise, this.#engine.inFlight]), spare);
       this.config.io.fsyncDir(this.dir);
       this.#unremoved = null;
-      this.#hasSpare ||= spare !== null;
+      if (spare !== null) this.#spare.kept();
       segments++;
     }
     return { segments, bytes };
@@ -423,48 +417,9 @@ export class Log {
     if (segment === null) return;
     removeSegmentFiles(this.config.io, segment.paths);
     // A rename to the spare name that failed, or whose directory fsync did, may have happened.
-    if (!this.#hasSpare) this.#removeSpare();
+    if (!this.#spare.exists) this.#spare.remove();
     this.config.io.fsyncDir(this.dir);
     this.#unremoved = null;
-  }
-
-  /** Whether retention keeps `segment`'s file as the spare: see the top of this file. */
-  #keepsAsSpare(segment: Segment): boolean {
-    return this.#reusesSegments && !this.#hasSpare && segment.fitsAsSpare;
-  }
-
-  /**
-   * Under `always` and `group`, whose segments are preallocated: there a reused file saves the
-   * zero-fill. Under `none` a roll does not wait for the disk, nor zero-fill anything.
-   */
-  get #reusesSegments(): boolean {
-    return this.#engine.syncsBeforeAcknowledging && this.config.preallocateBytes > 0;
-  }
-
-  /** Unlinks the spare's name if it is there; the caller fsyncs the directory. */
-  #removeSpare(): void {
-    this.#hasSpare = false;
-    const spare = sparePath(this.dir);
-    if (this.config.io.exists(spare)) this.config.io.unlink(spare);
-  }
-
-  /**
-   * The segment a roll starts at `baseOffset`: the spare renamed into place when there is one
-   * that fits, else a new file. The spare is given up first, so no failure can reuse it twice;
-   * the roll fsyncs the directory after either.
-   */
-  #nextSegment(baseOffset: number): Segment {
-    const { io } = this.config;
-    if (this.#hasSpare) {
-      this.#hasSpare = false;
-      const spare = sparePath(this.dir);
-      const reused = Segment.recycled(io, this.dir, baseOffset, this.#segmentConfig, spare);
-      if (reused !== null) {
-        this.#segmentsReused++;
-        return reused;
-      }
-    }
-    return Segment.create(io, this.dir, baseOffset, this.#segmentConfig);
   }
 
   /**
@@ -502,7 +457,7 @@ export class Log {
     else await this.#engine.exclusive(() => this.#syncAndRelease());
     const inUse = settled([this.#engine.inFlight, this.#rollSync?.promise]);
     if (inUse !== null) await inUse;
-    const failures = closeSegments(this.#segments, 'close');
+    const failures = closeSegments(this.#segments);
     if (failures.length > 0) throw failures[0];
   }
 
@@ -514,7 +469,7 @@ export class Log {
         this.#writePending();
         // Unlinked before the last point, whose directory fsync makes it durable: a spare left
         // for the next open would be unlinked there (the top of this file).
-        if (this.#hasSpare) ignoreFailure(() => this.#removeSpare());
+        if (this.#spare.exists) ignoreFailure(() => this.#spare.remove());
         engine.guard('sync', () => this.#saveRecoveryPoint(true));
         engine.close(this.#syncedPointOf(this.#active), this.#active.nextOffset);
       } else engine.abandon();
@@ -662,7 +617,7 @@ export class Log {
       // Said before the next segment exists: a crash may now leave this one short of it.
       if (sealingAt !== null) this.#writeRecoveryPointAt(sealingAt, true);
       active.seal();
-      const next = this.#nextSegment(active.nextOffset);
+      const next = this.#spare.newSegment(active.nextOffset);
       this.#segments.push(next);
       this.#baseOffsets.push(next.baseOffset);
       // The new names are durable before a point names them: a point naming a missing segment
@@ -827,34 +782,17 @@ export class Log {
       if (call === 'sync') this.#writeRecoveryPointAt(keep, true);
     } catch {
       // Without a point moved back, removing segments could leave one naming a missing segment.
-      closeSegments(removed, 'close');
+      closeSegments(removed);
       return;
     }
-    this.#removeNewestFirst(removed);
+    // Newest first, each durably before the next (deleteSegmentsDurably); on a failure the rest
+    // stay, older than the one that failed.
+    ignoreFailure(() => deleteSegmentsDurably(this.config.io, this.dir, removed));
     ignoreFailure(() => {
       keep.segment.activate(keep.positionBytes, keep.nextOffset);
       // A write that failed part-way left bytes past the end that activate does not know of.
       this.config.io.truncate(keep.segment.handle, keep.positionBytes);
     });
-  }
-
-  /**
-   * Removes the segments a fence cut away (newest first), each durably before the next. A power
-   * cut keeps or drops each directory change it did not see made durable, on its own: with one
-   * fsync after all of them, the newest segment could stay while the one before it went, a hole
-   * that recovery refuses. On a failure the rest stay, older than the one that failed.
-   */
-  #removeNewestFirst(removed: readonly Segment[]): void {
-    for (const [i, segment] of removed.entries()) {
-      try {
-        segment.delete();
-        this.config.io.fsyncDir(this.dir);
-      } catch {
-        segment.abandon();
-        closeSegments(removed.slice(i + 1), 'close');
-        return;
-      }
-    }
   }
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */

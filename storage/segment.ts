@@ -502,24 +502,3 @@ export class Segment {
     if (!active) this.seal();
   }
 }
-
-/**
- * Closes (or deletes) each segment; one that fails is abandoned, so no handle leaks. Returns the
- * failures in order.
- */
-export function closeSegments(
-  segments: readonly { close(): void; delete(): void; abandon(): void }[],
-  how: 'close' | 'delete',
-): unknown[] {
-  const failures: unknown[] = [];
-  for (const segment of segments) {
-    try {
-      if (how === 'close') segment.close();
-      else segment.delete();
-    } catch (error) {
-      failures.push(error);
-      segment.abandon();
-    }
-  }
-  return failures;
-}
