@@ -137,11 +137,11 @@ export class ColdReadFileIO extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
-    super.write(handle, buffer, offset, length, positionBytes);
+    super.write(handle, buffer, bufferStart, length, positionBytes);
     const pages = this.#pages.get(handle);
     if (pages === undefined || length === 0) return;
     const last = Math.floor((positionBytes + length - 1) / PAGE_BYTES);
@@ -180,11 +180,12 @@ export class ColdReadFileIO extends DelegatingFileIO {
   override read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number {
-    if (this.#scratch === null) return super.read(handle, buffer, offset, length, positionBytes);
+    if (this.#scratch === null)
+      return super.read(handle, buffer, bufferStart, length, positionBytes);
     const pages = this.#pagesOf(handle);
     const lastPage = Math.floor((positionBytes + length - 1) / PAGE_BYTES);
     let done = 0;
@@ -195,7 +196,7 @@ export class ColdReadFileIO extends DelegatingFileIO {
       const inPage = at - pageNumber * PAGE_BYTES;
       if (page.length <= inPage) break;
       const copied = Math.min(page.length - inPage, length - done);
-      page.copy(buffer, offset + done, inPage, inPage + copied);
+      page.copy(buffer, bufferStart + done, inPage, inPage + copied);
       done += copied;
       if (page.length < PAGE_BYTES) break;
     }

@@ -17,11 +17,11 @@ interface WatchedFile {
   durable: number;
 }
 
-/** How many records the write of `length` bytes from `buffer` at `offset` to `filePath` holds. */
+/** How many records the write of `length` bytes from `buffer` at `bufferStart` to `filePath` holds. */
 export type RecordsIn = (
   filePath: string,
   buffer: Uint8Array,
-  offset: number,
+  bufferStart: number,
   length: number,
 ) => number;
 
@@ -70,14 +70,14 @@ export class DurableWatermarkFileIO extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
-    this.inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, bufferStart, length, positionBytes);
     const filePath = this.#paths.get(handle);
     if (filePath === undefined) return;
-    const records = this.#recordsIn(filePath, buffer, offset, length);
+    const records = this.#recordsIn(filePath, buffer, bufferStart, length);
     if (records === 0) return;
     const file = this.#files.get(handle);
     if (file === undefined) this.#files.set(handle, { issued: records, durable: 0 });

@@ -15,13 +15,13 @@ class FailingIO extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
     this.calls.push('write');
     if (this.failWrite) throw new Error('the write failed');
-    super.write(handle, buffer, offset, length, positionBytes);
+    super.write(handle, buffer, bufferStart, length, positionBytes);
   }
 
   override close(handle: FileHandle): void {

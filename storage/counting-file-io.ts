@@ -26,11 +26,11 @@ export class CountingFileIO extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
-    this.inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, bufferStart, length, positionBytes);
     this.#counters.writeCalls++;
     this.#counters.writeBytes += length;
   }
@@ -38,11 +38,11 @@ export class CountingFileIO extends DelegatingFileIO {
   override read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number {
-    const got = this.inner.read(handle, buffer, offset, length, positionBytes);
+    const got = this.inner.read(handle, buffer, bufferStart, length, positionBytes);
     this.#counters.readCalls++;
     this.#counters.readBytes += got;
     return got;

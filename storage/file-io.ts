@@ -51,7 +51,7 @@ export interface FileIO {
   write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void;
@@ -59,7 +59,7 @@ export interface FileIO {
   read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number;
@@ -200,7 +200,7 @@ export class NodeFileIO implements FileIO {
   write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
@@ -209,7 +209,13 @@ export class NodeFileIO implements FileIO {
     for (let stalled = 0; done < length; ) {
       let written: number;
       try {
-        written = fs.writeSync(handle, buffer, offset + done, length - done, positionBytes + done);
+        written = fs.writeSync(
+          handle,
+          buffer,
+          bufferStart + done,
+          length - done,
+          positionBytes + done,
+        );
       } catch (cause) {
         throw ioError('write', this.#path(handle), cause);
       }
@@ -234,7 +240,7 @@ export class NodeFileIO implements FileIO {
   read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number {
@@ -242,7 +248,7 @@ export class NodeFileIO implements FileIO {
     while (done < length) {
       let got: number;
       try {
-        got = fs.readSync(handle, buffer, offset + done, length - done, positionBytes + done);
+        got = fs.readSync(handle, buffer, bufferStart + done, length - done, positionBytes + done);
       } catch (cause) {
         throw ioError('read', this.#path(handle), cause);
       }
@@ -414,21 +420,21 @@ export class DelegatingFileIO implements FileIO {
   write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
-    this.inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, bufferStart, length, positionBytes);
   }
 
   read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number {
-    return this.inner.read(handle, buffer, offset, length, positionBytes);
+    return this.inner.read(handle, buffer, bufferStart, length, positionBytes);
   }
 
   sizeBytes(handle: FileHandle): number {

@@ -120,18 +120,18 @@ class ZerosByLogFile extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
     const file = this.#paths.get(handle) ?? '';
     if (
       file.endsWith('.log') &&
-      buffer.subarray(offset, offset + length).every((byte) => byte === 0)
+      buffer.subarray(bufferStart, bufferStart + length).every((byte) => byte === 0)
     ) {
       this.zeroBytes.set(file, (this.zeroBytes.get(file) ?? 0) + length);
     }
-    super.write(handle, buffer, offset, length, positionBytes);
+    super.write(handle, buffer, bufferStart, length, positionBytes);
   }
 }
 

@@ -536,7 +536,7 @@ class InterruptedWriteIO extends NodeFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
@@ -544,7 +544,7 @@ class InterruptedWriteIO extends NodeFileIO {
       this.interruptNextWrite = false;
       throw new Error('interrupted');
     }
-    super.write(handle, buffer, offset, length, positionBytes);
+    super.write(handle, buffer, bufferStart, length, positionBytes);
   }
 }
 

@@ -105,12 +105,12 @@ export class TracingFileIO extends DelegatingFileIO {
   override write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
     const file = this.#fileOf(handle);
-    this.inner.write(handle, buffer, offset, length, positionBytes);
+    this.inner.write(handle, buffer, bufferStart, length, positionBytes);
     this.trace.push(TRACE_WRITE, file, positionBytes, length);
   }
 

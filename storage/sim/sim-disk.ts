@@ -93,10 +93,21 @@ function failure(operation: string, file: string, errno: SimErrno, syscall: stri
   return ioError(operation, file, errnoException(errno, syscall));
 }
 
-function assertRange(buffer: Uint8Array, offset: number, length: number, position: number): void {
-  assert(Number.isInteger(offset) && offset >= 0, `offset must be an integer >= 0: ${offset}`);
+function assertRange(
+  buffer: Uint8Array,
+  bufferStart: number,
+  length: number,
+  position: number,
+): void {
+  assert(
+    Number.isInteger(bufferStart) && bufferStart >= 0,
+    `bufferStart must be an integer >= 0: ${bufferStart}`,
+  );
   assert(Number.isInteger(length) && length >= 0, `length must be an integer >= 0: ${length}`);
-  assert(offset + length <= buffer.length, `offset + length past the buffer: ${offset + length}`);
+  assert(
+    bufferStart + length <= buffer.length,
+    `bufferStart + length past the buffer: ${bufferStart + length}`,
+  );
   assert(Number.isSafeInteger(position) && position >= 0, `bad position: ${position}`);
 }
 
@@ -135,12 +146,12 @@ export class SimDisk implements FileIO {
   write(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): void {
     this.#enter('write');
-    assertRange(buffer, offset, length, positionBytes);
+    assertRange(buffer, bufferStart, length, positionBytes);
     const open = this.#handleFor(handle, 'write', 'write');
     if (!open.writable) throw failure('write', open.path, 'EBADF', 'write');
     // Like NodeFileIO's loop around fs.writeSync: an empty write makes no system call at all.
@@ -151,27 +162,32 @@ export class SimDisk implements FileIO {
     const effect = this.#faults.effectFor('write', open.path, open.file.id);
     if (effect?.kind === 'error') throw failure('write', open.path, effect.errno, 'write');
     if (effect?.kind === 'short-write') {
-      this.#shortWrite(open, buffer.subarray(offset, offset + length), positionBytes, effect);
+      this.#shortWrite(
+        open,
+        buffer.subarray(bufferStart, bufferStart + length),
+        positionBytes,
+        effect,
+      );
     }
     const shiftBytes = effect?.kind === 'misdirected-write' ? effect.shiftBytes : 0;
-    open.file.write(buffer, offset, length, Math.max(0, positionBytes + shiftBytes));
+    open.file.write(buffer, bufferStart, length, Math.max(0, positionBytes + shiftBytes));
     this.#countWrite(length);
   }
 
   read(
     handle: FileHandle,
     buffer: Uint8Array,
-    offset: number,
+    bufferStart: number,
     length: number,
     positionBytes: number,
   ): number {
     this.#enter('read');
-    assertRange(buffer, offset, length, positionBytes);
+    assertRange(buffer, bufferStart, length, positionBytes);
     const open = this.#handleFor(handle, 'read', 'read');
     const effect =
       length === 0 ? undefined : this.#faults.effectFor('read', open.path, open.file.id);
     if (effect !== undefined) throw this.#errorFrom(effect, 'read', open.path, 'read');
-    const done = open.file.read(buffer, offset, length, positionBytes);
+    const done = open.file.read(buffer, bufferStart, length, positionBytes);
     this.counters.readCalls++;
     this.counters.readBytes += done;
     return done;

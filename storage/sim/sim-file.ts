@@ -88,17 +88,17 @@ export class SimFile {
     return this.#device.slice(0, this.#deviceSizeBytes);
   }
 
-  read(target: Uint8Array, offset: number, length: number, positionBytes: number): number {
+  read(target: Uint8Array, bufferStart: number, length: number, positionBytes: number): number {
     const available = Math.max(0, Math.min(length, this.#cacheSizeBytes - positionBytes));
-    target.set(this.#cache.subarray(positionBytes, positionBytes + available), offset);
+    target.set(this.#cache.subarray(positionBytes, positionBytes + available), bufferStart);
     return available;
   }
 
-  write(source: Uint8Array, offset: number, length: number, positionBytes: number): void {
+  write(source: Uint8Array, bufferStart: number, length: number, positionBytes: number): void {
     assert(length > 0, `write length must be > 0: ${length}`);
     const endBytes = positionBytes + length;
     this.#cache = withCapacity(this.#cache, endBytes);
-    this.#cache.set(source.subarray(offset, offset + length), positionBytes);
+    this.#cache.set(source.subarray(bufferStart, bufferStart + length), positionBytes);
     this.#pendingWriteBytes += length;
     for (let sector = sectorOf(positionBytes); sector < sectorsCovering(endBytes); sector++) {
       this.#recordVersion(sector);
