@@ -37,6 +37,7 @@ import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment-scan.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
+import { type Offset, type Position, asOffset, asPosition } from './units.js';
 import {
   BATCH_HEADER_BYTES,
   decodeBatch,
@@ -56,9 +57,9 @@ export interface BatchedSegmentConfig {
 
 export interface ScanOutcome {
   /** Position after the last good batch. */
-  readonly endPositionBytes: number;
+  readonly endPositionBytes: Position;
   /** Offset after the last good batch's last offset. */
-  readonly nextOffset: number;
+  readonly nextOffset: Offset;
   readonly batches: number;
   /** Why the walk stopped before the end of the data; null when it reached it. */
   readonly problem: string | null;
@@ -290,7 +291,7 @@ export class BatchedSegment {
       next = checked.lastOffset + 1;
       batches++;
     }
-    return { endPositionBytes: position, nextOffset: next, batches, problem };
+    return { endPositionBytes: asPosition(position), nextOffset: asOffset(next), batches, problem };
   }
 
   /** The batch at `position` when whole, sound (CRC) and at the right offset; else why not. */
@@ -386,7 +387,7 @@ export class BatchedSegment {
    * Ends the data at `endPositionBytes` with `nextOffset` next (recovery found the end): the
    * file is cut there, index entries at or past it dropped. Read-only: the bytes stay, unread.
    */
-  endAt(endPositionBytes: number, nextOffset: number): void {
+  endAt(endPositionBytes: Position, nextOffset: Offset): void {
     assert(endPositionBytes <= this.#sizeBytes, 'the end is inside the file');
     if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
       this.#io.truncate(this.#file, endPositionBytes);

@@ -30,7 +30,14 @@ import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { encodeBatch } from './kafka-batch.js';
-import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset } from './units.js';
+import {
+  MAX_APPEND_OFFSET,
+  MiB,
+  type Offset,
+  type Position,
+  asOffset,
+  asPosition,
+} from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import {
@@ -70,8 +77,8 @@ import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log
 /** How far the active segment is known to be on the device. */
 interface SyncedPoint {
   readonly segment: BatchedSegment;
-  readonly positionBytes: number;
-  readonly nextOffset: number;
+  readonly positionBytes: Position;
+  readonly nextOffset: Offset;
 }
 
 /** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
@@ -215,7 +222,11 @@ export class BatchedLog {
     this.#rollIfFull(frame);
     const active = this.#active;
     const positionBytes = active.sizeBytes;
-    this.#writeStart = { segment: active, positionBytes, nextOffset: baseOffset };
+    this.#writeStart = {
+      segment: active,
+      positionBytes: asPosition(positionBytes),
+      nextOffset: baseOffset,
+    };
     this.#engine.guard('write', () => active.append(batch, frame));
     this.#writeStart = null;
     this.#bytesSincePoint += batch.length;
@@ -291,7 +302,11 @@ export class BatchedLog {
 
   #endOfActive(): SyncedPoint {
     const active = this.#active;
-    return { segment: active, positionBytes: active.sizeBytes, nextOffset: active.nextOffset };
+    return {
+      segment: active,
+      positionBytes: asPosition(active.sizeBytes),
+      nextOffset: asOffset(active.nextOffset),
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import { BatchedLog, batchedSegmentsForTesting } from './batched-log.js';
 import { Log, segmentsForTesting } from './log.js';
 import { LogQueue, logOfQueueForTesting } from './log-queue.js';
 import { SlotFileQueue, freeSlotsForTesting } from './slot-file.js';
+import { asOffset, asPosition } from './units.js';
 
 const newDir = tempDirs('invariants');
 
@@ -24,7 +25,7 @@ describe('Log.checkInvariants', () => {
     const log = logOfSegments();
     log.checkInvariants();
     const [first, second] = segmentsForTesting(log);
-    first!.activate(first!.sizeBytes, second!.baseOffset - 1);
+    first!.activate(asPosition(first!.sizeBytes), asOffset(second!.baseOffset - 1));
     expect(() => log.checkInvariants()).toThrow(/ends where the next begins/);
     await log.close();
   });
@@ -46,7 +47,7 @@ describe('BatchedLog.checkInvariants', () => {
     while (log.segments().length < 2) await log.appendBatch(batch);
     log.checkInvariants();
     const [first, second] = batchedSegmentsForTesting(log);
-    first!.endAt(first!.sizeBytes, second!.baseOffset + 1);
+    first!.endAt(asPosition(first!.sizeBytes), asOffset(second!.baseOffset + 1));
     expect(() => log.checkInvariants()).toThrow(/ends where the next begins/);
     await log.close();
   });
@@ -71,7 +72,7 @@ describe('LogQueue.checkInvariants', () => {
     for (let i = 0; i < 30; i++) await queue.send(Buffer.alloc(100, i));
     queue.checkInvariants();
     const [first, second] = segmentsForTesting(logOfQueueForTesting(queue));
-    first!.activate(first!.sizeBytes, second!.baseOffset + 1);
+    first!.activate(asPosition(first!.sizeBytes), asOffset(second!.baseOffset + 1));
     expect(() => queue.checkInvariants()).toThrow(/ends where the next begins/);
     await queue.close();
   });

@@ -49,7 +49,7 @@ import {
   overlap,
   trailing,
 } from './segment-chain.js';
-import { MAX_END_OFFSET_WRITABLE } from './units.js';
+import { MAX_END_OFFSET_WRITABLE, asPosition } from './units.js';
 
 export interface LoadedLog {
   readonly segments: Segment[];
@@ -316,7 +316,7 @@ function recoverTail(
       if (found !== null) findings.push(found);
       segment.endDataAt(scan.endPositionBytes);
     }
-    segment.activate(segment.sizeBytes, scan.nextOffset);
+    segment.activate(asPosition(segment.sizeBytes), scan.nextOffset);
   }
 }
 

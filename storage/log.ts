@@ -46,7 +46,7 @@ import {
   type RecordAttributes,
 } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
-import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
+import { MAX_APPEND_OFFSET, asOffset, asPosition, type Offset, type Position } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import {
   type WriterLock,
@@ -74,8 +74,8 @@ export interface SegmentInfo {
 /** How far the active segment is known to be on the device: the engine's synced point. */
 interface SyncedPoint {
   readonly segment: Segment;
-  readonly positionBytes: number;
-  readonly nextOffset: number;
+  readonly positionBytes: Position;
+  readonly nextOffset: Offset;
 }
 
 /**
@@ -623,7 +623,7 @@ export class Log {
       // The new names are durable before a point names them: a point naming a missing segment
       // then always means a segment removed from outside, which opening refuses.
       this.config.io.fsyncDir(this.dir);
-      const start: SyncedPoint = { segment: next, positionBytes: 0, nextOffset: next.baseOffset };
+      const start = startOf(next);
       if (background) {
         this.#rollSync = this.#startRollSync(active, next);
         return;
@@ -686,11 +686,7 @@ export class Log {
     sync.done = true;
     sync.sealed.sync();
     if (!savePoint) return;
-    const next: SyncedPoint = {
-      segment: sync.next,
-      positionBytes: 0,
-      nextOffset: sync.next.baseOffset,
-    };
+    const next = startOf(sync.next);
     if (
       !this.#segments.includes(sync.next) ||
       this.#engine.synced.segment.baseOffset >= next.segment.baseOffset
@@ -798,12 +794,15 @@ export class Log {
   /** The synced point, or the start of the log when retention removed the segment it was in. */
   #syncedPointStillHere(synced: SyncedPoint): SyncedPoint {
     if (this.#segments.includes(synced.segment)) return synced;
-    const first = this.#segments[0]!;
-    return { segment: first, positionBytes: 0, nextOffset: first.baseOffset };
+    return startOf(this.#segments[0]!);
   }
 
   #syncedPointOf(segment: Segment): SyncedPoint {
-    return { segment, positionBytes: segment.sizeBytes, nextOffset: segment.nextOffset };
+    return {
+      segment,
+      positionBytes: asPosition(segment.sizeBytes),
+      nextOffset: asOffset(segment.nextOffset),
+    };
   }
 
   #checkOpen(): void {
@@ -859,6 +858,11 @@ function settled(
 ): Promise<unknown> | null {
   const pending = promises.filter((promise) => promise != null);
   return pending.length === 0 ? null : Promise.allSettled(pending);
+}
+
+/** A segment's start: the point a roll makes, or a fence goes back to. */
+function startOf(segment: Segment): SyncedPoint {
+  return { segment, positionBytes: asPosition(0), nextOffset: asOffset(segment.baseOffset) };
 }
 
 function ignoreFailure(action: () => void): void {

@@ -5,6 +5,7 @@
 import type { ReadWindow } from './read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
 import type { Segment } from './segment.js';
+import { type Offset, type Position, asOffset, asPosition } from './units.js';
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
@@ -24,9 +25,9 @@ export interface ScanOptions {
 /** What a scan of a segment found. */
 export interface ScanResult {
   /** Position after the last good record. */
-  readonly endPositionBytes: number;
+  readonly endPositionBytes: Position;
   /** Offset the next record would have. */
-  readonly nextOffset: number;
+  readonly nextOffset: Offset;
   readonly records: number;
   /** Why the scan stopped before the end of the file, or null when it reached the end. */
   readonly problem: FrameProblem | null;
@@ -84,8 +85,8 @@ export function scanRecords(
     offset++;
   }
   return {
-    endPositionBytes: position,
-    nextOffset: offset,
+    endPositionBytes: asPosition(position),
+    nextOffset: asOffset(offset),
     records: offset - expectedOffset,
     problem,
   };

@@ -34,6 +34,7 @@ import { ReadWindow } from './read-window.js';
 import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { frameSizeAt } from './record.js';
+import type { Offset, Position } from './units.js';
 
 export interface SegmentConfig {
   readonly indexIntervalBytes: number;
@@ -344,7 +345,7 @@ export class Segment {
   }
 
   /** Makes this the active segment again after recovery found its end. */
-  activate(endPositionBytes: number, nextOffset: number): void {
+  activate(endPositionBytes: Position, nextOffset: Offset): void {
     this.#nextOffset = nextOffset;
     if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
       this.truncate(endPositionBytes);
