@@ -6,14 +6,8 @@
  * append costs one positional write and no promise; `acknowledged(offset)` says when the
  * durability policy allows answering OK. `appendAcknowledged` does both.
  *
- * After any write or sync fails the log is fenced: every later append throws LOG_FENCED until the
- * log is reopened, because after a failed fsync the kernel may have dropped the dirty pages while
- * the file still looks fine (PostgreSQL's fsyncgate): retrying and pretending is how acknowledged
- * data gets lost. The fence also cuts the active segment back to what it can vouch for: after a
- * failed write, to where that write began (no partial record stays behind); after a failed sync,
- * to where the last successful sync ended. The kernel marks the pages of a failed sync clean
- * while still showing their data, and no later fdatasync writes them again, so served or
- * recovered they would be data that looks durable and is not. Reopening recovers from the files.
+ * After any write or sync fails the log is fenced (LOG_FENCED until it is reopened) and cut back
+ * to what it can vouch for: log-sync.ts says why, and owns the syncs, rolls and recovery points.
  *
  * Segment reuse (under `always` and `group`, whose segments are preallocated): retention keeps
  * the `.log` of a segment it removes as the spare (segment-files.ts) instead of unlinking it, and
@@ -32,13 +26,13 @@ import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.
 import { loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
-import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
+import { closeSegments } from './segment-removal.js';
 import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
 import { removeSegmentFiles } from './segment-files.js';
 import { SpareSegment } from './spare-segment.js';
 import { ReadWindow } from './read-window.js';
-import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
-import { writeRecoveryPoint } from './recovery-point.js';
+import type { DurabilityEngine } from './durability-engine.js';
+import { LogSync, type SyncedPoint, ignoreFailure } from './log-sync.js';
 import {
   encodeRecordInto,
   recordSizeBytes,
@@ -46,7 +40,7 @@ import {
   type RecordAttributes,
 } from './record.js';
 import { largestLowerBoundSlot } from './index-file.js';
-import { MAX_APPEND_OFFSET, asOffset, asPosition, type Offset, type Position } from './units.js';
+import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import {
   type WriterLock,
@@ -71,24 +65,6 @@ export interface SegmentInfo {
   readonly sizeBytes: number;
 }
 
-/** How far the active segment is known to be on the device: the engine's synced point. */
-interface SyncedPoint {
-  readonly segment: Segment;
-  readonly positionBytes: Position;
-  readonly nextOffset: Offset;
-}
-
-/**
- * Under `none`, the fdatasync of the segment a roll sealed, running on the thread pool (see
- * #rollIfFull). `done` once it, or a blocking sync that stood in for it, made the segment durable.
- */
-interface RollSync {
-  readonly sealed: Segment;
-  readonly next: Segment;
-  promise: Promise<void>;
-  done: boolean;
-}
-
 /** Lookups step forward about one index interval: a small window keeps warm reads cheap. */
 const LOOKUP_WINDOW_BYTES = 8 * 1024;
 const BATCH_BUFFER_BYTES = 1024 * 1024;
@@ -105,7 +81,6 @@ export class Log {
   /** As opened: `maxRecordBytes` is what appends may write. */
   readonly config: LogConfig;
   readonly recovery: RecoveryReport;
-  /** What segments read with: the log's stored record limit, never below the configured one. */
   readonly #segments: Segment[];
   readonly #baseOffsets: number[];
   readonly #lookupWindow: ReadWindow;
@@ -119,25 +94,19 @@ export class Log {
    */
   #pendingBytes = 0;
   #pendingRecords = 0;
-  /** Owns the policy, the fence and the synced point; opening synced what is in the files. */
-  readonly #engine: DurabilityEngine<SyncedPoint>;
-  #bytesSinceRecoveryPoint = 0;
+  /** The engine's syncs, each roll's sync, recovery points and the fence's cut back. */
+  readonly #sync: LogSync;
   #closed = false;
   /** The close in progress or done (close returns it to every caller). */
   #closing: Promise<void> | null = null;
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
-  #rollSync: RollSync | null = null;
   /**
    * A segment retention took out of the log whose files are not yet durably gone (an unlink or
    * the directory fsync failed): see #finishRemoval.
    */
   #unremoved: Segment | null = null;
   readonly #spare: SpareSegment;
-  /** Where the engine's latest sync started from: what it proves nothing beyond until it ends. */
-  #syncStartedFrom: SyncedPoint;
-  /** The point a roll made while a thread-pool sync ran could not save yet (#syncForRoll). */
-  #pointAfterSync: SyncedPoint | null = null;
 
   private constructor(
     dir: string,
@@ -154,19 +123,23 @@ export class Log {
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
     this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
-    this.#engine = new DurabilityEngine<SyncedPoint>(
-      { ...config, subject: `the log in ${dir}`, fencedCode: 'LOG_FENCED' },
-      this.#syncedPointOf(this.#active),
-      this.#active.nextOffset,
-    );
-    this.#syncStartedFrom = this.#engine.synced;
-    const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
-    this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
-    this.#engine.attach({
-      beforeSync: () => this.#beforeSync(),
-      onFence: (call, synced) => this.#cutBack(call, synced),
-      afterSync: () => this.#afterSync(),
+    this.#sync = new LogSync({
+      dir,
+      config,
+      segments: this.#segments,
+      baseOffsets: this.#baseOffsets,
+      writePending: () => this.#writePending(),
+      dropPending: () => this.#dropPending(),
+      newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
+      isClosed: () => this.#closed,
     });
+    const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
+    // Segments read with the log's stored record limit, never below the configured one.
+    this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
+  }
+
+  get #engine(): DurabilityEngine<SyncedPoint> {
+    return this.#sync.engine;
   }
 
   /**
@@ -391,14 +364,12 @@ export class Log {
       const segment = this.#segments.shift()!;
       this.#baseOffsets.shift();
       bytes += segment.sizeBytes;
-      // A background sync still using the file keeps it open until it settles; what it was
-      // to make durable is gone, so nothing waits for it any more.
-      const sync = this.#rollSync?.sealed === segment ? this.#rollSync : null;
-      if (sync !== null) sync.done = true;
       // Out of the log now, whatever happens to its files: readers must not reach it.
       this.#unremoved = segment;
       const spare = this.#spare.pathFor(segment);
-      segment.delete(settled([sync?.promise, this.#engine.inFlight]), spare);
+      // A background sync still using the file keeps it open until it settles; what it was to
+      // make durable is gone, so nothing waits for it any more.
+      segment.delete(this.#sync.releaseForRemoval(segment), spare);
       this.config.io.fsyncDir(this.dir);
       this.#unremoved = null;
       if (spare !== null) this.#spare.kept();
@@ -432,7 +403,7 @@ export class Log {
     const flush = (): void => {
       this.#checkWritable();
       this.#writePending();
-      this.#engine.guard('sync', () => this.#saveRecoveryPoint());
+      this.#engine.guard('sync', () => this.#sync.saveRecoveryPoint());
     };
     // After a thread-pool sync in flight has settled (DurabilityEngine.exclusive says why);
     // with none in flight, exclusive runs it before this call returns.
@@ -455,7 +426,7 @@ export class Log {
   async #close(): Promise<void> {
     if (this.#engine.inFlight === null) this.#syncAndRelease();
     else await this.#engine.exclusive(() => this.#syncAndRelease());
-    const inUse = settled([this.#engine.inFlight, this.#rollSync?.promise]);
+    const inUse = this.#sync.inUse();
     if (inUse !== null) await inUse;
     const failures = closeSegments(this.#segments);
     if (failures.length > 0) throw failures[0];
@@ -470,8 +441,8 @@ export class Log {
         // Unlinked before the last point, whose directory fsync makes it durable: a spare left
         // for the next open would be unlinked there (the top of this file).
         if (this.#spare.exists) ignoreFailure(() => this.#spare.remove());
-        engine.guard('sync', () => this.#saveRecoveryPoint(true));
-        engine.close(this.#syncedPointOf(this.#active), this.#active.nextOffset);
+        engine.guard('sync', () => this.#sync.saveRecoveryPoint(true));
+        this.#sync.close();
       } else engine.abandon();
     } catch (error) {
       // The files are closed all the same: a failed close must not leak them.
@@ -497,7 +468,7 @@ export class Log {
     if (active.needsPreallocation(length))
       this.#engine.guard('sync', () => active.preallocate(length));
     this.#engine.guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
-    this.#bytesSinceRecoveryPoint += length;
+    this.#sync.wrote(length);
   }
 
   /**
@@ -516,37 +487,6 @@ export class Log {
     } catch (error) {
       this.#dropPending();
       throw error;
-    }
-  }
-
-  /** The engine is about to sync: the group's records are written, and the sync covers them. */
-  #beforeSync(): SyncPlan<SyncedPoint> {
-    this.#writePending();
-    this.#syncStartedFrom = this.#engine.synced;
-    const active = this.#active;
-    return {
-      handle: active.handle,
-      point: this.#syncedPointOf(active),
-      endTicket: active.nextOffset,
-    };
-  }
-
-  /**
-   * After a sync of the engine's: a recovery point once enough bytes were synced since the last,
-   * or the one a roll made while it ran left to save (#syncForRoll).
-   */
-  #afterSync(): void {
-    const afterRoll = this.#pointAfterSync;
-    this.#pointAfterSync = null;
-    const due = this.#bytesSinceRecoveryPoint >= this.config.recoveryPointIntervalBytes;
-    if (!due && (afterRoll === null || !this.#segments.includes(afterRoll.segment))) return;
-    try {
-      this.#engine.guard('sync', () => {
-        if (due) this.#saveRecoveryPoint();
-        else this.#writeRecoveryPointAt(afterRoll!);
-      });
-    } catch {
-      // Fenced: the appends waiting learn it from the engine.
     }
   }
 
@@ -575,7 +515,7 @@ export class Log {
       if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeBuffer.length) return;
       this.#writePending();
     }
-    this.#rollIfFull(sizeBytes);
+    this.#sync.rollIfFull(sizeBytes);
   }
 
   #dropPending(): void {
@@ -585,7 +525,7 @@ export class Log {
 
   /**
    * Under `group`, appends already accepted stay pending when a write fails without fencing (a
-   * retry writes the same bytes at the same place); a fence drops them (#cutBack), and a fenced
+   * retry writes the same bytes at the same place); a fence drops them (LogSync cuts back), and a fenced
    * log writes nothing more.
    */
   #writePending(): void {
@@ -593,141 +533,6 @@ export class Log {
     if (length === 0 || this.#engine.fenced !== null) return;
     this.#write(0, length);
     this.#dropPending();
-  }
-
-  /**
-   * Every finished segment is synced, and a recovery point saved at the start of the next one
-   * (NSQ syncs at each new file; Kafka flushes up to the new segment). Under `always` and `group`
-   * before the next segment is created. Under `none`, where nothing waits for the disk, on the
-   * thread pool (as Kafka does): a roll waits only when the previous roll's sync has not finished
-   * (a disk slower than the appends), so at most the last sealed segment is not yet durable. A
-   * crash can then tear only what follows the recovery point — the active segment, and under
-   * `none` the one sealed just before it — and opening tells a removed or cut segment anywhere
-   * else (a broken chain it refuses) from a crash (a tail it cuts).
-   */
-  #rollIfFull(nextRecordBytes: number): void {
-    const active = this.#active;
-    if (active.sizeBytes === 0 || active.sizeBytes + nextRecordBytes <= this.config.segmentBytes)
-      return;
-    const background = !this.#engine.syncsBeforeAcknowledging;
-    this.#engine.guard('sync', () => {
-      this.#finishRollSync(true);
-      active.trim();
-      const sealingAt = background ? this.#engine.synced : this.#syncForRoll(active);
-      // Said before the next segment exists: a crash may now leave this one short of it.
-      if (sealingAt !== null) this.#writeRecoveryPointAt(sealingAt, true);
-      active.seal();
-      const next = this.#spare.newSegment(active.nextOffset);
-      this.#segments.push(next);
-      this.#baseOffsets.push(next.baseOffset);
-      // The new names are durable before a point names them: a point naming a missing segment
-      // then always means a segment removed from outside, which opening refuses.
-      this.config.io.fsyncDir(this.dir);
-      const start = startOf(next);
-      if (background) {
-        this.#rollSync = this.#startRollSync(active, next);
-        return;
-      }
-      this.#vouch(start);
-      if (sealingAt === null) this.#writeRecoveryPointAt(start);
-      else this.#pointAfterSync = start;
-    });
-  }
-
-  /**
-   * Syncs the segment a roll seals under `always` and `group`. A sync of the engine's still on
-   * the thread pool may yet fail on pages of this segment that this sync, succeeding, did not
-   * write: the failed one left them marked clean, and the kernel reports its error once. Until
-   * its outcome is known, nothing past the point it started from is proven, so that is the point
-   * the roll saves, sealing (as under `none`), and the next segment's start is saved once the
-   * sync succeeds (#afterSync); when it fails, the fence cuts back to the same point. Returns
-   * that point; null when no sync is in flight. Without it a power cut before the failure came
-   * back left a sealed segment that the chain check trusts with records that never reached the
-   * device (crash-loop seed 2088, log under group).
-   */
-  #syncForRoll(active: Segment): SyncedPoint | null {
-    active.sync();
-    this.#vouch(this.#syncedPointOf(active));
-    return this.#engine.inFlight === null ? null : this.#syncStartedFrom;
-  }
-
-  #startRollSync(sealed: Segment, next: Segment): RollSync {
-    const sync: RollSync = { sealed, next, promise: Promise.resolve(), done: false };
-    sync.promise = this.config.io.fdatasyncAsync(sealed.handle).then(
-      () => this.#afterRollSync(sync, null),
-      (error: unknown) => this.#afterRollSync(sync, error),
-    );
-    return sync;
-  }
-
-  /** The background sync settled; a roll, flush or close may have stood in for it already. */
-  #afterRollSync(sync: RollSync, error: unknown): void {
-    if (this.#rollSync === sync) this.#rollSync = null;
-    if (sync.done || this.#engine.fenced !== null || this.#closed) return;
-    try {
-      if (error !== null) throw error;
-      this.#rollSynced(sync);
-    } catch (failure) {
-      this.#engine.fenceOnIoError(failure, 'sync');
-    }
-  }
-
-  /**
-   * Makes the last roll's sealed segment durable now, on this thread, if it is not yet; without
-   * a point when the caller saves one of its own next (a flush, a close).
-   */
-  #finishRollSync(savePoint: boolean): void {
-    const sync = this.#rollSync;
-    if (sync !== null && !sync.done) this.#rollSynced(sync, savePoint);
-  }
-
-  /** The sealed segment's data is synced: its indexes follow, then a point at the next one. */
-  #rollSynced(sync: RollSync, savePoint = true): void {
-    sync.done = true;
-    sync.sealed.sync();
-    if (!savePoint) return;
-    const next = startOf(sync.next);
-    if (
-      !this.#segments.includes(sync.next) ||
-      this.#engine.synced.segment.baseOffset >= next.segment.baseOffset
-    )
-      return;
-    this.#vouch(next);
-    this.#writeRecoveryPointAt(next);
-  }
-
-  /** Syncs the active segment, then records that everything up to here is on the device. */
-  #saveRecoveryPoint(trim = false): void {
-    this.#finishRollSync(false);
-    const active = this.#active;
-    if (trim) active.trim();
-    active.sync();
-    // The data is on the device now (rolls made the names of new segments durable): a recovery
-    // point that then fails to save must not make the fence cut synced records, which a
-    // recovery point whose rename did reach the device may already vouch for.
-    this.#vouch(this.#syncedPointOf(active));
-    this.#writeRecoveryPoint(active);
-  }
-
-  #vouch(point: SyncedPoint): void {
-    this.#engine.vouch(point, point.nextOffset);
-  }
-
-  /** Also makes new segment files durable: it fsyncs the directory that holds them. */
-  #writeRecoveryPoint(active: Segment): void {
-    this.#pointAfterSync = null;
-    this.#writeRecoveryPointAt(this.#syncedPointOf(active));
-  }
-
-  /** `sealing`: the point's segment is sealed without waiting for its sync (#rollIfFull). */
-  #writeRecoveryPointAt(point: SyncedPoint, sealing = false): void {
-    writeRecoveryPoint(this.config.io, this.dir, {
-      segmentBaseOffset: point.segment.baseOffset,
-      positionBytes: point.positionBytes,
-      nextOffset: point.nextOffset,
-      sealing,
-    });
-    this.#bytesSinceRecoveryPoint = 0;
   }
 
   #segmentFor(offset: number): Segment {
@@ -749,60 +554,6 @@ export class Log {
         'ask for an offset in that range',
       { offset: BigInt(Math.max(0, Math.trunc(Number.isFinite(offset) ? offset : 0))) },
     );
-  }
-
-  /**
-   * See the top of this file: what a failed write or sync leaves is not served. The last good
-   * sync can lie in an older segment (a roll made while a thread-pool sync that then failed ran):
-   * the segments after it go, with their files, and it becomes the active segment again. The
-   * steps keep the segment chain whole whatever a power cut keeps of them: the recovery point
-   * moves back first (recovery then treats everything after it as unsynced), the later segments
-   * are removed newest first, each durably before the next, and only then is the kept segment
-   * cut.
-   */
-  #cutBack(call: FailedCall, synced: SyncedPoint): void {
-    // Never written, never acknowledged: the fence drops them with the rest.
-    this.#dropPending();
-    const keep =
-      call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active);
-    const removed: Segment[] = [];
-    while (this.#active !== keep.segment) {
-      this.#baseOffsets.pop();
-      removed.push(this.#segments.pop()!);
-    }
-    // Best effort throughout: the log is fenced either way, and reopening recovers from the files.
-    try {
-      // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
-      // Files of later segments may outlive this fence (being removed below, or left by a roll
-      // that failed part-way): `keep`'s segment may end before the next one begins.
-      if (call === 'sync') this.#writeRecoveryPointAt(keep, true);
-    } catch {
-      // Without a point moved back, removing segments could leave one naming a missing segment.
-      closeSegments(removed);
-      return;
-    }
-    // Newest first, each durably before the next (deleteSegmentsDurably); on a failure the rest
-    // stay, older than the one that failed.
-    ignoreFailure(() => deleteSegmentsDurably(this.config.io, this.dir, removed));
-    ignoreFailure(() => {
-      keep.segment.activate(keep.positionBytes, keep.nextOffset);
-      // A write that failed part-way left bytes past the end that activate does not know of.
-      this.config.io.truncate(keep.segment.handle, keep.positionBytes);
-    });
-  }
-
-  /** The synced point, or the start of the log when retention removed the segment it was in. */
-  #syncedPointStillHere(synced: SyncedPoint): SyncedPoint {
-    if (this.#segments.includes(synced.segment)) return synced;
-    return startOf(this.#segments[0]!);
-  }
-
-  #syncedPointOf(segment: Segment): SyncedPoint {
-    return {
-      segment,
-      positionBytes: asPosition(segment.sizeBytes),
-      nextOffset: asOffset(segment.nextOffset),
-    };
   }
 
   #checkOpen(): void {
@@ -850,25 +601,4 @@ export class Log {
  */
 export function segmentsForTesting(log: Log): Segment[] {
   return segmentsOf(log);
-}
-
-/** One promise that settles when every one given has; null when none is given. */
-function settled(
-  promises: ReadonlyArray<Promise<unknown> | null | undefined>,
-): Promise<unknown> | null {
-  const pending = promises.filter((promise) => promise != null);
-  return pending.length === 0 ? null : Promise.allSettled(pending);
-}
-
-/** A segment's start: the point a roll makes, or a fence goes back to. */
-function startOf(segment: Segment): SyncedPoint {
-  return { segment, positionBytes: asPosition(0), nextOffset: asOffset(segment.baseOffset) };
-}
-
-function ignoreFailure(action: () => void): void {
-  try {
-    action();
-  } catch {
-    // The caller is already failing; this step was an attempt to leave less behind.
-  }
 }
