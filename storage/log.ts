@@ -19,8 +19,16 @@
  * spare found when the log opens is unlinked, never reused: a power cut can leave the spare
  * name beside a segment's for the same file (a rename cut short), and a file the next roll
  * would write over must be one this process made a spare.
+ *
+ * Why this file is over 450 lines: the Log's own state (its segments, the records held back for
+ * the group's sync, the open, closing and closed states, the writer lock) is what every remaining
+ * method reads or moves: appends encode into the write buffer and roll, reads write the held
+ * records first, flush and close sync them. Durability (log-sync.ts), retention
+ * (log-retention.ts), the spare (spare-segment.ts), lookups (segment-lookup.ts) and refusals
+ * (log-errors.ts) have their own files.
  */
-import { StorageError, assert } from './errors.js';
+import { type StorageError, assert } from './errors.js';
+import { logClosed, logReadOnly, offsetLimit, offsetOutOfRange } from './log-errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import { loadLog } from './log-loader.js';
@@ -28,8 +36,8 @@ import type { RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
 import { closeSegments } from './segment-removal.js';
 import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
-import { removeSegmentFiles } from './segment-files.js';
 import { SpareSegment } from './spare-segment.js';
+import { LogRetention } from './log-retention.js';
 import { ReadWindow } from './read-window.js';
 import type { DurabilityEngine } from './durability-engine.js';
 import { LogSync, type SyncedPoint, ignoreFailure } from './log-sync.js';
@@ -101,12 +109,8 @@ export class Log {
   #closing: Promise<void> | null = null;
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
-  /**
-   * A segment retention took out of the log whose files are not yet durably gone (an unlink or
-   * the directory fsync failed): see #finishRemoval.
-   */
-  #unremoved: Segment | null = null;
   readonly #spare: SpareSegment;
+  readonly #retention: LogRetention;
 
   private constructor(
     dir: string,
@@ -136,6 +140,11 @@ export class Log {
     const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
     // Segments read with the log's stored record limit, never below the configured one.
     this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
+    this.#retention = new LogRetention(
+      { io: config.io, dir, segments: this.#segments, baseOffsets: this.#baseOffsets },
+      this.#spare,
+      (segment) => this.#sync.releaseForRemoval(segment),
+    );
   }
 
   get #engine(): DurabilityEngine<SyncedPoint> {
@@ -198,7 +207,7 @@ export class Log {
     assert(this.#pendingBytes <= this.#writeBuffer.length, 'pending records fit the buffer');
     checkSyncedPoint(segments, this.#engine.synced, this.endOffset);
     assert(
-      this.#unremoved === null || !segments.includes(this.#unremoved),
+      this.#retention.unremoved === null || !segments.includes(this.#retention.unremoved),
       'a segment retention took out is out of the log',
     );
   }
@@ -348,49 +357,13 @@ export class Log {
   }
 
   /**
-   * Retention: deletes every sealed segment whose records are all below `offset`; never the
-   * active segment. Returns what was removed. Oldest first, each made durable before the next:
-   * a power cut then leaves the log without a prefix of them, never with a hole in the middle
-   * that would end a reader's walk early. Under `always` and `group` the first one's `.log`
-   * becomes the spare when there is none (the top of this file), renamed as durably.
+   * Retention: deletes every sealed segment whose records are all below `offset`, oldest first,
+   * each durably (log-retention.ts); never the active segment. Returns what was removed.
    */
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
     this.#checkNotReadOnly('delete segments of');
-    this.#finishRemoval();
-    let segments = 0;
-    let bytes = 0;
-    while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= offset) {
-      const segment = this.#segments.shift()!;
-      this.#baseOffsets.shift();
-      bytes += segment.sizeBytes;
-      // Out of the log now, whatever happens to its files: readers must not reach it.
-      this.#unremoved = segment;
-      const spare = this.#spare.pathFor(segment);
-      // A background sync still using the file keeps it open until it settles; what it was to
-      // make durable is gone, so nothing waits for it any more.
-      segment.delete(this.#sync.releaseForRemoval(segment), spare);
-      this.config.io.fsyncDir(this.dir);
-      this.#unremoved = null;
-      if (spare !== null) this.#spare.kept();
-      segments++;
-    }
-    return { segments, bytes };
-  }
-
-  /**
-   * Removes, durably, the segment whose removal failed last time (an unlink or the directory
-   * fsync after it), before retention may remove any later one: removing the next segment while
-   * this one's name lives on, or may come back after a power cut, leaves a hole in the chain.
-   */
-  #finishRemoval(): void {
-    const segment = this.#unremoved;
-    if (segment === null) return;
-    removeSegmentFiles(this.config.io, segment.paths);
-    // A rename to the spare name that failed, or whose directory fsync did, may have happened.
-    if (!this.#spare.exists) this.#spare.remove();
-    this.config.io.fsyncDir(this.dir);
-    this.#unremoved = null;
+    return this.#retention.deleteBelow(offset);
   }
 
   /**
@@ -548,20 +521,11 @@ export class Log {
   }
 
   #outOfRange(offset: number): StorageError {
-    return new StorageError(
-      'OFFSET_OUT_OF_RANGE',
-      `offset ${offset} is outside the log ${this.dir}, which holds offsets ${this.startOffset} to ${this.endOffset - 1}; ` +
-        'ask for an offset in that range',
-      { offset: BigInt(Math.max(0, Math.trunc(Number.isFinite(offset) ? offset : 0))) },
-    );
+    return offsetOutOfRange(this.dir, offset, this.startOffset, this.endOffset);
   }
 
   #checkOpen(): void {
-    if (this.#closed)
-      throw new StorageError(
-        'LOG_CLOSED',
-        `the log in ${this.dir} is closed; open it again to use it`,
-      );
+    if (this.#closed) throw logClosed(this.dir);
   }
 
   #checkWritable(): void {
@@ -571,27 +535,14 @@ export class Log {
   }
 
   #checkNotReadOnly(what: string): void {
-    if (!this.config.readOnly) return;
-    throw new StorageError(
-      'LOG_READ_ONLY',
-      `cannot ${what} the log in ${this.dir}: it was opened read-only; open it without readOnly to write`,
-      {
-        file: this.dir,
-      },
-    );
+    if (this.config.readOnly) throw logReadOnly(this.dir, what);
   }
 
   /** Refuses appends whose offsets this log could not store exactly (units.ts). */
   #checkOffsetLimit(records: number): void {
     // On every append: plain arithmetic, not the endOffset getter's checked constructor.
     const last = this.#active.nextOffset + this.#pendingRecords + records - 1;
-    if (last <= MAX_APPEND_OFFSET) return;
-    throw new StorageError(
-      'OFFSET_LIMIT',
-      `appending ${records} record(s) to the log in ${this.dir} would reach offset ${last}, past ${MAX_APPEND_OFFSET}, ` +
-        'the largest offset this log can store exactly; nothing was written. Start a new log with a lower base offset',
-      { file: this.dir, fromOffset: this.endOffset, toOffset: last },
-    );
+    if (last > MAX_APPEND_OFFSET) throw offsetLimit(this.dir, records, this.endOffset, last);
   }
 }
 
