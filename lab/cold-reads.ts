@@ -17,13 +17,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
-import {
-  DelegatingFileIO,
-  type FileHandle,
-  type FileIO,
-  NodeFileIO,
-  ioError,
-} from '../storage/file-io.js';
+import { type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
+import { DelegatingFileIO } from '../storage/delegating-file-io.js';
 import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './probes/direct-io.js';
 import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 

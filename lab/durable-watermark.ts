@@ -10,7 +10,8 @@
  * An fdatasync covers the writes issued before it started, so the count is taken at the start
  * and credited when the sync returns. Everything else is delegated unchanged, counters included.
  */
-import { DelegatingFileIO, type FileHandle, type FileIO } from '../storage/file-io.js';
+import type { FileHandle, FileIO } from '../storage/file-io.js';
+import { DelegatingFileIO } from '../storage/delegating-file-io.js';
 
 interface WatchedFile {
   issued: number;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomically } from './atomic-file.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
-import { DelegatingFileIO, type FileHandle } from './file-io.js';
+import type { FileHandle } from './file-io.js';
+import { DelegatingFileIO } from './delegating-file-io.js';
 import { SimDisk } from './sim/sim-disk.js';
 
 const MAGIC = 0x4c4c5450;

@@ -3,13 +3,8 @@
  * `io` it is given in one, so its `counters` are its own even when that `io` is shared (the lab's
  * tracing FileIO, a simulated disk, one NodeFileIO for several queues).
  */
-import {
-  DelegatingFileIO,
-  type FileHandle,
-  type FileIO,
-  type FileIOCounters,
-  newCounters,
-} from './file-io.js';
+import { type FileHandle, type FileIO, type FileIOCounters, newCounters } from './file-io.js';
+import { DelegatingFileIO } from './delegating-file-io.js';
 
 export class CountingFileIO extends DelegatingFileIO {
   readonly #counters: FileIOCounters = newCounters();

@@ -398,4 +398,4 @@ export type { FileIOCounters } from './file-io.js';
 export { NodeFileIO } from './file-io.js';
 
 /** A `FileIO` that passes every call to another: extend it to observe or alter some calls. */
-export { DelegatingFileIO } from './file-io.js';
+export { DelegatingFileIO } from './delegating-file-io.js';

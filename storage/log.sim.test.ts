@@ -8,7 +8,8 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
-import { DelegatingFileIO, ioError } from './file-io.js';
+import { ioError } from './file-io.js';
+import { DelegatingFileIO } from './delegating-file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { readRecordLimit } from './record-limit.js';

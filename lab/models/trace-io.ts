@@ -9,7 +9,8 @@
  */
 import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
-import { DelegatingFileIO, type FileHandle } from '../../storage/file-io.js';
+import type { FileHandle } from '../../storage/file-io.js';
+import { DelegatingFileIO } from '../../storage/delegating-file-io.js';
 
 export const TRACE_WRITE = 0;
 /** fdatasync of one file: the writes to it before this point are durable after it. */
