@@ -7,7 +7,8 @@ import { BatchedLog } from './batched-log.js';
 import type { BatchedRecordInput } from './batched-log-records.js';
 import { encodeRecords } from './kafka-batch.js';
 import { Log } from './log.js';
-import { SizeHistogram, readSegmentStats } from './segment-stats.js';
+import { readSegmentStats } from './segment-stats.js';
+import { SizeHistogram } from './size-histogram.js';
 import { isStorageError } from './errors.js';
 
 const newDir = tempDirs('segment-stats');
