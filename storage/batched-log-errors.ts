@@ -24,3 +24,19 @@ export function offsetLimit(frame: BatchFrame): StorageError {
     { fromOffset: frame.baseOffset, toOffset: frame.lastOffset },
   );
 }
+
+export function readOnlyError(dir: string): StorageError {
+  return new StorageError(
+    'LOG_READ_ONLY',
+    `batched log ${dir} is open read-only; open it without readOnly to append`,
+  );
+}
+
+export function outOfRange(offset: number, startOffset: number, endOffset: number): StorageError {
+  return new StorageError(
+    'OFFSET_OUT_OF_RANGE',
+    `batched log: offset ${offset} is outside [${startOffset}, ${endOffset}); ` +
+      'read an offset in that range',
+    { offset: BigInt(offset), fromOffset: startOffset, toOffset: endOffset },
+  );
+}

@@ -25,19 +25,12 @@
  * What records go in and come out as is batched-log-records.ts's, how reads walk the segments
  * batched-log-reads.ts's, the refusals batched-log-errors.ts's.
  */
-import { StorageError, assert } from './errors.js';
+import { assert } from './errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import { largestLowerBoundSlot } from './index-file.js';
 import { encodeBatch } from './kafka-batch.js';
-import {
-  MAX_APPEND_OFFSET,
-  MiB,
-  type Offset,
-  type Position,
-  asOffset,
-  asPosition,
-} from './units.js';
+import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset, asPosition } from './units.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
 import {
@@ -59,7 +52,14 @@ import {
 } from './batched-log-loader.js';
 import { BatchedSegment } from './batched-log-segment.js';
 import { closeSegments } from './segment-removal.js';
-import { batchTooLarge, closedError, offsetLimit } from './batched-log-errors.js';
+import type { SyncedPoint as LogSyncedPoint } from './log-sync.js';
+import {
+  batchTooLarge,
+  closedError,
+  offsetLimit,
+  outOfRange,
+  readOnlyError,
+} from './batched-log-errors.js';
 import {
   type AppendBatchOptions,
   type BatchLocation,
@@ -74,12 +74,7 @@ import {
 import { batchesFrom, lookupIn, recordAtTime, recordsFrom } from './batched-log-reads.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
-/** How far the active segment is known to be on the device. */
-interface SyncedPoint {
-  readonly segment: BatchedSegment;
-  readonly positionBytes: Position;
-  readonly nextOffset: Offset;
-}
+type SyncedPoint = LogSyncedPoint<BatchedSegment>;
 
 /** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
 let segmentsOf: (log: BatchedLog) => BatchedSegment[];
@@ -221,12 +216,9 @@ export class BatchedLog {
     if (frame.lastOffset > MAX_APPEND_OFFSET) throw offsetLimit(frame);
     this.#rollIfFull(frame);
     const active = this.#active;
-    const positionBytes = active.sizeBytes;
-    this.#writeStart = {
-      segment: active,
-      positionBytes: asPosition(positionBytes),
-      nextOffset: baseOffset,
-    };
+    // The active segment ends where this batch begins (baseOffset is its next offset).
+    this.#writeStart = this.#endOfActive();
+    const { positionBytes } = this.#writeStart;
     this.#engine.guard('write', () => active.append(batch, frame));
     this.#writeStart = null;
     this.#bytesSincePoint += batch.length;
@@ -340,12 +332,7 @@ export class BatchedLog {
 
   #checkWritable(): void {
     this.#checkOpen();
-    if (this.config.readOnly) {
-      throw new StorageError(
-        'LOG_READ_ONLY',
-        `batched log ${this.dir} is open read-only; open it without readOnly to append`,
-      );
-    }
+    if (this.config.readOnly) throw readOnlyError(this.dir);
     this.#engine.checkNotFenced();
   }
 
@@ -369,14 +356,8 @@ export class BatchedLog {
   #segmentFor(offset: number): BatchedSegment {
     this.#checkOpen();
     assert(Number.isSafeInteger(offset), `offset is an integer: ${offset}`);
-    if (offset < this.startOffset || offset >= this.endOffset) {
-      throw new StorageError(
-        'OFFSET_OUT_OF_RANGE',
-        `batched log: offset ${offset} is outside [${this.startOffset}, ${this.endOffset}); ` +
-          'read an offset in that range',
-        { offset: BigInt(offset), fromOffset: this.startOffset, toOffset: this.endOffset },
-      );
-    }
+    if (offset < this.startOffset || offset >= this.endOffset)
+      throw outOfRange(offset, this.startOffset, this.endOffset);
     const base = this.#baseOffsets;
     return this.#segments[largestLowerBoundSlot((i) => base[i]!, base.length, offset)]!;
   }

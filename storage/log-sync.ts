@@ -35,9 +35,12 @@ export interface SyncedLog {
   isClosed(): boolean;
 }
 
-/** How far the active segment is known to be on the device: the engine's synced point. */
-export interface SyncedPoint {
-  readonly segment: Segment;
+/**
+ * How far the active segment is known to be on the device: the engine's synced point (the batched
+ * log's, of its own segments, too).
+ */
+export interface SyncedPoint<S = Segment> {
+  readonly segment: S;
   readonly positionBytes: Position;
   readonly nextOffset: Offset;
 }

@@ -4,6 +4,7 @@
  * only: they walk every segment and every loaded index, so no append calls them.
  */
 import { assert } from './errors.js';
+import type { SyncedPoint } from './log-sync.js';
 
 /** What the list check asks of a segment of either kind. */
 export interface CheckedSegment {
@@ -50,20 +51,13 @@ export function checkedSegmentEnd(
   return endOffset;
 }
 
-/** Where a durability engine last synced a log of either kind. */
-export interface CheckedSyncedPoint {
-  readonly segment: { readonly sizeBytes: number };
-  readonly positionBytes: number;
-  readonly nextOffset: number;
-}
-
 /**
  * Asserts that the synced point is not past the log's end, nor past its segment's data while
  * that segment is still in the log (retention may have removed it since).
  */
 export function checkSyncedPoint(
   segments: readonly object[],
-  synced: CheckedSyncedPoint,
+  synced: SyncedPoint<{ readonly sizeBytes: number }>,
   endOffset: number,
 ): void {
   assert(synced.nextOffset <= endOffset, 'the synced point is not past the end');

@@ -93,20 +93,13 @@ function failure(operation: string, file: string, errno: SimErrno, syscall: stri
   return ioError(operation, file, errnoException(errno, syscall));
 }
 
-function assertRange(
-  buffer: Uint8Array,
-  bufferStart: number,
-  length: number,
-  position: number,
-): void {
-  assert(
-    Number.isInteger(bufferStart) && bufferStart >= 0,
-    `bufferStart must be an integer >= 0: ${bufferStart}`,
-  );
+/** `start`: the index in `buffer` of the first byte read or written (bufferStart). */
+function assertRange(buffer: Uint8Array, start: number, length: number, position: number): void {
+  assert(Number.isInteger(start) && start >= 0, `buffer start must be an integer >= 0: ${start}`);
   assert(Number.isInteger(length) && length >= 0, `length must be an integer >= 0: ${length}`);
   assert(
-    bufferStart + length <= buffer.length,
-    `bufferStart + length past the buffer: ${bufferStart + length}`,
+    start + length <= buffer.length,
+    `buffer start + length past the buffer: ${start + length}`,
   );
   assert(Number.isSafeInteger(position) && position >= 0, `bad position: ${position}`);
 }

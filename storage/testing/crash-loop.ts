@@ -20,6 +20,10 @@
  *
  * Group commit runs on setImmediate (groupMaxDelayMs 0) and every acknowledgement is awaited
  * before the next operation, so the order of FileIO calls depends on the seed only.
+ *
+ * Why this file is over 450 lines: one iteration's state (the disk, the model, the target, the
+ * seeded streams, the counts) is what every step of the loop reads and moves; the targets, the
+ * model and the outside events already have files of their own.
  */
 import type { DurabilityPolicy } from '../durability.js';
 import { isStorageError } from '../errors.js';

@@ -22,6 +22,10 @@
  *   its start reaches, in the last segment or any other: the point agrees with the data, so it is
  *   trusted; the log opens and the model's checks pass.
  * Every change is synced (file data, then the directory) so a power cut keeps it.
+ *
+ * Why this file is over 450 lines: each outside event is a short recipe (do it, expect the
+ * refusal, put it back, check) over the same drawn state and counts; the events are the list
+ * above, and one file per event would repeat that state's plumbing five times.
  */
 import * as path from 'node:path';
 import type { StorageErrorCode } from '../errors.js';
