@@ -152,7 +152,7 @@ function segmentStart(
   return { baseOffset, logName, hasLog, startOffset: firstOffset ?? baseOffset, firstOffset };
 }
 
-/** As Segment.soundRecordIdAt(0): the first record's id when it is sound, whatever id it holds. */
+/** As soundRecordIdAt at 0 (segment-lookup.ts): the first record's id when it is sound. */
 function firstSoundRecordId(io: FileIO, logPath: string, maxRecordBytes: number): number | null {
   const handle = io.openReadOnly(logPath);
   try {

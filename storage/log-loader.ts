@@ -15,7 +15,7 @@
  *   with the data costs a scan of the whole active segment, never data: that scan steps over a
  *   damaged record that a good one follows and cuts only what no good record follows.
  * - Index entries past the trusted point are re-derived from the log; a missing or short index
- *   below it is rebuilt (Segment.indexCovers); lost time-index entries get the open time.
+ *   below it is rebuilt (index-coverage.ts); lost time-index entries get the open time.
  * If anything was scanned or cut, the repaired state is synced and a new recovery point saved.
  * A read-only open does the same checks and reads, and changes nothing on disk.
  *

@@ -1,11 +1,11 @@
 /**
- * How large design A's slots are (slot-file.ts), and which bodies they hold. A slot holds the header, an 8-byte due time
- * (delayed messages only) and the body. Unless `slotBytes` is given it is sized for
- * `maxBodyBytes` (1 KiB by default), delayed or not, rounded up to a power of two — 2,048 bytes by
- * default — so that no slot straddles a 4 KiB page and a send or delete dirties one page, never
- * two. A `slotBytes` given without `maxBodyBytes` takes a body as large as the slot holds
- * undelayed (slotBytes - 20, the course's 1 KiB slot holds 1,004 bytes); a delayed body must then
- * leave room for its due time.
+ * How large design A's slots are (slot-file.ts), and which bodies they hold. A slot holds the
+ * header, an 8-byte due time (delayed messages only) and the body. Unless `slotBytes` is given it
+ * is sized for `maxBodyBytes` (1 KiB by default), delayed or not, rounded up to a power of two —
+ * 2,048 bytes by default — so that no slot straddles a 4 KiB page and a send or delete dirties
+ * one page, never two. A `slotBytes` given without `maxBodyBytes` takes a body as large as the
+ * slot holds undelayed (slotBytes - 20, the course's 1 KiB slot holds 1,004 bytes); a delayed
+ * body must then leave room for its due time.
  */
 import { checkInteger, invalidConfig } from './config-checks.js';
 import { assert } from './errors.js';
