@@ -5,7 +5,7 @@
  * the target itself, or a target lost with a damaged record before it, is CORRUPT_RECORD. An
  * index entry that does not land on its record means the index (a cache) is wrong, not the log:
  * the segment rebuilds it and the lookup runs once more. Also the lookup explained step by step
- * (lesson 2's walk), the sequential reader's read at a known position, and the id of a sound
+ * (the course, lesson 2), the sequential reader's read at a known position, and the id of a sound
  * record wherever it lies.
  */
 import { largestLowerBoundSlot } from './index-file.js';
@@ -191,7 +191,7 @@ export function walkStart(
   };
 }
 
-/** The lookup of `offset` step by step (lesson 2's walk), for tools and experiments. */
+/** The lookup of `offset` step by step (the course, lesson 2), for tools and experiments. */
 export function explainLookup(segment: Segment, window: ReadWindow, offset: number): LookupWalk {
   const index = segment.offsetIndex();
   const relativeOffset = offset - segment.baseOffset;

@@ -2,11 +2,11 @@
  * One segment of the log: `<base offset>.log` with its `.index` and `.timeindex`, the base offset
  * padded to 20 digits so that `ls` sorts files numerically (00000000000001245036.log).
  *
- * A segment owns its files and the sparse-index rule (lesson 2, Kafka's LogSegment.append):
- * before a record is appended, if more than `indexIntervalBytes` were written since the last
- * entry, an entry is added for this record and the count restarts; then the record's size is
- * added to the count. `indexIntervalBytes === 0` means dense: an entry for every record. The
- * count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
+ * A segment owns its files and the sparse-index rule (the course, lesson 2; Kafka's
+ * LogSegment.append): before a record is appended, if more than `indexIntervalBytes` were written
+ * since the last entry, an entry is added for this record and the count restarts; then the record's
+ * size is added to the count. `indexIntervalBytes === 0` means dense: an entry for every record.
+ * The count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
  *
  * Around it: file names (segment-files.ts), the record walk (segment-scan.ts), lookups with
  * damage recovery and their explanation (segment-lookup.ts), index coverage
