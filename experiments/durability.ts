@@ -454,7 +454,8 @@ function headline(metrics: readonly Metric[], quick: boolean): string {
 const NOTES: readonly string[] = [
   'group (leader/follower): with no sync running, one starts at the end of the event-loop turn, ' +
     'so every producer ready in that turn joins it; sends made while it runs are synced ' +
-    'together the moment it ends. The 1 ms and 10 ms configurations (full runs) add the delay ' +
+    'together with those its end released, at the end of that turn. The 1 ms and 10 ms ' +
+    'configurations (full runs) add the delay ' +
     'a caller may ask for.',
   'always issues one fdatasync per message, in order, and acknowledges each message by its ' +
     'own sync: more producers queue behind each other, so its figures barely change with the ' +

@@ -13,7 +13,8 @@
  * - `group`: leader/follower, as in PostgreSQL's and RocksDB's write paths. With no sync running,
  *   one starts at the end of this event-loop turn, so every producer ready in this turn joins it
  *   (after `maxDelayMs` only when the caller asked for a delay). Writes made while it runs gather
- *   and are synced together the moment it ends. `maxBytes` gathered start one at once.
+ *   and are synced, when it ends, together with the writes of the producers it released (at the
+ *   end of that turn). `maxBytes` gathered start one at once.
  *
  * Syncs run on libuv's thread pool (`thread-pool`, the default) so the event loop never waits for
  * the device; `inline` runs them on the event loop, which costs the loop but saves two thread
@@ -267,13 +268,14 @@ export class DurabilityEngine<P> {
   }
 
   /**
-   * With no sync running, starts one soon: after the delay the caller asked for; with none, on the
+   * With no sync running, starts one soon: after the delay the caller asked for; `afterThisTurn`
+   * (a sync just ended, #startNext), at the end of this event-loop turn; with none, on the
    * thread pool, once the microtasks queued now have run (every producer a completed sync released
    * appends in them, so they join, and a lone producer waits no event-loop turn: measured, that
    * turn made group commit 8% slower than always at one producer); inline, at the end of this
    * event-loop turn, since the sync then holds the loop anyway and may as well cover more.
    */
-  #arm(): void {
+  #arm(afterThisTurn = false): void {
     if (this.#timer !== null || this.#microtaskArmed || this.#inFlight !== null) return;
     const fire = (): void => {
       this.#timer = null;
@@ -281,7 +283,7 @@ export class DurabilityEngine<P> {
     };
     const delayMs = this.#options.groupMaxDelayMs;
     if (delayMs >= 1) this.#timer = setTimeout(fire, delayMs);
-    else if (this.#options.syncMode === 'inline') this.#timer = setImmediate(fire);
+    else if (this.#options.syncMode === 'inline' || afterThisTurn) this.#timer = setImmediate(fire);
     else {
       this.#microtaskArmed = true;
       queueMicrotask(() => {
@@ -334,15 +336,16 @@ export class DurabilityEngine<P> {
   }
 
   /**
-   * A thread-pool sync ended: what gathered meanwhile is synced together at once (after the
-   * delay, when the caller asked for one).
+   * A thread-pool sync ended: what gathered meanwhile is synced together with what the producers
+   * it released append next, at the end of this event-loop turn (after the delay, when the caller
+   * asked for one). Started at once, the next sync would cover only the producers that appended
+   * while this one ran, and those it released would wait for the one after: two cohorts taking
+   * turns, about half the producers a sync (measured at 16 producers: 10.5 messages a sync
+   * where 16 could share it, group 7.6x always instead of 10x).
    */
   #startNext(): void {
     if (this.#owedEnds.length > 0) this.#startSyncQuietly();
-    else if (this.#gatheredBytes > 0) {
-      if (this.#options.groupMaxDelayMs >= 1) this.#arm();
-      else this.#startSyncQuietly();
-    }
+    else if (this.#gatheredBytes > 0) this.#arm(true);
   }
 
   /**

@@ -115,16 +115,20 @@ class LedgerLog {
   };
 
   /**
-   * Two segments of batched appends before the warm-up, so the rounds run on a log in steady
-   * state even with full-size segments: with retention a removed segment waits as the spare the
-   * next roll renames into place (segment reuse), without it the rolls have zero-filled as a
-   * long-running log's do. Untraced by the rounds, which start after it.
+   * Batched appends before the warm-up, so the rounds run on a log in steady state even with
+   * full-size segments. Without retention two segments: the rolls have zero-filled as a
+   * long-running log's do. With retention each sealed segment is removed at once, so the next
+   * roll renames it back into place: after three segments the active one is a reused file (no
+   * zeros) and a spare waits for the next roll. Untraced by the rounds, which start after it.
    */
   async fill(segmentBytes: number): Promise<void> {
     const batch = Array.from({ length: FILL_BATCH_RECORDS }, () => this.#body);
-    for (let bodyBytes = 0; bodyBytes < 2 * segmentBytes; bodyBytes += batch.length * BODY_BYTES)
+    const retention = this.setting === 'retention';
+    const fillBytes = (retention ? 3 : 2) * segmentBytes;
+    for (let bodyBytes = 0; bodyBytes < fillBytes; bodyBytes += batch.length * BODY_BYTES) {
       await this.log.appendBatch(batch);
-    if (this.setting === 'retention') this.log.deleteSegmentsBelow(this.log.endOffset);
+      if (retention) this.log.deleteSegmentsBelow(this.log.endOffset);
+    }
     await this.log.flush();
   }
 
