@@ -117,10 +117,15 @@ function describeConfigs(quick: boolean): Shape[] {
  * Records in a write to a `.log` segment, counted frame by frame: one for a plain append,
  * several for a group commit's write, none for zero-filling (a zero length is no frame).
  */
-function recordsInSegmentWrite(file: string, buffer: Uint8Array, offset: number, length: number) {
+function recordsInSegmentWrite(
+  file: string,
+  buffer: Uint8Array,
+  bufferStart: number,
+  length: number,
+) {
   if (!file.endsWith(LOG_SUFFIX)) return 0;
   let records = 0;
-  for (let at = offset; at + RECORD_HEADER_BYTES <= offset + length; records++) {
+  for (let at = bufferStart; at + RECORD_HEADER_BYTES <= bufferStart + length; records++) {
     const size = frameSizeAt(buffer, at, DEFAULT_MAX_RECORD_BYTES);
     if (typeof size !== 'number') break;
     at += size;

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
 import { DelegatingFileIO } from '../storage/delegating-file-io.js';
-import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedOffset } from './probes/direct-io.js';
+import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedStart } from './probes/direct-io.js';
 import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 
 export const COLD_READ_MODES = ['auto', 'drop-caches', 'o-direct', 'off'] as const;
@@ -53,11 +53,11 @@ function alignedScratch(dir: string): Scratch | string {
     fs.writeFileSync(probe, buffer.subarray(0, PAGE_BYTES));
     const fd = fs.openSync(probe, O_RDONLY | O_DIRECT);
     try {
-      const start = findAlignedOffset(buffer, (offset) =>
-        fs.readSync(fd, buffer, offset, PAGE_BYTES, 0),
+      const start = findAlignedStart(buffer, (bufferStart) =>
+        fs.readSync(fd, buffer, bufferStart, PAGE_BYTES, 0),
       );
       if (start === null)
-        return `no buffer offset within ${ALIGNMENT_SEARCH_BYTES} bytes was accepted`;
+        return `no buffer start within ${ALIGNMENT_SEARCH_BYTES} bytes was accepted`;
       return { buffer, start };
     } finally {
       fs.closeSync(fd);

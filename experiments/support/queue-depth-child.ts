@@ -57,7 +57,7 @@ function blockWriter(file: DeviceWriteFile, config: ChildConfig, position: () =>
       fs.write(
         file.fd,
         file.buffer,
-        file.regionOffset(region),
+        file.regionStart(region),
         config.blockBytes,
         position(),
         (error, written) => {

@@ -17,13 +17,13 @@ describe('openDeviceWriteFile', () => {
       for (let region = 0; region < 4; region++) {
         opened.buffer.fill(
           region + 1,
-          opened.regionOffset(region),
-          opened.regionOffset(region) + BLOCK,
+          opened.regionStart(region),
+          opened.regionStart(region) + BLOCK,
         );
         const written = fs.writeSync(
           opened.fd,
           opened.buffer,
-          opened.regionOffset(region),
+          opened.regionStart(region),
           BLOCK,
           region * BLOCK,
         );

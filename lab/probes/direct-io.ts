@@ -19,9 +19,9 @@ export interface DeviceWriteFile {
   readonly mode: DeviceWriteMode;
   /** Why O_DIRECT is not used; null when it is. */
   readonly fallbackReason: string | null;
-  /** Holds `regions` aligned blocks of `blockBytes`, the i-th at `regionOffset(i)`. */
+  /** Holds `regions` aligned blocks of `blockBytes`, the i-th at `regionStart(i)`. */
   readonly buffer: Buffer;
-  regionOffset(region: number): number;
+  regionStart(region: number): number;
 }
 
 /** Alignment the search reaches: a page, the strictest a block device asks for. */
@@ -34,18 +34,18 @@ export function errorCode(error: unknown): string {
 }
 
 /**
- * The first offset into `buffer` from which `attempt` (a direct read or write starting there)
+ * The first index into `buffer` from which `attempt` (a direct read or write starting there)
  * is accepted: the kernel answers EINVAL for a misaligned address. Null when none is.
  */
-export function findAlignedOffset(
+export function findAlignedStart(
   buffer: Buffer,
-  attempt: (offset: number) => void,
+  attempt: (bufferStart: number) => void,
 ): number | null {
   const limit = Math.min(ALIGNMENT_SEARCH_BYTES, buffer.length);
-  for (let offset = 0; offset < limit; offset += ALLOCATOR_ALIGNMENT_BYTES) {
+  for (let bufferStart = 0; bufferStart < limit; bufferStart += ALLOCATOR_ALIGNMENT_BYTES) {
     try {
-      attempt(offset);
-      return offset;
+      attempt(bufferStart);
+      return bufferStart;
     } catch (error) {
       if (errorCode(error) !== 'EINVAL') throw error;
     }
@@ -83,19 +83,19 @@ export function openDeviceWriteFile(
     try {
       fd = fs.openSync(filePath, openFlags(true), 0o644);
       const opened = fd;
-      const start = findAlignedOffset(buffer, (offset) =>
-        fs.writeSync(opened, buffer, offset, blockBytes, probeBytes),
+      const start = findAlignedStart(buffer, (bufferStart) =>
+        fs.writeSync(opened, buffer, bufferStart, blockBytes, probeBytes),
       );
       if (start !== null) {
-        const regionOffset = regionsAt(start);
-        return { fd, mode: 'O_DIRECT', fallbackReason: null, buffer, regionOffset };
+        const regionStart = regionsAt(start);
+        return { fd, mode: 'O_DIRECT', fallbackReason: null, buffer, regionStart };
       }
-      reason = `no offset within ${ALIGNMENT_SEARCH_BYTES} bytes of a buffer was accepted`;
+      reason = `no start within ${ALIGNMENT_SEARCH_BYTES} bytes of a buffer was accepted`;
     } catch (error) {
       reason = `O_DIRECT was refused (${errorCode(error)})`;
     }
     if (fd !== null) fs.closeSync(fd);
   }
   const fd = fs.openSync(filePath, openFlags(false), 0o644);
-  return { fd, mode: 'O_DSYNC', fallbackReason: reason, buffer, regionOffset: regionsAt(0) };
+  return { fd, mode: 'O_DSYNC', fallbackReason: reason, buffer, regionStart: regionsAt(0) };
 }
