@@ -35,7 +35,12 @@ import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment-scan.js';
-import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
+import {
+  type SegmentPaths,
+  openedOrAbandoned,
+  removeSegmentFiles,
+  segmentPaths,
+} from './segment-files.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import { type Offset, type Position, asOffset, asPosition } from './units.js';
 import {
@@ -117,7 +122,7 @@ export class BatchedSegment {
   ): BatchedSegment {
     assert(!config.readOnly, 'a read-only log creates no segment');
     const segment = new BatchedSegment(io, dir, baseOffset, config);
-    return segment.#orAbandon(() => {
+    return openedOrAbandoned(segment, () => {
       segment.#handle = io.open(segment.logPath, { create: true });
       io.truncate(segment.#handle, 0);
       segment.#nextOffset = baseOffset;
@@ -134,22 +139,12 @@ export class BatchedSegment {
     config: BatchedSegmentConfig,
   ): BatchedSegment {
     const segment = new BatchedSegment(io, dir, baseOffset, config);
-    return segment.#orAbandon(() => {
+    return openedOrAbandoned(segment, () => {
       segment.#handle = config.readOnly
         ? io.openReadOnly(segment.logPath)
         : io.open(segment.logPath, { create: false });
       segment.#sizeBytes = io.sizeBytes(segment.#handle);
     });
-  }
-
-  #orAbandon(open: () => void): BatchedSegment {
-    try {
-      open();
-    } catch (error) {
-      this.abandon();
-      throw error;
-    }
-    return this;
   }
 
   get logPath(): string {

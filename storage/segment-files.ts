@@ -72,3 +72,17 @@ export function parseSegmentFileName(
   }
   return { baseOffset, suffix: `.${match[2]!}` };
 }
+
+/**
+ * Runs `open` on a segment being opened or created; when it fails, abandons the segment (closing
+ * what it had opened) before rethrowing, so a failed open leaves no handle behind.
+ */
+export function openedOrAbandoned<T extends { abandon(): void }>(segment: T, open: () => void): T {
+  try {
+    open();
+  } catch (error) {
+    segment.abandon();
+    throw error;
+  }
+  return segment;
+}

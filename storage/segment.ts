@@ -31,7 +31,12 @@ import {
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { ReadWindow } from './read-window.js';
-import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
+import {
+  type SegmentPaths,
+  openedOrAbandoned,
+  removeSegmentFiles,
+  segmentPaths,
+} from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { frameSizeAt } from './record.js';
 import type { Offset, Position } from './units.js';
@@ -93,7 +98,7 @@ export class Segment {
   /** A new, empty active segment: three new files. */
   static create(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
-    return segment.#orAbandon(() => {
+    return openedOrAbandoned(segment, () => {
       segment.#logHandle = io.open(segment.logPath, { create: true });
       io.truncate(segment.#logHandle, 0);
       segment.#nextOffset = baseOffset;
@@ -128,7 +133,7 @@ export class Segment {
     }
     const segment = new Segment(io, dir, baseOffset, config, 0);
     io.rename(spare, segment.logPath);
-    return segment.#orAbandon(() => {
+    return openedOrAbandoned(segment, () => {
       // Opened by its segment name, so a write trace names the file its records go to.
       segment.#logHandle = io.open(segment.logPath, { create: false });
       segment.#fileBytes = spareBytes;
@@ -141,7 +146,7 @@ export class Segment {
   /** An existing segment, opened lazily: files are read when first needed. */
   static existing(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
-    return segment.#orAbandon(() => {
+    return openedOrAbandoned(segment, () => {
       segment.#logHandle = config.readOnly
         ? io.openReadOnly(segment.logPath)
         : io.open(segment.logPath, { create: false });
@@ -160,17 +165,6 @@ export class Segment {
     const handle = this.#logHandle;
     this.#logHandle = null;
     if (handle !== null) closeAfterFailure(this.#io, handle);
-  }
-
-  /** Runs `open`; when it fails, closes what it had opened before rethrowing. */
-  #orAbandon(open: () => void): Segment {
-    try {
-      open();
-    } catch (error) {
-      this.abandon();
-      throw error;
-    }
-    return this;
   }
 
   get logPath(): string {
