@@ -362,9 +362,12 @@ function notes(ctx: LabContext, summaries: readonly Summary[], blockBytes: numbe
   ];
 }
 
-async function measure(ctx: LabContext, logs: LedgerLog[]): Promise<Map<string, LedgerRound[]>> {
+async function measure(
+  ctx: LabContext,
+  logs: LedgerLog[],
+  blockBytes: number,
+): Promise<Map<string, LedgerRound[]>> {
   const seconds = ctx.numberParam('roundSeconds');
-  const blockBytes = fs.statfsSync(ctx.dir).bsize;
   await openLogs(ctx, logs, seconds);
   return interleave(
     ctx.numberParam('rounds'),
@@ -389,14 +392,14 @@ async function run(ctx: LabContext) {
   ctx.ensureFreeSpace(Math.ceil((rounds + 1) * seconds * MAX_SYNCED_BYTES_PER_SEC));
   const logs: LedgerLog[] = [];
   try {
-    const measured = await measure(ctx, logs);
+    const blockBytes = fs.statfsSync(ctx.dir).bsize;
+    const measured = await measure(ctx, logs, blockBytes);
     const metrics = SETTINGS.map((setting) => rateMetric(setting, measured.get(setting) ?? []));
     if (ctx.device === null) {
       ctx.note("No device counters: the ledger needs the disk's total, so it is not given.");
       return ctx.results({ metrics });
     }
     const summaries = summarize(measured);
-    const blockBytes = fs.statfsSync(ctx.dir).bsize;
     for (const summary of summaries) {
       const { setting, each, pooled } = summary;
       metrics.push(

@@ -13,11 +13,11 @@ import { assert } from '../../storage/errors.js';
 
 /** Blocks one record of `recordBytes` touches, averaged over where it starts. */
 export function blocksPerAppend(recordBytes: number, blockBytes: number): number {
+  const positive = (bytes: number) => Number.isSafeInteger(bytes) && bytes > 0;
   assert(
-    Number.isSafeInteger(recordBytes) && recordBytes > 0 && Number.isSafeInteger(blockBytes),
+    positive(recordBytes) && positive(blockBytes),
     'record and block sizes are positive integers',
   );
-  assert(blockBytes > 0, 'the block size is positive');
   const stride = gcd(recordBytes, blockBytes);
   let blocks = 0;
   for (let startBytes = 0; startBytes < blockBytes; startBytes += stride)
