@@ -165,7 +165,8 @@ export class BatchedSegment {
   }
 
   get nextOffset(): number {
-    assert(this.#nextOffset !== null, `the end of ${this.logPath} is known`);
+    if (this.#nextOffset === null)
+      throw new Error(`assertion failed: the end of ${this.logPath} is known`);
     return this.#nextOffset;
   }
 
@@ -182,11 +183,12 @@ export class BatchedSegment {
 
   /** The log file's handle, for the durability engine's fdatasync. */
   get handle(): FileHandle {
-    return this.#file;
+    return this.#file();
   }
 
-  get #file(): FileHandle {
-    assert(this.#handle !== null, `segment ${this.logPath} is open`);
+  #file(): FileHandle {
+    // Not assert(): its message would be built on every read and write (so in nextOffset).
+    if (this.#handle === null) throw new Error(`assertion failed: segment ${this.logPath} is open`);
     return this.#handle;
   }
 
@@ -217,7 +219,7 @@ export class BatchedSegment {
     assert(frame.baseOffset === this.#nextOffset, 'the batch starts at the next offset');
     assert(frame.sizeBytes === batch.length, 'the frame describes the batch');
     const positionBytes = this.#sizeBytes;
-    this.#io.write(this.#file, batch, 0, batch.length, positionBytes);
+    this.#io.write(this.#file(), batch, 0, batch.length, positionBytes);
     this.#indexBatch(frame, positionBytes);
     this.#sizeBytes = positionBytes + batch.length;
     this.#nextOffset = frame.lastOffset + 1;
@@ -270,7 +272,7 @@ export class BatchedSegment {
    */
   scan(fromPosition: number, expectedOffset: number, options: ScanOptions): ScanOutcome {
     const window = new ReadWindow(this.#io, SCAN_WINDOW_BYTES);
-    window.bind(this.#file);
+    window.bind(this.#file());
     let position = fromPosition;
     let next = expectedOffset;
     let batches = 0;
@@ -311,7 +313,7 @@ export class BatchedSegment {
   /** The frame at `positionBytes`, from its header alone (one 61-byte read); else why not. */
   frameAt(positionBytes: number): BatchFrame | string {
     if (positionBytes + BATCH_HEADER_BYTES > this.#sizeBytes) return 'truncated header';
-    const got = this.#io.read(this.#file, this.#header, 0, BATCH_HEADER_BYTES, positionBytes);
+    const got = this.#io.read(this.#file(), this.#header, 0, BATCH_HEADER_BYTES, positionBytes);
     if (got !== BATCH_HEADER_BYTES) return 'truncated header';
     return readBatchFrame(this.#header, 0, this.#config.maxBatchBytes);
   }
@@ -320,7 +322,7 @@ export class BatchedSegment {
   readBatch(found: { readonly frame: BatchFrame; readonly positionBytes: number }): KafkaBatch {
     const { frame, positionBytes } = found;
     const bytes = Buffer.allocUnsafe(frame.sizeBytes);
-    const got = this.#io.read(this.#file, bytes, 0, frame.sizeBytes, positionBytes);
+    const got = this.#io.read(this.#file(), bytes, 0, frame.sizeBytes, positionBytes);
     if (got !== frame.sizeBytes) {
       throw corruptBatchAt(this.logPath, positionBytes, `file ends ${got} bytes into the batch`);
     }
@@ -374,7 +376,7 @@ export class BatchedSegment {
     if (typeof frame === 'string') return null;
     if (positionBytes + frame.sizeBytes > this.#sizeBytes) return null;
     const bytes = Buffer.allocUnsafe(frame.sizeBytes);
-    const got = this.#io.read(this.#file, bytes, 0, frame.sizeBytes, positionBytes);
+    const got = this.#io.read(this.#file(), bytes, 0, frame.sizeBytes, positionBytes);
     return got === frame.sizeBytes && crcProblemOf(bytes) === null ? frame : null;
   }
 
@@ -385,7 +387,7 @@ export class BatchedSegment {
   endAt(endPositionBytes: Position, nextOffset: Offset): void {
     assert(endPositionBytes <= this.#sizeBytes, 'the end is inside the file');
     if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
-      this.#io.truncate(this.#file, endPositionBytes);
+      this.#io.truncate(this.#file(), endPositionBytes);
     }
     this.#sizeBytes = endPositionBytes;
     this.#nextOffset = nextOffset;
@@ -396,7 +398,7 @@ export class BatchedSegment {
 
   /** Writes buffered index entries, then makes the log and both indexes durable. */
   sync(): void {
-    this.#io.fdatasync(this.#file);
+    this.#io.fdatasync(this.#file());
     this.#offsetIndex?.sync();
     this.#timeIndex?.sync();
   }

@@ -125,7 +125,7 @@ export class BatchedLog {
     this.#engine = new DurabilityEngine<SyncedPoint>(
       { ...config, subject: `the batched log in ${dir}`, fencedCode: 'LOG_FENCED' },
       this.#endOfActive(),
-      this.#active.nextOffset,
+      this.#active().nextOffset,
     );
     this.#engine.attach({
       beforeSync: () => this.#beforeSync(),
@@ -152,7 +152,7 @@ export class BatchedLog {
     }
   }
 
-  get #active(): BatchedSegment {
+  #active(): BatchedSegment {
     return this.#segments[this.#segments.length - 1]!;
   }
 
@@ -162,7 +162,7 @@ export class BatchedLog {
 
   /** The offset the next batch's first record gets. */
   get endOffset(): Offset {
-    return asOffset(this.#active.nextOffset);
+    return asOffset(this.#active().nextOffset);
   }
 
   /**
@@ -215,7 +215,7 @@ export class BatchedLog {
     assert(typeof frame !== 'string', 'an encoded batch has a frame');
     if (frame.lastOffset > MAX_APPEND_OFFSET) throw offsetLimit(frame);
     this.#rollIfFull(frame);
-    const active = this.#active;
+    const active = this.#active();
     // The active segment ends where this batch begins (baseOffset is its next offset).
     this.#writeStart = this.#endOfActive();
     const { positionBytes } = this.#writeStart;
@@ -234,7 +234,7 @@ export class BatchedLog {
 
   /** A new segment when this batch would not fit, or its offsets not fit int32 from the base. */
   #rollIfFull(frame: BatchFrame): void {
-    const active = this.#active;
+    const active = this.#active();
     if (active.sizeBytes === 0) return;
     const full = active.sizeBytes + frame.sizeBytes > this.config.segmentBytes;
     const overflows = frame.lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
@@ -242,7 +242,7 @@ export class BatchedLog {
   }
 
   #roll(): void {
-    const sealed = this.#active;
+    const sealed = this.#active();
     this.#engine.guard('sync', () => {
       sealed.finishTimeIndex();
       sealed.sync();
@@ -272,7 +272,7 @@ export class BatchedLog {
     if (this.#bytesSincePoint < this.config.recoveryPointIntervalBytes) return;
     try {
       this.#engine.guard('sync', () => {
-        this.#active.sync();
+        this.#active().sync();
         this.#savePoint();
       });
     } catch {
@@ -293,7 +293,7 @@ export class BatchedLog {
   }
 
   #endOfActive(): SyncedPoint {
-    const active = this.#active;
+    const active = this.#active();
     return {
       segment: active,
       positionBytes: asPosition(active.sizeBytes),
@@ -309,9 +309,9 @@ export class BatchedLog {
   #cutBack(call: FailedCall, synced: SyncedPoint): void {
     const cutTo = call === 'write' && this.#writeStart !== null ? this.#writeStart : synced;
     this.#writeStart = null;
-    if (cutTo.segment !== this.#active || cutTo.positionBytes > this.#active.sizeBytes) return;
+    if (cutTo.segment !== this.#active() || cutTo.positionBytes > this.#active().sizeBytes) return;
     try {
-      this.#active.endAt(cutTo.positionBytes, cutTo.nextOffset);
+      this.#active().endAt(cutTo.positionBytes, cutTo.nextOffset);
     } catch {
       // The first failure is the one reported; reopening cuts what this could not.
     }
@@ -393,7 +393,7 @@ export class BatchedLog {
     await this.#engine.exclusive(() => {
       this.#checkWritable();
       this.#engine.guard('sync', () => {
-        this.#active.sync();
+        this.#active().sync();
         this.#savePoint();
       });
     });
@@ -410,11 +410,11 @@ export class BatchedLog {
       try {
         if (!this.config.readOnly && engine.fenced === null) {
           engine.guard('sync', () => {
-            this.#active.finishTimeIndex();
-            this.#active.sync();
+            this.#active().finishTimeIndex();
+            this.#active().sync();
             this.#savePoint();
           });
-          engine.close(this.#endOfActive(), this.#active.nextOffset);
+          engine.close(this.#endOfActive(), this.#active().nextOffset);
         } else engine.abandon();
       } catch (error) {
         engine.abandon();

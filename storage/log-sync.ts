@@ -92,8 +92,8 @@ export class LogSync {
     this.#log = log;
     this.engine = new DurabilityEngine<SyncedPoint>(
       { ...log.config, subject: `the log in ${log.dir}`, fencedCode: 'LOG_FENCED' },
-      this.#syncedPointOf(this.#active),
-      this.#active.nextOffset,
+      this.#syncedPointOf(this.#active()),
+      this.#active().nextOffset,
     );
     this.#syncStartedFrom = this.engine.synced;
     this.engine.attach({
@@ -103,7 +103,7 @@ export class LogSync {
     });
   }
 
-  get #active(): Segment {
+  #active(): Segment {
     return this.#log.segments[this.#log.segments.length - 1]!;
   }
 
@@ -129,14 +129,14 @@ export class LogSync {
 
   /** The close's last point is saved: the engine acknowledges everything up to the end. */
   close(): void {
-    this.engine.close(this.#syncedPointOf(this.#active), this.#active.nextOffset);
+    this.engine.close(this.#syncedPointOf(this.#active()), this.#active().nextOffset);
   }
 
   /** The engine is about to sync: the group's records are written, and the sync covers them. */
   #beforeSync(): SyncPlan<SyncedPoint> {
     this.#log.writePending();
     this.#syncStartedFrom = this.engine.synced;
-    const active = this.#active;
+    const active = this.#active();
     return {
       handle: active.handle,
       point: this.#syncedPointOf(active),
@@ -174,7 +174,7 @@ export class LogSync {
    * else (a broken chain it refuses) from a crash (a tail it cuts).
    */
   rollIfFull(nextRecordBytes: number): void {
-    const active = this.#active;
+    const active = this.#active();
     if (
       active.sizeBytes === 0 ||
       active.sizeBytes + nextRecordBytes <= this.#log.config.segmentBytes
@@ -182,7 +182,7 @@ export class LogSync {
       return;
     const background = !this.engine.syncsBeforeAcknowledging;
     this.engine.guard('sync', () => {
-      this.#finishRollSync(true);
+      this.#finishRollSync();
       active.trim();
       const sealingAt = background ? this.engine.synced : this.#syncForRoll(active);
       // Said before the next segment exists: a crash may now leave this one short of it.
@@ -244,19 +244,21 @@ export class LogSync {
   }
 
   /**
-   * Makes the last roll's sealed segment durable now, on this thread, if it is not yet; without
-   * a point when the caller saves one of its own next (a flush, a close).
+   * Makes the last roll's sealed segment durable now, on this thread, if it is not yet. Without a
+   * point: each caller (a roll, a flush, a close) saves one of its own next.
    */
-  #finishRollSync(savePoint: boolean): void {
+  #finishRollSync(): void {
     const sync = this.#rollSync;
-    if (sync !== null && !sync.done) this.#rollSynced(sync, savePoint);
+    if (sync !== null && !sync.done) this.#rollSynced(sync, false);
   }
 
-  /** The sealed segment's data is synced: its indexes follow, then a point at the next one. */
+  /**
+   * The sealed segment's data is synced: its indexes follow, and the engine may vouch for the
+   * next segment's start; a point there unless the caller saves one of its own next.
+   */
   #rollSynced(sync: RollSync, savePoint = true): void {
     sync.done = true;
     sync.sealed.sync();
-    if (!savePoint) return;
     const next = startOf(sync.next);
     if (
       !this.#log.segments.includes(sync.next) ||
@@ -264,13 +266,13 @@ export class LogSync {
     )
       return;
     this.#vouch(next);
-    this.#writeRecoveryPointAt(next);
+    if (savePoint) this.#writeRecoveryPointAt(next);
   }
 
   /** Syncs the active segment, then records that everything up to here is on the device. */
   saveRecoveryPoint(trim = false): void {
-    this.#finishRollSync(false);
-    const active = this.#active;
+    this.#finishRollSync();
+    const active = this.#active();
     if (trim) active.trim();
     active.sync();
     // The data is on the device now (rolls made the names of new segments durable): a recovery
@@ -314,9 +316,9 @@ export class LogSync {
     // Never written, never acknowledged: the fence drops them with the rest.
     this.#log.dropPending();
     const keep =
-      call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active);
+      call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active());
     const removed: Segment[] = [];
-    while (this.#active !== keep.segment) {
+    while (this.#active() !== keep.segment) {
       this.#log.baseOffsets.pop();
       removed.push(this.#log.segments.pop()!);
     }

@@ -104,6 +104,8 @@ export class Log {
   #pendingRecords = 0;
   /** The engine's syncs, each roll's sync, recovery points and the fence's cut back. */
   readonly #sync: LogSync;
+  /** The sync's engine, held directly: every append asks it something. */
+  readonly #engine: DurabilityEngine<SyncedPoint>;
   #closed = false;
   /** The close in progress or done (close returns it to every caller). */
   #closing: Promise<void> | null = null;
@@ -137,6 +139,7 @@ export class Log {
       newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
       isClosed: () => this.#closed,
     });
+    this.#engine = this.#sync.engine;
     const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
     // Segments read with the log's stored record limit, never below the configured one.
     this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
@@ -145,10 +148,6 @@ export class Log {
       this.#spare,
       (segment) => this.#sync.releaseForRemoval(segment),
     );
-  }
-
-  get #engine(): DurabilityEngine<SyncedPoint> {
-    return this.#sync.engine;
   }
 
   /**
@@ -170,7 +169,7 @@ export class Log {
     }
   }
 
-  get #active(): Segment {
+  #active(): Segment {
     return this.#segments[this.#segments.length - 1]!;
   }
 
@@ -181,7 +180,7 @@ export class Log {
 
   /** The offset the next append gets. */
   get endOffset(): Offset {
-    return asOffset(this.#active.nextOffset + this.#pendingRecords);
+    return asOffset(this.#active().nextOffset + this.#pendingRecords);
   }
 
   /** Every offset below this is on the device: the last sync, roll or recovery covered it. */
@@ -321,7 +320,7 @@ export class Log {
       fenced: () => this.#engine.fenced,
     };
     if (fromOffset === this.endOffset) {
-      const active = this.#active;
+      const active = this.#active();
       const start = { positionBytes: active.sizeBytes, offset: fromOffset, fromOffset };
       return new LogReader(this.config.io, source, { segment: active, ...start });
     }
@@ -437,10 +436,16 @@ export class Log {
 
   /** Writes into the active segment, zero-filling ahead of it first where preallocation is on. */
   #write(start: number, length: number): void {
-    const active = this.#active;
+    const active = this.#active();
     if (active.needsPreallocation(length))
       this.#engine.guard('sync', () => active.preallocate(length));
-    this.#engine.guard('write', () => active.appendEncoded(this.#writeBuffer, start, length));
+    // The engine's guard, without the closure it would allocate on every append.
+    try {
+      active.appendEncoded(this.#writeBuffer, start, length);
+    } catch (error) {
+      this.#engine.fenceOnIoError(error, 'write');
+      throw error;
+    }
     this.#sync.wrote(length);
   }
 
@@ -456,7 +461,7 @@ export class Log {
     try {
       if (!this.#engine.gathersWrites) this.#writePending();
       // Plain arithmetic, not the endOffset getter's checked constructor: this runs per append.
-      this.#engine.wrote(this.#active.nextOffset + this.#pendingRecords, sizeBytes);
+      this.#engine.wrote(this.#active().nextOffset + this.#pendingRecords, sizeBytes);
     } catch (error) {
       this.#dropPending();
       throw error;
@@ -473,7 +478,7 @@ export class Log {
   /** Encodes one record after the pending ones, making room first; returns its offset. */
   #encode(body: Uint8Array, attributes: RecordAttributes | undefined, sizeBytes: number): Offset {
     this.#makeRoomFor(sizeBytes);
-    const offset = this.#active.nextOffset + this.#pendingRecords;
+    const offset = this.#active().nextOffset + this.#pendingRecords;
     encodeRecordInto(this.#writeBuffer, this.#pendingBytes, offset, body, attributes);
     this.#pendingBytes += sizeBytes;
     this.#pendingRecords++;
@@ -484,7 +489,7 @@ export class Log {
   #makeRoomFor(sizeBytes: number): void {
     if (this.#pendingBytes > 0) {
       const fitsSegment =
-        this.#active.sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
+        this.#active().sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
       if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeBuffer.length) return;
       this.#writePending();
     }
@@ -541,7 +546,7 @@ export class Log {
   /** Refuses appends whose offsets this log could not store exactly (units.ts). */
   #checkOffsetLimit(records: number): void {
     // On every append: plain arithmetic, not the endOffset getter's checked constructor.
-    const last = this.#active.nextOffset + this.#pendingRecords + records - 1;
+    const last = this.#active().nextOffset + this.#pendingRecords + records - 1;
     if (last > MAX_APPEND_OFFSET) throw offsetLimit(this.dir, records, this.endOffset, last);
   }
 }
