@@ -114,6 +114,11 @@ export const environmentSchema = z.object({
   storage: z.enum(['block', 'memory', 'no-device']).optional(),
   /** Whether the page cache can be dropped here (root) — cold figures depend on it. */
   canDropCaches: z.boolean(),
+  /**
+   * Whether this machine hands freed memory back to its host (lab/probes/free-page-reporting.ts):
+   * page-cache rates then depend on which memory a round gets. Missing in older files.
+   */
+  freePageReporting: z.boolean().optional(),
 });
 
 export const resultsSchema = z.object({

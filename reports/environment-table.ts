@@ -42,6 +42,7 @@ const FIELDS: readonly Field[] = [
   ['physical block', (env) => bytes(env.device.physicalBlockBytes)],
   ['free space', (env) => bytes(env.freeBytes)],
   ['can drop caches', (env) => known(env.canDropCaches)],
+  ['free page reporting', (env) => known(env.freePageReporting ?? null)],
 ];
 
 /** One column per machine, first seen first. */

@@ -76,6 +76,22 @@ describe('loglab bench byte-ledger', () => {
     }
   });
 
+  it("puts each round's log total above the plain loop's of the same round", () => {
+    const plain = results.metrics.find(
+      (metric) => metric.name === 'byteLedger.always.plainLoop.deviceBytesPerMsg',
+    );
+    for (const setting of ['noRetention', 'retention']) {
+      const { total } = ledgerOf(results, setting);
+      if (total === undefined) return;
+      const above = results.metrics.find(
+        (metric) => metric.name === `byteLedger.always.${setting}.abovePlainLoopBytesPerMsg`,
+      );
+      expect(above?.samples).toEqual(
+        total.samples!.map((bytes, round) => bytes - plain!.samples![round]!),
+      );
+    }
+  });
+
   it('says in its notes what every row of the pooled ledger holds', () => {
     for (const setting of ['noRetention', 'retention']) {
       const pooled = results.notes.find((note) => note.startsWith(`${setting}, all rounds`));

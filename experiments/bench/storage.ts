@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { Measurement } from '../../lab/measurement.js';
+import { settleMemory } from '../../lab/memory-settle.js';
 import { type Direction, measuredMetric, metricFromSamples } from '../../lab/metric.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
@@ -34,6 +35,16 @@ const BODY_BYTES = 1024;
  * group) as a long-running one would have already. Rolls inside the round stay measured.
  */
 const WARMUP_SHARE = 0.1;
+/**
+ * Page-cache rounds settle this much memory a second of round first (lab/memory-settle.ts): more
+ * than the fastest side writes in that time, unbatched and batched.
+ */
+const SETTLE_BYTES_PER_SEC = { unbatched: 320 * MiB, batched: 1200 * MiB } as const;
+
+/** Settles the memory a page-cache round of `roundSeconds` (and its warm-up) will take. */
+function settleForRound(dir: string, roundSeconds: number, kind: 'unbatched' | 'batched'): void {
+  settleMemory(dir, Math.ceil(roundSeconds * (1 + WARMUP_SHARE) * SETTLE_BYTES_PER_SEC[kind]));
+}
 
 /** A fresh directory per round, removed after it: rounds never see each other's files. */
 function roundDir(ctx: LabContext, name: string, round: number): string {
@@ -83,6 +94,7 @@ async function appendPairs(
       name,
       round: (round: number) => {
         const file = path.join(roundDir(ctx, name, round), 'raw.log');
+        if (!sync) settleForRound(path.dirname(file), roundSeconds, 'unbatched');
         const fd = fs.openSync(file, 'w+');
         if (options.preallocatedRaw) zeroFill(fd, 64 * MiB);
         let position = 0;
@@ -110,6 +122,7 @@ async function appendPairs(
         name: 'log',
         round: async (round) => {
           const dir = roundDir(ctx, 'log', round);
+          if (!sync) settleForRound(dir, roundSeconds, 'unbatched');
           // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
           const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
           const append = () => log.appendNoWait(body);
@@ -233,6 +246,7 @@ function batchedBytesPerSec(ctx: LabContext, rounds: number, roundSeconds: numbe
   const rates: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const dir = roundDir(ctx, 'batched', round);
+    settleForRound(dir, roundSeconds, 'batched');
     const log = Log.open(dir, { durability: 'none' });
     rates.push(
       measureSync(measurement, () => log.appendBatchNoWait(batch), { seconds: roundSeconds })
@@ -487,6 +501,9 @@ export const storageBench: Experiment = {
     ];
     ctx.note(
       'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.',
+    );
+    ctx.note(
+      'Before each page-cache round (durability none, and batched) the bench writes and deletes a scratch file as large as the round could write, so every side starts from memory in use a moment ago: a virtual machine that reports free memory to its host (environment freePageReporting) otherwise makes first touches of page-cache pages fault on the host, on either side of a pair at random.',
     );
     ctx.note(
       'append.always.vsPreallocatedFs compares the log (which preallocates segments under always) with a raw loop overwriting a zero-filled file.',

@@ -3,6 +3,7 @@
  * fingerprint of `--dir` (filesystem, mount options, device, its queue settings and write cache)
  * that fio, hyperfine and diskspd users keep asking each other for.
  */
+import { freePageReportingOn } from './free-page-reporting.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -126,6 +127,7 @@ export function captureEnvironment(dir: string, options: CaptureOptions = {}): E
     freeBytes: freeBytesAt(absolute),
     storage: classifyStorage(absolute, options).kind,
     canDropCaches: canDropPageCache(),
+    freePageReporting: freePageReportingOn(options.sysRoot ?? '/sys'),
   };
 }
 
