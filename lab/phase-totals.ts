@@ -1,6 +1,6 @@
 /**
  * Sums the I/O of several phases of one design. Interleaved rounds measure a design in pieces
- * (A, B, A, B, …); its bytes and syncs per message come from the pieces added together. A source
+ * (lab/runner.ts interleave); its bytes and syncs per message come from the pieces added together. A source
  * missing from any piece (no device, no /proc/self/io) is missing from the total, never counted
  * as zero.
  */

@@ -252,7 +252,7 @@ describe('open loops', () => {
 });
 
 describe('interleave', () => {
-  it("runs designs in alternating rounds and returns each one's results in order", async () => {
+  it("runs designs in alternating rounds, each starting one design later, and returns each one's results in round order", async () => {
     const order: string[] = [];
     const results = await interleave(3, [
       {
@@ -270,9 +270,16 @@ describe('interleave', () => {
         },
       },
     ]);
-    expect(order).toEqual(['A0', 'B0', 'A1', 'B1', 'A2', 'B2']);
+    expect(order).toEqual(['A0', 'B0', 'B1', 'A1', 'A2', 'B2']);
     expect(results.get('A')).toEqual([0, 1, 2]);
     expect(results.get('B')).toEqual([0, 10, 20]);
+  });
+
+  it('rotates three designs so that each follows each other one', async () => {
+    const order: string[] = [];
+    const design = (name: string) => ({ name, round: () => void order.push(name) });
+    await interleave(3, [design('A'), design('B'), design('C')]);
+    expect(order.join('')).toBe('ABCBCACAB');
   });
 
   it('refuses a single design and duplicate names', async () => {

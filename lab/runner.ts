@@ -431,9 +431,12 @@ export interface InterleavedDesign<T> {
 }
 
 /**
- * Runs the designs in rounds A, B, A, B, … so that drift over the run (a filling disk, a warming
- * cache, a neighbour's load) hits every design alike instead of whichever ran last. Returns each
- * design's round results in order.
+ * Runs the designs in rounds so that drift over the run (a filling disk, a warming cache, a
+ * neighbour's load) hits every design alike instead of whichever ran last, and each round starts
+ * one design later (A, B; B, A; … and A, B, C; B, C, A; C, A, B; …) so that no design always
+ * follows the same one: a round that leaves the disk busy (a close's sync, a journal commit,
+ * write-back) would otherwise always slow the same neighbour. Returns each design's round
+ * results in round order.
  */
 export async function interleave<T>(
   rounds: number,
@@ -448,7 +451,8 @@ export async function interleave<T>(
     results.set(design.name, []);
   }
   for (let round = 0; round < rounds; round++) {
-    for (const design of designs) {
+    for (let turn = 0; turn < designs.length; turn++) {
+      const design = designs[(round + turn) % designs.length]!;
       progress.phase(`${design.name}: round ${round + 1}/${rounds}`);
       results.get(design.name)?.push(await design.round(round));
     }

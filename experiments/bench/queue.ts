@@ -1,6 +1,6 @@
 /**
  * `loglab bench queue`: send + receive + delete cycles of design A (slot file) and design B (log
- * queue) at each durability policy, rounds interleaved A, B, A, B …; then the device bytes each
+ * queue) at each durability policy, rounds interleaved (A, B; B, A; …); then the device bytes each
  * design writes per message, and the memory design B's in-flight table costs per message.
  *
  * Bodies are 1,000 bytes so that design A's 1,024-byte slot (20-byte header) holds one, as in the

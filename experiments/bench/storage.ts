@@ -1,6 +1,6 @@
 /**
  * `loglab bench storage`: the storage core against the plain node:fs loop that writes the same
- * bytes, in the same run, rounds interleaved (raw, log, raw, log …) so drift hits both.
+ * bytes, in the same run, rounds interleaved (raw, log; log, raw; …) so drift hits both.
  *
  * Each figure names its durability policy and cache state. Sync is compared with sync (the log's
  * append is a synchronous write; the raw loop is fs.writeSync); the group-commit figure is async
