@@ -181,18 +181,18 @@ export class BatchedLog {
     const encoding = encodeBatch(input, reuse ? this.#scratchBuffer() : undefined);
     // With no earlier append waiting, its encoding alone stands before the write: one promise
     // hop less per append on the common path (one producer, awaiting each append).
-    const write = (bytes: Buffer) => {
-      this.#writesWaiting--;
-      return this.#write(bytes);
-    };
-    const failed = (error: unknown): never => {
-      this.#writesWaiting--;
-      throw error;
-    };
-    const turn =
-      this.#writesWaiting === 0
-        ? encoding.then(write, failed)
-        : this.#writeTurn.then(() => encoding).then(write, failed);
+    // Inline callbacks, not named ones: under tsx (esbuild's keepNames) each named closure made
+    // costs an Object.defineProperty of its name, and the lab's benches run under tsx.
+    const turn = (this.#writesWaiting === 0 ? encoding : this.#writeTurn.then(() => encoding)).then(
+      (bytes) => {
+        this.#writesWaiting--;
+        return this.#write(bytes);
+      },
+      (error: unknown): never => {
+        this.#writesWaiting--;
+        throw error;
+      },
+    );
     this.#writesWaiting++;
     this.#writeTurn = turn.catch(() => undefined);
     const appended = await turn;
