@@ -247,17 +247,10 @@ export class BatchedSegment {
     return { timestampMs: timeIndex.timestampMsAt(last), offset: this.baseOffset + relative };
   }
 
-  /** Kafka's TimeIndex.maybeAppend: only a timestamp above the last entry's makes an entry. */
+  /** The largest timestamp so far, when it is above the last time entry's (TimeIndex.maybeAppend). */
   #maybeAppendTimeEntry(): void {
     const max = this.#maxSoFar();
-    const timeIndex = this.#timeIndex!;
-    const last = timeIndex.entries - 1;
-    const lastMs = last < 0 ? -1 : timeIndex.timestampMsAt(last);
-    const lastRelative = last < 0 ? -1 : timeIndex.relativeOffsetAt(last);
-    const relative = max.offset - this.baseOffset;
-    if (max.timestampMs > lastMs && relative > lastRelative) {
-      timeIndex.append(max.timestampMs, relative);
-    }
+    this.#timeIndex!.maybeAppend(max.timestampMs, max.offset - this.baseOffset);
   }
 
   /** The time entry a segment gets when it is rolled, closed or recovered (Kafka's). */

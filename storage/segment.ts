@@ -299,14 +299,9 @@ export class Segment {
     const relativeOffset = offset - this.baseOffset;
     offsetIndex.append(relativeOffset, positionBytes);
     // A rebuilt offset index meets time entries that survived it: those keep their real times.
-    // As Kafka's time index, an entry only when the clock moved on: a later entry of the same ms
-    // would answer no lookup the first one does not (at 200,000 appends a second, the index
-    // interval passes about 50 times a ms).
-    const timeIndex = this.#timeIndex!;
-    const entries = timeIndex.entries;
-    if (entries > 0 && relativeOffset <= timeIndex.relativeOffsetAt(entries - 1)) return;
-    const nowMs = Math.floor(this.#config.nowMs());
-    if (entries === 0 || nowMs > timeIndex.lastTimestampMs) timeIndex.append(nowMs, relativeOffset);
+    // Only when the clock moved on (at 200,000 appends a second the index interval passes about
+    // 50 times a ms).
+    this.#timeIndex!.maybeAppend(this.#config.nowMs(), relativeOffset);
   }
 
   get nextOffset(): number {

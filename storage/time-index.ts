@@ -93,6 +93,19 @@ export class TimeIndex extends TwoColumnIndex {
     putU32(this.file.pending, relativeOffset, at + 8);
   }
 
+  /**
+   * Kafka's TimeIndex.maybeAppend: an entry only when `timestampMs` (in whole ms) is above the last
+   * entry's and `relativeOffset` follows its. A later entry of the same ms would answer no lookup
+   * the first one does not.
+   */
+  maybeAppend(timestampMs: number, relativeOffset: number): void {
+    const last = this.entries - 1;
+    const wholeMs = Math.floor(timestampMs);
+    const lastMs = last < 0 ? -1 : this.timestampMsAt(last);
+    const lastRelative = last < 0 ? -1 : this.relativeOffsetAt(last);
+    if (wholeMs > lastMs && relativeOffset > lastRelative) this.append(wholeMs, relativeOffset);
+  }
+
   /** The first entry slot whose time is >= `timestampMs`, or `entries` when none is. */
   firstSlotAtOrAfter(timestampMs: number): number {
     return smallestUpperBoundSlot((slot) => this.first.at(slot), this.entries, timestampMs);

@@ -13,7 +13,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import {
   type ByteLedger,
   CAUSE_NAMES,
@@ -39,6 +38,7 @@ import { median } from '../../lab/stats.js';
 import { TracingFileIO } from '../../lab/models/trace-io.js';
 import { Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import { encodeRecord } from '../../storage/testing/index.js';
+import { SyncedAppendLoop } from '../support/laid-out-file.js';
 import type { Target } from './targets.js';
 
 const BODY_BYTES = 1024;
@@ -157,37 +157,27 @@ class LedgerLog {
 }
 
 /**
- * The file system's own share, measured beside the logs: the same 1,040-byte records written
- * one at a time, each followed by fdatasync, over a file laid out (zero-filled and synced)
- * beforehand, as fio's job is: no size change, so no journal commit per sync. Wraps to the
- * file's start at its end. What a log writes above it is what loglab adds: indexes, recovery
- * points, rolls, removals and zeros.
+ * The file system's own share, measured beside the logs: the same 1,040-byte records appended
+ * by plain Node (SyncedAppendLoop: writeSync, then fdatasync) over a file as large as a segment,
+ * laid out beforehand as fio's job is, so no sync changes its size. What a log writes above it is
+ * what loglab adds: indexes, recovery points, rolls, removals and zeros.
  */
 class PlainLoop {
   readonly measurement = new Measurement(`${PREFIX}.${PLAIN_LOOP}`, 'async');
-  readonly #record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x6c));
-  readonly #fd: number;
-  readonly #fileBytes: number;
-  #positionBytes = 0;
+  readonly #loop: SyncedAppendLoop;
+  readonly append: () => Promise<number>;
 
   constructor(ctx: LabContext) {
     const dir = path.join(ctx.dir, PLAIN_LOOP);
     fs.mkdirSync(dir);
-    const recordBytes = this.#record.length;
-    this.#fileBytes = Math.floor(ctx.numberParam('segmentBytes') / recordBytes) * recordBytes;
-    this.#fd = fs.openSync(path.join(dir, 'plain.log'), 'w+');
-    const zeros = Buffer.alloc(MiB);
-    for (let at = 0; at < this.#fileBytes; at += MiB)
-      fs.writeSync(this.#fd, zeros, 0, Math.min(MiB, this.#fileBytes - at), at);
-    fs.fdatasyncSync(this.#fd);
+    const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x6c));
+    this.#loop = new SyncedAppendLoop(
+      path.join(dir, 'plain.log'),
+      record,
+      ctx.numberParam('segmentBytes'),
+    );
+    this.append = this.#loop.append;
   }
-
-  readonly append = async (): Promise<number> => {
-    fs.writeSync(this.#fd, this.#record, 0, this.#record.length, this.#positionBytes);
-    await fdatasync(this.#fd);
-    this.#positionBytes = (this.#positionBytes + this.#record.length) % this.#fileBytes;
-    return this.#positionBytes;
-  };
 
   round(ctx: LabContext, seconds: number): Promise<LedgerRound> {
     return measureRound(ctx, seconds, {
@@ -199,11 +189,9 @@ class PlainLoop {
   }
 
   close(): void {
-    fs.closeSync(this.#fd);
+    this.#loop.close();
   }
 }
-
-const fdatasync = promisify(fs.fdatasync);
 
 interface RoundSide {
   readonly measurement: Measurement;

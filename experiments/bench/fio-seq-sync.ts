@@ -21,6 +21,7 @@ import { packageFile } from '../../lab/package-root.js';
 import { fioVersion, runFioJob } from '../../lab/probes/fio.js';
 import type { Metric } from '../../lab/results.js';
 import { Log, type LogOptions, MiB, recordSizeBytes } from '../../storage/index.js';
+import { SyncedAppendLoop, layOutFile } from '../support/laid-out-file.js';
 
 const BODY = Buffer.alloc(1024, 0x6c);
 /** What the plain Node loop writes per append: as many bytes as the log's record takes. */
@@ -52,18 +53,6 @@ async function round(side: Side, seconds: number): Promise<number> {
   return appends / (Number(process.hrtime.bigint() - startNs) / 1e9);
 }
 
-function layOut(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    const chunk = Buffer.alloc(MiB);
-    for (let at = 0; at < LAID_OUT_BYTES; at += chunk.length)
-      fs.writeSync(fd, chunk, 0, chunk.length, at);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 function logSide(dir: string, name: 'default' | 'inline', options: LogOptions): Side {
   const log = Log.open(path.join(dir, `log-${name}`), {
     durability: 'always',
@@ -80,29 +69,18 @@ function logSide(dir: string, name: 'default' | 'inline', options: LogOptions): 
 }
 
 /**
- * `writeSync` of the log's record size (1,040 bytes for a 1 KiB body: the same blocks per sync),
- * then `fs.fdatasync` on libuv's thread pool, awaited: the least a Node program pays for one
- * append synced off the event loop, sequential over a laid-out file. What the log costs above it
- * is its own code, preallocation and indexes, not the format's bytes (the byte ledger has those).
+ * Plain Node's synced append (SyncedAppendLoop) of the log's record size (1,040 bytes for a 1 KiB
+ * body: the same blocks per sync). What the log costs above it is its own code, preallocation and
+ * indexes, not the format's bytes (the byte ledger has those).
  */
 function nodeThreadPoolSide(file: string): Side {
-  layOut(file);
-  const fd = fs.openSync(file, 'r+');
-  let positionBytes = 0;
-  const synced = () =>
-    new Promise<void>((resolve, reject) =>
-      fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))),
-    );
+  const loop = new SyncedAppendLoop(file, RECORD, LAID_OUT_BYTES);
   return {
     name: 'node-thread-pool',
     rates: [],
-    append: () => {
-      fs.writeSync(fd, RECORD, 0, RECORD.length, positionBytes);
-      positionBytes = (positionBytes + RECORD.length) % LAID_OUT_BYTES;
-      return synced();
-    },
+    append: loop.append,
     afterRound: () => {},
-    close: async () => fs.closeSync(fd),
+    close: async () => loop.close(),
   };
 }
 
@@ -121,7 +99,7 @@ export async function fioSeqSyncMetrics(
   const dir = path.join(ctx.dir, 'fio-seq-sync');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'laid-out');
-  layOut(file);
+  layOutFile(file, LAID_OUT_BYTES);
   const sides = [
     logSide(dir, 'default', {}),
     logSide(dir, 'inline', { syncMode: 'inline' }),

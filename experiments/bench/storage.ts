@@ -25,6 +25,7 @@ import {
 import type { Metric } from '../../lab/results.js';
 import { Log, type LogOptions, MiB } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
+import { zeroFill } from '../support/laid-out-file.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
@@ -150,12 +151,6 @@ async function appendPairs(
     labels: { ...latency.labels, policy: options.durability },
   };
   return { pairs, logLatencyNs };
-}
-
-function zeroFill(fd: number, sizeBytes: number): void {
-  const zeros = Buffer.alloc(MiB);
-  for (let at = 0; at < sizeBytes; at += MiB) fs.writeSync(fd, zeros, 0, MiB, at);
-  fs.fdatasyncSync(fd);
 }
 
 function pairMetrics(

@@ -3,7 +3,6 @@
  * fingerprint of `--dir` (filesystem, mount options, device, its queue settings and write cache)
  * that fio, hyperfine and diskspd users keep asking each other for.
  */
-import { freePageReportingOn } from './free-page-reporting.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +10,7 @@ import { assert } from '../../storage/errors.js';
 import { readDiskAttribute, readQueueSetting, resolveBlockDevice } from './block-device.js';
 import { LabError } from '../errors.js';
 import { formatBytes } from '../format.js';
+import { freePageReportingOn } from './free-page-reporting.js';
 import { findMount } from './mounts.js';
 import { canDropPageCache } from './page-cache.js';
 import { classifyStorage } from './storage-kind.js';
