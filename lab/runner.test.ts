@@ -7,8 +7,10 @@ import {
   measureOpenLoopAsync,
   measureOpenLoopSync,
   measureSync,
+  oneAtATime,
   runAsync,
   runSync,
+  takeTurns,
   warmUpAsync,
   warmUpSync,
 } from './runner.js';
@@ -290,5 +292,70 @@ describe('interleave', () => {
         { name: 'A', round: () => 2 },
       ]),
     ).rejects.toThrow(/two designs are named A/);
+  });
+});
+
+describe('takeTurns', () => {
+  const recording = (order: string[], lengths: number[], name: string, operations: number) => ({
+    name,
+    turn: async (seconds: number) => {
+      order.push(name);
+      lengths.push(seconds);
+      await sleep(2);
+      return operations;
+    },
+  });
+
+  it('alternates turns within a round, each turn starting one design later, and sums each design', async () => {
+    const order: string[] = [];
+    const lengths: number[] = [];
+    const totals = await takeTurns(
+      [recording(order, lengths, 'A', 5), recording(order, lengths, 'B', 7)],
+      0.3,
+      0.1,
+      1,
+    );
+    expect(order.join('')).toBe('BAABBA');
+    expect(lengths).toEqual(Array(6).fill(0.1));
+    expect(totals.get('A')!.operations).toBe(15);
+    expect(totals.get('B')!.operations).toBe(21);
+    // Three turns of at least the 2 ms each sleeps, measured by takeTurns itself.
+    expect(totals.get('A')!.seconds).toBeGreaterThanOrEqual(0.006);
+    expect(totals.get('A')!.seconds).toBeLessThan(1);
+  });
+
+  it('gives a round shorter than a turn one turn of its own length', async () => {
+    const order: string[] = [];
+    const lengths: number[] = [];
+    await takeTurns(
+      [recording(order, lengths, 'A', 1), recording(order, lengths, 'B', 1)],
+      0.03,
+      0.1,
+    );
+    expect(order.join('')).toBe('AB');
+    expect(lengths).toEqual([0.03, 0.03]);
+  });
+
+  it('refuses a single design, duplicate names and turns that take no time', async () => {
+    const design = (name: string) => ({ name, turn: async () => 1 });
+    await expect(takeTurns([design('A')], 1, 0.1)).rejects.toThrow(/two designs or more/);
+    await expect(takeTurns([design('A'), design('A')], 1, 0.1)).rejects.toThrow(
+      /names of their own/,
+    );
+    await expect(takeTurns([design('A'), design('B')], 1, 0)).rejects.toThrow(/take time/);
+  });
+
+  it('runs one operation at a time for a turn and counts them', async () => {
+    let running = 0;
+    let most = 0;
+    const turn = oneAtATime(async () => {
+      most = Math.max(most, ++running);
+      await sleep(1);
+      running--;
+    });
+    const operations = await turn(0.02);
+    expect(most).toBe(1);
+    expect(operations).toBeGreaterThan(0);
+    expect(operations).toBeLessThanOrEqual(20);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The disk's limit for one synced append at a time, measured by fio beside the log: fio's
  * sequential 1 KiB writes with an fdatasync after each (scripts/fio/seq-sync.fio) on a file laid
- * out beforehand, interleaved round by round with the log's appends under `always` (one producer
- * awaiting each acknowledgement), in the same directory and for the same round length.
+ * out beforehand, in the middle of each round of the log's appends under `always` (one producer
+ * awaiting each acknowledgement), in the same directory and for the same round length. The log
+ * appends in its steady state with retention, into a recycled segment file (support/steady-state.ts):
+ * laid out, as fio's file is.
  *
  * fio's psync engine writes and syncs on one thread, as the log does with `syncMode: 'inline'`:
  * `append.always.inline.vsFioSeqSync` is the like-for-like ratio (issue 20: at least 1.0). With
@@ -18,51 +20,46 @@ import * as path from 'node:path';
 import type { LabContext } from '../../lab/experiment.js';
 import { metricFromSamples } from '../../lab/metric.js';
 import { packageFile } from '../../lab/package-root.js';
-import { fioVersion, runFioJob } from '../../lab/probes/fio.js';
+import { type FioOutcome, fioVersion, runFioJob } from '../../lab/probes/fio.js';
 import type { Metric } from '../../lab/results.js';
+import { type TurnTakingDesign, oneAtATime, takeTurns } from '../../lab/runner.js';
 import { Log, type LogOptions, MiB, recordSizeBytes } from '../../storage/index.js';
 import { SyncedAppendLoop, layOutFile } from '../support/laid-out-file.js';
+import { recycleToSteadyState } from '../support/steady-state.js';
 
 const BODY = Buffer.alloc(1024, 0x6c);
 /** What the plain Node loop writes per append: as many bytes as the log's record takes. */
 const RECORD = Buffer.alloc(recordSizeBytes(BODY.length), 0x6c);
 const LAID_OUT_BYTES = 64 * MiB;
 const SEGMENT_BYTES = 64 * MiB;
+/** The sides' turns within a round (lab/runner.ts takeTurns says why). */
+const TURN_SECONDS = 0.1;
 
 /** One program appending with an fdatasync per append, one append at a time. */
-interface Side {
+interface Side extends TurnTakingDesign {
   readonly name: 'default' | 'inline' | 'node-thread-pool';
-  /** Appends and waits for its sync once. */
-  readonly append: () => Promise<unknown>;
   /** Between rounds: drops what the round wrote, where it keeps growing. */
   readonly afterRound: () => void;
   readonly close: () => Promise<void>;
   readonly rates: number[];
 }
 
-/** Appends for `seconds`; returns appends per second. */
-async function round(side: Side, seconds: number): Promise<number> {
-  const startNs = process.hrtime.bigint();
-  const endNs = startNs + BigInt(Math.round(seconds * 1e9));
-  let appends = 0;
-  while (process.hrtime.bigint() < endNs) {
-    await side.append();
-    appends++;
-  }
-  side.afterRound();
-  return appends / (Number(process.hrtime.bigint() - startNs) / 1e9);
-}
-
-function logSide(dir: string, name: 'default' | 'inline', options: LogOptions): Side {
+/** The log in its steady state with retention: appending into a recycled segment file. */
+async function logSide(
+  dir: string,
+  name: 'default' | 'inline',
+  options: LogOptions,
+): Promise<Side> {
   const log = Log.open(path.join(dir, `log-${name}`), {
     durability: 'always',
     segmentBytes: SEGMENT_BYTES,
     ...options,
   });
+  await recycleToSteadyState(log, BODY);
   return {
     name,
     rates: [],
-    append: () => log.append(BODY),
+    turn: oneAtATime(() => log.append(BODY)),
     afterRound: () => log.deleteSegmentsBelow(log.endOffset),
     close: () => log.close(),
   };
@@ -78,10 +75,34 @@ function nodeThreadPoolSide(file: string): Side {
   return {
     name: 'node-thread-pool',
     rates: [],
-    append: loop.append,
+    turn: oneAtATime(loop.append),
     afterRound: () => {},
     close: async () => loop.close(),
   };
+}
+
+/**
+ * One round: the sides take turns (lab/runner.ts takeTurns) for half a round, fio runs its
+ * round, and the sides take the other half: the sides' rates are centred on fio's, so a disk
+ * whose rate drifts over the round moves both alike. Returns fio's outcome.
+ */
+async function roundAroundFio(
+  sides: readonly Side[],
+  seconds: number,
+  roundIndex: number,
+  runFio: () => FioOutcome,
+): Promise<FioOutcome> {
+  const halfSeconds = Math.max(TURN_SECONDS, seconds / 2);
+  const before = await takeTurns(sides, halfSeconds, TURN_SECONDS, roundIndex);
+  const outcome = runFio();
+  const after = await takeTurns(sides, halfSeconds, TURN_SECONDS, roundIndex + 1);
+  for (const side of sides) {
+    const first = before.get(side.name)!;
+    const second = after.get(side.name)!;
+    side.rates.push((first.operations + second.operations) / (first.seconds + second.seconds));
+    side.afterRound();
+  }
+  return outcome;
 }
 
 export async function fioSeqSyncMetrics(
@@ -100,33 +121,29 @@ export async function fioSeqSyncMetrics(
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'laid-out');
   layOutFile(file, LAID_OUT_BYTES);
-  const sides = [
-    logSide(dir, 'default', {}),
-    logSide(dir, 'inline', { syncMode: 'inline' }),
-    nodeThreadPoolSide(path.join(dir, 'node-laid-out')),
-  ];
+  const sides: Side[] = [];
   const fioRates: number[] = [];
   const env = {
     FILE: file,
     SIZE: String(LAID_OUT_BYTES),
     RUNTIME: `${Math.round(seconds * 1000)}ms`,
   };
+  const runFio = () =>
+    runFioJob(packageFile('scripts', 'fio', 'seq-sync.fio'), env, seconds * 1000 + 30_000);
   try {
-    for (const side of sides) await round(side, seconds / 10); // first extent, JIT
+    sides.push(
+      await logSide(dir, 'default', {}),
+      await logSide(dir, 'inline', { syncMode: 'inline' }),
+      nodeThreadPoolSide(path.join(dir, 'node-laid-out')),
+    );
+    await takeTurns(sides, TURN_SECONDS, TURN_SECONDS); // first turns, JIT
     for (let r = 0; r < rounds; r++) {
-      // Alternate who goes first, so drift within a round pair hits both sides alike.
-      if (r % 2 === 1) for (const side of sides) side.rates.push(await round(side, seconds));
-      const outcome = runFioJob(
-        packageFile('scripts', 'fio', 'seq-sync.fio'),
-        env,
-        seconds * 1000 + 30_000,
-      );
+      const outcome = await roundAroundFio(sides, seconds, r, runFio);
       if (!outcome.ok) {
         ctx.note(`append.always.vsFioSeqSync skipped: ${outcome.reason}.`);
         return [];
       }
       fioRates.push(outcome.write.iops);
-      if (r % 2 === 0) for (const side of sides) side.rates.push(await round(side, seconds));
     }
   } finally {
     for (const side of sides) await side.close();
@@ -134,7 +151,10 @@ export async function fioSeqSyncMetrics(
   }
   ctx.note(
     `append.always.vsFioSeqSync: ${version}, sequential 1 KiB writes with fdatasync=1 (psync) on a ` +
-      'laid-out 64 MiB file, interleaved round by round with the log under always (one producer); ' +
+      'laid-out 64 MiB file, run in the middle of each round, while the sides below take turns of ' +
+      `${TURN_SECONDS} s for half a round before it and half after (one producer each); the logs ` +
+      'append under always in their steady state with retention, into a recycled segment file, ' +
+      "laid out as fio's is; " +
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread). ' +
       'vsNodeThreadPoolSync: the log with its default thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +

@@ -1,6 +1,7 @@
 /**
  * `loglab bench queue`: send + receive + delete cycles of design A (slot file) and design B (log
- * queue) at each durability policy, rounds interleaved (A, B; B, A; …); then the device bytes each
+ * queue) at each durability policy, rounds interleaved (A, B; B, A; …), and under `always` design B
+ * taking turns with the bare log's appends within its rounds; then the device bytes each
  * design writes per message, and the memory design B's in-flight table costs per message.
  *
  * Bodies are 1,000 bytes so that design A's 1,024-byte slot (20-byte header) holds one, as in the
@@ -14,7 +15,7 @@ import { counterMetric, measuredMetric, metricFromSamples } from '../../lab/metr
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
-import { interleave, measureAsync } from '../../lab/runner.js';
+import { interleave, measureAsync, oneAtATime, takeTurns } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import {
   DURABILITY_POLICIES,
@@ -31,6 +32,8 @@ import { logOfQueueForTesting } from '../../storage/testing/index.js';
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;
 const GROUP_PRODUCERS = 16;
+/** Turns of design B and the bare log within a round under always. */
+const TURN_SECONDS = 0.1;
 type Design = 'A' | 'B';
 
 function openQueue(
@@ -60,26 +63,43 @@ async function cycle(queue: Queue, body: Buffer): Promise<number> {
 }
 
 /**
- * Under `always`, the bare log's synced appends run in the same interleaved rounds: a design B
- * cycle (one synced append; receive and delete write nothing but the head now and then) should
+ * Under `always`, design B's cycles and the bare log's synced appends take turns of a tenth of a
+ * second through each round (lab/runner.ts takeTurns says why), each on a new directory: a design
+ * B cycle (one synced append; receive and delete write nothing but the head now and then) should
  * cost no more than the append alone (issue 20: `queue.B.always.vsLogAppend` at least 0.95).
  */
-async function logAppendRound(
+async function cyclesBesideAppends(
   ctx: LabContext,
-  measurement: Measurement,
   body: Buffer,
   round: number,
   roundSeconds: number,
-): Promise<number> {
-  const dir = freshDir(ctx, `log-always-${round}`);
-  const log = Log.open(dir, { durability: 'always' });
-  for (let i = 0; i < 50; i++) await log.append(body);
-  const repetition = await measureAsync(measurement, () => log.append(body), {
-    seconds: roundSeconds,
-  });
-  await log.close();
-  fs.rmSync(dir, { recursive: true });
-  return repetition.ratePerSec;
+): Promise<Record<string, number>> {
+  const queueDir = freshDir(ctx, `B-always-${round}`);
+  const logDir = freshDir(ctx, `log-always-${round}`);
+  const queue = openQueue('B', queueDir, 'always');
+  const log = Log.open(logDir, { durability: 'always' });
+  try {
+    for (let i = 0; i < 50; i++) {
+      await cycle(queue, body);
+      await log.append(body);
+    }
+    const turns = await takeTurns(
+      [
+        { name: 'B', turn: oneAtATime(() => cycle(queue, body)) },
+        { name: 'log', turn: oneAtATime(() => log.append(body)) },
+      ],
+      roundSeconds,
+      TURN_SECONDS,
+      round,
+    );
+    const rate = (name: string) => turns.get(name)!.operations / turns.get(name)!.seconds;
+    return { B: rate('B'), log: rate('log') };
+  } finally {
+    await queue.close();
+    await log.close();
+    fs.rmSync(queueDir, { recursive: true });
+    fs.rmSync(logDir, { recursive: true });
+  }
 }
 
 async function cycleRates(
@@ -94,10 +114,9 @@ async function cycleRates(
     A: new Measurement(`A-${policy}`, 'async'),
     B: new Measurement(`B-${policy}`, 'async'),
   };
-  const logAppends = new Measurement('log-always', 'async');
   const designs = (['A', 'B'] as const).map((design) => ({
     name: design,
-    round: async (round: number) => {
+    round: async (round: number): Promise<Record<string, number>> => {
       const dir = freshDir(ctx, `${design}-${policy}-${round}`);
       const queue = openQueue(design, dir, policy);
       for (let i = 0; i < 50; i++) await cycle(queue, body);
@@ -109,23 +128,26 @@ async function cycleRates(
       );
       await queue.close();
       fs.rmSync(dir, { recursive: true });
-      return repetition.ratePerSec;
+      return { [design]: repetition.ratePerSec };
     },
   }));
   const withLog =
     policy === 'always'
       ? [
-          ...designs,
+          designs[0]!,
           {
-            name: 'log',
-            round: (round: number) => logAppendRound(ctx, logAppends, body, round, roundSeconds),
+            name: 'B beside log',
+            round: (round: number) => cyclesBesideAppends(ctx, body, round, roundSeconds),
           },
         ]
       : designs;
-  const results = await interleave(rounds, withLog, ctx.progress);
-  const a = results.get('A')!;
-  const b = results.get('B')!;
-  const logRates = results.get('log');
+  const roundRates = [...(await interleave(rounds, withLog, ctx.progress)).values()].flat();
+  // Each design's rates in round order: a round's record names the designs it measured.
+  const ratesOf = (name: string) =>
+    roundRates.flatMap((rates) => (rates[name] === undefined ? [] : [rates[name]!]));
+  const a = ratesOf('A');
+  const b = ratesOf('B');
+  const logRates = policy === 'always' ? ratesOf('log') : undefined;
   const labels = (design: Design) => ({ design, policy, producers });
   const vsLog =
     logRates === undefined
