@@ -1,6 +1,7 @@
 /**
  * `loglab bench storage`: the storage core against the plain node:fs loop that writes the same
- * bytes, in the same run, rounds interleaved (raw, log; log, raw; …) so drift hits both.
+ * bytes, in the same run: both open side by side, taking turns of a tenth of a second through
+ * every round, so drift hits both.
  *
  * Each figure names its durability policy and cache state. Sync is compared with sync (the log's
  * append is a synchronous write; the raw loop is fs.writeSync); the group-commit figure is async
@@ -19,6 +20,7 @@ import {
   interleave,
   measureAsync,
   measureSync,
+  takeTurns,
   warmUpAsync,
   warmUpSync,
 } from '../../lab/runner.js';
@@ -41,6 +43,8 @@ const WARMUP_SHARE = 0.1;
  * than the fastest side writes in that time, unbatched and batched.
  */
 const SETTLE_BYTES_PER_SEC = { unbatched: 320 * MiB, batched: 1200 * MiB } as const;
+/** The paired sides' turns within a round (lab/runner.ts takeTurns says why). */
+const TURN_SECONDS = 0.1;
 
 /** Settles the memory a page-cache round of `roundSeconds` (and its warm-up) will take. */
 function settleForRound(dir: string, roundSeconds: number, kind: 'unbatched' | 'batched'): void {
@@ -75,7 +79,23 @@ interface Pairs {
   readonly logLatencyNs: Metric;
 }
 
-/** Rates of interleaved rounds of a raw-fs loop and the log doing the same appends. */
+/** One side of a paired round, opened for the round: a synchronous append, and its clean-up. */
+interface OpenSide {
+  readonly append: () => number;
+  close(): Promise<void> | void;
+}
+
+interface PairSide {
+  readonly name: string;
+  readonly measurement: Measurement;
+  open(dir: string): OpenSide;
+}
+
+/**
+ * Rounds of a raw-fs loop and the log doing the same appends, open side by side and taking turns
+ * of a tenth of a second (lab/runner.ts takeTurns says why) after a warm-up each; page-cache
+ * rounds settle memory for all of them first, so every side writes onto the same memory.
+ */
 async function appendPairs(
   ctx: LabContext,
   rounds: number,
@@ -85,66 +105,73 @@ async function appendPairs(
   const record = encodeRecord(0, Buffer.alloc(BODY_BYTES, 0x61));
   const covered = record.subarray(8);
   const body = Buffer.alloc(BODY_BYTES, 0x61);
-  const budget = { seconds: roundSeconds };
-  const warmup = { seconds: roundSeconds * WARMUP_SHARE };
-  const logged = new Measurement(`log-${options.durability}`, 'sync');
   const sync = options.durability === 'always';
-  const rawLoop = (name: string, checksum: boolean) => {
-    const measurement = new Measurement(`${name}-${options.durability}`, 'sync');
-    return {
-      name,
-      round: (round: number) => {
-        const file = path.join(roundDir(ctx, name, round), 'raw.log');
-        if (!sync) settleForRound(path.dirname(file), roundSeconds, 'unbatched');
-        const fd = fs.openSync(file, 'w+');
-        if (options.preallocatedRaw) zeroFill(fd, 64 * MiB);
-        let position = 0;
-        const append = () => {
+  const rawLoop = (name: string, checksum: boolean): PairSide => ({
+    name,
+    measurement: new Measurement(`${name}-${options.durability}`, 'sync'),
+    open: (dir) => {
+      const fd = fs.openSync(path.join(dir, 'raw.log'), 'w+');
+      if (options.preallocatedRaw) zeroFill(fd, 64 * MiB);
+      let position = 0;
+      return {
+        append: () => {
           if (checksum) record.writeUInt32BE(crc32c(covered), 4);
           fs.writeSync(fd, record, 0, record.length, position);
           if (sync) fs.fdatasyncSync(fd);
           position += record.length;
           return position;
-        };
-        warmUpSync(measurement, append, warmup);
-        const rate = measureSync(measurement, append, budget).ratePerSec;
-        fs.closeSync(fd);
-        fs.rmSync(path.dirname(file), { recursive: true });
-        return rate;
-      },
-    };
-  };
-  const results = await interleave(
-    rounds,
-    [
-      rawLoop('raw', false),
-      ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
-      {
-        name: 'log',
-        round: async (round) => {
-          const dir = roundDir(ctx, 'log', round);
-          if (!sync) settleForRound(dir, roundSeconds, 'unbatched');
-          // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
-          const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
-          const append = () => log.appendNoWait(body);
-          warmUpSync(logged, append, warmup);
-          const rate = measureSync(logged, append, budget).ratePerSec;
-          await log.close();
-          fs.rmSync(dir, { recursive: true });
-          return rate;
         },
-      },
-    ],
-    ctx.progress,
-  );
-  const rawRates = results.get('raw')!;
-  const checksummed = results.get('raw-crc');
-  const pairs = results.get('log')!.map((log, i) => ({
+        close: () => fs.closeSync(fd),
+      };
+    },
+  });
+  const logSide: PairSide = {
+    name: 'log',
+    measurement: new Measurement(`log-${options.durability}`, 'sync'),
+    open: (dir) => {
+      // Timed one synchronous append at a time, as the raw loop's write (and fdatasync) is.
+      const log = Log.open(dir, { durability: options.durability, syncMode: 'inline' });
+      return { append: () => log.appendNoWait(body), close: () => log.close() };
+    },
+  };
+  const sides = [
+    rawLoop('raw', false),
+    ...(options.checksummedRaw === true ? [rawLoop('raw-crc', true)] : []),
+    logSide,
+  ];
+  const rates = new Map(sides.map((side) => [side.name, [] as number[]]));
+  for (let round = 0; round < rounds; round++) {
+    ctx.progress.phase(`append ${options.durability}: round ${round + 1}/${rounds}`);
+    const dirs = sides.map((side) => roundDir(ctx, side.name, round));
+    if (!sync) settleForRound(dirs[0]!, roundSeconds * sides.length, 'unbatched');
+    const opened = sides.map((side, i) => side.open(dirs[i]!));
+    try {
+      sides.forEach((side, i) =>
+        warmUpSync(side.measurement, opened[i]!.append, { seconds: roundSeconds * WARMUP_SHARE }),
+      );
+      const turns = await takeTurns(
+        sides.map((side, i) => ({
+          name: side.name,
+          turn: async (seconds: number) =>
+            measureSync(side.measurement, opened[i]!.append, { seconds }).ops,
+        })),
+        roundSeconds,
+        TURN_SECONDS,
+        round,
+      );
+      for (const [name, totals] of turns) rates.get(name)!.push(totals.operations / totals.seconds);
+    } finally {
+      for (const side of opened) await side.close();
+      for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const checksummed = rates.get('raw-crc');
+  const pairs = rates.get('log')!.map((log, i) => ({
     log,
-    raw: rawRates[i]!,
+    raw: rates.get('raw')![i]!,
     ...(checksummed === undefined ? {} : { checksummed: checksummed[i]! }),
   }));
-  const latency = logged.summarize(ctx.random).latencyNs;
+  const latency = logSide.measurement.summarize(ctx.random).latencyNs;
   const logLatencyNs = {
     ...latency,
     name: `append.${options.durability}.latencyNs`,
@@ -495,7 +522,7 @@ export const storageBench: Experiment = {
       ...(await kafkaAppendMetrics(ctx, rounds, seconds)),
     ];
     ctx.note(
-      'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync.',
+      'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync. In each round the raw loops and the log are open side by side and take turns of 0.1 s, each after a warm-up, so a disk or memory whose speed jumps within a round slows every side alike.',
     );
     ctx.note(
       'Before each page-cache round (durability none, and batched) the bench writes and deletes a scratch file as large as the round could write, so every side starts from memory in use a moment ago: a virtual machine that reports free memory to its host (environment freePageReporting) otherwise makes first touches of page-cache pages fault on the host, on either side of a pair at random.',
