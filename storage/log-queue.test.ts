@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { errorOf } from '../test/fixtures/storage-error.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { LogQueue } from './log-queue.js';
+import { SimDisk } from './sim/sim-disk.js';
 import { logOfQueueForTesting } from './testing/queue-log.js';
 
 const newDir = tempDirs('log-queue');
@@ -98,5 +99,47 @@ describe('design B: one writer per queue', () => {
     const second = LogQueue.open(dir);
     expect(second.receive({ visibilityTimeoutMs: 1000 })?.body.toString()).toBe('still mine');
     await second.close();
+  });
+});
+
+describe('design B: a consumer that keeps up', () => {
+  it('takes the message just sent from memory, not from the file, and reads again what it must', async () => {
+    const queue = LogQueue.open(newDir(), { segmentBytes: 4096 });
+    const reads = () => queue.counters.readCalls;
+    const before = reads();
+    for (let i = 0; i < 50; i++) {
+      const id = await queue.send(Buffer.alloc(100, i));
+      const message = queue.receive({ visibilityTimeoutMs: 60_000 });
+      expect(message).toMatchObject({ id, body: Buffer.alloc(100, i), attempt: 1 });
+      await queue.delete(id);
+    }
+    // Fifty messages over several rolls: none read back.
+    expect(reads()).toBe(before);
+    // A message the consumer did not take at once comes from the file.
+    const first = await queue.send(Buffer.from('first'));
+    await queue.send(Buffer.from('second'));
+    expect(queue.receive({ visibilityTimeoutMs: 60_000 })).toMatchObject({ id: first });
+    expect(reads()).toBeGreaterThan(before);
+    await queue.close();
+  });
+
+  it('never hands out a message whose sync failed: the fence cut it away', async () => {
+    const disk = new SimDisk({ seed: 9 });
+    const queue = LogQueue.open('/queue', { io: disk, durability: 'always' });
+    const kept = await queue.send(Buffer.from('kept'));
+    expect(queue.receive({ visibilityTimeoutMs: 60_000 })?.id).toBe(kept);
+    disk.injectFault({ kind: 'error', call: 'fdatasync', nth: 1, errno: 'EIO' });
+    await expect(queue.send(Buffer.from('lost'))).rejects.toMatchObject({ code: 'QUEUE_FENCED' });
+    expect(queue.receive({ visibilityTimeoutMs: 60_000 })).toBeNull();
+    await queue.close();
+  });
+
+  it('gives the consumer a copy: a sender reusing its buffer does not change the message', async () => {
+    const queue = LogQueue.open(newDir());
+    const buffer = Buffer.from('original');
+    await queue.send(buffer);
+    buffer.write('changed!');
+    expect(queue.receive({ visibilityTimeoutMs: 60_000 })?.body.toString()).toBe('original');
+    await queue.close();
   });
 });

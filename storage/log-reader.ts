@@ -83,23 +83,48 @@ export class LogReader {
     }
   }
 
-  #step(): LogRecord | null {
-    const damage = this.#damage;
-    if (damage !== null && this.#nextOffset < damage.lostBelow) {
-      const lost = this.#nextOffset++;
-      const reason = `lost with the damaged record for offset ${damage.offset}`;
-      throw corruptRecord(damage.file, damage.positionBytes, reason, lost);
-    }
+  /**
+   * Moves past the next record without reading it, for a caller that holds its bytes already (a
+   * queue handing out the message it has just sent). Moves only when the next record is
+   * `offset`, written, whole and `sizeBytes` long by the caller's account, and returns whether
+   * it moved; a reader that would report damage or a removed segment first does not move.
+   */
+  skip(offset: number, sizeBytes: number): boolean {
+    if (offset !== this.#nextOffset || offset < this.#fromOffset || this.#inDamage()) return false;
+    if (!this.#toNextRecord() || this.#segment.removed) return false;
+    if (this.#positionBytes + sizeBytes > this.#segment.sizeBytes) return false;
+    this.#positionBytes += sizeBytes;
+    this.#nextOffset++;
+    return true;
+  }
+
+  #inDamage(): boolean {
+    return this.#damage !== null && this.#nextOffset < this.#damage.lostBelow;
+  }
+
+  /** Moves into the segment that holds the next record; false at the end of the log. */
+  #toNextRecord(): boolean {
     while (this.#positionBytes >= this.#segment.sizeBytes) {
       const segments = this.#source.segments();
       // Asking writes the log's pending appends (group commit): this segment may have grown.
       if (this.#positionBytes < this.#segment.sizeBytes) break;
       const following = this.#followingSegment(segments);
-      if (following === null) return null;
+      if (following === null) return false;
       this.#segment = following;
       following.bindWindow(this.#window);
       this.#positionBytes = 0;
     }
+    return true;
+  }
+
+  #step(): LogRecord | null {
+    if (this.#inDamage()) {
+      const damage = this.#damage!;
+      const lost = this.#nextOffset++;
+      const reason = `lost with the damaged record for offset ${damage.offset}`;
+      throw corruptRecord(damage.file, damage.positionBytes, reason, lost);
+    }
+    if (!this.#toNextRecord()) return null;
     // Removed by retention, or by the cut-back of a fence (the fence says which).
     if (this.#segment.removed) throw this.#source.fenced() ?? this.#removedUnderneath();
     const record = this.#readRecord();
