@@ -380,6 +380,9 @@ function buildLog(dir: string, sizeBytes: number, options: LogOptions): Log {
 function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Metric[] {
   const dir = path.join(ctx.dir, 'lookup');
   fs.mkdirSync(dir);
+  // Random lookups over the log's page cache are the figure most sensitive to how the host backs
+  // that memory (lab/memory-settle.ts): the log is built on memory just in use.
+  settleMemory(dir, logBytes);
   const log = buildLog(dir, logBytes, { durability: 'none' });
   const random = ctx.random.fork();
   const end = log.endOffset;
