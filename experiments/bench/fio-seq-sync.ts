@@ -1,8 +1,9 @@
 /**
  * The disk's limit for one synced append at a time, measured by fio beside the log: fio's
  * sequential 1 KiB writes with an fdatasync after each (scripts/fio/seq-sync.fio) on a file laid
- * out beforehand, in the middle of each round of the log's appends under `always` (one producer
- * awaiting each acknowledgement), in the same directory and for the same round length. The log
+ * out beforehand, a quarter of a second at a time between turns of the log's appends under
+ * `always` (one producer awaiting each acknowledgement), in the same directory and for as long in
+ * each round. The log
  * appends in its steady state with retention, into a recycled segment file (support/steady-state.ts):
  * laid out, as fio's file is.
  *
@@ -34,6 +35,11 @@ const LAID_OUT_BYTES = 64 * MiB;
 const SEGMENT_BYTES = 64 * MiB;
 /** The sides' turns within a round (lab/runner.ts takeTurns says why). */
 const TURN_SECONDS = 0.1;
+/**
+ * fio runs this long at a time, the sides' turns between its runs: a process of its own, fio
+ * takes 0.3-0.4 s to start, so it cannot take turns of 0.1 s as the sides do.
+ */
+const FIO_SLICE_SECONDS = 0.25;
 
 /** One program appending with an fdatasync per append, one append at a time. */
 interface Side extends TurnTakingDesign {
@@ -82,27 +88,46 @@ function nodeThreadPoolSide(file: string): Side {
 }
 
 /**
- * One round: the sides take turns (lab/runner.ts takeTurns) for half a round, fio runs its
- * round, and the sides take the other half: the sides' rates are centred on fio's, so a disk
- * whose rate drifts over the round moves both alike. Returns fio's outcome.
+ * One round in slices: fio runs a slice at a time (FIO_SLICE_SECONDS), and the sides take turns
+ * (lab/runner.ts takeTurns) between fio's slices, half a slice before the first and after the
+ * last, so each side runs as long as fio does and a disk whose rate moves within the round moves
+ * both alike. Records each side's rate; returns fio's over its slices, or why fio failed.
  */
-async function roundAroundFio(
+async function roundBesideFio(
   sides: readonly Side[],
   seconds: number,
   roundIndex: number,
-  runFio: () => FioOutcome,
-): Promise<FioOutcome> {
-  const halfSeconds = Math.max(TURN_SECONDS, seconds / 2);
-  const before = await takeTurns(sides, halfSeconds, TURN_SECONDS, roundIndex);
-  const outcome = runFio();
-  const after = await takeTurns(sides, halfSeconds, TURN_SECONDS, roundIndex + 1);
+  runFio: (sliceSeconds: number) => FioOutcome,
+): Promise<{ ok: true; iops: number } | { ok: false; reason: string }> {
+  const slices = Math.max(1, Math.round(seconds / FIO_SLICE_SECONDS));
+  const sliceSeconds = seconds / slices;
+  const totals = new Map<string, { operations: number; seconds: number }>(
+    sides.map((side) => [side.name, { operations: 0, seconds: 0 }]),
+  );
+  const sidesTakeTurns = async (turnsSeconds: number, k: number) => {
+    const turns = await takeTurns(sides, turnsSeconds, TURN_SECONDS, roundIndex + k);
+    for (const [name, done] of turns) {
+      const total = totals.get(name)!;
+      total.operations += done.operations;
+      total.seconds += done.seconds;
+    }
+  };
+  let ios = 0;
+  let runtimeMs = 0;
+  await sidesTakeTurns(sliceSeconds / 2, 0);
+  for (let k = 0; k < slices; k++) {
+    const outcome = runFio(sliceSeconds);
+    if (!outcome.ok) return outcome;
+    ios += outcome.write.ios;
+    runtimeMs += outcome.write.runtimeMs;
+    await sidesTakeTurns(k === slices - 1 ? sliceSeconds / 2 : sliceSeconds, k + 1);
+  }
   for (const side of sides) {
-    const first = before.get(side.name)!;
-    const second = after.get(side.name)!;
-    side.rates.push((first.operations + second.operations) / (first.seconds + second.seconds));
+    const total = totals.get(side.name)!;
+    side.rates.push(total.operations / total.seconds);
     side.afterRound();
   }
-  return outcome;
+  return { ok: true, iops: ios / (runtimeMs / 1000) };
 }
 
 export async function fioSeqSyncMetrics(
@@ -123,13 +148,12 @@ export async function fioSeqSyncMetrics(
   layOutFile(file, LAID_OUT_BYTES);
   const sides: Side[] = [];
   const fioRates: number[] = [];
-  const env = {
-    FILE: file,
-    SIZE: String(LAID_OUT_BYTES),
-    RUNTIME: `${Math.round(seconds * 1000)}ms`,
-  };
-  const runFio = () =>
-    runFioJob(packageFile('scripts', 'fio', 'seq-sync.fio'), env, seconds * 1000 + 30_000);
+  const runFio = (sliceSeconds: number) =>
+    runFioJob(
+      packageFile('scripts', 'fio', 'seq-sync.fio'),
+      { FILE: file, SIZE: String(LAID_OUT_BYTES), RUNTIME: `${Math.round(sliceSeconds * 1000)}ms` },
+      sliceSeconds * 1000 + 30_000,
+    );
   try {
     sides.push(
       await logSide(dir, 'default', {}),
@@ -138,12 +162,12 @@ export async function fioSeqSyncMetrics(
     );
     await takeTurns(sides, TURN_SECONDS, TURN_SECONDS); // first turns, JIT
     for (let r = 0; r < rounds; r++) {
-      const outcome = await roundAroundFio(sides, seconds, r, runFio);
+      const outcome = await roundBesideFio(sides, seconds, r, runFio);
       if (!outcome.ok) {
         ctx.note(`append.always.vsFioSeqSync skipped: ${outcome.reason}.`);
         return [];
       }
-      fioRates.push(outcome.write.iops);
+      fioRates.push(outcome.iops);
     }
   } finally {
     for (const side of sides) await side.close();
@@ -151,8 +175,8 @@ export async function fioSeqSyncMetrics(
   }
   ctx.note(
     `append.always.vsFioSeqSync: ${version}, sequential 1 KiB writes with fdatasync=1 (psync) on a ` +
-      'laid-out 64 MiB file, run in the middle of each round, while the sides below take turns of ' +
-      `${TURN_SECONDS} s for half a round before it and half after (one producer each); the logs ` +
+      `laid-out 64 MiB file, run ${FIO_SLICE_SECONDS} s at a time, the sides below taking turns of ` +
+      `${TURN_SECONDS} s between fio's runs for as long as fio ran (one producer each); the logs ` +
       'append under always in their steady state with retention, into a recycled segment file, ' +
       "laid out as fio's is; " +
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread). ' +
