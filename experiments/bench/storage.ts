@@ -292,8 +292,10 @@ const GROUP_DESIGNS = {
 type GroupDesign = keyof typeof GROUP_DESIGNS;
 
 /**
- * `always` vs `group` with 16 producers, all async, interleaved; group commit both with its
- * fdatasync on the event loop (the default) and on the thread pool, so the default is measured.
+ * `always` (one producer) vs `group` (16 producers), all async, interleaved; group commit both
+ * with its fdatasync on the event loop (`inline`, as the `always` side syncs) and on the thread
+ * pool (the default, DEFAULT_SYNC_MODE), so the default is measured too. Each metric's labels
+ * name its sync mode.
  */
 async function groupVsAlways(
   ctx: LabContext,
