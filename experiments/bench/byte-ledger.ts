@@ -39,6 +39,7 @@ import { TracingFileIO } from '../../lab/models/trace-io.js';
 import { Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import { encodeRecord } from '../../storage/testing/index.js';
 import { SyncedAppendLoop } from '../support/laid-out-file.js';
+import { recycleToSteadyState } from '../support/steady-state.js';
 import type { Target } from './targets.js';
 
 const BODY_BYTES = 1024;
@@ -129,16 +130,16 @@ class LedgerLog {
    * Batched appends before the warm-up, so the rounds run on a log in steady state even with
    * full-size segments. Without retention two segments: the rolls have zero-filled as a
    * long-running log's do. With retention each sealed segment is removed at once, so the next
-   * roll renames it back into place: after three segments the active one is a reused file (no
-   * zeros) and a spare waits for the next roll. Untraced by the rounds, which start after it.
+   * roll renames it back into place (support/steady-state.ts): the active segment is a reused
+   * file (no zeros) and a spare waits for the next roll. Untraced by the rounds, which start
+   * after it.
    */
   async fill(segmentBytes: number): Promise<void> {
-    const batch = Array.from({ length: FILL_BATCH_RECORDS }, () => this.#body);
-    const retention = this.setting === 'retention';
-    const fillBytes = (retention ? 3 : 2) * segmentBytes;
-    for (let bodyBytes = 0; bodyBytes < fillBytes; bodyBytes += batch.length * BODY_BYTES) {
-      await this.log.appendBatch(batch);
-      if (retention) this.log.deleteSegmentsBelow(this.log.endOffset);
+    if (this.setting === 'retention') await recycleToSteadyState(this.log, this.#body);
+    else {
+      const batch = Array.from({ length: FILL_BATCH_RECORDS }, () => this.#body);
+      for (let bodyBytes = 0; bodyBytes < 2 * segmentBytes; bodyBytes += batch.length * BODY_BYTES)
+        await this.log.appendBatch(batch);
     }
     await this.log.flush();
   }
