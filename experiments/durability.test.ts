@@ -72,6 +72,7 @@ describe('the durability experiment', () => {
       const group = metricNamed(results, `durability.group.${producers}.msgsPerSec`);
       const always = metricNamed(results, `durability.always.${producers}.msgsPerSec`);
       expect(ratio).toMatchObject({ kind: 'ratio', labels: { producers } });
+      expect(ratio.description).toMatch(/taking turns of 0.1 s/);
       // One round each: the ratio of the rounds is the ratio of the medians.
       expect(ratio.median).toBeCloseTo(group.median / always.median);
     }

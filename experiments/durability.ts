@@ -6,9 +6,9 @@
  * starts at the end of the event-loop turn; sends made while it runs are synced together when it
  * ends; a delay only where a configuration asks for one), `none` acknowledges once the bytes are
  * in the page cache. Producer counts from 1 to 256 (quick: 1 to 64) run `group` against `always`
- * (both with the default thread-pool syncs), and `groupVsAlways` is their round-by-round ratio;
- * a few counts repeat both with inline syncs (`threadPoolVsInline`). Every configuration runs in
- * interleaved rounds on its own log.
+ * (both with the default thread-pool syncs), taking turns of a tenth of a second within each
+ * round, and `groupVsAlways` is their round-by-round ratio; a few counts repeat both with inline
+ * syncs (`threadPoolVsInline`). Every configuration runs on its own log, the rounds interleaved.
  *
  * The loss window is measured, not assumed: a FileIO wrapper counts the appends a completed
  * fdatasync covers, and at every acknowledgement the experiment compares that with the
@@ -26,10 +26,13 @@ import {
   type Results,
   formatBytes,
   formatFigure,
+  ClosedLoopTurns,
+  TURN_SECONDS,
   interleave,
   measureAsync,
   median,
   readDirtyMemory,
+  takeTurns,
   WARM_UP_SHARE_OF_ROUND,
   warmUpAsync,
 } from '../lab/index.js';
@@ -188,11 +191,20 @@ function sender(config: Config, body: Buffer): () => Promise<number> {
   };
 }
 
+/** After each round: the dirty memory under none, and the sealed segments dropped. */
+function afterRound(config: Config): void {
+  if (config.policy === 'none') {
+    const dirty = readDirtyMemory();
+    if (dirty !== null) config.dirtyBytes.push(dirty.dirtyBytes + dirty.writebackBytes);
+  }
+  config.log.deleteSegmentsBelow(config.log.endOffset);
+}
+
+/** A configuration without a partner: its round runs alone, between the others'. */
 async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
-  const { log, io } = config;
-  const phase = ctx.ioPhase(io);
+  const phase = ctx.ioPhase(config.io);
   const loopBefore = performance.eventLoopUtilization();
-  const repetition = await measureAsync(
+  await measureAsync(
     config.measurement,
     sender(config, body),
     { seconds },
@@ -200,12 +212,92 @@ async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seco
   );
   config.loopBusyShares.push(performance.eventLoopUtilization(loopBefore).utilization);
   config.totals.add(phase.end());
-  if (config.policy === 'none') {
-    const dirty = readDirtyMemory();
-    if (dirty !== null) config.dirtyBytes.push(dirty.dirtyBytes + dirty.writebackBytes);
+  afterRound(config);
+}
+
+/** A configuration's rounds in turns: its I/O phases and the loop's busy time are its turns'. */
+function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
+  const loop = new ClosedLoopTurns(config.prefix, config.measurement, sender(config, body), {
+    concurrency: config.producers,
+  });
+  let busy = { activeMs: 0, idleMs: 0 };
+  return {
+    name: config.prefix,
+    beginRound: () => {
+      loop.beginRound();
+      busy = { activeMs: 0, idleMs: 0 };
+    },
+    turn: async (seconds: number) => {
+      const phase = ctx.ioPhase(config.io);
+      const loopBefore = performance.eventLoopUtilization();
+      const operations = await loop.turn(seconds);
+      const used = performance.eventLoopUtilization(loopBefore);
+      busy.activeMs += used.active;
+      busy.idleMs += used.idle;
+      config.totals.add(phase.end());
+      return operations;
+    },
+    endRound: () => {
+      loop.endRound();
+      config.loopBusyShares.push(busy.activeMs / (busy.activeMs + busy.idleMs));
+      afterRound(config);
+    },
+  };
+}
+
+/**
+ * group against always at one producer count: one round in turns of TURN_SECONDS (lab/runner.ts
+ * takeTurns says why), each running as long as a round of its own would. Their ratio is the
+ * sweep's figure; in rounds a second apart a jump in the disk's rate landed inside it.
+ */
+async function pairedRound(
+  sides: ReadonlyArray<ReturnType<typeof turnTaker>>,
+  seconds: number,
+  roundIndex: number,
+) {
+  for (const side of sides) side.beginRound();
+  await takeTurns(sides, seconds, TURN_SECONDS, roundIndex);
+  for (const side of sides) side.endRound();
+}
+
+/**
+ * The rounds: group and always at each producer count of the sweep take turns within one entry,
+ * every other configuration runs its round alone; all interleaved.
+ */
+function roundEntries(
+  ctx: LabContext,
+  configs: readonly Config[],
+  body: Buffer,
+  secondsOf: (config: Config) => number,
+) {
+  const byPrefix = new Map(configs.map((config) => [config.prefix, config]));
+  const paired = new Set<Config>();
+  const entries: { name: string; round: (roundIndex: number) => Promise<void> }[] = [];
+  for (const config of configs) {
+    const always = sweepPartner(config, byPrefix);
+    if (always === undefined) continue;
+    paired.add(config).add(always);
+    const sides = [turnTaker(ctx, always, body), turnTaker(ctx, config, body)];
+    entries.push({
+      name: `durability.${config.producers} (always and group taking turns)`,
+      round: (roundIndex) => pairedRound(sides, secondsOf(config), roundIndex),
+    });
   }
-  log.deleteSegmentsBelow(log.endOffset);
-  return repetition;
+  for (const config of configs) {
+    if (paired.has(config)) continue;
+    entries.push({
+      name: config.prefix,
+      round: () => measuredRound(ctx, config, body, secondsOf(config)),
+    });
+  }
+  return entries;
+}
+
+/** For the sweep's group configuration at a producer count, always at the same count. */
+function sweepPartner(config: Config, byPrefix: ReadonlyMap<string, Config>): Config | undefined {
+  const sweepGroup =
+    config.policy === 'group' && config.maxDelayMs === 0 && config.syncMode === 'thread-pool';
+  return sweepGroup ? byPrefix.get(`durability.always.${config.producers}`) : undefined;
 }
 
 /** Sends for a share of a round, timed and discarded, so the rounds start on a settled log. */
@@ -295,19 +387,17 @@ function ratioMetrics(configs: readonly Config[]): Metric[] {
   const metrics: Metric[] = [];
   for (const config of configs) {
     const { producers } = config;
-    if (config.policy === 'group' && config.maxDelayMs === 0 && config.syncMode === 'thread-pool') {
-      const always = byPrefix.get(`durability.always.${producers}`);
-      if (always !== undefined) {
-        metrics.push(
-          M.groupVsAlways.fromSamples(
-            `durability.${producers}.groupVsAlways`,
-            ratio(config, always),
-            { producers },
-            `group commit's acknowledged messages per second over always's, ${producers} ` +
-              'producers, thread-pool syncs, round by round',
-          ),
-        );
-      }
+    const always = sweepPartner(config, byPrefix);
+    if (always !== undefined) {
+      metrics.push(
+        M.groupVsAlways.fromSamples(
+          `durability.${producers}.groupVsAlways`,
+          ratio(config, always),
+          { producers },
+          `group commit's acknowledged messages per second over always's, ${producers} ` +
+            `producers, thread-pool syncs, taking turns of ${TURN_SECONDS} s, round by round`,
+        ),
+      );
     }
     if (config.syncMode === 'inline') {
       const pooled = byPrefix.get(prefixOf({ ...config, syncMode: 'thread-pool' }));
@@ -465,7 +555,9 @@ const NOTES: readonly string[] = [
     'a caller may ask for.',
   'always issues one fdatasync per message, in order, and acknowledges each message by its ' +
     'own sync: more producers queue behind each other, so its figures barely change with the ' +
-    'producer count. groupVsAlways is group over always at each producer count, round by round.',
+    'producer count. groupVsAlways is group over always at each producer count, round by ' +
+    `round; the two take turns of ${TURN_SECONDS} s within each round, so a jump in the disk's ` +
+    'rate lands on both.',
   "Syncs run on libuv's thread pool by default (the event loop stays free); the .inline " +
     'configurations run them on the event loop, which saves two thread hand-offs per sync. ' +
     "threadPoolVsInline is the default over inline, round by round. group writes a group's " +
@@ -509,14 +601,7 @@ export async function run(ctx: LabContext): Promise<Results> {
     const secondsOf = (config: Config) =>
       config.policy === 'none' ? share : ctx.syncedRoundSeconds(share);
     for (const config of configs) await warmUp(ctx, config, body, secondsOf(config));
-    await interleave(
-      rounds,
-      configs.map((config) => ({
-        name: config.prefix,
-        round: () => measuredRound(ctx, config, body, secondsOf(config)),
-      })),
-      ctx.progress,
-    );
+    await interleave(rounds, roundEntries(ctx, configs, body, secondsOf), ctx.progress);
     const metrics = [
       ...configs.flatMap((config) => configMetrics(ctx, config)),
       ...ratioMetrics(configs),

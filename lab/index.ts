@@ -34,6 +34,8 @@ export {
   type Budget,
   type AsyncOperation,
   type SyncOperation,
+  ClosedLoopTurns,
+  TURN_SECONDS,
   interleave,
   measureAsync,
   measureOpenLoopAsync,
@@ -41,6 +43,7 @@ export {
   measureSync,
   runAsync,
   runSync,
+  takeTurns,
   warmUpAsync,
   warmUpSync,
 } from './runner.js';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Measurement } from './measurement.js';
 import { SeededRandom } from '../storage/sim/prng.js';
 import {
+  ClosedLoopTurns,
   interleave,
   measureAsync,
   measureOpenLoopAsync,
@@ -357,5 +358,51 @@ describe('takeTurns', () => {
     expect(most).toBe(1);
     expect(operations).toBeGreaterThan(0);
     expect(operations).toBeLessThanOrEqual(20);
+  });
+
+  it("puts every turn of a round into one repetition: its operations over its turns' time", async () => {
+    const measurement = new Measurement('slow', 'async');
+    let running = 0;
+    let most = 0;
+    const slow = new ClosedLoopTurns(
+      'slow',
+      measurement,
+      async () => {
+        most = Math.max(most, ++running);
+        await sleep(2);
+        running--;
+        return 1;
+      },
+      { concurrency: 3 },
+    );
+    const fast = new ClosedLoopTurns('fast', new Measurement('fast', 'async'), async () => 1);
+    for (const round of [0, 1]) {
+      slow.beginRound();
+      fast.beginRound();
+      const totals = await takeTurns([slow, fast], 0.06, 0.02, round);
+      const repetition = slow.endRound();
+      fast.endRound();
+      expect(repetition.ops).toBe(totals.get('slow')!.operations);
+      // Three turns of 20 ms, each draining its last sleeps: the turns' time, not the round's.
+      expect(repetition.elapsedNs / 1e6).toBeGreaterThanOrEqual(60);
+      expect(repetition.elapsedNs / 1e9).toBeLessThanOrEqual(totals.get('slow')!.seconds);
+      expect(repetition.ratePerSec).toBeCloseTo(repetition.ops / (repetition.elapsedNs / 1e9), 6);
+    }
+    expect(most).toBe(3);
+    expect(measurement.repetitions).toHaveLength(2);
+    expect(measurement.checksum).toBe(
+      measurement.repetitions.reduce((sum, rep) => sum + rep.ops, 0),
+    );
+  });
+
+  it('refuses a turn outside a round, a second open round, and closing a round never opened', async () => {
+    const loop = new ClosedLoopTurns('A', new Measurement('A', 'async'), async () => 1);
+    await expect(loop.turn(0.01)).rejects.toThrow(/outside a round/);
+    expect(() => loop.endRound()).toThrow(/no round is open/);
+    loop.beginRound();
+    expect(() => loop.beginRound()).toThrow(/already open/);
+    expect(() => new ClosedLoopTurns('B', new Measurement('B', 'sync'), async () => 1)).toThrow(
+      /sync measurement, not async/,
+    );
   });
 });

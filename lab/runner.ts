@@ -178,25 +178,28 @@ export interface AsyncLoopOptions {
   readonly concurrency?: number;
 }
 
+/** What a closed loop's workers did: operations started and completed, the last completion. */
+interface WorkersRun {
+  readonly started: number;
+  readonly completed: number;
+  readonly startNs: bigint;
+  readonly endNs: bigint;
+}
+
 /**
- * One closed-loop repetition of an asynchronous operation: `concurrency` workers (default 1),
- * each starting its next operation when its last one returns, share the budget.
+ * `concurrency` workers, each starting its next operation when its last returns, until the
+ * budget is spent; latencies go into the measurement's open repetition.
  */
-export async function measureAsync(
+async function runWorkers(
   measurement: Measurement,
   op: AsyncOperation,
   budget: Budget,
-  options: AsyncLoopOptions = {},
-): Promise<Repetition> {
-  assertMode(measurement, 'async');
-  assertBudget(budget);
-  const concurrency = concurrencyOf(options);
-  const progress = options.progress ?? silentProgress;
+  concurrency: number,
+  progress: ProgressReporter,
+): Promise<WorkersRun> {
   const histogram = measurement.repetitionLatencyNs;
   const limit = opsLimit(budget);
   const base = measurement.nextIndex;
-  measurement.beginRepetition();
-  collectGarbage();
   const startNs = process.hrtime.bigint();
   const deadline = deadlineNs(budget, startNs);
   let nextProgressNs = startNs + PROGRESS_INTERVAL_NS;
@@ -228,7 +231,27 @@ export async function measureAsync(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   measurement.advanceIndexes(started);
-  return measurement.endRepetition(completed, Number(endNs - startNs));
+  return { started, completed, startNs, endNs };
+}
+
+/**
+ * One closed-loop repetition of an asynchronous operation: `concurrency` workers (default 1),
+ * each starting its next operation when its last one returns, share the budget.
+ */
+export async function measureAsync(
+  measurement: Measurement,
+  op: AsyncOperation,
+  budget: Budget,
+  options: AsyncLoopOptions = {},
+): Promise<Repetition> {
+  assertMode(measurement, 'async');
+  assertBudget(budget);
+  const concurrency = concurrencyOf(options);
+  measurement.beginRepetition();
+  collectGarbage();
+  const progress = options.progress ?? silentProgress;
+  const run = await runWorkers(measurement, op, budget, concurrency, progress);
+  return measurement.endRepetition(run.completed, Number(run.endNs - run.startNs));
 }
 
 /** Waits until `targetNs`: a timer for most of the gap, then yields to the event loop. */
@@ -460,6 +483,13 @@ export async function interleave<T>(
   return results;
 }
 
+/**
+ * How long a side's turn lasts where sides take turns (takeTurns says why turns): long enough
+ * for hundreds of synced appends on a disk, short enough that a jump in the disk's rate lands on
+ * every side of a round.
+ */
+export const TURN_SECONDS = 0.1;
+
 export interface TurnTakingDesign {
   readonly name: string;
   /** Runs for about `seconds`; returns how many operations completed. */
@@ -523,4 +553,65 @@ export async function takeTurns(
       { operations: totals[i]!.operations, seconds: Number(totals[i]!.elapsedNs) / 1e9 },
     ]),
   );
+}
+
+/**
+ * A closed loop that takes turns (takeTurns): each turn runs `concurrency` workers as
+ * measureAsync does, and every turn between `beginRound` and `endRound` goes into one repetition
+ * of the measurement, so a round's rate is its operations over the time its turns ran, and its
+ * latencies are its turns'. Workers stop starting operations when a turn's time is up and the
+ * turn ends when the last one returns: each turn ramps up and drains, as every side's does.
+ */
+export class ClosedLoopTurns implements TurnTakingDesign {
+  readonly name: string;
+  readonly #measurement: Measurement;
+  readonly #op: AsyncOperation;
+  readonly #concurrency: number;
+  #round: { operations: number; elapsedNs: bigint } | null = null;
+
+  constructor(
+    name: string,
+    measurement: Measurement,
+    op: AsyncOperation,
+    options: { readonly concurrency?: number } = {},
+  ) {
+    assertMode(measurement, 'async');
+    this.name = name;
+    this.#measurement = measurement;
+    this.#op = op;
+    this.#concurrency = concurrencyOf(options);
+  }
+
+  /** Opens the round's repetition; garbage is collected here (with --expose-gc), not per turn. */
+  beginRound(): void {
+    assert(this.#round === null, `${this.name}: a round is already open`);
+    this.#measurement.beginRepetition();
+    collectGarbage();
+    this.#round = { operations: 0, elapsedNs: 0n };
+  }
+
+  async turn(seconds: number): Promise<number> {
+    const round = this.#round;
+    assert(round !== null, `${this.name}: a turn outside a round (call beginRound first)`);
+    const budget = { seconds };
+    assertBudget(budget);
+    const run = await runWorkers(
+      this.#measurement,
+      this.#op,
+      budget,
+      this.#concurrency,
+      silentProgress,
+    );
+    round.operations += run.completed;
+    round.elapsedNs += run.endNs - run.startNs;
+    return run.completed;
+  }
+
+  /** Closes the round's repetition: its operations over its turns' time. */
+  endRound(): Repetition {
+    const round = this.#round;
+    assert(round !== null, `${this.name}: no round is open`);
+    this.#round = null;
+    return this.#measurement.endRepetition(round.operations, Number(round.elapsedNs));
+  }
 }

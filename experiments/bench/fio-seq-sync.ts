@@ -23,7 +23,7 @@ import { metricFromSamples } from '../../lab/metric.js';
 import { packageFile } from '../../lab/package-root.js';
 import { type FioOutcome, fioVersion, runFioJob } from '../../lab/probes/fio.js';
 import type { Metric } from '../../lab/results.js';
-import { type TurnTakingDesign, oneAtATime, takeTurns } from '../../lab/runner.js';
+import { TURN_SECONDS, type TurnTakingDesign, oneAtATime, takeTurns } from '../../lab/runner.js';
 import { Log, type LogOptions, MiB, recordSizeBytes } from '../../storage/index.js';
 import { SyncedAppendLoop, layOutFile } from '../support/laid-out-file.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
@@ -33,8 +33,6 @@ const BODY = Buffer.alloc(1024, 0x6c);
 const RECORD = Buffer.alloc(recordSizeBytes(BODY.length), 0x6c);
 const LAID_OUT_BYTES = 64 * MiB;
 const SEGMENT_BYTES = 64 * MiB;
-/** The sides' turns within a round (lab/runner.ts takeTurns says why). */
-const TURN_SECONDS = 0.1;
 /**
  * fio runs this long at a time, the sides' turns between its runs: a process of its own, fio
  * takes 0.3-0.4 s to start, so it cannot take turns of 0.1 s as the sides do.

@@ -15,7 +15,7 @@ import { counterMetric, measuredMetric, metricFromSamples } from '../../lab/metr
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const MEASURED_COST = { class: 'measurement', direction: 'lower' } as const;
-import { interleave, measureAsync, oneAtATime, takeTurns } from '../../lab/runner.js';
+import { TURN_SECONDS, interleave, measureAsync, oneAtATime, takeTurns } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import {
   DURABILITY_POLICIES,
@@ -32,8 +32,6 @@ import { logOfQueueForTesting } from '../../storage/testing/index.js';
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;
 const GROUP_PRODUCERS = 16;
-/** Turns of design B and the bare log within a round under always. */
-const TURN_SECONDS = 0.1;
 type Design = 'A' | 'B';
 
 function openQueue(

@@ -14,9 +14,8 @@ import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { Measurement } from '../../lab/measurement.js';
 import { settleMemory } from '../../lab/memory-settle.js';
 import { type Direction, measuredMetric, metricFromSamples } from '../../lab/metric.js';
-
-const RATE = { class: 'timing', direction: 'higher' } as const;
 import {
+  TURN_SECONDS,
   interleave,
   measureAsync,
   measureSync,
@@ -31,6 +30,7 @@ import { zeroFill } from '../support/laid-out-file.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
+const RATE = { class: 'timing', direction: 'higher' } as const;
 const BODY_BYTES = 1024;
 /**
  * Every side warms up for this share of its round before the clock starts: the JIT settles, and
@@ -43,8 +43,6 @@ const WARMUP_SHARE = 0.1;
  * than the fastest side writes in that time, unbatched and batched.
  */
 const SETTLE_BYTES_PER_SEC = { unbatched: 320 * MiB, batched: 1200 * MiB } as const;
-/** The paired sides' turns within a round (lab/runner.ts takeTurns says why). */
-const TURN_SECONDS = 0.1;
 
 /** Settles the memory a page-cache round of `roundSeconds` (and its warm-up) will take. */
 function settleForRound(dir: string, roundSeconds: number, kind: 'unbatched' | 'batched'): void {
