@@ -178,9 +178,8 @@ export interface AsyncLoopOptions {
   readonly concurrency?: number;
 }
 
-/** What a closed loop's workers did: operations started and completed, the last completion. */
+/** What a closed loop's workers did: operations completed, from the start to the last one. */
 interface WorkersRun {
-  readonly started: number;
   readonly completed: number;
   readonly startNs: bigint;
   readonly endNs: bigint;
@@ -231,7 +230,7 @@ async function runWorkers(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   measurement.advanceIndexes(started);
-  return { started, completed, startNs, endNs };
+  return { completed, startNs, endNs };
 }
 
 /**
