@@ -168,6 +168,7 @@ async function openRun(ctx: LabContext, bodyBytes: number): Promise<SizeRun> {
 
 async function round(ctx: LabContext, run: SizeRun, seconds: number): Promise<void> {
   const phase = ctx.ioPhase(run.io);
+  const fillBefore = run.log.pageFillBytes;
   const append = async () => Number(await run.log.append(run.body));
   const repetition = await measureAsync(run.measurement, append, { seconds });
   const io: PhaseIo = phase.end();
@@ -177,7 +178,13 @@ async function round(ctx: LabContext, run: SizeRun, seconds: number): Promise<vo
     return;
   }
   // Zero-fill ahead and index entries: written once per byte of log, whenever a round crosses.
-  const besidesRecords = Math.max(0, io.fileIo.writeBytes - repetition.ops * run.recordBytes);
+  // A page fill (page-fill.ts) is not among them: its zeros share the record's last page, so
+  // the device writes no byte more for them.
+  const fillBytes = run.log.pageFillBytes - fillBefore;
+  const besidesRecords = Math.max(
+    0,
+    io.fileIo.writeBytes - fillBytes - repetition.ops * run.recordBytes,
+  );
   run.deviceBytes.push(io.device.writeBytes / repetition.ops);
   run.recordDeviceBytes.push(Math.max(0, io.device.writeBytes - besidesRecords) / repetition.ops);
 }

@@ -4,6 +4,7 @@
  * (every record takes at least 16 bytes, so at most 2^28 records fit).
  */
 import { checkInteger } from './config-checks.js';
+import { DEFAULT_PAGE_BYTES, checkPageBytes } from './page-fill.js';
 import type { FileIO } from './file-io.js';
 import { NodeFileIO } from './file-io.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
@@ -46,6 +47,13 @@ export interface LogOptions {
    * stall of the append that crosses into space not yet preallocated.
    */
   readonly preallocateExtentBytes?: number;
+  /**
+   * The page cache's page size: where an append first reaches a page past the data (a
+   * preallocated or recycled file), the same write zeroes the rest of the page, so the kernel
+   * never reads the page from the disk before writing it (page-fill.ts). Default 4096; 0 turns
+   * the fill off.
+   */
+  readonly pageBytes?: number;
   readonly io?: FileIO;
   /** Wall clock for time-index entries, ms since the epoch. */
   readonly nowMs?: () => number;
@@ -70,6 +78,7 @@ export interface LogConfig {
   /** 0 when segments are not preallocated, else segmentBytes. */
   readonly preallocateBytes: number;
   readonly preallocateExtentBytes: number;
+  readonly pageBytes: number;
   readonly io: FileIO;
   readonly nowMs: () => number;
   readonly readOnly: boolean;
@@ -110,6 +119,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
       MIN_PREALLOCATE_EXTENT_BYTES,
       MAX_POSITION_BYTES,
     ),
+    pageBytes: checkPageBytes(options.pageBytes ?? DEFAULT_PAGE_BYTES),
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER),
     segmentBytes,
     indexIntervalBytes: checkInteger(

@@ -16,7 +16,13 @@ import { DelegatingFileIO } from './delegating-file-io.js';
 import { Log } from './log.js';
 import { describeRecovery } from './recovery-report.js';
 import type { LogOptions } from './log-config.js';
-import { checkRecord, encodeRecord, frameSizeAt, recordIdAt } from './record.js';
+import {
+  RECORD_HEADER_BYTES,
+  checkRecord,
+  encodeRecord,
+  frameSizeAt,
+  recordIdAt,
+} from './record.js';
 import { LOG_SUFFIX, SPARE_SEGMENT_FILE, segmentFileName } from './segment-files.js';
 import { SimDisk } from './sim/sim-disk.js';
 import { isPowerCut } from './testing/crash-target.js';
@@ -26,6 +32,11 @@ const DIR = '/data/log';
 const SPARE = path.posix.join(DIR, SPARE_SEGMENT_FILE);
 const SEGMENT_BYTES = 1024;
 
+/**
+ * The page fill is off (`pageBytes: 0`): in segments smaller than a page it would zero every older
+ * record behind the tail, and these tests are about those records, as a power cut that loses a
+ * fill's last sectors leaves them. 'fills the rest of a page ...' below runs with the fill on.
+ */
 function openLog(io: FileIO, durability: DurabilityPolicy = 'always', more: LogOptions = {}): Log {
   return Log.open(DIR, {
     io,
@@ -34,6 +45,7 @@ function openLog(io: FileIO, durability: DurabilityPolicy = 'always', more: LogO
     groupMaxDelayMs: 0,
     syncMode: 'inline',
     nowMs: () => 0,
+    pageBytes: 0,
     ...more,
   });
 }
@@ -238,6 +250,48 @@ describe('segment reuse: the spare', () => {
     while (writer.segments().length < 4) await writer.append(mixed(i++));
     expect(writer.segmentsReused).toBe(0); // a spare found at open is never reused
     expectAll(writer, mixed, 'after the reopen');
+  });
+});
+
+describe('segment reuse: the page fill', () => {
+  const PAGE = 512;
+
+  for (const durability of ['always', 'group'] as const) {
+    it(`under ${durability}, fills the rest of the page an append first reaches with zeros and leaves the older records after it`, async () => {
+      const disk = new SimDisk({ seed: 12 });
+      const io = new DelegatingFileIO(disk);
+      const log = openLog(io, durability, { pageBytes: PAGE });
+      let i = 0;
+      while (log.segments().length < 3) await log.append(mixed(i++));
+      log.deleteSegmentsBelow(log.segments()[1]!.baseOffset);
+      while (log.segmentsReused === 0) await log.append(mixed(i++));
+      await log.append(mixed(i++));
+      const active = log.segments().at(-1)!;
+      const baseOffset = active.baseOffset;
+      const file = disk.readWholeFile(active.logPath)!;
+      const tail = active.sizeBytes;
+      const pageEnd = Math.min(Math.ceil(tail / PAGE) * PAGE, file.length);
+      expect(tail).toBeLessThan(PAGE); // the test's appends stay in the first page
+      expect(log.pageFillBytes).toBeGreaterThan(0);
+      expect(file.subarray(tail, pageEnd).every((byte) => byte === 0)).toBe(true);
+      // The fill stops at the page's end: an older segment's records lie after it.
+      const olderAfterPage = Array.from(
+        { length: file.length - pageEnd - RECORD_HEADER_BYTES },
+        (_, k) => olderRecordAt(file, pageEnd + k, baseOffset),
+      ).some((id) => id !== null);
+      expect(olderAfterPage).toBe(true);
+      const reopened = openLog(disk.crash(), durability, { pageBytes: PAGE });
+      expect(reopened.endOffset).toBe(i);
+      expect(reopened.recovery.warnings).toEqual([]);
+      expectAll(reopened, mixed, `${durability}, the fill on`);
+    });
+  }
+
+  it('fills nothing where the log grows its file (none: no preallocation, no reuse)', async () => {
+    const log = openLog(new SimDisk({ seed: 13 }), 'none', { pageBytes: PAGE });
+    for (let i = 0; i < 40; i++) await log.append(mixed(i));
+    expect(log.segments().length).toBeGreaterThan(1);
+    expect(log.pageFillBytes).toBe(0);
   });
 });
 

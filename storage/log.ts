@@ -93,6 +93,9 @@ export class Log {
   readonly #baseOffsets: number[];
   readonly #lookupWindow: ReadWindow;
   #writeBuffer: Buffer;
+  /** How many bytes of records `#writeBuffer` holds at most; a page fill may follow them. */
+  readonly #writeCapacityBytes: number;
+  #pageFillBytes = 0;
   /**
    * Records encoded into the write buffer and not yet written. Under `group` they wait there for
    * the group's sync, which writes them all with one write before its fdatasync (as WAL group
@@ -128,7 +131,9 @@ export class Log {
     this.#segments = segments;
     this.#baseOffsets = segments.map((segment) => segment.baseOffset);
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
-    this.#writeBuffer = Buffer.allocUnsafe(Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES));
+    this.#writeCapacityBytes = Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES);
+    // A page more than the records take: room for a write's page fill (page-fill.ts).
+    this.#writeBuffer = Buffer.allocUnsafe(this.#writeCapacityBytes + config.pageBytes);
     this.#sync = new LogSync({
       dir,
       config,
@@ -203,7 +208,7 @@ export class Log {
       'pending bytes are pending records',
     );
     assert(this.#pendingBytes === 0 || this.#engine.gathersWrites, 'only group holds records back');
-    assert(this.#pendingBytes <= this.#writeBuffer.length, 'pending records fit the buffer');
+    assert(this.#pendingBytes <= this.#writeCapacityBytes, 'pending records fit the buffer');
     checkSyncedPoint(segments, this.#engine.synced, this.endOffset);
     assert(
       this.#retention.unremoved === null || !segments.includes(this.#retention.unremoved),
@@ -214,6 +219,15 @@ export class Log {
   /** Rolls since the log was opened that renamed the spare into place instead of a new file. */
   get segmentsReused(): number {
     return this.#spare.reused;
+  }
+
+  /**
+   * Zeros written since the log was opened to fill the rest of a page an append first reached
+   * (page-fill.ts): in a write's bytes, not in the log's. Figures that count the bytes a log
+   * writes against its records' subtract them.
+   */
+  get pageFillBytes(): number {
+    return this.#pageFillBytes;
   }
 
   /** Whether an acknowledgement waits for an fdatasync under this log's policy. */
@@ -441,7 +455,7 @@ export class Log {
       this.#engine.guard('sync', () => active.preallocate(length));
     // The engine's guard, without the closure it would allocate on every append.
     try {
-      active.appendEncoded(this.#writeBuffer, start, length);
+      this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length);
     } catch (error) {
       this.#engine.fenceOnIoError(error, 'write');
       throw error;
@@ -490,7 +504,7 @@ export class Log {
     if (this.#pendingBytes > 0) {
       const fitsSegment =
         this.#active().sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
-      if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeBuffer.length) return;
+      if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeCapacityBytes) return;
       this.#writePending();
     }
     this.#sync.rollIfFull(sizeBytes);

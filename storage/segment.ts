@@ -38,6 +38,7 @@ import {
   segmentPaths,
 } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
+import { pageFillBytes } from './page-fill.js';
 import { frameSizeAt } from './record.js';
 import type { Offset, Position } from './units.js';
 
@@ -56,6 +57,8 @@ export interface SegmentConfig {
    * unallocated space waits for the extent's zeros and their fdatasync.
    */
   readonly preallocateExtentBytes: number;
+  /** Appends fill the rest of a page they first reach with zeros (page-fill.ts); 0: no fill. */
+  readonly pageBytes: number;
   /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
   readonly readOnly: boolean;
 }
@@ -221,11 +224,22 @@ export class Segment {
 
   /**
    * Writes already-encoded records at the end of the file, then applies the index rule to each
-   * (log first, index after: a crash in between only leaves the index behind).
+   * (log first, index after: a crash in between only leaves the index behind). Where the write
+   * first reaches a page of the file that lies past the data, the same write zeroes the rest of
+   * that page (page-fill.ts says why): `buffer` has room for `pageBytes` after the records, and
+   * the zeros go there. Returns how many zeros were written.
    */
-  appendEncoded(buffer: Buffer, start: number, length: number): void {
+  appendEncoded(buffer: Buffer, start: number, length: number): number {
     assert(this.#nextOffset !== null, 'segment is active');
-    this.#io.write(this.handle, buffer, start, length, this.#sizeBytes);
+    const fillBytes = pageFillBytes(
+      this.#sizeBytes,
+      length,
+      this.#fileBytes,
+      this.#config.pageBytes,
+    );
+    assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
+    if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
+    this.#io.write(this.handle, buffer, start, length + fillBytes, this.#sizeBytes);
     // The end moves once every record is indexed: an index write that fails part-way leaves the
     // segment ending where it did, for the fence to cut back to (activate drops the entries).
     let position = this.#sizeBytes;
@@ -242,6 +256,7 @@ export class Segment {
     this.#nextOffset = offset;
     this.#sizeBytes = position;
     this.#fileBytes = Math.max(this.#fileBytes, position);
+    return fillBytes;
   }
 
   /**

@@ -151,6 +151,18 @@ describe('telling preallocated zeros from records', () => {
     );
   });
 
+  it('calls records the writes whose page fill the next append writes over', () => {
+    // storage/page-fill.ts: the first record reaching a page writes zeros to the page's end.
+    const log = new LogTrace();
+    const file = log.log;
+    log.write(file, 0, BLOCK).sync(file).write(file, RECORD, RECORD).sync(file);
+    log.write(file, 2 * RECORD, RECORD).sync(file);
+    log.write(file, 3 * RECORD, 2 * BLOCK - 3 * RECORD).sync(file);
+    log.write(file, 4 * RECORD, RECORD).sync(file);
+    const zeros = [...zeroFillWrites(log.trace, 0, log.trace.length)];
+    expect(zeros.filter((_, i) => log.trace.kindAt(i) === TRACE_WRITE)).toEqual([0, 0, 0, 0, 0]);
+  });
+
   it('calls records every write of a reused file, which nothing writes over', () => {
     const log = new LogTrace().append().append().append();
     expect([...zeroFillWrites(log.trace, 0, log.trace.length)].every((zero) => zero === 0)).toBe(

@@ -163,7 +163,11 @@ export function zeroFillWrites(trace: WriteTrace, fromEvent: number, toEvent: nu
   return zeros;
 }
 
-/** The run's writes that end after `startBytes`, from the last back: written again, so zeros. */
+/**
+ * The run's writes that start at or after `startBytes`, from the last back: written again, so
+ * zeros. One that starts before it and ends after is a record write whose page fill
+ * (storage/page-fill.ts) the next append writes over: records, not zeros.
+ */
 function markOverwritten(
   trace: WriteTrace,
   run: Run,
@@ -172,8 +176,9 @@ function markOverwritten(
 ): void {
   for (let k = run.events.length - 1; k >= 0; k--) {
     const event = run.events[k] as number;
-    if (trace.positionBytesAt(event) + trace.lengthBytesAt(event) <= startBytes) return;
-    mark(event);
+    const eventStart = trace.positionBytesAt(event);
+    if (eventStart + trace.lengthBytesAt(event) <= startBytes) return;
+    if (eventStart >= startBytes) mark(event);
   }
 }
 

@@ -212,6 +212,7 @@ export const logDriver: TargetDriver = {
       indexIntervalBytes: config.indexIntervalBytes,
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,
+      ...(config.reuse === null ? {} : { pageBytes: config.reuse.pageBytes }),
     });
     return new LogTarget(log, report, config.reuse !== null);
   },

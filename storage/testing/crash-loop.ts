@@ -151,6 +151,8 @@ export function formatCrashSummary(
 
 /** Salt of the segment-reuse stream, so drawing a profile never moves the operations' stream. */
 const REUSE_STREAM_SALT = 0x5e6_2e05;
+/** Salt of the page-fill draw of a reuse profile (ReuseProfile.pageBytes). */
+const PAGE_FILL_STREAM_SALT = 0x9a6_e0f1;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -161,11 +163,13 @@ const ROUND_BODY_SIZES = [
 ] as const;
 
 /** Half the raw log's iterations exercise segment reuse (ReuseProfile); the others none. */
-function drawReuse(rng: SeededRandom, target: CrashTargetName): ReuseProfile | null {
+function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): ReuseProfile | null {
   if (target !== 'log' || !rng.chance(0.5)) return null;
   return {
     bodies: rng.pick(['one-size', 'mixed', 'by-round'] as const),
     bodyBytes: rng.pick([8, 24, 57, 120, 200]),
+    // A stream of its own, so adding the page fill moved no seed's earlier draws.
+    pageBytes: new SeededRandom((seed ^ PAGE_FILL_STREAM_SALT) >>> 0).pick([0, 512, 4096]),
   };
 }
 
@@ -211,7 +215,7 @@ class CrashIteration {
     this.#rng = new SeededRandom(options.seed);
     this.#driver = DRIVERS[options.target];
     this.#reuseRng = new SeededRandom((options.seed ^ REUSE_STREAM_SALT) >>> 0);
-    const reuse = drawReuse(this.#reuseRng, options.target);
+    const reuse = drawReuse(this.#reuseRng, options.target, options.seed);
     const config = { ...drawConfig(this.#rng, options.durability), reuse };
     // Small segments with reuse: every few appends a roll, which finds a spare.
     if (reuse !== null) config.segmentBytes = this.#reuseRng.pick([1024, 1024, 2048]);

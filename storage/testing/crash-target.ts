@@ -40,6 +40,12 @@ export interface ReuseProfile {
   readonly bodies: 'one-size' | 'mixed' | 'by-round';
   /** The one length under `one-size`. */
   readonly bodyBytes: number;
+  /**
+   * The log's `pageBytes` (page-fill.ts): 0 leaves every older record behind the tail; 512 zeroes
+   * the rest of a page and leaves those after it; 4096 (the default) zeroes whole small segments,
+   * so only a power cut that loses a fill's sectors brings older records back behind the tail.
+   */
+  readonly pageBytes: number;
 }
 
 /** A clock the loop moves by hand: deadlines, due times and time-index entries. */
