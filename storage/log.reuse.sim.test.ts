@@ -287,6 +287,30 @@ describe('segment reuse: the page fill', () => {
     });
   }
 
+  it('reports the older records after a fill as older records, not damage, however small the record limit', async () => {
+    // A fill of up to a page (4096) past the last record, a record limit (256) well below it:
+    // the older records start after the zeros, further than one record limit from the cut.
+    const options = { pageBytes: 4096, segmentBytes: 16384, maxRecordBytes: 256 };
+    const disk = new SimDisk({ seed: 14 });
+    const log = openLog(disk, 'always', options);
+    let i = 0;
+    while (log.segments().length < 3) await log.append(mixed(i++));
+    log.deleteSegmentsBelow(log.segments()[1]!.baseOffset);
+    while (log.segmentsReused === 0) await log.append(mixed(i++));
+    for (let k = 0; k < 7; k++) await log.append(mixed(i++));
+    const active = log.segments().at(-1)!;
+    const reopened = openLog(disk.crash(), 'always', options);
+    expect(reopened.endOffset).toBe(i);
+    expect(reopened.recovery.truncation).toMatchObject({
+      positionBytes: active.sizeBytes,
+      discardedBytes: 0,
+      discardedRecords: 0,
+      reason: "an older segment's records follow",
+    });
+    expect(reopened.recovery.warnings).toEqual([]);
+    expectAll(reopened, mixed, 'after the fill');
+  });
+
   it('fills nothing where the log grows its file (none: no preallocation, no reuse)', async () => {
     const log = openLog(new SimDisk({ seed: 13 }), 'none', { pageBytes: PAGE });
     for (let i = 0; i < 40; i++) await log.append(mixed(i));

@@ -31,7 +31,8 @@ import { invalidConfig } from './config-checks.js';
  */
 export const DEFAULT_PAGE_BYTES = 4096;
 const MIN_PAGE_BYTES = 512;
-const MAX_PAGE_BYTES = 1 << 20;
+/** The largest page fill: how far past a log's last record its zeros can reach. */
+export const MAX_PAGE_BYTES = 1 << 20;
 
 /** `pageBytes` is 0 (no fill) or a power of two from 512 bytes to 1 MiB. */
 export function checkPageBytes(value: number): number {

@@ -13,12 +13,20 @@
  * cut short can never come back (log-loader.ts).
  *
  * The older records are found by the first of them that is whole: it starts at most one record
- * (the log's record limit) after the torn frames end. Where none does (the new data reached the
+ * (the log's record limit) after the torn frames end, or after the zeros a page fill
+ * (page-fill.ts) wrote there, which count with the older records in the report. Where none does (the new data reached the
  * older segment's last record), the tail reads as a fresh file's would: bytes that are not a
  * record, reported as discarded.
  */
+import { MAX_PAGE_BYTES } from './page-fill.js';
 import type { ReadWindow } from './read-window.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
+import {
+  LENGTH_FIELD_BYTES,
+  RECORD_HEADER_BYTES,
+  checkRecord,
+  frameSizeAt,
+  recordIdAt,
+} from './record.js';
 
 export interface RecycledTail {
   /** Frames after the last good record that carry the ids expected there: this segment's. */
@@ -53,13 +61,34 @@ export function findRecycledTail(
     offset++;
   }
   const tornRecords = offset - expectedOffset;
-  const searchEnd = Math.min(fileSizeBytes - RECORD_HEADER_BYTES, position + maxRecordBytes);
-  for (let at = position; at <= searchEnd; at++) {
+  // A page fill (page-fill.ts) may have zeroed the rest of the last page written: the older
+  // records start after those zeros. A record's length field opens with zero bytes when it is
+  // short, so one may start up to LENGTH_FIELD_BYTES - 1 bytes before the first non-zero byte.
+  const zerosEnd = firstNonZeroAt(
+    window,
+    position,
+    Math.min(fileSizeBytes, position + MAX_PAGE_BYTES),
+  );
+  const searchFrom = Math.max(position, zerosEnd - (LENGTH_FIELD_BYTES - 1));
+  const searchEnd = Math.min(fileSizeBytes - RECORD_HEADER_BYTES, searchFrom + maxRecordBytes);
+  for (let at = searchFrom; at <= searchEnd; at++) {
     if (isOlderRecordAt(window, fileSizeBytes, at, baseOffset, maxRecordBytes)) {
       return { tornRecords, tornEndBytes: position, olderRecordBytes: at };
     }
   }
   return null;
+}
+
+/** The position of the first non-zero byte from `fromBytes` to `toBytes`; `toBytes` when none. */
+function firstNonZeroAt(window: ReadWindow, fromBytes: number, toBytes: number): number {
+  for (let position = fromBytes; position < toBytes; ) {
+    const length = Math.min(window.buffer.length, toBytes - position);
+    const at = window.ensure(position, length, toBytes);
+    if (at < 0) return toBytes;
+    for (let i = 0; i < length; i++) if (window.buffer[at + i] !== 0) return position + i;
+    position += length;
+  }
+  return toBytes;
 }
 
 /** A sound record (plausible length, good CRC) whose id is below `baseOffset`. */
