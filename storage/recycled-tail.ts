@@ -14,9 +14,9 @@
  *
  * The older records are found by the first of them that is whole: it starts at most one record
  * (the log's record limit) after the torn frames end, or after the zeros a page fill
- * (page-fill.ts) wrote there, which count with the older records in the report. Where none does (the new data reached the
- * older segment's last record), the tail reads as a fresh file's would: bytes that are not a
- * record, reported as discarded.
+ * (page-fill.ts) wrote there, which count with the older records in the report. Where none
+ * does (the new data reached the older segment's last record), the tail reads as a fresh file's
+ * would: bytes that are not a record, reported as discarded.
  */
 import { MAX_PAGE_BYTES } from './page-fill.js';
 import type { ReadWindow } from './read-window.js';
