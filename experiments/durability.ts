@@ -29,7 +29,6 @@ import {
   ClosedLoopTurns,
   TURN_SECONDS,
   interleave,
-  measureAsync,
   median,
   readDirtyMemory,
   takeTurns,
@@ -200,22 +199,10 @@ function afterRound(config: Config): void {
   config.log.deleteSegmentsBelow(config.log.endOffset);
 }
 
-/** A configuration without a partner: its round runs alone, between the others'. */
-async function measuredRound(ctx: LabContext, config: Config, body: Buffer, seconds: number) {
-  const phase = ctx.ioPhase(config.io);
-  const loopBefore = performance.eventLoopUtilization();
-  await measureAsync(
-    config.measurement,
-    sender(config, body),
-    { seconds },
-    { concurrency: config.producers },
-  );
-  config.loopBusyShares.push(performance.eventLoopUtilization(loopBefore).utilization);
-  config.totals.add(phase.end());
-  afterRound(config);
-}
-
-/** A configuration's rounds in turns: its I/O phases and the loop's busy time are its turns'. */
+/**
+ * A configuration's rounds as turns (a configuration without a partner takes one turn a round):
+ * its I/O phases and the loop's busy time are its turns'.
+ */
 function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
   const loop = new ClosedLoopTurns(config.prefix, config.measurement, sender(config, body), {
     concurrency: config.producers,
@@ -285,9 +272,14 @@ function roundEntries(
   }
   for (const config of configs) {
     if (paired.has(config)) continue;
+    const side = turnTaker(ctx, config, body);
     entries.push({
       name: config.prefix,
-      round: () => measuredRound(ctx, config, body, secondsOf(config)),
+      round: async () => {
+        side.beginRound();
+        await side.turn(secondsOf(config));
+        side.endRound();
+      },
     });
   }
   return entries;

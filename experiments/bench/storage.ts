@@ -525,7 +525,8 @@ export const storageBench: Experiment = {
       ...(await kafkaAppendMetrics(ctx, rounds, seconds)),
     ];
     ctx.note(
-      'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync. In each round the raw loops and the log are open side by side and take turns of 0.1 s, each after a warm-up, so a disk or memory whose speed jumps within a round slows every side alike.',
+      'The raw loops write the same encoded 1,040-byte records (1 KiB body + 16-byte header) with fs.writeSync at increasing positions; under always each write is followed by fs.fdatasyncSync. In each round the raw loops and the log are open side by side and take turns of ' +
+        `${TURN_SECONDS} s, each after a warm-up, so a disk or memory whose speed jumps within a round slows every side alike.`,
     );
     ctx.note(
       'Before each page-cache round (durability none, and batched) the bench writes and deletes a scratch file as large as the round could write, so every side starts from memory in use a moment ago: a virtual machine that reports free memory to its host (environment freePageReporting) otherwise makes first touches of page-cache pages fault on the host, on either side of a pair at random.',
