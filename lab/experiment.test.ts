@@ -29,6 +29,35 @@ function experiment(overrides: Partial<Experiment> = {}): Experiment {
 }
 
 describe('the lab context', () => {
+  it('records the CPU time the hypervisor took during the run, and notes it when large', () => {
+    const readings = [
+      { stealTicks: 1000, totalTicks: 10_000 },
+      { stealTicks: 1220, totalTicks: 11_000 },
+    ];
+    const ctx = createContext(experiment(), {
+      dir: tempDir(),
+      quick: true,
+      readCpuTimes: () => readings.shift() ?? null,
+    });
+    const results = ctx.results({ metrics: [] });
+    expect(results.cpuSteal).toEqual({ share: 0.22, stealTicks: 220, totalTicks: 1000 });
+    expect(results.notes.filter((note) => note.startsWith('The hypervisor gave 22%'))).toHaveLength(
+      1,
+    );
+    const quiet = createContext(experiment(), {
+      dir: tempDir(),
+      quick: true,
+      readCpuTimes: () => ({ stealTicks: 0, totalTicks: Date.now() }),
+    });
+    const unknown = createContext(experiment(), {
+      dir: tempDir(),
+      quick: true,
+      readCpuTimes: () => null,
+    });
+    expect(quiet.results({ metrics: [] }).notes.join(' ')).not.toMatch(/hypervisor/);
+    expect(unknown.results({ metrics: [] }).cpuSteal).toBeUndefined();
+  });
+
   it('resolves parameters and the time budget for the quick flag', () => {
     const quick = createContext(experiment(), { dir: tempDir(), quick: true });
     expect(quick.params).toEqual({ recordSizeBytes: 64, policy: 'none' });

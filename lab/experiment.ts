@@ -38,6 +38,7 @@ import type { WarmUp } from './runner.js';
 import { SYNCED_ROUND_MIN_SECONDS } from './round-length.js';
 import { classifyStorage, notADiskNote } from './probes/storage-kind.js';
 import { timerOverheadNs } from './timer-overhead.js';
+import { type CpuTimes, cpuStealBetween, cpuStealNote, readCpuTimes } from './probes/cpu-steal.js';
 import {
   type Environment,
   type Metric,
@@ -152,6 +153,8 @@ export interface ContextOptions {
   readonly cacheControl?: ColdReadOptions;
   /** Sentences the caller adds to the notes (why the run measured where it did). */
   readonly notes?: readonly string[];
+  /** Where the machine's CPU times come from (lab/probes/cpu-steal.ts); tests give their own. */
+  readonly readCpuTimes?: () => CpuTimes | null;
 }
 
 /**
@@ -194,6 +197,8 @@ class ExperimentContext implements LabContext {
   /** How this run's cold reads were made, once it made any: a parameter of its results. */
   #coldReads: string | null = null;
   readonly #startedAt = new Date().toISOString();
+  readonly #readCpuTimes: () => CpuTimes | null;
+  readonly #cpuAtStart: CpuTimes | null;
   /** Whether the caller set the budget, which then wins over SYNCED_ROUND_MIN_SECONDS. */
   readonly #budgetGiven: boolean;
   #syncedRoundSeconds: number | null = null;
@@ -216,6 +221,8 @@ class ExperimentContext implements LabContext {
     this.environment = captureEnvironment(options.dir);
     this.device = resolveBlockDevice(options.dir);
     this.#cacheControl = options.cacheControl ?? {};
+    this.#readCpuTimes = options.readCpuTimes ?? readCpuTimes;
+    this.#cpuAtStart = this.#readCpuTimes();
     if (this.device === null) {
       this.note(`${options.dir} is not on a block device: no device counters`);
     }
@@ -293,6 +300,8 @@ class ExperimentContext implements LabContext {
     const marks = shared === null ? this.#marks : [...this.#marks, shared];
     const headline = markedHeadline(parts.headline, marks);
     const deviceShared = this.#sharing.summary();
+    const cpuSteal = cpuStealBetween(this.#cpuAtStart, this.#readCpuTimes());
+    const stealNote = cpuStealNote(cpuSteal);
     return parseResults(
       {
         schema: RESULTS_SCHEMA,
@@ -321,8 +330,10 @@ class ExperimentContext implements LabContext {
           ...(parts.notes ?? []),
           ...warmUpNote(this.#warmUps),
           ...(shared === null ? [] : [shared]),
+          ...(stealNote === null ? [] : [stealNote]),
         ],
         ...(deviceShared === null ? {} : { deviceShared }),
+        ...(cpuSteal === null ? {} : { cpuSteal }),
         ...this.#declared,
       },
       `${this.experiment.id} results`,

@@ -152,6 +152,18 @@ export const resultsSchema = z.object({
    * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
    * (lab/probes/device-share.ts): those phases summed, and how many phases there were.
    */
+  /**
+   * The share of the machine's CPU time the hypervisor gave to other guests while the experiment
+   * ran (lab/probes/cpu-steal.ts), in jiffies from /proc/stat; missing where that is not
+   * readable, and in files written before it was recorded.
+   */
+  cpuSteal: z
+    .object({
+      share: z.number().min(0).max(1),
+      stealTicks: z.number().int().nonnegative(),
+      totalTicks: z.number().int().positive(),
+    })
+    .optional(),
   deviceShared: z
     .object({
       phases: z.number().int().nonnegative(),

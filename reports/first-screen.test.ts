@@ -47,7 +47,7 @@ describe('the first screen', () => {
     expect(none.firstScreen.answers[1]?.text).toMatch(/^No sizing results here/);
   });
 
-  it('warns of a noisy run, storage that is not a disk and a shared disk, and only then', () => {
+  it('warns of a noisy run, storage that is not a disk, a shared disk and a busy host, and only then', () => {
     expect(runWarnings(groupOf(samplePuzzle()).runs)).toEqual([]);
     const base = noisy(samplePuzzle());
     const memory = { ...base, environment: { ...base.environment, storage: 'memory' as const } };
@@ -61,12 +61,16 @@ describe('the first screen', () => {
         deviceBytes: 4e6,
         fraction: 0.75,
       },
+      cpuSteal: { share: 0.22, stealTicks: 220, totalTicks: 1000 },
     };
     const warnings = runWarnings(groupOf(shared).runs);
-    expect(warnings).toHaveLength(3);
+    expect(warnings).toHaveLength(4);
     expect(warnings[0]).toMatch(/^Noisy run: 1 of \d+ timed figures .* most puzzle throughput/);
     expect(warnings[1]).toMatch(/^Not a disk: puzzle measured memory storage/);
     expect(warnings[2]).toMatch(/^Busy disk: other programs wrote up to 75% of the disk's bytes/);
+    expect(warnings[3]).toMatch(/^Busy host: the hypervisor gave up to 22% of this machine's CPU/);
+    const calm = { ...samplePuzzle(), cpuSteal: { share: 0.01, stealTicks: 1, totalTicks: 100 } };
+    expect(runWarnings(groupOf(calm).runs)).toEqual([]);
   });
 });
 

@@ -1,12 +1,14 @@
 /**
  * What a reader must know before trusting the first screen: the run was noisy, it did not
- * measure a disk (`environment.storage`), or other programs shared the disk (`deviceShared`).
+ * measure a disk (`environment.storage`), other programs shared the disk (`deviceShared`), or
+ * the hypervisor took the CPUs away (`cpuSteal`).
  */
 import type { Metric } from '../lab/results.js';
 import { quantityOf } from './figures.js';
 import { metricTitle } from './metric-titles.js';
 import type { Run } from './runs.js';
 import { formatFigure } from '../lab/format.js';
+import { STEAL_NOTE_SHARE } from '../lab/probes/cpu-steal.js';
 import { formatLabelValue } from './units.js';
 
 /** Rounds below this say too little about their spread to call a run noisy. */
@@ -79,9 +81,20 @@ function sharedWarning(runs: readonly Run[]): string | null {
   );
 }
 
+function stealWarning(runs: readonly Run[]): string | null {
+  const busy = runs.filter((run) => (run.results.cpuSteal?.share ?? 0) >= STEAL_NOTE_SHARE);
+  if (busy.length === 0) return null;
+  const most = Math.max(...busy.map((run) => run.results.cpuSteal?.share ?? 0));
+  return (
+    `Busy host: the hypervisor gave up to ${percent(most)} of this machine's CPU time to other ` +
+    `guests while ${experimentsOf(busy)} ran (steal), so their timings and ratios are noisier ` +
+    'than on a quiet machine.'
+  );
+}
+
 /** One line per reason to read the figures with care; empty when there is none. */
 export function runWarnings(runs: readonly Run[]): readonly string[] {
-  return [noisyWarning(runs), storageWarning(runs), sharedWarning(runs)].filter(
+  return [noisyWarning(runs), storageWarning(runs), sharedWarning(runs), stealWarning(runs)].filter(
     (line): line is string => line !== null,
   );
 }
