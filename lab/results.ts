@@ -121,6 +121,9 @@ export const environmentSchema = z.object({
   freePageReporting: z.boolean().optional(),
 });
 
+/** `cpuSteal` at or above this share is noted in the results and warned of in reports. */
+export const STEAL_NOTE_SHARE = 0.05;
+
 export const resultsSchema = z.object({
   schema: z.literal(RESULTS_SCHEMA),
   experiment: z.object({ id: z.string().min(1), question: z.string().min(1) }),

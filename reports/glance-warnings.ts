@@ -3,12 +3,11 @@
  * measure a disk (`environment.storage`), other programs shared the disk (`deviceShared`), or
  * the hypervisor took the CPUs away (`cpuSteal`).
  */
-import type { Metric } from '../lab/results.js';
+import { type Metric, STEAL_NOTE_SHARE } from '../lab/results.js';
 import { quantityOf } from './figures.js';
 import { metricTitle } from './metric-titles.js';
 import type { Run } from './runs.js';
 import { formatFigure } from '../lab/format.js';
-import { STEAL_NOTE_SHARE } from '../lab/probes/cpu-steal.js';
 import { formatLabelValue } from './units.js';
 
 /** Rounds below this say too little about their spread to call a run noisy. */

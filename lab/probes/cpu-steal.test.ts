@@ -2,13 +2,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
-import {
-  STEAL_NOTE_SHARE,
-  cpuStealBetween,
-  cpuStealNote,
-  parseCpuTimes,
-  readCpuTimes,
-} from './cpu-steal.js';
+import { STEAL_NOTE_SHARE } from '../results.js';
+import { cpuStealBetween, cpuStealNote, parseCpuTimes, readCpuTimes } from './cpu-steal.js';
 
 const tempDir = tempDirs('cpu-steal');
 

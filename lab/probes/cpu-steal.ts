@@ -1,17 +1,15 @@
 /**
  * CPU time the hypervisor gave to other guests while an experiment ran: the `steal` column of
- * /proc/stat's `cpu` line, machine-wide, over every column of that line. A virtual machine whose
- * host is oversubscribed loses its vCPUs for hundreds of microseconds at a time, inside any call:
- * a 5 µs hand-off of an fdatasync to the thread pool took 365 µs at the median of its slow calls
- * on this lab's VM while steal was 22% of its CPU time, and a synced append's rate moved 2× from
- * round to round. Every timing and ratio of such a run is noisier than the same code on a quiet
- * machine, which the run's document and its report say.
+ * /proc/stat's `cpu` line, machine-wide, over that line's columns up to it. A virtual machine
+ * whose host is oversubscribed loses its vCPUs for hundreds of microseconds at a time, inside any
+ * call: on this lab's VM, with steal at 22% of its CPU time, 940 hand-offs of an fdatasync to the
+ * thread pool in 5 s each held the event loop over 300 µs (365 µs at their median), and a synced
+ * append's rate moved 2× from round to round. Every timing and ratio of such a run is noisier
+ * than the same code on a quiet machine, which the run's document and its report say.
  */
 import * as fs from 'node:fs';
 import { formatFigure } from '../format.js';
-
-/** Steal at or above this share of the run's CPU time is noted in the results. */
-export const STEAL_NOTE_SHARE = 0.05;
+import { STEAL_NOTE_SHARE } from '../results.js';
 
 /** Jiffies since boot, all CPUs: what the hypervisor took, and every column together. */
 export interface CpuTimes {
