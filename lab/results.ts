@@ -152,10 +152,6 @@ export const resultsSchema = z.object({
   /** What a reader calls each quantity, by quantity (the catalog's `title`s); missing likewise. */
   titles: z.record(z.string(), z.string().min(1)).optional(),
   /**
-   * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
-   * (lab/probes/device-share.ts): those phases summed, and how many phases there were.
-   */
-  /**
    * The share of the machine's CPU time the hypervisor gave to other guests while the experiment
    * ran (lab/probes/cpu-steal.ts), in jiffies from /proc/stat; missing where that is not
    * readable, and in files written before it was recorded.
@@ -167,6 +163,10 @@ export const resultsSchema = z.object({
       totalTicks: z.number().int().positive(),
     })
     .optional(),
+  /**
+   * Present when other programs wrote more than 10% of the disk's bytes in a measured phase
+   * (lab/probes/device-share.ts): those phases summed, and how many phases there were.
+   */
   deviceShared: z
     .object({
       phases: z.number().int().nonnegative(),
