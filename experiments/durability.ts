@@ -233,17 +233,19 @@ function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
 }
 
 /**
- * group against always at one producer count: one round in turns of TURN_SECONDS (lab/runner.ts
- * takeTurns says why), each running as long as a round of its own would. Their ratio is the
- * sweep's figure; in rounds a second apart a jump in the disk's rate landed inside it.
+ * One round of one configuration, or of group against always at one producer count in turns of
+ * TURN_SECONDS (lab/runner.ts takeTurns says why), each running as long as a round of its own
+ * would. Their ratio is the sweep's figure; in rounds a second apart a jump in the disk's rate
+ * landed inside it.
  */
-async function pairedRound(
+async function turnsRound(
   sides: ReadonlyArray<ReturnType<typeof turnTaker>>,
   seconds: number,
   roundIndex: number,
 ) {
   for (const side of sides) side.beginRound();
-  await takeTurns(sides, seconds, TURN_SECONDS, roundIndex);
+  if (sides.length === 1) await sides[0]!.turn(seconds);
+  else await takeTurns(sides, seconds, TURN_SECONDS, roundIndex);
   for (const side of sides) side.endRound();
 }
 
@@ -267,19 +269,15 @@ function roundEntries(
     const sides = [turnTaker(ctx, always, body), turnTaker(ctx, config, body)];
     entries.push({
       name: `durability.${config.producers} (always and group taking turns)`,
-      round: (roundIndex) => pairedRound(sides, secondsOf(config), roundIndex),
+      round: (roundIndex) => turnsRound(sides, secondsOf(config), roundIndex),
     });
   }
   for (const config of configs) {
     if (paired.has(config)) continue;
-    const side = turnTaker(ctx, config, body);
+    const sides = [turnTaker(ctx, config, body)];
     entries.push({
       name: config.prefix,
-      round: async () => {
-        side.beginRound();
-        await side.turn(secondsOf(config));
-        side.endRound();
-      },
+      round: (roundIndex) => turnsRound(sides, secondsOf(config), roundIndex),
     });
   }
   return entries;

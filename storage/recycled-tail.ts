@@ -20,6 +20,7 @@
  */
 import { MAX_PAGE_BYTES } from './page-fill.js';
 import type { ReadWindow } from './read-window.js';
+import { startOfNonZeroBytes } from './resync.js';
 import {
   LENGTH_FIELD_BYTES,
   RECORD_HEADER_BYTES,
@@ -64,7 +65,7 @@ export function findRecycledTail(
   // A page fill (page-fill.ts) may have zeroed the rest of the last page written: the older
   // records start after those zeros. A record's length field opens with zero bytes when it is
   // short, so one may start up to LENGTH_FIELD_BYTES - 1 bytes before the first non-zero byte.
-  const zerosEnd = firstNonZeroAt(
+  const zerosEnd = startOfNonZeroBytes(
     window,
     position,
     Math.min(fileSizeBytes, position + MAX_PAGE_BYTES),
@@ -77,18 +78,6 @@ export function findRecycledTail(
     }
   }
   return null;
-}
-
-/** The position of the first non-zero byte from `fromBytes` to `toBytes`; `toBytes` when none. */
-function firstNonZeroAt(window: ReadWindow, fromBytes: number, toBytes: number): number {
-  for (let position = fromBytes; position < toBytes; ) {
-    const length = Math.min(window.buffer.length, toBytes - position);
-    const at = window.ensure(position, length, toBytes);
-    if (at < 0) return toBytes;
-    for (let i = 0; i < length; i++) if (window.buffer[at + i] !== 0) return position + i;
-    position += length;
-  }
-  return toBytes;
 }
 
 /** A sound record (plausible length, good CRC) whose id is below `baseOffset`. */

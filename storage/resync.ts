@@ -98,6 +98,21 @@ export function endOfNonZeroBytes(window: ReadWindow, from: number, fileSizeByte
   return end;
 }
 
+/**
+ * The position of the first non-zero byte from `from` to `to`, `to` when all are zero: where the
+ * data after a page fill's zeros starts (recycled-tail.ts).
+ */
+export function startOfNonZeroBytes(window: ReadWindow, from: number, to: number): number {
+  for (let position = from; position < to; ) {
+    const length = Math.min(window.buffer.length, to - position);
+    const at = window.ensure(position, length, to);
+    if (at < 0) return to;
+    for (let i = 0; i < length; i++) if (window.buffer[at + i] !== 0) return position + i;
+    position += length;
+  }
+  return to;
+}
+
 /** Where the damaged record ends if its length is plausible; null otherwise. */
 function declaredEndOf(
   window: ReadWindow,
