@@ -20,6 +20,7 @@ import {
   DurableWatermarkFileIO,
   type Experiment,
   type LabContext,
+  LoopBusy,
   Measurement,
   type Metric,
   PhaseTotals,
@@ -207,26 +208,22 @@ function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
   const loop = new ClosedLoopTurns(config.prefix, config.measurement, sender(config, body), {
     concurrency: config.producers,
   });
-  let busy = { activeMs: 0, idleMs: 0 };
+  let busy = new LoopBusy();
   return {
     name: config.prefix,
     beginRound: () => {
       loop.beginRound();
-      busy = { activeMs: 0, idleMs: 0 };
+      busy = new LoopBusy();
     },
     turn: async (seconds: number) => {
       const phase = ctx.ioPhase(config.io);
-      const loopBefore = performance.eventLoopUtilization();
-      const operations = await loop.turn(seconds);
-      const used = performance.eventLoopUtilization(loopBefore);
-      busy.activeMs += used.active;
-      busy.idleMs += used.idle;
+      const operations = await busy.over(() => loop.turn(seconds));
       config.totals.add(phase.end());
       return operations;
     },
     endRound: () => {
       loop.endRound();
-      config.loopBusyShares.push(busy.activeMs / (busy.activeMs + busy.idleMs));
+      config.loopBusyShares.push(busy.share);
       afterRound(config);
     },
   };

@@ -48,6 +48,7 @@ export {
   warmUpSync,
 } from './runner.js';
 export { Measurement, type Repetition, type RunMode, type RunSummary } from './measurement.js';
+export { LoopBusy } from './loop-busy.js';
 export {
   counterMetric,
   type Direction,

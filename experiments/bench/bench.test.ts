@@ -51,6 +51,16 @@ describe('loglab bench', () => {
       (metric) => metric.name === 'append.none.checksummedFsVsRawFs',
     )!;
     expect(ceiling.samples).toEqual(checksummed.samples!.map((rate, i) => rate / raw.samples![i]!));
+    if (fioVersion() !== null) {
+      // The log's event-loop time per synced append above plain Node's, from the same rounds.
+      const loop = (name: string) => results.metrics.find((metric) => metric.name === name)!;
+      const logNs = loop('append.always.loopNsPerAppend').samples!;
+      const nodeNs = loop('append.always.nodeThreadPoolSync.loopNsPerAppend').samples!;
+      expect(logNs.every((ns) => ns > 0) && nodeNs.every((ns) => ns > 0)).toBe(true);
+      expect(loop('append.always.aboveNodeThreadPoolSync.loopNsPerAppend').samples).toEqual(
+        logNs.map((ns, i) => ns - nodeNs[i]!),
+      );
+    }
   });
 
   it('queue reports cycles, bytes and in-flight memory for both designs', async () => {

@@ -19,6 +19,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LabContext } from '../../lab/experiment.js';
+import { LoopBusy } from '../../lab/loop-busy.js';
 import { metricFromSamples } from '../../lab/metric.js';
 import { packageFile } from '../../lab/package-root.js';
 import { type FioOutcome, fioVersion, runFioJob } from '../../lab/probes/fio.js';
@@ -42,10 +43,45 @@ const FIO_SLICE_SECONDS = 0.25;
 /** One program appending with an fdatasync per append, one append at a time. */
 interface Side extends TurnTakingDesign {
   readonly name: 'default' | 'inline' | 'node-thread-pool';
-  /** Between rounds: drops what the round wrote, where it keeps growing. */
-  readonly afterRound: () => void;
+  /** Starts timing the event loop's busy time afresh. */
+  readonly beginRound: () => void;
+  /** Records the round's rate and the loop's busy time per append. */
+  readonly endRound: (operations: number, seconds: number) => void;
   readonly close: () => Promise<void>;
   readonly rates: number[];
+  /** The event loop's busy time per append, round by round (lab/loop-busy.ts). */
+  readonly loopNsPerAppend: number[];
+}
+
+/**
+ * A side whose turns run `append` one at a time and time the event loop's busy time over them:
+ * what its appends cost the CPU, apart from how fast the disk went. `afterRound` drops what a
+ * round wrote, where it keeps growing.
+ */
+function sideOf(
+  name: Side['name'],
+  append: () => Promise<unknown>,
+  afterRound: () => void,
+  close: () => Promise<void>,
+): Side {
+  const turn = oneAtATime(append);
+  let busy = new LoopBusy();
+  const side: Side = {
+    name,
+    rates: [],
+    loopNsPerAppend: [],
+    turn: (seconds) => busy.over(() => turn(seconds)),
+    beginRound: () => {
+      busy = new LoopBusy();
+    },
+    endRound: (operations, seconds) => {
+      side.rates.push(operations / seconds);
+      side.loopNsPerAppend.push(busy.nsPerOperation(operations));
+      afterRound();
+    },
+    close,
+  };
+  return side;
 }
 
 /** The log in its steady state with retention: appending into a recycled segment file. */
@@ -60,13 +96,12 @@ async function logSide(
     ...options,
   });
   await recycleToSteadyState(log, BODY);
-  return {
+  return sideOf(
     name,
-    rates: [],
-    turn: oneAtATime(() => log.append(BODY)),
-    afterRound: () => log.deleteSegmentsBelow(log.endOffset),
-    close: () => log.close(),
-  };
+    () => log.append(BODY),
+    () => log.deleteSegmentsBelow(log.endOffset),
+    () => log.close(),
+  );
 }
 
 /**
@@ -76,13 +111,12 @@ async function logSide(
  */
 function nodeThreadPoolSide(file: string): Side {
   const loop = new SyncedAppendLoop(file, RECORD, LAID_OUT_BYTES);
-  return {
-    name: 'node-thread-pool',
-    rates: [],
-    turn: oneAtATime(loop.append),
-    afterRound: () => {},
-    close: async () => loop.close(),
-  };
+  return sideOf(
+    'node-thread-pool',
+    loop.append,
+    () => {},
+    async () => loop.close(),
+  );
 }
 
 /**
@@ -112,6 +146,7 @@ async function roundBesideFio(
   };
   let ios = 0;
   let runtimeMs = 0;
+  for (const side of sides) side.beginRound();
   await sidesTakeTurns(sliceSeconds / 2, 0);
   for (let k = 0; k < slices; k++) {
     const outcome = runFio(sliceSeconds);
@@ -122,8 +157,7 @@ async function roundBesideFio(
   }
   for (const side of sides) {
     const total = totals.get(side.name)!;
-    side.rates.push(total.operations / total.seconds);
-    side.afterRound();
+    side.endRound(total.operations, total.seconds);
   }
   return { ok: true, iops: ios / (runtimeMs / 1000) };
 }
@@ -180,7 +214,9 @@ export async function fioSeqSyncMetrics(
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread). ' +
       'vsNodeThreadPoolSync: the log with its default thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +
-      'pool) on a laid-out file: the hand-off both pay.',
+      "pool) on a laid-out file: the hand-off both pay. loopNsPerAppend: the event loop's busy " +
+      "time per append over the same turns (perf_hooks eventLoopUtilization), the log's and the " +
+      "plain loop's; aboveNodeThreadPoolSync is their difference, the log's own CPU per append.",
   );
   const timing = { class: 'timing', direction: 'higher', random: ctx.random } as const;
   const [byDefault, inline, nodeThreadPool] = sides as [Side, Side, Side];
@@ -247,6 +283,43 @@ export async function fioSeqSyncMetrics(
       'thread-pool',
       "the log's synced appends per second (default thread-pool syncs) over plain Node's " +
         'writeSync + fs.fdatasync on the thread pool',
+    ),
+    ...loopTimeMetrics(ctx, byDefault, nodeThreadPool),
+  ];
+}
+
+/**
+ * What the log's synced append costs the event loop above plain Node's, both syncing on the
+ * thread pool, from the same turns as their rates: the part of vsNodeThreadPoolSync that is the
+ * log's own CPU time, which the disk's speed, moving from turn to turn, hardly changes.
+ */
+function loopTimeMetrics(ctx: LabContext, log: Side, node: Side): Metric[] {
+  const timing = { class: 'timing', direction: 'lower', random: ctx.random } as const;
+  const labels = { policy: 'always', syncMode: 'thread-pool' };
+  const perAppend = (name: string, values: readonly number[], tool: string, what: string) =>
+    metricFromSamples(name, 'ns', values, {
+      ...timing,
+      labels: { ...labels, tool },
+      description: `the event loop's busy time (perf_hooks eventLoopUtilization) per synced append of ${what}, round by round: JavaScript and synchronous calls (the write, handing the fdatasync to the pool), not the wait for the disk`,
+    });
+  return [
+    perAppend('append.always.loopNsPerAppend', log.loopNsPerAppend, 'loglab', 'the log'),
+    perAppend(
+      'append.always.nodeThreadPoolSync.loopNsPerAppend',
+      node.loopNsPerAppend,
+      'node:fs',
+      'the plain Node loop',
+    ),
+    metricFromSamples(
+      'append.always.aboveNodeThreadPoolSync.loopNsPerAppend',
+      'ns',
+      log.loopNsPerAppend.map((ns, i) => ns - (node.loopNsPerAppend[i] ?? Number.NaN)),
+      {
+        ...timing,
+        labels,
+        description:
+          "the log's event-loop busy time per synced append less the plain Node loop's, round by round: what the log's own code costs each append on this machine",
+      },
     ),
   ];
 }
