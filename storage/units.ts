@@ -4,7 +4,6 @@
  * record number in the log (u64 on disk, bigint-safe up to 2^53 here); a Position is a byte inside
  * one segment file (u32 on disk). Each has one checked constructor.
  */
-import { assert } from './errors.js';
 
 /** 1,024 bytes: `4 * KiB` is a page. */
 export const KiB = 1024;
@@ -38,10 +37,10 @@ export function asOffset(value: number): Offset {
   return value as Offset;
 }
 
+// As asOffset: the message is built only when the check fails (every sync makes a position).
 export function asPosition(value: number): Position {
-  assert(
-    Number.isInteger(value) && value >= 0 && value <= MAX_POSITION_BYTES,
-    `position must be an integer in [0, 2^32): ${value}`,
-  );
+  if (!Number.isInteger(value) || value < 0 || value > MAX_POSITION_BYTES) {
+    throw new Error(`assertion failed: position must be an integer in [0, 2^32): ${value}`);
+  }
   return value as Position;
 }
