@@ -291,7 +291,8 @@ export async function fioSeqSyncMetrics(
 /**
  * What the log's synced append costs the event loop above plain Node's, both syncing on the
  * thread pool, from the same turns as their rates: the part of vsNodeThreadPoolSync that is the
- * log's own CPU time, which the disk's speed, moving from turn to turn, hardly changes.
+ * log's own CPU time. It leaves out the wait for the disk, whose speed moves the rates from turn
+ * to turn; a host taking the vCPU away mid-call still adds to it.
  */
 function loopTimeMetrics(ctx: LabContext, log: Side, node: Side): Metric[] {
   const timing = { class: 'timing', direction: 'lower', random: ctx.random } as const;
