@@ -15,18 +15,17 @@ import { Measurement } from '../../lab/measurement.js';
 import { settleMemory } from '../../lab/memory-settle.js';
 import { type Direction, measuredMetric, metricFromSamples } from '../../lab/metric.js';
 import {
+  ClosedLoopTurns,
   TURN_SECONDS,
-  interleave,
-  measureAsync,
   measureSync,
   takeTurns,
-  warmUpAsync,
   warmUpSync,
 } from '../../lab/runner.js';
 import type { Metric } from '../../lab/results.js';
 import { Log, type LogOptions, MiB } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
 import { zeroFill } from '../support/laid-out-file.js';
+import { recycleToSteadyState } from '../support/steady-state.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
@@ -290,10 +289,14 @@ const GROUP_DESIGNS = {
 type GroupDesign = keyof typeof GROUP_DESIGNS;
 
 /**
- * `always` (one producer) vs `group` (16 producers), all async, interleaved; group commit both
- * with its fdatasync on the event loop (`inline`, as the `always` side syncs) and on the thread
- * pool (the default, DEFAULT_SYNC_MODE), so the default is measured too. Each metric's labels
- * name its sync mode.
+ * `always` (one producer) vs `group` (16 producers), all async, taking turns (lab/runner.ts
+ * takeTurns says why); group commit both with its fdatasync on the event loop (`inline`, as the
+ * `always` side syncs) and on the thread pool (the default, DEFAULT_SYNC_MODE), so the default is
+ * measured too. Each metric's labels name its sync mode. Every log appends in the steady state of
+ * retention, into recycled segment files (support/steady-state.ts), as the durability experiment's
+ * and the fio comparison's logs do: a fresh log zero-fills an extent ahead of the appends every
+ * 4 MiB, which at group commit's rate doubles the bytes it writes (the byte ledger's noRetention
+ * figures show that cost apart).
  */
 async function groupVsAlways(
   ctx: LabContext,
@@ -301,33 +304,39 @@ async function groupVsAlways(
   roundSeconds: number,
 ): Promise<Metric[]> {
   const body = Buffer.alloc(BODY_BYTES, 0x63);
-  const designs = Object.keys(GROUP_DESIGNS) as GroupDesign[];
-  const results = await interleave(
-    rounds,
-    designs.map((design) => {
-      const { options, producers } = GROUP_DESIGNS[design];
-      const measurement = new Measurement(`${design}-${producers}`, 'async');
-      return {
-        name: design,
-        round: async (round: number) => {
-          const dir = roundDir(ctx, design, round);
-          const log = Log.open(dir, options);
-          const append = () => log.append(body);
-          await warmUpAsync(measurement, append, { seconds: roundSeconds * WARMUP_SHARE });
-          const repetition = await measureAsync(
-            measurement,
-            append,
-            { seconds: roundSeconds },
-            { concurrency: producers },
-          );
-          await log.close();
-          fs.rmSync(dir, { recursive: true });
-          return repetition.ratePerSec;
-        },
-      };
-    }),
-    ctx.progress,
-  );
+  const dir = path.join(ctx.dir, 'group-vs-always');
+  const sides: { name: GroupDesign; log: Log; turns: ClosedLoopTurns }[] = [];
+  const results = new Map<GroupDesign, number[]>();
+  try {
+    for (const name of Object.keys(GROUP_DESIGNS) as GroupDesign[]) {
+      const { options, producers } = GROUP_DESIGNS[name];
+      const log = Log.open(path.join(dir, name), options);
+      sides.push({ name, log, turns: groupTurns(name, log, body, producers) });
+      await recycleToSteadyState(log, body);
+      results.set(name, []);
+    }
+    for (let round = -1; round < rounds; round++) {
+      ctx.progress.phase(
+        round < 0 ? 'group vs always: warm-up' : `group vs always: round ${round + 1}/${rounds}`,
+      );
+      for (const side of sides) side.turns.beginRound();
+      // Round -1 warms up: the JIT settles on every side before a figure is kept.
+      await takeTurns(
+        sides.map((side) => side.turns),
+        round < 0 ? roundSeconds * WARMUP_SHARE : roundSeconds,
+        TURN_SECONDS,
+        round + 1,
+      );
+      for (const side of sides) {
+        const { ratePerSec } = side.turns.endRound();
+        if (round >= 0) results.get(side.name)!.push(ratePerSec);
+        side.log.deleteSegmentsBelow(side.log.endOffset);
+      }
+    }
+  } finally {
+    for (const side of sides) await side.log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   const always = results.get('always')!;
   const labels = { cache: 'page cache', producers: 16 };
   const overAlways = (name: string, rates: readonly number[], syncMode: string) =>
@@ -366,6 +375,13 @@ async function groupVsAlways(
     }),
     overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
   ];
+}
+
+function groupTurns(name: GroupDesign, log: Log, body: Buffer, producers: number) {
+  const measurement = new Measurement(`${name}-${producers}`, 'async');
+  return new ClosedLoopTurns(name, measurement, () => log.append(body), {
+    concurrency: producers,
+  });
 }
 
 /** Builds a log of `sizeBytes` of 1 KiB records with batched appends. */
