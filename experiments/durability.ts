@@ -30,9 +30,9 @@ import {
   ClosedLoopTurns,
   TURN_SECONDS,
   interleave,
+  roundInTurns,
   median,
   readDirtyMemory,
-  takeTurns,
   WARM_UP_SHARE_OF_ROUND,
   warmUpAsync,
 } from '../lab/index.js';
@@ -230,23 +230,6 @@ function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
 }
 
 /**
- * One round of one configuration, or of group against always at one producer count in turns of
- * TURN_SECONDS (lab/runner.ts takeTurns says why), each running as long as a round of its own
- * would. Their ratio is the sweep's figure; in rounds a second apart a jump in the disk's rate
- * landed inside it.
- */
-async function turnsRound(
-  sides: ReadonlyArray<ReturnType<typeof turnTaker>>,
-  seconds: number,
-  roundIndex: number,
-) {
-  for (const side of sides) side.beginRound();
-  if (sides.length === 1) await sides[0]!.turn(seconds);
-  else await takeTurns(sides, seconds, TURN_SECONDS, roundIndex);
-  for (const side of sides) side.endRound();
-}
-
-/**
  * The rounds: group and always at each producer count of the sweep take turns within one entry,
  * every other configuration runs its round alone; all interleaved.
  */
@@ -258,7 +241,7 @@ function roundEntries(
 ) {
   const byPrefix = new Map(configs.map((config) => [config.prefix, config]));
   const paired = new Set<Config>();
-  const entries: { name: string; round: (roundIndex: number) => Promise<void> }[] = [];
+  const entries: { name: string; round: (roundIndex: number) => Promise<unknown> }[] = [];
   for (const config of configs) {
     const always = sweepPartner(config, byPrefix);
     if (always === undefined) continue;
@@ -266,7 +249,7 @@ function roundEntries(
     const sides = [turnTaker(ctx, always, body), turnTaker(ctx, config, body)];
     entries.push({
       name: `durability.${config.producers} (always and group taking turns)`,
-      round: (roundIndex) => turnsRound(sides, secondsOf(config), roundIndex),
+      round: (roundIndex) => roundInTurns(sides, secondsOf(config), roundIndex),
     });
   }
   for (const config of configs) {
@@ -274,7 +257,7 @@ function roundEntries(
     const sides = [turnTaker(ctx, config, body)];
     entries.push({
       name: config.prefix,
-      round: (roundIndex) => turnsRound(sides, secondsOf(config), roundIndex),
+      round: (roundIndex) => roundInTurns(sides, secondsOf(config), roundIndex),
     });
   }
   return entries;

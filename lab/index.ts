@@ -43,6 +43,8 @@ export {
   measureSync,
   runAsync,
   runSync,
+  roundInTurns,
+  type RoundTurnTaker,
   takeTurns,
   warmUpAsync,
   warmUpSync,

@@ -10,6 +10,7 @@ import {
   measureSync,
   oneAtATime,
   runAsync,
+  roundInTurns,
   runSync,
   takeTurns,
   warmUpAsync,
@@ -404,5 +405,31 @@ describe('takeTurns', () => {
     expect(() => new ClosedLoopTurns('B', new Measurement('B', 'sync'), async () => 1)).toThrow(
       /sync measurement, not async/,
     );
+  });
+});
+
+describe('roundInTurns', () => {
+  const side = (name: string, log: string[]) => ({
+    name,
+    beginRound: () => log.push(`${name} begins`),
+    turn: async (seconds: number) => {
+      log.push(`${name} turn ${seconds}`);
+      return 1;
+    },
+    endRound: () => `${name} ends`,
+  });
+
+  it("opens the round on every side, takes turns, and returns each side's endRound in order", async () => {
+    const log: string[] = [];
+    const ended = await roundInTurns([side('A', log), side('B', log)], 0.2, 0);
+    expect(ended).toEqual(['A ends', 'B ends']);
+    expect(log.slice(0, 2)).toEqual(['A begins', 'B begins']);
+    expect(log.slice(2)).toEqual(['A turn 0.1', 'B turn 0.1', 'B turn 0.1', 'A turn 0.1']);
+  });
+
+  it('runs a lone side as one turn of the whole round', async () => {
+    const log: string[] = [];
+    expect(await roundInTurns([side('A', log)], 0.3, 4)).toEqual(['A ends']);
+    expect(log).toEqual(['A begins', 'A turn 0.3']);
   });
 });

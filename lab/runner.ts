@@ -554,6 +554,28 @@ export async function takeTurns(
   );
 }
 
+/** A design that takes turns inside rounds it opens and closes (ClosedLoopTurns, or one wrapping it). */
+export interface RoundTurnTaker<R> extends TurnTakingDesign {
+  beginRound(): void;
+  endRound(): R;
+}
+
+/**
+ * One round of `sides`: each opens it, they take turns of TURN_SECONDS for about `seconds` each
+ * (a lone side runs one turn as long), and each closes it. Returns what the sides' `endRound`
+ * returned, in their order.
+ */
+export async function roundInTurns<R>(
+  sides: readonly RoundTurnTaker<R>[],
+  seconds: number,
+  roundIndex: number,
+): Promise<R[]> {
+  for (const side of sides) side.beginRound();
+  if (sides.length === 1) await sides[0]!.turn(seconds);
+  else await takeTurns(sides, seconds, TURN_SECONDS, roundIndex);
+  return sides.map((side) => side.endRound());
+}
+
 /**
  * A closed loop that takes turns (takeTurns): each turn runs `concurrency` workers as
  * measureAsync does, and every turn between `beginRound` and `endRound` goes into one repetition

@@ -18,6 +18,7 @@ import {
   ClosedLoopTurns,
   TURN_SECONDS,
   measureSync,
+  roundInTurns,
   takeTurns,
   warmUpSync,
 } from '../../lab/runner.js';
@@ -319,19 +320,16 @@ async function groupVsAlways(
       ctx.progress.phase(
         round < 0 ? 'group vs always: warm-up' : `group vs always: round ${round + 1}/${rounds}`,
       );
-      for (const side of sides) side.turns.beginRound();
       // Round -1 warms up: the JIT settles on every side before a figure is kept.
-      await takeTurns(
+      const repetitions = await roundInTurns(
         sides.map((side) => side.turns),
         round < 0 ? roundSeconds * WARMUP_SHARE : roundSeconds,
-        TURN_SECONDS,
         round + 1,
       );
-      for (const side of sides) {
-        const { ratePerSec } = side.turns.endRound();
-        if (round >= 0) results.get(side.name)!.push(ratePerSec);
+      sides.forEach((side, i) => {
+        if (round >= 0) results.get(side.name)!.push(repetitions[i]!.ratePerSec);
         side.log.deleteSegmentsBelow(side.log.endOffset);
-      }
+      });
     }
   } finally {
     for (const side of sides) await side.log.close();
