@@ -26,6 +26,21 @@ export class CountingFileIO extends DelegatingFileIO {
     positionBytes: number,
   ): void {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
+    this.#counted(length);
+  }
+
+  override async writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void> {
+    await this.inner.writeAsync(handle, buffer, bufferStart, length, positionBytes);
+    this.#counted(length);
+  }
+
+  #counted(length: number): void {
     this.#counters.writeCalls++;
     this.#counters.writeBytes += length;
   }

@@ -37,6 +37,16 @@ export class DelegatingFileIO implements FileIO {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
   }
 
+  writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void> {
+    return this.inner.writeAsync(handle, buffer, bufferStart, length, positionBytes);
+  }
+
   read(
     handle: FileHandle,
     buffer: Uint8Array,

@@ -55,6 +55,17 @@ export interface FileIO {
     length: number,
     positionBytes: number,
   ): void;
+  /**
+   * `write` on the thread pool, for work the event loop must not wait for (a spare segment's
+   * zeros, spare-segment.ts); never for records, whose writes stay in append order.
+   */
+  writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void>;
   /** Reads up to `length` bytes; returns how many were read (fewer only at end of file). */
   read(
     handle: FileHandle,
@@ -221,20 +232,55 @@ export class NodeFileIO implements FileIO {
       }
       done += written;
       if (written > 0) stalled = 0;
-      else if (++stalled > MAX_SHORT_IO_RETRIES) {
-        throw new StorageError(
-          'SHORT_IO',
-          `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`,
-          {
-            file: this.#path(handle),
-            positionBytes,
-            sizeBytes: length,
-          },
-        );
-      }
+      else if (++stalled > MAX_SHORT_IO_RETRIES)
+        throw this.#shortWrite(handle, done, length, positionBytes);
     }
+    this.#wrote(length);
+  }
+
+  async writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void> {
+    let done = 0;
+    for (let stalled = 0; done < length; ) {
+      const written = await new Promise<number>((resolve, reject) => {
+        fs.write(
+          handle,
+          buffer,
+          bufferStart + done,
+          length - done,
+          positionBytes + done,
+          (cause, n) => (cause ? reject(ioError('write', this.#path(handle), cause)) : resolve(n)),
+        );
+      });
+      done += written;
+      if (written > 0) stalled = 0;
+      else if (++stalled > MAX_SHORT_IO_RETRIES)
+        throw this.#shortWrite(handle, done, length, positionBytes);
+    }
+    this.#wrote(length);
+  }
+
+  #wrote(length: number): void {
     this.counters.writeCalls++;
     this.counters.writeBytes += length;
+  }
+
+  #shortWrite(
+    handle: FileHandle,
+    done: number,
+    length: number,
+    positionBytes: number,
+  ): StorageError {
+    return new StorageError(
+      'SHORT_IO',
+      `write to ${this.#path(handle)} stopped after ${done} of ${length} bytes; the disk may be full`,
+      { file: this.#path(handle), positionBytes, sizeBytes: length },
+    );
   }
 
   read(

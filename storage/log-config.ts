@@ -48,6 +48,13 @@ export interface LogOptions {
    */
   readonly preallocateExtentBytes?: number;
   /**
+   * Where segments are preallocated, lay out the next segment's file (zeros, synced) on the thread
+   * pool once the active one is half full, so the roll renames it into place and no extent is
+   * zero-filled on the event loop (spare-segment.ts). Default on; it holds one segment of disk
+   * beside the log until the roll. Off: each new segment zero-fills its extents as it fills.
+   */
+  readonly layOutSpares?: boolean;
+  /**
    * The page cache's page size: where an append first reaches a page past the data (a
    * preallocated or recycled file), the same write zeroes the rest of the page, so the kernel
    * never reads the page from the disk before writing it (page-fill.ts). Default 4096; 0 turns
@@ -78,6 +85,7 @@ export interface LogConfig {
   /** 0 when segments are not preallocated, else segmentBytes. */
   readonly preallocateBytes: number;
   readonly preallocateExtentBytes: number;
+  readonly layOutSpares: boolean;
   readonly pageBytes: number;
   readonly io: FileIO;
   readonly nowMs: () => number;
@@ -119,6 +127,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
       MIN_PREALLOCATE_EXTENT_BYTES,
       MAX_POSITION_BYTES,
     ),
+    layOutSpares: options.layOutSpares ?? true,
     pageBytes: checkPageBytes(options.pageBytes ?? DEFAULT_PAGE_BYTES),
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER),
     segmentBytes,

@@ -41,7 +41,7 @@ import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recover
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
 import { indexCovers } from './index-coverage.js';
-import { sparePath } from './segment-files.js';
+import { spareLayoutPath, sparePath } from './segment-files.js';
 import {
   type ChainFinding,
   checkSealedEnd,
@@ -100,13 +100,15 @@ function withStoredRecordLimit(dir: string, configured: LogConfig): LogConfig {
 /**
  * A writable open unlinks the spare segment file, durably, once recovery is done: the
  * process that made it is gone, and a power cut may have left its name beside a segment's for
- * one file (a rename cut short), so the next roll must not write over it. Read-only opens leave
- * it alone. Returns whether there was one.
+ * one file (a rename cut short), so the next roll must not write over it. A spare being laid out
+ * when the process stopped goes too. Read-only opens leave both alone. Returns whether there was
+ * either.
  */
 function removeSpare(dir: string, config: LogConfig): boolean {
-  const spare = sparePath(dir);
-  if (config.readOnly || !config.io.exists(spare)) return false;
-  config.io.unlink(spare);
+  if (config.readOnly) return false;
+  const found = [sparePath(dir), spareLayoutPath(dir)].filter((file) => config.io.exists(file));
+  if (found.length === 0) return false;
+  for (const file of found) config.io.unlink(file);
   config.io.fsyncDir(dir);
   return true;
 }

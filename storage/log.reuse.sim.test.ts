@@ -46,6 +46,8 @@ function openLog(io: FileIO, durability: DurabilityPolicy = 'always', more: LogO
     syncMode: 'inline',
     nowMs: () => 0,
     pageBytes: 0,
+    // Retention's spares only: the layout's are tested in spare-layout.sim.test.ts.
+    layOutSpares: false,
     ...more,
   });
 }

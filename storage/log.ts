@@ -115,6 +115,10 @@ export class Log {
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
   readonly #spare: SpareSegment;
+  /** How far into a segment the next roll's spare starts being laid out (spare-segment.ts). */
+  readonly #layOutThresholdBytes: number;
+  /** The active segment's size that starts the layout; past it, infinity until the next roll. */
+  #layOutSpareAtBytes: number;
   readonly #retention: LogRetention;
 
   private constructor(
@@ -141,11 +145,19 @@ export class Log {
       baseOffsets: this.#baseOffsets,
       writePending: () => this.#writePending(),
       dropPending: () => this.#dropPending(),
-      newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
+      newSegment: (baseOffset) => {
+        this.#layOutSpareAtBytes = this.#layOutThresholdBytes;
+        return this.#spare.newSegment(baseOffset);
+      },
       isClosed: () => this.#closed,
     });
     this.#engine = this.#sync.engine;
     const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
+    this.#layOutThresholdBytes =
+      reuses && config.layOutSpares
+        ? Math.floor(config.segmentBytes / 2)
+        : Number.POSITIVE_INFINITY;
+    this.#layOutSpareAtBytes = this.#layOutThresholdBytes;
     // Segments read with the log's stored record limit, never below the configured one.
     this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
     this.#retention = new LogRetention(
@@ -216,9 +228,14 @@ export class Log {
     );
   }
 
-  /** Rolls since the log was opened that renamed the spare into place instead of a new file. */
+  /** Rolls since the log was opened that renamed retention's spare into place (segment reuse). */
   get segmentsReused(): number {
     return this.#spare.reused;
+  }
+
+  /** Rolls since the log was opened that renamed a spare laid out ahead into place. */
+  get segmentsLaidOut(): number {
+    return this.#spare.laidOutUsed;
   }
 
   /**
@@ -421,6 +438,8 @@ export class Log {
   /** The synchronous part of close: the last sync and point, then the writer lock. */
   #syncAndRelease(): void {
     const engine = this.#engine;
+    // Fenced or not: no layout may name a file once the writer lock is gone.
+    ignoreFailure(() => this.#spare.abandonLayout());
     try {
       if (engine.fenced === null && !this.config.readOnly) {
         this.#writePending();
@@ -453,6 +472,10 @@ export class Log {
     const active = this.#active();
     if (active.needsPreallocation(length))
       this.#engine.guard('sync', () => active.preallocate(length));
+    if (active.sizeBytes >= this.#layOutSpareAtBytes) {
+      this.#layOutSpareAtBytes = Number.POSITIVE_INFINITY;
+      this.#spare.layOut();
+    }
     // The engine's guard, without the closure it would allocate on every append.
     try {
       this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length);

@@ -43,15 +43,21 @@ const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);
 
 /**
  * Zeroes the spare's first record header and syncs it; returns the spare's size, or null (and
- * writes nothing) when the spare does not fit.
+ * writes nothing) when the spare does not fit. A spare the log laid out (`zeroed`: zeros it
+ * synced before naming the file a spare) has no header to zero.
  */
-export function prepareSpare(io: FileIO, spare: string, config: SegmentConfig): number | null {
+export function prepareSpare(
+  io: FileIO,
+  spare: string,
+  config: SegmentConfig,
+  zeroed: boolean,
+): number | null {
   const handle = io.open(spare, { create: false });
   let sizeBytes: number | null;
   try {
     sizeBytes = io.sizeBytes(handle);
     if (!spareFits(sizeBytes, config)) sizeBytes = null;
-    else {
+    else if (!zeroed) {
       io.write(handle, ZERO_HEADER, 0, RECORD_HEADER_BYTES, 0);
       io.fdatasync(handle);
     }

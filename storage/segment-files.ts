@@ -18,6 +18,11 @@ export const TIME_INDEX_SUFFIX = '.timeindex';
 export const BASE_OFFSET_DIGITS = 20;
 /** The spare segment file's name in the log directory: no digits, no segment suffix. */
 export const SPARE_SEGMENT_FILE = 'spare-segment';
+/**
+ * Where a spare is laid out (zero-filled on the thread pool, spare-segment.ts) before it is
+ * renamed to SPARE_SEGMENT_FILE: a file under this name is never a whole spare.
+ */
+export const SPARE_LAYOUT_FILE = 'spare-segment.layout';
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;
@@ -46,6 +51,10 @@ export function removeSegmentFiles(io: FileIO, paths: SegmentPaths): void {
 
 export function sparePath(dir: string): string {
   return path.join(dir, SPARE_SEGMENT_FILE);
+}
+
+export function spareLayoutPath(dir: string): string {
+  return path.join(dir, SPARE_LAYOUT_FILE);
 }
 
 const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;

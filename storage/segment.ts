@@ -120,6 +120,7 @@ export class Segment {
    * would take for a renamed file. The older records after it stay where they are; their ids are
    * all below `baseOffset`, so no walk takes one for a record of this segment, and readers stop at
    * the end of the data. Preallocation starts at the spare's end, if an append ever gets there.
+   * A spare the log laid out (`zeroed`, spare-segment.ts) holds zeros only, synced already.
    */
   static recycled(
     io: FileIO,
@@ -127,9 +128,10 @@ export class Segment {
     baseOffset: number,
     config: SegmentConfig,
     spare: string,
+    zeroed: boolean,
   ): Segment | null {
     if (!io.exists(spare)) return null;
-    const spareBytes = prepareSpare(io, spare, config);
+    const spareBytes = prepareSpare(io, spare, config, zeroed);
     if (spareBytes === null) {
       io.unlink(spare);
       return null;

@@ -205,9 +205,9 @@ export const eventLoopBench: Experiment = {
           `${PRODUCERS} closed-loop producers append ${BODY_BYTES}-byte bodies and await each ` +
             'acknowledgement; always and group, each with the default thread-pool fdatasyncs ' +
             'and with syncMode inline, in interleaved rounds on logs of their own.',
-          'Still on the event loop whatever the mode: the zero-fill of the next 4 MiB ' +
-            'preallocation extent, a recovery point every 16 MiB and a roll per segment; ' +
-            'delayMaxNs shows them.',
+          'Still on the event loop whatever the mode: a recovery point every 16 MiB and a ' +
+            "roll per segment, and the first segment's 4 MiB preallocation extents (later " +
+            'segments are laid out on the thread pool); delayMaxNs shows them.',
         ],
       });
     } finally {

@@ -112,6 +112,7 @@ describe('naming the file a write went to', () => {
     expect(fileKindOf('/d/recovery-point')).toBe('recoveryPoint');
     expect(fileKindOf('/q/head.tmp')).toBe('queueHead');
     expect(fileKindOf('/q/slots')).toBe('otherFiles');
+    expect(fileKindOf('/d/spare-segment.layout')).toBe('spareLayout');
   });
 });
 
@@ -197,6 +198,23 @@ describe('attributing a trace', () => {
       recordPage: 0,
     });
     expect(traced.dirFsyncs).toBe(2);
+  });
+
+  it('charges a spare laid out for the next segment to preallocation, and its records to records', () => {
+    const log = new LogTrace();
+    const layout = log.trace.fileId('/d/spare-segment.layout');
+    log
+      .write(layout, 0, 2 * BLOCK)
+      .write(layout, 2 * BLOCK, 2 * BLOCK)
+      .sync(layout);
+    // Renamed into place: the segment's file is opened by its name, records over the zeros.
+    const next = log.trace.fileId('/d/00000000000000000100.log');
+    log.write(next, 0, RECORD).sync(next);
+    expect(log.traced().bytes).toMatchObject({
+      preallocation: 4 * BLOCK,
+      recordPage: BLOCK,
+      otherFiles: 0,
+    });
   });
 
   it('counts what is still dirty when the stretch ends, as a closing sync would write it', () => {

@@ -4,7 +4,8 @@
  *
  *   record page          the first 4 KiB block each sync of a segment's .log writes for its records
  *   record next page     the log's further blocks in that sync: a record crossing a block boundary
- *   preallocation        zeros laid ahead of the appends in the .log, and synced
+ *   preallocation        zeros laid ahead of the appends in the .log, or into the spare laid out
+ *                        for the next segment (spare-segment.layout), and synced
  *   offset index         the segment's .index
  *   time index           the segment's .timeindex
  *   recovery point       recovery-point (written as recovery-point.tmp, then renamed)
@@ -31,7 +32,12 @@ import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
 import { HEAD_CHECKPOINT_FILE } from '../../storage/head-checkpoint.js';
 import { RECOVERY_POINT_FILE } from '../../storage/recovery-point.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment-files.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  SPARE_LAYOUT_FILE,
+  TIME_INDEX_SUFFIX,
+} from '../../storage/segment-files.js';
 import { formatNumber } from '../format.js';
 import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trace-io.js';
 
@@ -60,8 +66,8 @@ export const CAUSE_TITLES: Readonly<Record<LedgerCause, string>> = {
     "record next page (the .log's further blocks in the same sync: a record " +
     'crossing a block boundary)',
   preallocation:
-    "preallocation zero-fill (the segment's zeros laid ahead of the appends, " +
-    'amortised per message)',
+    "preallocation zero-fill (the segment's zeros laid ahead of the appends or into the " +
+    'spare laid out for it, amortised per message)',
   offsetIndex: 'offset index (.index)',
   timeIndex: 'time index (.timeindex)',
   recoveryPoint: 'recovery point file (recovery-point.tmp, renamed)',
@@ -83,13 +89,21 @@ export const CAUSE_NAMES: Readonly<Record<LedgerCause, string>> = {
   metadata: 'metadata and journal',
 };
 
-type FileKind = 'log' | 'offsetIndex' | 'timeIndex' | 'recoveryPoint' | 'queueHead' | 'otherFiles';
+type FileKind =
+  | 'log'
+  | 'spareLayout'
+  | 'offsetIndex'
+  | 'timeIndex'
+  | 'recoveryPoint'
+  | 'queueHead'
+  | 'otherFiles';
 
 /** What a file is, by its name (storage/segment-files.ts, the checkpoint files' names). */
 export function fileKindOf(filePath: string): FileKind {
   const name = path.basename(filePath);
   const named = (file: string) => name === file || name === `${file}.tmp`;
   if (name.endsWith(LOG_SUFFIX)) return 'log';
+  if (name === SPARE_LAYOUT_FILE) return 'spareLayout';
   if (name.endsWith(INDEX_SUFFIX)) return 'offsetIndex';
   if (name.endsWith(TIME_INDEX_SUFFIX)) return 'timeIndex';
   if (named(RECOVERY_POINT_FILE)) return 'recoveryPoint';
@@ -226,6 +240,13 @@ class DirtyBlocks {
   }
 }
 
+/** A laid-out spare holds zeros only; a .log, zeros or records (the rule at the top). */
+function blockCause(fileKind: FileKind, zero: boolean): BlockCause {
+  if (fileKind === 'spareLayout') return 'preallocation';
+  if (fileKind !== 'log') return fileKind;
+  return zero ? 'preallocation' : 'record';
+}
+
 /** The bytes a stretch of a trace sent to the disk, by cause (the rules at the top). */
 export function attributeTrace(
   trace: WriteTrace,
@@ -245,8 +266,7 @@ export function attributeTrace(
     const file = trace.fileAt(i);
     if (kind === TRACE_WRITE) {
       const fileKind = kinds[file] ?? 'otherFiles';
-      const zero = zeros[i - fromEvent] === 1;
-      const cause: BlockCause = fileKind !== 'log' ? fileKind : zero ? 'preallocation' : 'record';
+      const cause = blockCause(fileKind, zeros[i - fromEvent] === 1);
       dirty.dirty(file, trace.positionBytesAt(i), trace.lengthBytesAt(i), cause);
     } else if (kind === TRACE_SYNC) {
       fdatasyncs++;

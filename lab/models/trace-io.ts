@@ -115,6 +115,19 @@ export class TracingFileIO extends DelegatingFileIO {
     this.trace.push(TRACE_WRITE, file, positionBytes, length);
   }
 
+  /** Recorded once written, as `write` is: a sync issued meanwhile does not cover it. */
+  override async writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void> {
+    const file = this.#fileOf(handle);
+    await this.inner.writeAsync(handle, buffer, bufferStart, length, positionBytes);
+    this.trace.push(TRACE_WRITE, file, positionBytes, length);
+  }
+
   override fdatasync(handle: FileHandle): void {
     const file = this.#fileOf(handle);
     this.inner.fdatasync(handle);

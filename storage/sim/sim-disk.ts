@@ -203,6 +203,22 @@ export class SimDisk implements FileIO {
     this.counters.fdatasyncCalls++;
   }
 
+  /** Writes at once, as `write` does; the caller sees the outcome a microtask later. */
+  writeAsync(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): Promise<void> {
+    try {
+      this.write(handle, buffer, bufferStart, length, positionBytes);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Syncs at once: writes issued after this call are not covered, as with a real fdatasync. */
   fdatasyncAsync(handle: FileHandle): Promise<void> {
     try {

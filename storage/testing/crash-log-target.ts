@@ -212,7 +212,9 @@ export const logDriver: TargetDriver = {
       indexIntervalBytes: config.indexIntervalBytes,
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,
-      ...(config.reuse === null ? {} : { pageBytes: config.reuse.pageBytes }),
+      ...(config.reuse === null
+        ? {}
+        : { pageBytes: config.reuse.pageBytes, layOutSpares: config.reuse.layOutSpares }),
     });
     return new LogTarget(log, report, config.reuse !== null);
   },

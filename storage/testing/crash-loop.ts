@@ -72,8 +72,10 @@ export interface CrashCounts {
   lost: number;
   /** The most acknowledged sends one crash lost. */
   lossWindowMsgs: number;
-  /** Rolls that renamed the spare into place instead of a new file (segment reuse). */
+  /** Rolls that renamed retention's spare into place instead of a new file (segment reuse). */
   segmentsReused: number;
+  /** Rolls that renamed a laid-out spare into place (spare-segment.ts). */
+  segmentsLaidOut: number;
   /** Reopens whose cut removed an older segment's records behind a reused segment's tail. */
   recycledTailsCut: number;
   /** …of which with a torn record of the segment's own over those older records. */
@@ -106,6 +108,7 @@ export function emptyCounts(): CrashCounts {
     lost: 0,
     lossWindowMsgs: 0,
     segmentsReused: 0,
+    segmentsLaidOut: 0,
     recycledTailsCut: 0,
     tornOverRecycled: 0,
     outside: emptyOutsideCounts(),
@@ -120,6 +123,7 @@ export function addCounts(total: CrashCounts, more: CrashCounts): void {
   total.lost += more.lost;
   total.lossWindowMsgs = Math.max(total.lossWindowMsgs, more.lossWindowMsgs);
   total.segmentsReused += more.segmentsReused;
+  total.segmentsLaidOut += more.segmentsLaidOut;
   total.recycledTailsCut += more.recycledTailsCut;
   total.tornOverRecycled += more.tornOverRecycled;
   addOutsideCounts(total.outside, more.outside);
@@ -143,7 +147,7 @@ export function formatCrashSummary(
     `crash loop: ${total.iterations} iterations, ${total.crashes} crashes, ` +
     `${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged messages ` +
     `checked, lost: ${lost.join(', ')}; segment reuse: ${total.segmentsReused} rolls reused ` +
-    `a spare, ${total.recycledTailsCut} reopens cut older records behind a reused segment's ` +
+    `a spare, ${total.segmentsLaidOut} took a laid-out one, ${total.recycledTailsCut} reopens cut older records behind a reused segment's ` +
     `tail (${total.tornOverRecycled} with a torn record over them); ` +
     formatOutsideCounts(total.outside)
   );
@@ -153,6 +157,8 @@ export function formatCrashSummary(
 const REUSE_STREAM_SALT = 0x5e6_2e05;
 /** Salt of the page-fill draw of a reuse profile (ReuseProfile.pageBytes). */
 const PAGE_FILL_STREAM_SALT = 0x9a6_e0f1;
+/** Salt of the spare-layout draw of a reuse profile (ReuseProfile.layOutSpares). */
+const LAYOUT_STREAM_SALT = 0x1a7_0075;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -170,6 +176,7 @@ function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): Re
     bodyBytes: rng.pick([8, 24, 57, 120, 200]),
     // A stream of its own, so adding the page fill moved no seed's earlier draws.
     pageBytes: new SeededRandom((seed ^ PAGE_FILL_STREAM_SALT) >>> 0).pick([0, 512, 4096]),
+    layOutSpares: new SeededRandom((seed ^ LAYOUT_STREAM_SALT) >>> 0).chance(0.5),
   };
 }
 
@@ -257,6 +264,7 @@ class CrashIteration {
       }
       if (target !== null && !this.#powerIsOff()) await this.#operate(target);
       this.#counts.segmentsReused += target?.log?.segmentsReused ?? 0;
+      this.#counts.segmentsLaidOut += target?.log?.segmentsLaidOut ?? 0;
       if (this.#outside.failed) return;
       this.#crash();
     }

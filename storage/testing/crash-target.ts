@@ -46,6 +46,12 @@ export interface ReuseProfile {
    * so only a power cut that loses a fill's sectors brings older records back behind the tail.
    */
   readonly pageBytes: number;
+  /**
+   * The log's `layOutSpares` (spare-segment.ts): off, every spare is one retention kept, as before
+   * layouts; on, a laid-out spare may take a roll retention's would have. Iterations without a
+   * reuse profile lay out spares (the default).
+   */
+  readonly layOutSpares: boolean;
 }
 
 /** A clock the loop moves by hand: deadlines, due times and time-index entries. */
