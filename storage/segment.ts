@@ -472,7 +472,9 @@ export class Segment {
     if (inUse === null) this.close();
     else {
       this.seal();
-      void inUse.finally(() => this.close());
+      // Its names are gone by then: a close that fails (a dead disk) loses nothing, and nobody
+      // waits on this promise to hear of it.
+      void inUse.finally(() => this.close()).catch(() => {});
     }
     if (spare !== null) this.#io.rename(this.#paths.log, spare);
     removeSegmentFiles(this.#io, this.#paths);
