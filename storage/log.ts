@@ -146,8 +146,12 @@ export class Log {
       writePending: () => this.#writePending(),
       dropPending: () => this.#dropPending(),
       newSegment: (baseOffset) => {
-        this.#layOutSpareAtBytes = this.#layOutThresholdBytes;
-        return this.#spare.newSegment(baseOffset);
+        const reusedBefore = this.#spare.reused;
+        const segment = this.#spare.newSegment(baseOffset);
+        // Retention that keeps up hands every roll a file: no zeros to lay out for the next one.
+        this.#layOutSpareAtBytes =
+          this.#spare.reused > reusedBefore ? Number.POSITIVE_INFINITY : this.#layOutThresholdBytes;
+        return segment;
       },
       isClosed: () => this.#closed,
     });

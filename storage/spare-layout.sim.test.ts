@@ -147,6 +147,31 @@ describe('spare layout', () => {
     await reopened.close();
   });
 
+  it("lays out nothing in a segment that was retention's spare, and again after a roll that found none", async () => {
+    const io = new ZerosByFile(new SimDisk({ seed: 7 }));
+    const log = openLog(io);
+    let i = 0;
+    while (log.segments().length < 3) await log.append(body(i++));
+    // Retention keeps the first removed file as the spare, and the next roll takes it.
+    log.deleteSegmentsBelow(log.segments()[2]!.baseOffset);
+    while (log.segmentsReused === 0) await log.append(body(i++));
+    const laidOut = io.poolZeroBytes.get(LAYOUT) ?? 0;
+    // Through the whole reused segment, past its half: no layout starts.
+    const active = () => log.segments().at(-1)!;
+    const reused = active().baseOffset;
+    while (active().baseOffset === reused) await log.append(body(i++));
+    await settle();
+    expect(io.poolZeroBytes.get(LAYOUT) ?? 0).toBe(laidOut);
+    // That roll found no spare: it zero-filled extents, and the layouts start again after it.
+    const fresh = active();
+    while (active().baseOffset === fresh.baseOffset) await log.append(body(i++));
+    expect(io.zeroBytes.get(fresh.logPath)).toBe(SEGMENT_BYTES);
+    expect(io.poolZeroBytes.get(LAYOUT)).toBe(laidOut + SEGMENT_BYTES);
+    expect(log.segmentsLaidOut).toBeGreaterThan(0);
+    expectAll(log, i);
+    await log.close();
+  });
+
   it('abandons a layout when the log closes: no file of it is left, and the next writer opens at once', async () => {
     const disk = new SimDisk({ seed: 4 });
     const log = openLog(disk);

@@ -6,7 +6,8 @@
  *
  * - Retention: the `.log` of a segment it removes, kept under the spare's name (segment-files.ts),
  *   as PostgreSQL recycles WAL segments. Its older records stay behind the new segment's data.
- * - Layout: with no spare by the time the active segment is half full, a new file of the segment
+ * - Layout: with no spare by the time the active segment is half full, unless that segment was
+ *   retention's spare (retention keeping up hands every roll one), a new file of the segment
  *   size is zero-filled and synced on the thread pool, under a name of its own
  *   (SPARE_LAYOUT_FILE), then renamed to the spare's name. The zeros were always written once per
  *   segment; laid out ahead they no longer hold the event loop (1 MiB writes of about 2 ms each,

@@ -111,6 +111,11 @@ class LedgerLog {
     this.log = Log.open(dir, {
       durability: 'always',
       segmentBytes: ctx.numberParam('segmentBytes'),
+      // Extents, not laid-out spares: the same zeros either way (a segment's worth per segment),
+      // but extents spread them over the segment's appends, 4 MiB at a time, where a layout
+      // writes a whole segment's in one go. A round (5 s, under a segment) then holds a whole
+      // layout or none, and the median over rounds would leave the zeros out.
+      layOutSpares: false,
       io: this.io,
     });
     this.measurement = new Measurement(`${PREFIX}.${setting}`, 'async');
@@ -473,7 +478,9 @@ function notes(ctx: LabContext, summaries: readonly Summary[], blockBytes: numbe
     ...summaries.flatMap(settingNotes),
     `${BODY_BYTES}-byte bodies (${recordSizeBytes(BODY_BYTES)}-byte records) appended one at a ` +
       `time under always, in ${formatNumber(ctx.numberParam('segmentBytes'))}-byte segments ` +
-      `preallocated in 4 MiB extents; ${blockBytes}-byte file-system blocks. Each round ends ` +
+      'preallocated in 4 MiB extents (layOutSpares off: a laid-out spare writes the same zeros, ' +
+      "a segment's at once, which no round of under a segment amortises); " +
+      `${blockBytes}-byte file-system blocks. Each round ends ` +
       'with log.flush() inside its phase; `sync` and an idle wait run before each round.',
     "The metadata row is the whole disk's bytes less every traced one: inode and extent " +
       "updates, directory entries and their fsyncs, retention's unlinks, the ext4 journal, " +
