@@ -542,10 +542,10 @@ const NOTES: readonly string[] = [
     'preallocations included; none does not sync, so it has no such figure.',
   'Page cache warm; logs of 16 MiB segments, the sealed ones dropped after every round. Under ' +
     'always and group each log first fills and drops two segments, so the rounds append in the ' +
-    'steady state of a log with retention: into recycled segment files, laid out, so an ' +
-    'fdatasync commits data, not a growing file, and no configuration pays zero-fills another ' +
-    'does not (a new log zero-fills each extent of its first segments; group, appending faster, ' +
-    'got through them sooner).',
+    'steady state of a log with retention: into recycled segment files (or spares laid out on ' +
+    'the thread pool), so an fdatasync commits data, not a growing file, and no configuration ' +
+    'pays zero-fills another does not (a new log zero-fills each extent of its first segments; ' +
+    'group, appending faster, got through them sooner).',
 ];
 
 export async function run(ctx: LabContext): Promise<Results> {
