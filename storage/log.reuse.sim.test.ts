@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dumpLog, segmentsToDump } from './dump.js';
 import type { DurabilityPolicy } from './durability.js';
-import type { FileHandle, FileIO } from './file-io.js';
+import type { FileIO } from './file-io.js';
 import { DelegatingFileIO } from './delegating-file-io.js';
 import { Log } from './log.js';
 import { describeRecovery } from './recovery-report.js';
@@ -25,6 +25,7 @@ import {
 } from './record.js';
 import { LOG_SUFFIX, SPARE_SEGMENT_FILE, segmentFileName } from './segment-files.js';
 import { SimDisk } from './sim/sim-disk.js';
+import { ZerosByFile } from './testing/zeros-by-file.js';
 import { isPowerCut } from './testing/crash-target.js';
 import { errorOf } from '../test/fixtures/storage-error.js';
 
@@ -121,39 +122,10 @@ function olderRecordAt(file: Buffer, positionBytes: number, baseOffset: number):
   return id < baseOffset ? id : null;
 }
 
-/** Zero bytes written to each `.log` file, by path. */
-class ZerosByLogFile extends DelegatingFileIO {
-  readonly zeroBytes = new Map<string, number>();
-  readonly #paths = new Map<FileHandle, string>();
-
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    const handle = super.open(filePath, options);
-    this.#paths.set(handle, filePath);
-    return handle;
-  }
-
-  override write(
-    handle: FileHandle,
-    buffer: Uint8Array,
-    bufferStart: number,
-    length: number,
-    positionBytes: number,
-  ): void {
-    const file = this.#paths.get(handle) ?? '';
-    if (
-      file.endsWith('.log') &&
-      buffer.subarray(bufferStart, bufferStart + length).every((byte) => byte === 0)
-    ) {
-      this.zeroBytes.set(file, (this.zeroBytes.get(file) ?? 0) + length);
-    }
-    super.write(handle, buffer, bufferStart, length, positionBytes);
-  }
-}
-
 describe('segment reuse: the spare', () => {
   for (const durability of ['always', 'group'] as const) {
     it(`under ${durability}, writes no zeros into a reused segment, where a new one gets a segment of them`, async () => {
-      const io = new ZerosByLogFile(new SimDisk({ seed: 1 }));
+      const io = new ZerosByFile(new SimDisk({ seed: 1 }));
       const { log, appended, logPath } = await reusedLog(io, durability, sameSize, 0);
       // Fill the reused segment to the next roll: records of one size end where the older ones did.
       let i = appended;

@@ -11,11 +11,12 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DelegatingFileIO } from './delegating-file-io.js';
 import type { DurabilityPolicy } from './durability.js';
-import type { FileHandle, FileIO } from './file-io.js';
+import type { FileIO } from './file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { SPARE_LAYOUT_FILE, SPARE_SEGMENT_FILE } from './segment-files.js';
 import { SimDisk } from './sim/sim-disk.js';
+import { ZerosByFile } from './testing/zeros-by-file.js';
 
 const DIR = '/data/log';
 const SPARE = path.posix.join(DIR, SPARE_SEGMENT_FILE);
@@ -36,46 +37,6 @@ function openLog(io: FileIO, durability: DurabilityPolicy = 'always', more: LogO
 }
 
 const body = (i: number) => Buffer.from(`record ${i} `.repeat(1 + (i % 5)));
-
-/** Zero bytes written to each file, by path, whether on the event loop or the thread pool. */
-class ZerosByFile extends DelegatingFileIO {
-  readonly zeroBytes = new Map<string, number>();
-  readonly poolZeroBytes = new Map<string, number>();
-  readonly #paths = new Map<FileHandle, string>();
-
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    const handle = super.open(filePath, options);
-    this.#paths.set(handle, filePath);
-    return handle;
-  }
-
-  override write(
-    handle: FileHandle,
-    buffer: Uint8Array,
-    bufferStart: number,
-    length: number,
-    positionBytes: number,
-  ): void {
-    this.#count(this.zeroBytes, handle, buffer.subarray(bufferStart, bufferStart + length));
-    super.write(handle, buffer, bufferStart, length, positionBytes);
-  }
-
-  override writeAsync(
-    handle: FileHandle,
-    buffer: Uint8Array,
-    bufferStart: number,
-    length: number,
-    positionBytes: number,
-  ): Promise<void> {
-    this.#count(this.poolZeroBytes, handle, buffer.subarray(bufferStart, bufferStart + length));
-    return super.writeAsync(handle, buffer, bufferStart, length, positionBytes);
-  }
-
-  #count(byPath: Map<string, number>, handle: FileHandle, bytes: Uint8Array): void {
-    const file = this.#paths.get(handle) ?? '';
-    if (bytes.every((byte) => byte === 0)) byPath.set(file, (byPath.get(file) ?? 0) + bytes.length);
-  }
-}
 
 /** Lets every thread-pool call the simulated disk resolved settle. */
 async function settle(): Promise<void> {
