@@ -115,10 +115,6 @@ export class Log {
   /** Held from open to close by a writable log: one writer per directory. */
   readonly #lock: WriterLock | null;
   readonly #spare: SpareSegment;
-  /** How far into a segment the next roll's spare starts being laid out (spare-segment.ts). */
-  readonly #layOutThresholdBytes: number;
-  /** The active segment's size that starts the layout; past it, infinity until the next roll. */
-  #layOutSpareAtBytes: number;
   readonly #retention: LogRetention;
 
   private constructor(
@@ -145,25 +141,13 @@ export class Log {
       baseOffsets: this.#baseOffsets,
       writePending: () => this.#writePending(),
       dropPending: () => this.#dropPending(),
-      newSegment: (baseOffset) => {
-        const reusedBefore = this.#spare.reused;
-        const segment = this.#spare.newSegment(baseOffset);
-        // Retention that keeps up hands every roll a file: no zeros to lay out for the next one.
-        this.#layOutSpareAtBytes =
-          this.#spare.reused > reusedBefore ? Number.POSITIVE_INFINITY : this.#layOutThresholdBytes;
-        return segment;
-      },
+      newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
       isClosed: () => this.#closed,
     });
     this.#engine = this.#sync.engine;
     const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
-    this.#layOutThresholdBytes =
-      reuses && config.layOutSpares
-        ? Math.floor(config.segmentBytes / 2)
-        : Number.POSITIVE_INFINITY;
-    this.#layOutSpareAtBytes = this.#layOutThresholdBytes;
     // Segments read with the log's stored record limit, never below the configured one.
-    this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses);
+    this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses, config.layOutSpares);
     this.#retention = new LogRetention(
       { io: config.io, dir, segments: this.#segments, baseOffsets: this.#baseOffsets },
       this.#spare,
@@ -476,10 +460,7 @@ export class Log {
     const active = this.#active();
     if (active.needsPreallocation(length))
       this.#engine.guard('sync', () => active.preallocate(length));
-    if (active.sizeBytes >= this.#layOutSpareAtBytes) {
-      this.#layOutSpareAtBytes = Number.POSITIVE_INFINITY;
-      this.#spare.layOut();
-    }
+    if (active.sizeBytes >= this.#spare.layOutAtBytes) this.#spare.layOut();
     // The engine's guard, without the closure it would allocate on every append.
     try {
       this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length);

@@ -34,6 +34,13 @@ export class SpareSegment {
   readonly #dir: string;
   readonly #segmentConfig: SegmentConfig;
   readonly #reuses: boolean;
+  /** How far into a segment its successor's layout starts; infinity where nothing is laid out. */
+  readonly #layOutThresholdBytes: number;
+  /**
+   * The active segment's size at which the log calls `layOut`: the threshold from a roll that
+   * took no file of retention's, infinity once called or after one that did.
+   */
+  layOutAtBytes: number;
   /** Whether the spare file exists, made by this log (retention or layout) and made durable. */
   #exists = false;
   /** Whether the spare is a laid-out file: zeros only, synced before it was named the spare. */
@@ -46,13 +53,23 @@ export class SpareSegment {
   /** Set by a closing log: the layout in progress owns no name any more. */
   #abandoned = false;
   /** Set by a layout that failed: the log's rolls zero-fill their extents from then on. */
-  #layoutError: unknown = null;
+  #layoutFailed = false;
 
-  constructor(io: FileIO, dir: string, segmentConfig: SegmentConfig, reuses: boolean) {
+  /** `laysOut`: spares are laid out too (LogOptions.layOutSpares), where the log `reuses`. */
+  constructor(
+    io: FileIO,
+    dir: string,
+    segmentConfig: SegmentConfig,
+    reuses: boolean,
+    laysOut: boolean,
+  ) {
     this.#io = io;
     this.#dir = dir;
     this.#segmentConfig = segmentConfig;
     this.#reuses = reuses;
+    this.#layOutThresholdBytes =
+      reuses && laysOut ? Math.floor(segmentConfig.preallocateBytes / 2) : Number.POSITIVE_INFINITY;
+    this.layOutAtBytes = this.#layOutThresholdBytes;
   }
 
   get exists(): boolean {
@@ -67,11 +84,6 @@ export class SpareSegment {
   /** Rolls since the log was opened that renamed a laid-out spare into place. */
   get laidOutUsed(): number {
     return this.#laidOutUsed;
-  }
-
-  /** Why laying out spares stopped, if a layout failed (a full disk, say); null otherwise. */
-  get layoutError(): unknown {
-    return this.#layoutError;
   }
 
   /**
@@ -99,11 +111,12 @@ export class SpareSegment {
 
   /**
    * Starts laying out a spare on the thread pool (the top of this file), unless there is one,
-   * one is being laid out, or a layout failed before.
+   * one is being laid out, or a layout failed before. Once per segment: the log calls it when the
+   * active segment reaches `layOutAtBytes`.
    */
   layOut(): void {
-    if (!this.#reuses || this.#exists || this.#layout !== null || this.#layoutError !== null)
-      return;
+    this.layOutAtBytes = Number.POSITIVE_INFINITY;
+    if (this.#exists || this.#layout !== null || this.#layoutFailed) return;
     this.#stopLayout = false;
     this.#layout = this.#layOutFile().finally(() => {
       this.#layout = null;
@@ -130,6 +143,7 @@ export class SpareSegment {
    */
   newSegment(baseOffset: number): Segment {
     const io = this.#io;
+    this.layOutAtBytes = this.#layOutThresholdBytes;
     if (this.#exists) {
       const zeroed = this.#zeroed;
       this.#exists = false;
@@ -145,7 +159,11 @@ export class SpareSegment {
       );
       if (reused !== null) {
         if (zeroed) this.#laidOutUsed++;
-        else this.#reused++;
+        else {
+          this.#reused++;
+          // Retention that keeps up hands every roll a file: no zeros to lay out for the next.
+          this.layOutAtBytes = Number.POSITIVE_INFINITY;
+        }
         return reused;
       }
     }
@@ -172,7 +190,8 @@ export class SpareSegment {
         for (let at = 0; at < sizeBytes && !this.#stopLayout; at += zeros.length)
           await io.writeAsync(handle, zeros, 0, Math.min(zeros.length, sizeBytes - at), at);
         if (!this.#stopLayout) await io.fdatasyncAsync(handle);
-        complete = !this.#stopLayout && !this.#exists;
+        // Retention's spare (kept) stops the layout too.
+        complete = !this.#stopLayout;
       } finally {
         io.close(handle);
       }
@@ -182,9 +201,9 @@ export class SpareSegment {
         this.#exists = true;
         this.#zeroed = true;
       } else io.unlink(file);
-    } catch (error) {
+    } catch {
       // Not the log's data: the rolls zero-fill their extents instead, as without a layout.
-      this.#layoutError = error;
+      this.#layoutFailed = true;
       if (this.#abandoned) return;
       ignoreFailure(() => {
         if (io.exists(file)) io.unlink(file);

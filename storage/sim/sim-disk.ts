@@ -211,22 +211,12 @@ export class SimDisk implements FileIO {
     length: number,
     positionBytes: number,
   ): Promise<void> {
-    try {
-      this.write(handle, buffer, bufferStart, length, positionBytes);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settledNow(() => this.write(handle, buffer, bufferStart, length, positionBytes));
   }
 
   /** Syncs at once: writes issued after this call are not covered, as with a real fdatasync. */
   fdatasyncAsync(handle: FileHandle): Promise<void> {
-    try {
-      this.fdatasync(handle);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settledNow(() => this.fdatasync(handle));
   }
 
   truncate(handle: FileHandle, sizeBytes: number): void {
@@ -460,5 +450,15 @@ export class SimDisk implements FileIO {
 
   #assertAlive(): void {
     assert(!this.#crashed, 'this SimDisk has crashed; use the SimDisk that crash() returned');
+  }
+}
+
+/** Runs a call at once and hands its outcome back as a promise, as a thread-pool call would. */
+function settledNow(action: () => void): Promise<void> {
+  try {
+    action();
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
