@@ -71,7 +71,7 @@ export interface EngineOptions {
 
 interface Waiter {
   readonly ticket: number;
-  readonly resolve: () => void;
+  readonly resolve: (ticket: number) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -195,10 +195,13 @@ export class DurabilityEngine<P> {
     }
   }
 
-  /** Resolves once the policy allows acknowledging `ticket`; rejects with the fence. */
-  acknowledged(ticket: number): Promise<void> {
+  /**
+   * Resolves with `ticket` once the policy allows acknowledging it (a caller can return the
+   * promise as its own, with no async function around it); rejects with the fence.
+   */
+  acknowledged(ticket: number): Promise<number> {
     if (this.#fence !== null) return Promise.reject(this.#fence);
-    if (this.policy === 'none' || ticket < this.#durableEnd) return Promise.resolve();
+    if (this.policy === 'none' || ticket < this.#durableEnd) return Promise.resolve(ticket);
     return new Promise((resolve, reject) => this.#enqueue({ ticket, resolve, reject }));
   }
 
@@ -414,7 +417,7 @@ export class DurabilityEngine<P> {
       const waiter = this.#waiters[this.#firstWaiter]!;
       if (waiter.ticket >= this.#durableEnd) break;
       this.#firstWaiter++;
-      waiter.resolve();
+      waiter.resolve(waiter.ticket);
     }
     if (this.#firstWaiter > COMPACT_WAITERS_AFTER && this.#firstWaiter * 2 > this.#waiters.length) {
       this.#waiters.splice(0, this.#firstWaiter);

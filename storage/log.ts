@@ -274,9 +274,9 @@ export class Log {
     return first;
   }
 
-  /** Resolves when the durability policy allows acknowledging `offset`. */
-  acknowledged(offset: Offset): Promise<void> {
-    return this.#engine.acknowledged(offset);
+  /** Resolves with `offset` when the durability policy allows acknowledging it. */
+  acknowledged(offset: Offset): Promise<Offset> {
+    return this.#engine.acknowledged(offset) as Promise<Offset>;
   }
 
   /**
@@ -284,11 +284,16 @@ export class Log {
    * OK (see durability.ts). Never blocks the event loop on an fdatasync unless `syncMode` is
    * `inline`. A refused record (too large, log fenced or closed) rejects and writes nothing.
    */
-  async append(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
-    const offset = this.appendNoWait(body, attributes);
-    // Under none the record is acknowledged once written: no promise hop more per append.
-    if (this.#engine.syncsBeforeAcknowledging) await this.acknowledged(offset);
-    return offset;
+  append(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
+    let offset: Offset;
+    try {
+      offset = this.appendNoWait(body, attributes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The engine's promise itself: an async function around it cost a promise, an await and
+    // about 370 bytes of garbage per append (a heap profile), a quarter of the scavenges.
+    return this.acknowledged(offset);
   }
 
   /** appendBatchNoWait, then waits until the batch's last record may be acknowledged. */
