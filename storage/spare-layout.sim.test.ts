@@ -108,27 +108,37 @@ describe('spare layout', () => {
     await reopened.close();
   });
 
-  it("lays out nothing in a segment that was retention's spare, and again after a roll that found none", async () => {
+  it("in a segment that was retention's spare, lays out only from three quarters on, when retention kept no file by then", async () => {
     const io = new ZerosByFile(new SimDisk({ seed: 7 }));
     const log = openLog(io);
     let i = 0;
+    const active = () => log.segments().at(-1)!;
+    const laidOut = () => io.poolZeroBytes.get(LAYOUT) ?? 0;
     while (log.segments().length < 3) await log.append(body(i++));
     // Retention keeps the first removed file as the spare, and the next roll takes it.
     log.deleteSegmentsBelow(log.segments()[2]!.baseOffset);
     while (log.segmentsReused === 0) await log.append(body(i++));
-    const laidOut = io.poolZeroBytes.get(LAYOUT) ?? 0;
-    // Through the whole reused segment, past its half: no layout starts.
-    const active = () => log.segments().at(-1)!;
+    const before = laidOut();
+    // Past half of the reused segment: no layout starts.
+    while (active().sizeBytes < (SEGMENT_BYTES * 3) / 4 - 64) await log.append(body(i++));
+    await settle();
+    expect(laidOut()).toBe(before);
+    // Retention keeps a file before three quarters: none starts after them either.
+    log.deleteSegmentsBelow(active().baseOffset);
     const reused = active().baseOffset;
     while (active().baseOffset === reused) await log.append(body(i++));
     await settle();
-    expect(io.poolZeroBytes.get(LAYOUT) ?? 0).toBe(laidOut);
-    // That roll found no spare: it zero-filled extents, and the layouts start again after it.
-    const fresh = active();
-    while (active().baseOffset === fresh.baseOffset) await log.append(body(i++));
-    expect(io.zeroBytes.get(fresh.logPath)).toBe(SEGMENT_BYTES);
-    expect(io.poolZeroBytes.get(LAYOUT)).toBe(laidOut + SEGMENT_BYTES);
+    expect(laidOut()).toBe(before);
+    expect(log.segmentsReused).toBe(2);
+    // Retention keeps none this time: from three quarters on, the next segment is laid out, and
+    // the roll zero-fills no extent of it.
+    const lagging = active().baseOffset;
+    while (active().baseOffset === lagging) await log.append(body(i++));
+    expect(laidOut()).toBe(before + SEGMENT_BYTES);
     expect(log.segmentsLaidOut).toBeGreaterThan(0);
+    const next = active();
+    while (active().baseOffset === next.baseOffset) await log.append(body(i++));
+    expect(io.zeroBytes.get(next.logPath) ?? 0).toBe(0);
     expectAll(log, i);
     await log.close();
   });

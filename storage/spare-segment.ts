@@ -6,9 +6,11 @@
  *
  * - Retention: the `.log` of a segment it removes, kept under the spare's name (segment-files.ts),
  *   as PostgreSQL recycles WAL segments. Its older records stay behind the new segment's data.
- * - Layout: with no spare by the time the active segment is half full, unless that segment was
- *   retention's spare (retention keeping up hands every roll one), a new file of the segment
- *   size is zero-filled and synced on the thread pool, under a name of its own
+ * - Layout: with no spare by the time the active segment is half full (three quarters when that
+ *   segment was retention's spare: retention that keeps up hands the next roll one before then,
+ *   and one that runs less often than segments fill, as Kafka's every few minutes, does not), a
+ *   new file of the segment size is zero-filled and synced on the thread pool, under a name of
+ *   its own
  *   (SPARE_LAYOUT_FILE), then renamed to the spare's name. The zeros were always written once per
  *   segment; laid out ahead they no longer hold the event loop (1 MiB writes of about 2 ms each,
  *   which kept its p99 delay above 1 ms under group commit, docs/storage.md). Half a segment of
@@ -36,9 +38,11 @@ export class SpareSegment {
   readonly #reuses: boolean;
   /** How far into a segment its successor's layout starts; infinity where nothing is laid out. */
   readonly #layOutThresholdBytes: number;
+  /** The same in a segment that was retention's spare (the top of this file). */
+  readonly #lateLayOutThresholdBytes: number;
   /**
-   * The active segment's size at which the log calls `layOut`: the threshold from a roll that
-   * took no file of retention's, infinity once called or after one that did.
+   * The active segment's size at which the log calls `layOut`: the threshold of the last roll
+   * (the late one after a roll that took retention's file), infinity once called.
    */
   layOutAtBytes: number;
   /** Whether the spare file exists, made by this log (retention or layout) and made durable. */
@@ -67,8 +71,12 @@ export class SpareSegment {
     this.#dir = dir;
     this.#segmentConfig = segmentConfig;
     this.#reuses = reuses;
-    this.#layOutThresholdBytes =
-      reuses && laysOut ? Math.floor(segmentConfig.preallocateBytes / 2) : Number.POSITIVE_INFINITY;
+    const laidOut = reuses && laysOut;
+    const segmentBytes = segmentConfig.preallocateBytes;
+    this.#layOutThresholdBytes = laidOut ? Math.floor(segmentBytes / 2) : Number.POSITIVE_INFINITY;
+    this.#lateLayOutThresholdBytes = laidOut
+      ? Math.floor((segmentBytes * 3) / 4)
+      : Number.POSITIVE_INFINITY;
     this.layOutAtBytes = this.#layOutThresholdBytes;
   }
 
@@ -161,8 +169,7 @@ export class SpareSegment {
         if (zeroed) this.#laidOutUsed++;
         else {
           this.#reused++;
-          // Retention that keeps up hands every roll a file: no zeros to lay out for the next.
-          this.layOutAtBytes = Number.POSITIVE_INFINITY;
+          this.layOutAtBytes = this.#lateLayOutThresholdBytes;
         }
         return reused;
       }
