@@ -10,9 +10,8 @@
  *   segment was retention's spare: retention that keeps up hands the next roll one before then,
  *   and one that runs less often than segments fill, as Kafka's every few minutes, does not), a
  *   new file of the segment size is zero-filled and synced on the thread pool, under a name of
- *   its own
- *   (SPARE_LAYOUT_FILE), then renamed to the spare's name. The zeros were always written once per
- *   segment; laid out ahead they no longer hold the event loop (1 MiB writes of about 2 ms each,
+ *   its own (SPARE_LAYOUT_FILE), then renamed to the spare's name. The zeros were always written
+ *   once per segment; laid out ahead they no longer hold the event loop (1 MiB writes of about 2 ms each,
  *   which kept its p99 delay above 1 ms under group commit, docs/storage.md). Half a segment of
  *   appends is the layout's head start: a roll that finds none ready zero-fills its extents as
  *   before, and the layout still running becomes the spare for the roll after.

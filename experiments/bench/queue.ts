@@ -71,10 +71,11 @@ const BESIDE_LOG_SEGMENT_BYTES = 16 * MiB;
  * the append alone (issue 20: `queue.B.always.vsLogAppend` at least 0.95).
  *
  * Both are opened once, on 16 MiB segments in the steady state of retention (support/
- * steady-state.ts): in a new log each 4 MiB extent's zero-fill and sync stalls the loop for tens
- * of milliseconds, so a second's round held one stall or none on either side, and round ratios
- * ranged over 0.84-1.24 in one run (five rounds cannot resolve 5% so). The queue's head
- * checkpoints remove its sealed segments; the bare log's are removed after each round.
+ * steady-state.ts). A new log zero-fills a 4 MiB extent ahead of its appends every 4,000 or so,
+ * and the sync after it writes those zeros: on new directories each round, such a stall fell in
+ * one side's turns or in none, and round ratios ranged over 0.84-1.24 in one run (five rounds
+ * cannot resolve 5% so). The queue's head checkpoints remove its sealed segments; the bare
+ * log's are removed after each round.
  */
 async function openBesideLog(ctx: LabContext, body: Buffer) {
   const options = { durability: 'always', segmentBytes: BESIDE_LOG_SEGMENT_BYTES } as const;
