@@ -11,10 +11,11 @@
  *   and one that runs less often than segments fill, as Kafka's every few minutes, does not), a
  *   new file of the segment size is zero-filled and synced on the thread pool, under a name of
  *   its own (SPARE_LAYOUT_FILE), then renamed to the spare's name. The zeros were always written
- *   once per segment; laid out ahead they no longer hold the event loop (1 MiB writes of about 2 ms each,
- *   which kept its p99 delay above 1 ms under group commit, docs/storage.md). Half a segment of
- *   appends is the layout's head start: a roll that finds none ready zero-fills its extents as
- *   before, and the layout still running becomes the spare for the roll after.
+ *   once per segment; laid out ahead they no longer hold the event loop (1 MiB writes of about
+ *   2 ms each, which kept its p99 delay above 1 ms under group commit, docs/storage.md). Half a
+ *   segment of appends (a quarter after a recycled one) is the layout's head start: a roll that
+ *   finds none ready zero-fills its extents as before, and the layout still running becomes the
+ *   spare for the roll after.
  *
  * One at most: a roll takes one file, and retention frees segments about as fast as rolls fill
  * them, so a second spare would wait for a burst of removals to be used while holding the disk
@@ -29,16 +30,18 @@ import { spareLayoutPath, sparePath } from './segment-files.js';
 
 /** A layout's zeros go to the thread pool this much at a time. */
 const LAYOUT_CHUNK_BYTES = 1 << 20;
+/** How far into a segment its successor's layout starts (the top of this file). */
+const LAYOUT_AT_SHARE = 1 / 2;
+/** The same in a segment that was retention's spare. */
+const LATE_LAYOUT_AT_SHARE = 3 / 4;
 
 export class SpareSegment {
   readonly #io: FileIO;
   readonly #dir: string;
   readonly #segmentConfig: SegmentConfig;
   readonly #reuses: boolean;
-  /** How far into a segment its successor's layout starts; infinity where nothing is laid out. */
-  readonly #layOutThresholdBytes: number;
-  /** The same in a segment that was retention's spare (the top of this file). */
-  readonly #lateLayOutThresholdBytes: number;
+  /** The size of the files laid out; infinity where none are, so no share of it is reached. */
+  readonly #layOutBytes: number;
   /**
    * The active segment's size at which the log calls `layOut`: the threshold of the last roll
    * (the late one after a roll that took retention's file), infinity once called.
@@ -70,13 +73,13 @@ export class SpareSegment {
     this.#dir = dir;
     this.#segmentConfig = segmentConfig;
     this.#reuses = reuses;
-    const laidOut = reuses && laysOut;
-    const segmentBytes = segmentConfig.preallocateBytes;
-    this.#layOutThresholdBytes = laidOut ? Math.floor(segmentBytes / 2) : Number.POSITIVE_INFINITY;
-    this.#lateLayOutThresholdBytes = laidOut
-      ? Math.floor((segmentBytes * 3) / 4)
-      : Number.POSITIVE_INFINITY;
-    this.layOutAtBytes = this.#layOutThresholdBytes;
+    this.#layOutBytes =
+      reuses && laysOut ? segmentConfig.preallocateBytes : Number.POSITIVE_INFINITY;
+    this.layOutAtBytes = this.#layOutAt(LAYOUT_AT_SHARE);
+  }
+
+  #layOutAt(share: number): number {
+    return Math.floor(this.#layOutBytes * share);
   }
 
   get exists(): boolean {
@@ -150,7 +153,7 @@ export class SpareSegment {
    */
   newSegment(baseOffset: number): Segment {
     const io = this.#io;
-    this.layOutAtBytes = this.#layOutThresholdBytes;
+    this.layOutAtBytes = this.#layOutAt(LAYOUT_AT_SHARE);
     if (this.#exists) {
       const zeroed = this.#zeroed;
       this.#exists = false;
@@ -168,7 +171,7 @@ export class SpareSegment {
         if (zeroed) this.#laidOutUsed++;
         else {
           this.#reused++;
-          this.layOutAtBytes = this.#lateLayOutThresholdBytes;
+          this.layOutAtBytes = this.#layOutAt(LATE_LAYOUT_AT_SHARE);
         }
         return reused;
       }
