@@ -29,6 +29,7 @@
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
+import { syncsBeforeAcknowledging } from './durability.js';
 import { StorageError } from './errors.js';
 import { Segment } from './segment.js';
 import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
@@ -36,7 +37,12 @@ import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
-import { RECOVERY_POINT_FILE, readRecoveryPoint, writeRecoveryPoint } from './recovery-point.js';
+import {
+  RECOVERY_POINT_FILE,
+  type RecoveryPoint,
+  readRecoveryPoint,
+  writeRecoveryPoint,
+} from './recovery-point.js';
 import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recovery-report.js';
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
@@ -56,6 +62,8 @@ export interface LoadedLog {
   readonly report: RecoveryReport;
   /** What segments were opened with: the log's stored record limit (record-limit.ts) for reading. */
   readonly segmentConfig: LogConfig;
+  /** The recovery point on the device once opening is done; null when none is trusted. */
+  readonly savedPoint: RecoveryPoint | null;
 }
 
 /** Checks walk about one index interval per segment: a small window keeps them cheap. */
@@ -152,17 +160,20 @@ function logNotFound(dir: string): StorageError {
 
 function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'> {
   const segment = Segment.create(config.io, dir, config.baseOffset, config);
+  const savedPoint = {
+    segmentBaseOffset: config.baseOffset,
+    positionBytes: 0,
+    nextOffset: config.baseOffset,
+    // Under `none` every point says its segment may be sealed before its sync (recovery-point.ts).
+    sealing: !syncsBeforeAcknowledging(config.durability),
+  };
   try {
-    writeRecoveryPoint(config.io, dir, {
-      segmentBaseOffset: config.baseOffset,
-      positionBytes: 0,
-      nextOffset: config.baseOffset,
-    });
+    writeRecoveryPoint(config.io, dir, savedPoint);
   } catch (error) {
     segment.abandon();
     throw error;
   }
-  return { segments: [segment], report: { ...emptyReport(), startedFrom: 'new-log' } };
+  return { segments: [segment], report: { ...emptyReport(), startedFrom: 'new-log' }, savedPoint };
 }
 
 function recover(
@@ -181,7 +192,8 @@ function recover(
   };
   const findings: ChainFinding[] = [];
   for (const segment of segments) checkSegmentName(segment, window);
-  const start = chooseScanStart(segments, readRecoveryPoint(config.io, dir), window, counts);
+  const onDevice = readRecoveryPoint(config.io, dir);
+  const start = chooseScanStart(segments, onDevice, window, counts);
   const lastSlot = segments.length - 1;
   // The one sealed segment a crash may have left short: the point's own, when it says so.
   const sealing =
@@ -211,10 +223,14 @@ function recover(
     !start.afterSync || counts.scannedBytes > 0 || truncation !== null || tail.indexRebuilt;
   // Without a point that vouches for the data, nothing says the files reached the device (a
   // process may have died before syncing them): they are synced, and a point saved, now.
-  if (changed && !config.readOnly)
-    persistRecovery(dir, config, start.afterSync ? tail.scanned : segments, active);
+  const persisted =
+    changed && !config.readOnly
+      ? persistRecovery(dir, config, start.afterSync ? tail.scanned : segments, active)
+      : null;
   return {
     segments,
+    // Unchanged, the log was opened at the point it trusted.
+    savedPoint: persisted ?? (changed ? null : (onDevice as RecoveryPoint)),
     report: {
       startedFrom: start.startedFrom,
       recoveryPointProblem: start.problem,
@@ -403,12 +419,15 @@ function persistRecovery(
   config: LogConfig,
   toSync: readonly Segment[],
   active: Segment,
-): void {
+): RecoveryPoint {
   for (const segment of toSync) segment.sync();
   config.io.fsyncDir(dir);
-  writeRecoveryPoint(config.io, dir, {
+  const point = {
     segmentBaseOffset: active.baseOffset,
     positionBytes: active.sizeBytes,
     nextOffset: active.nextOffset,
-  });
+    sealing: !syncsBeforeAcknowledging(config.durability),
+  };
+  writeRecoveryPoint(config.io, dir, point);
+  return point;
 }

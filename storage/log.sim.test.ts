@@ -13,7 +13,12 @@ import { DelegatingFileIO } from './delegating-file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { readRecordLimit } from './record-limit.js';
-import { writeRecoveryPoint } from './recovery-point.js';
+import {
+  RECOVERY_POINT_FILE,
+  type RecoveryPoint,
+  readRecoveryPoint,
+  writeRecoveryPoint,
+} from './recovery-point.js';
 import { SimDisk, SimPowerCutError, type SimFault } from './sim/sim-disk.js';
 import { PoolIO, SlowPoolIO } from './testing/pool-io.js';
 import { asOffset } from './units.js';
@@ -176,6 +181,84 @@ describe('under none, where rolls do not sync', () => {
           times.map((t) => recovered.offsetForTime(t)),
           `seed ${seed}`,
         ).toEqual(offsetsForTimes);
+      }
+    });
+  }
+
+  it("makes a sealed segment's indexes durable before the point its background sync saves after it", async () => {
+    for (const seed of SEEDS.slice(0, 10)) {
+      const disk = new SimDisk({ seed });
+      let nowMs = 1_000;
+      const open = (on: SimDisk) =>
+        Log.open(DIR, {
+          io: on,
+          durability: 'none',
+          segmentBytes: 1024,
+          indexIntervalBytes: 100,
+          nowMs: () => nowMs,
+        });
+      const log = open(disk);
+      for (let i = 0; log.segments().length < 3; i++, nowMs += 10) {
+        log.appendNoWait(body(i));
+        await new Promise((resolve) => setImmediate(resolve)); // each roll's sync ends
+      }
+      const times = [1_100, 1_250, 1_400];
+      const offsetsForTimes = times.map((t) => log.offsetForTime(t));
+      expect(log.segments()[2]!.baseOffset).toBeGreaterThan(offsetsForTimes.at(-1)!);
+      nowMs = 50_000;
+      const recovered = open(disk.crash());
+      expect(
+        times.map((t) => recovered.offsetForTime(t)),
+        `seed ${seed}`,
+      ).toEqual(offsetsForTimes);
+    }
+  });
+
+  it("saves no point of its own at a roll: every point under none, opening's too, says its segment may be sealed", async () => {
+    const disk = new SimDisk({ seed: 3 });
+    const saved: { baseOffset: number; sealing: boolean }[] = [];
+    class Points extends DelegatingFileIO {
+      override rename(fromPath: string, toPath: string): void {
+        super.rename(fromPath, toPath);
+        if (path.posix.basename(toPath) !== RECOVERY_POINT_FILE) return;
+        const point = readRecoveryPoint(disk, DIR) as RecoveryPoint;
+        saved.push({ baseOffset: point.segmentBaseOffset, sealing: point.sealing === true });
+      }
+    }
+    const log = Log.open(DIR, { io: new Points(disk), durability: 'none', segmentBytes: 1024 });
+    for (let i = 0; log.segments().length < 4; i++) {
+      log.appendNoWait(body(i));
+      await new Promise((resolve) => setImmediate(resolve)); // each roll's sync ends before the next
+    }
+    const bases = log.segments().map((segment) => segment.baseOffset);
+    // Opening's, then one as each roll's sync ends, at the start of the segment it made.
+    expect(saved).toEqual(bases.map((baseOffset) => ({ baseOffset, sealing: true })));
+    await log.close();
+  });
+
+  for (const left of ['new', 'closed under always', 'closed under none', 'crashed'] as const) {
+    it(`opens after a power cut between a roll and its sync, the log ${left} before`, async () => {
+      for (const seed of SEEDS) {
+        let disk = new SimDisk({ seed });
+        if (left !== 'new') {
+          const before = openLog(disk, left === 'closed under always' ? 'always' : 'none');
+          for (let i = 0; i < 3; i++) before.appendNoWait(body(i));
+          if (left === 'crashed') disk = disk.crash();
+          else await before.close();
+        }
+        // The roll's sync waits for a timer: the power fails before it runs.
+        const log = Log.open(DIR, {
+          io: new SlowPoolIO(disk),
+          durability: 'none',
+          segmentBytes: 1024,
+          nowMs: () => 0,
+        });
+        for (let i = log.endOffset; log.segments().length < 2; i++) log.appendNoWait(body(i));
+        const recovered = openLog(disk.crash(), 'none');
+        const reader = recovered.reader(recovered.startOffset);
+        let read = 0;
+        while (reader.next() !== null) read++;
+        expect(read, `seed ${seed}`).toBe(recovered.endOffset);
       }
     });
   }

@@ -31,7 +31,7 @@ import { type StorageError, assert } from './errors.js';
 import { logClosed, logReadOnly, offsetLimit, offsetOutOfRange } from './log-errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
-import { loadLog } from './log-loader.js';
+import { type LoadedLog, loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
 import { closeSegments } from './segment-removal.js';
@@ -117,13 +117,8 @@ export class Log {
   readonly #spare: SpareSegment;
   readonly #retention: LogRetention;
 
-  private constructor(
-    dir: string,
-    config: LogConfig,
-    loaded: { segments: Segment[]; report: RecoveryReport; segmentConfig: LogConfig },
-    lock: WriterLock | null,
-  ) {
-    const { segments, report: recovery, segmentConfig } = loaded;
+  private constructor(dir: string, config: LogConfig, loaded: LoadedLog, lock: WriterLock | null) {
+    const { segments, report: recovery, segmentConfig, savedPoint } = loaded;
     this.#lock = lock;
     this.dir = dir;
     this.config = config;
@@ -134,16 +129,19 @@ export class Log {
     this.#writeCapacityBytes = Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES);
     // A page more than the records take: room for a write's page fill (page-fill.ts).
     this.#writeBuffer = Buffer.allocUnsafe(this.#writeCapacityBytes + config.pageBytes);
-    this.#sync = new LogSync({
-      dir,
-      config,
-      segments: this.#segments,
-      baseOffsets: this.#baseOffsets,
-      writePending: () => this.#writePending(),
-      dropPending: () => this.#dropPending(),
-      newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
-      isClosed: () => this.#closed,
-    });
+    this.#sync = new LogSync(
+      {
+        dir,
+        config,
+        segments: this.#segments,
+        baseOffsets: this.#baseOffsets,
+        writePending: () => this.#writePending(),
+        dropPending: () => this.#dropPending(),
+        newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
+        isClosed: () => this.#closed,
+      },
+      savedPoint,
+    );
     this.#engine = this.#sync.engine;
     const reuses = this.#engine.syncsBeforeAcknowledging && config.preallocateBytes > 0;
     // Segments read with the log's stored record limit, never below the configured one.

@@ -4,9 +4,11 @@
  * of the active segment; after a clean close it equals the end, so opening scans nothing.
  *
  *   payload (21 bytes): segment base offset u64 | position u32 | next offset u64 | flags u8
- *   flags bit 0, sealing: this segment is being sealed without waiting for its sync (a roll
- *                under `none`, log.ts #rollIfFull), so a crash may leave its records ending
- *                before the next segment begins
+ *   flags bit 0, sealing: this segment may be sealed without waiting for its sync (a roll
+ *                under `none`, log-sync.ts rollIfFull), so a crash may leave its records ending
+ *                before the next segment begins. Every point a log saves under `none` says so
+ *                (a roll then need not save the same point again to say it); it matters only
+ *                once a later segment exists.
  *   (a 20-byte payload, from before the flags, reads as flags 0)
  *
  * It is written only after the log and its indexes up to that position were fdatasynced, so
