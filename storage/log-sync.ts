@@ -232,7 +232,9 @@ export class LogSync {
    * time on the event loop: an fdatasync, a rename and a directory fsync, about 1.5 ms here.
    */
   #sealingPointToSave(): SyncedPoint | null {
-    const synced = this.engine.synced;
+    // Retention may have removed the segment of the synced point while its roll's sync ran: a
+    // point naming it would leave recovery no point to start from, and this roll unflagged.
+    const synced = this.#syncedPointStillHere(this.engine.synced);
     const saved = this.#saved;
     const alreadySaved =
       saved?.sealing === true &&
@@ -260,7 +262,7 @@ export class LogSync {
 
   #startRollSync(sealed: Segment, next: Segment): RollSync {
     const sync: RollSync = { sealed, next, promise: Promise.resolve(), done: false };
-    sync.promise = sealed.syncSealedAsync().then(
+    sync.promise = this.#log.config.io.fdatasyncAsync(sealed.handle).then(
       () => this.#afterRollSync(sync, null),
       (error: unknown) => this.#afterRollSync(sync, error),
     );
@@ -273,8 +275,7 @@ export class LogSync {
     if (sync.done || this.engine.fenced !== null || this.#log.isClosed()) return;
     try {
       if (error !== null) throw error;
-      sync.done = true;
-      this.#rollSynced(sync, true);
+      this.#rollSynced(sync);
     } catch (failure) {
       this.engine.fenceOnIoError(failure, 'sync');
     }
@@ -286,17 +287,16 @@ export class LogSync {
    */
   #finishRollSync(): void {
     const sync = this.#rollSync;
-    if (sync === null || sync.done) return;
-    sync.done = true;
-    sync.sealed.sync();
-    this.#rollSynced(sync, false);
+    if (sync !== null && !sync.done) this.#rollSynced(sync, false);
   }
 
   /**
-   * The sealed segment and its indexes are synced: the engine may vouch for the next segment's
-   * start; a point there unless the caller saves one of its own next.
+   * The sealed segment's data is synced: its indexes follow, and the engine may vouch for the
+   * next segment's start; a point there unless the caller saves one of its own next.
    */
-  #rollSynced(sync: RollSync, savePoint: boolean): void {
+  #rollSynced(sync: RollSync, savePoint = true): void {
+    sync.done = true;
+    sync.sealed.sync();
     const next = startOf(sync.next);
     if (
       !this.#log.segments.includes(sync.next) ||
