@@ -157,23 +157,6 @@ export class IndexFile {
     this.#io.close(handle);
   }
 
-  /**
-   * `sync` of a sealed index (closed at the roll), its fdatasync on the thread pool: the roll's
-   * background sync under `none` (log-sync.ts).
-   */
-  async syncSealedAsync(): Promise<void> {
-    assert(this.#handle === null && this.#pendingEntries === 0, `index ${this.path} is sealed`);
-    if (this.#memoryOnly) return;
-    const handle = this.#io.open(this.path, { create: false });
-    try {
-      await this.#io.fdatasyncAsync(handle);
-    } catch (error) {
-      closeAfterFailure(this.#io, handle);
-      throw error;
-    }
-    this.#io.close(handle);
-  }
-
   /** Cuts the file to `entries` entries (recovery, or an index found damaged). */
   truncateEntries(entries: number): void {
     assert(this.#handle !== null, `index ${this.path} is open`);
@@ -331,10 +314,6 @@ export abstract class TwoColumnIndex {
 
   sync(): void {
     this.file.sync();
-  }
-
-  syncSealedAsync(): Promise<void> {
-    return this.file.syncSealedAsync();
   }
 
   close(): void {

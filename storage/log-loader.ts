@@ -29,7 +29,6 @@
  */
 import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
-import { syncsBeforeAcknowledging } from './durability.js';
 import { StorageError } from './errors.js';
 import { Segment } from './segment.js';
 import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
@@ -41,6 +40,7 @@ import {
   RECOVERY_POINT_FILE,
   type RecoveryPoint,
   readRecoveryPoint,
+  sealingUnder,
   writeRecoveryPoint,
 } from './recovery-point.js';
 import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recovery-report.js';
@@ -164,8 +164,7 @@ function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'
     segmentBaseOffset: config.baseOffset,
     positionBytes: 0,
     nextOffset: config.baseOffset,
-    // Under `none` every point says its segment may be sealed before its sync (recovery-point.ts).
-    sealing: !syncsBeforeAcknowledging(config.durability),
+    sealing: sealingUnder(config.durability),
   };
   try {
     writeRecoveryPoint(config.io, dir, savedPoint);
@@ -426,7 +425,7 @@ function persistRecovery(
     segmentBaseOffset: active.baseOffset,
     positionBytes: active.sizeBytes,
     nextOffset: active.nextOffset,
-    sealing: !syncsBeforeAcknowledging(config.durability),
+    sealing: sealingUnder(config.durability),
   };
   writeRecoveryPoint(config.io, dir, point);
   return point;

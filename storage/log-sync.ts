@@ -14,7 +14,7 @@
  */
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
 import type { LogConfig } from './log-config.js';
-import { type RecoveryPoint, writeRecoveryPoint } from './recovery-point.js';
+import { type RecoveryPoint, sealingUnder, writeRecoveryPoint } from './recovery-point.js';
 import type { Segment } from './segment.js';
 import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
 import { type Offset, type Position, asOffset, asPosition } from './units.js';
@@ -335,7 +335,7 @@ export class LogSync {
    * `none` every point says so, where a roll would otherwise save the same point again to say it.
    */
   #writeRecoveryPointAt(point: SyncedPoint, sealing = false): void {
-    const flagged = sealing || !this.engine.syncsBeforeAcknowledging;
+    const flagged = sealing || sealingUnder(this.engine.policy);
     writeRecoveryPoint(this.#log.config.io, this.#log.dir, {
       segmentBaseOffset: point.segment.baseOffset,
       positionBytes: point.positionBytes,

@@ -15,6 +15,7 @@
  * everything before it can be trusted and everything after it is re-checked.
  */
 import * as path from 'node:path';
+import { type DurabilityPolicy, syncsBeforeAcknowledging } from './durability.js';
 import type { FileIO } from './file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 import { readU64, writeU64 } from './record.js';
@@ -40,6 +41,14 @@ export function writeRecoveryPoint(io: FileIO, dir: string, point: RecoveryPoint
   writeU64(payload, point.nextOffset, 12);
   payload.writeUInt8(point.sealing === true ? SEALING_FLAG : 0, 20);
   writeCheckpointFile(io, path.join(dir, RECOVERY_POINT_FILE), MAGIC, payload);
+}
+
+/**
+ * Whether a log under `durability` saves its points with the sealing flag: under `none`, where
+ * a roll seals without waiting for its sync, every point does (see the flags above).
+ */
+export function sealingUnder(durability: DurabilityPolicy): boolean {
+  return !syncsBeforeAcknowledging(durability);
 }
 
 /** The saved point, null when there is none, or the reason it cannot be used. */

@@ -444,18 +444,6 @@ export class Segment {
     this.#timeIndex?.sync();
   }
 
-  /**
-   * `sync` of a sealed segment with each fdatasync on the thread pool, one after another: the
-   * roll's background sync under `none` (log-sync.ts). On the event loop the two index syncs cost
-   * about 0.6 ms a roll, each reopening its file.
-   */
-  async syncSealedAsync(): Promise<void> {
-    await this.#io.fdatasyncAsync(this.handle);
-    // Retention may remove the segment meanwhile: its sync is no longer needed.
-    if (!this.#removed) await this.#offsetIndex?.syncSealedAsync();
-    if (!this.#removed) await this.#timeIndex?.syncSealedAsync();
-  }
-
   /** After a roll: the indexes are complete; their files are closed, entries stay in memory. */
   seal(): void {
     this.#offsetIndex?.close();
