@@ -152,28 +152,32 @@ describe('retention whose removal fails', () => {
   });
 });
 
+/** A log under none with an index entry every 100 bytes, its times from the test's clock. */
+function openTimedNone(on: SimDisk, clock: { nowMs: number }): Log {
+  return Log.open(DIR, {
+    io: on,
+    durability: 'none',
+    segmentBytes: 1024,
+    indexIntervalBytes: 100,
+    nowMs: () => clock.nowMs,
+  });
+}
+
 describe('under none, where rolls do not sync', () => {
   for (const how of ['flush', 'close'] as const) {
     it(`makes every segment sealed since the last save durable on ${how}, indexes included`, async () => {
       for (const seed of SEEDS.slice(0, 10)) {
         const disk = new SimDisk({ seed });
-        let nowMs = 1_000;
-        const open = (on: SimDisk) =>
-          Log.open(DIR, {
-            io: on,
-            durability: 'none',
-            segmentBytes: 1024,
-            indexIntervalBytes: 100,
-            nowMs: () => nowMs,
-          });
+        const clock = { nowMs: 1_000 };
+        const open = (on: SimDisk) => openTimedNone(on, clock);
         const log = open(disk);
-        for (let i = 0; i < 60; i++, nowMs += 10) log.appendNoWait(body(i));
+        for (let i = 0; i < 60; i++, clock.nowMs += 10) log.appendNoWait(body(i));
         expect(log.segments().length).toBeGreaterThan(2);
         // The time index is no cache: the log holds no times, a lost entry comes back with the open time.
         const times = [1_100, 1_250, 1_400, 1_550];
         const offsetsForTimes = times.map((t) => log.offsetForTime(t));
         await log[how]();
-        nowMs = 50_000;
+        clock.nowMs = 50_000;
         const recovered = open(disk.crash());
         expect(recovered.endOffset, `seed ${seed}`).toBe(60);
         expectBodies(recovered, 0, 60);
@@ -188,24 +192,17 @@ describe('under none, where rolls do not sync', () => {
   it("makes a sealed segment's indexes durable before the point its background sync saves after it", async () => {
     for (const seed of SEEDS.slice(0, 10)) {
       const disk = new SimDisk({ seed });
-      let nowMs = 1_000;
-      const open = (on: SimDisk) =>
-        Log.open(DIR, {
-          io: on,
-          durability: 'none',
-          segmentBytes: 1024,
-          indexIntervalBytes: 100,
-          nowMs: () => nowMs,
-        });
+      const clock = { nowMs: 1_000 };
+      const open = (on: SimDisk) => openTimedNone(on, clock);
       const log = open(disk);
-      for (let i = 0; log.segments().length < 3; i++, nowMs += 10) {
+      for (let i = 0; log.segments().length < 3; i++, clock.nowMs += 10) {
         log.appendNoWait(body(i));
         await new Promise((resolve) => setImmediate(resolve)); // each roll's sync ends
       }
       const times = [1_100, 1_250, 1_400];
       const offsetsForTimes = times.map((t) => log.offsetForTime(t));
       expect(log.segments()[2]!.baseOffset).toBeGreaterThan(offsetsForTimes.at(-1)!);
-      nowMs = 50_000;
+      clock.nowMs = 50_000;
       const recovered = open(disk.crash());
       expect(
         times.map((t) => recovered.offsetForTime(t)),
