@@ -87,8 +87,8 @@ export class LogSync {
   #syncStartedFrom: SyncedPoint;
   /** The point a roll made while a thread-pool sync ran could not save yet (#syncForRoll). */
   #pointAfterSync: SyncedPoint | null = null;
-  /** The recovery point this log saved last, and whether it carries the sealing flag. */
-  #saved: { readonly point: SyncedPoint; readonly sealing: boolean } | null = null;
+  /** The recovery point on the device: opening's, then the last this log saved. */
+  #saved: RecoveryPoint | null;
 
   /** `savedPoint`: the recovery point opening left on the device (LoadedLog). */
   constructor(log: SyncedLog, savedPoint: RecoveryPoint | null) {
@@ -99,13 +99,7 @@ export class LogSync {
       this.#active().nextOffset,
     );
     this.#syncStartedFrom = this.engine.synced;
-    const synced = this.engine.synced;
-    if (
-      savedPoint !== null &&
-      savedPoint.segmentBaseOffset === synced.segment.baseOffset &&
-      savedPoint.nextOffset === synced.nextOffset
-    )
-      this.#saved = { point: synced, sealing: savedPoint.sealing === true };
+    this.#saved = savedPoint;
     this.engine.attach({
       beforeSync: () => this.#beforeSync(),
       onFence: (call, synced) => this.#cutBack(call, synced),
@@ -238,8 +232,8 @@ export class LogSync {
     const saved = this.#saved;
     const alreadySaved =
       saved?.sealing === true &&
-      saved.point.segment === synced.segment &&
-      saved.point.nextOffset === synced.nextOffset;
+      saved.segmentBaseOffset === synced.segment.baseOffset &&
+      saved.nextOffset === synced.nextOffset;
     return alreadySaved ? null : synced;
   }
 
@@ -335,14 +329,14 @@ export class LogSync {
    * `none` every point says so, where a roll would otherwise save the same point again to say it.
    */
   #writeRecoveryPointAt(point: SyncedPoint, sealing = false): void {
-    const flagged = sealing || sealingUnder(this.engine.policy);
-    writeRecoveryPoint(this.#log.config.io, this.#log.dir, {
+    const saved = {
       segmentBaseOffset: point.segment.baseOffset,
       positionBytes: point.positionBytes,
       nextOffset: point.nextOffset,
-      sealing: flagged,
-    });
-    this.#saved = { point, sealing: flagged };
+      sealing: sealing || sealingUnder(this.engine.policy),
+    };
+    writeRecoveryPoint(this.#log.config.io, this.#log.dir, saved);
+    this.#saved = saved;
     this.#bytesSinceRecoveryPoint = 0;
   }
 

@@ -163,6 +163,16 @@ function openTimedNone(on: SimDisk, clock: { nowMs: number }): Log {
   });
 }
 
+/** A log under none whose thread-pool syncs run only when a timer fires (SlowPoolIO). */
+function openSlowSyncNone(disk: SimDisk): Log {
+  return Log.open(DIR, {
+    io: new SlowPoolIO(disk),
+    durability: 'none',
+    segmentBytes: 1024,
+    nowMs: () => 0,
+  });
+}
+
 describe('under none, where rolls do not sync', () => {
   for (const how of ['flush', 'close'] as const) {
     it(`makes every segment sealed since the last save durable on ${how}, indexes included`, async () => {
@@ -244,12 +254,7 @@ describe('under none, where rolls do not sync', () => {
           else await before.close();
         }
         // The roll's sync waits for a timer: the power fails before it runs.
-        const log = Log.open(DIR, {
-          io: new SlowPoolIO(disk),
-          durability: 'none',
-          segmentBytes: 1024,
-          nowMs: () => 0,
-        });
+        const log = openSlowSyncNone(disk);
         for (let i = log.endOffset; log.segments().length < 2; i++) log.appendNoWait(body(i));
         const recovered = openLog(disk.crash(), 'none');
         const reader = recovered.reader(recovered.startOffset);
@@ -264,12 +269,7 @@ describe('under none, where rolls do not sync', () => {
     for (const seed of SEEDS) {
       const disk = new SimDisk({ seed });
       // The roll's sync waits for a timer: retention and the next roll come first.
-      const log = Log.open(DIR, {
-        io: new SlowPoolIO(disk),
-        durability: 'none',
-        segmentBytes: 1024,
-        nowMs: () => 0,
-      });
+      const log = openSlowSyncNone(disk);
       let i = 0;
       while (log.segments().length < 2) log.appendNoWait(body(i++));
       log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
