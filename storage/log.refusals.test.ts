@@ -219,6 +219,27 @@ describe('a recovery point that disagrees with the data', () => {
     }
   });
 
+  it('naming a segment retention removed, stands at the oldest one left; past its start, costs a rescan', () => {
+    const dir = writtenLog(300);
+    const log = Log.open(dir, SMALL);
+    const second = log.segments()[1]!.baseOffset;
+    log.deleteSegmentsBelow(second);
+    log.close();
+    pointTo(dir, 0, recordSizeBytes(bodyOf(0).length), 1);
+    const retained = Log.open(dir, SMALL);
+    expect(retained.recovery.startedFrom).toBe('recovery-point');
+    expect(retained.recovery.recoveryPointProblem).toBeNull();
+    expectAll(retained, second, 300);
+    retained.close();
+    // Offsets the removed segment cannot have held: the point says nothing of the data.
+    pointTo(dir, 0, recordSizeBytes(bodyOf(0).length), second + 1);
+    const rescanned = Log.open(dir, SMALL);
+    expect(rescanned.recovery.startedFrom).toBe('segment-start');
+    expect(rescanned.recovery.recoveryPointProblem).toMatch(/names segment 0, which is gone/);
+    expectAll(rescanned, second, 300);
+    rescanned.close();
+  });
+
   it('with a next offset past the data, invents no offsets', () => {
     const dir = writtenLog(300);
     const last = segmentFiles(dir).at(-1)!;

@@ -282,6 +282,32 @@ describe('under none, where rolls do not sync', () => {
     }
   });
 
+  // Retention ends the roll's sync's say (releaseForRemoval): until the next roll or flush the
+  // point on the device names the removed segment. Taken as no point, that open scanned the
+  // active segment whole and kept what a power cut tore in it between good records.
+  it('cuts a power cut’s tear at the first bad record while the point names a segment retention removed', async () => {
+    let tornBeforeGood = 0;
+    for (const seed of SEEDS) {
+      const disk = new SimDisk({ seed });
+      const log = openSlowSyncNone(disk);
+      let i = 0;
+      while (log.segments().length < 2) log.appendNoWait(body(i++));
+      log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
+      for (let k = 0; k < 20; k++) log.appendNoWait(body(i++));
+      expect(log.segments()).toHaveLength(1);
+      const recovered = openLog(disk.crash(), 'none');
+      const { startedFrom, findings, truncation } = recovered.recovery;
+      expect(startedFrom, `seed ${seed}`).toBe('recovery-point');
+      expect(findings, `seed ${seed}`).toEqual([]);
+      if (truncation !== null && truncation.discardedBytes > 0) tornBeforeGood++;
+      const reader = recovered.reader(recovered.startOffset);
+      let read = 0;
+      while (reader.next() !== null) read++;
+      expect(read, `seed ${seed}`).toBe(recovered.endOffset - recovered.startOffset);
+    }
+    expect(tornBeforeGood).toBeGreaterThan(0);
+  });
+
   it('checks every segment after a recovery point whose segment retention removed', () => {
     for (const seed of SEEDS.slice(0, 10)) {
       const disk = new SimDisk({ seed });

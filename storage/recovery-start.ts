@@ -2,7 +2,8 @@
  * Where recovery starts (log-loader.ts): the recovery point is a hint, trusted only when a walk
  * from the index entry below it lands on it with the next offset it names; otherwise the whole
  * active segment is scanned. A point naming a segment after the last one means the active segment
- * was removed: the open refuses.
+ * was removed: the open refuses. One naming a segment retention removed stands at the first
+ * segment's start.
  */
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
@@ -60,6 +61,9 @@ export function chooseScanStart(
   if (point === null) return whole('no recovery point was saved');
   if ('unreadable' in point) return whole(`the recovery point is unreadable (${point.unreadable})`);
   if (point.segmentBaseOffset > active.baseOffset) throw activeSegmentMissing(active, point);
+  const first = segments[0]!;
+  if (point.segmentBaseOffset < first.baseOffset && point.nextOffset <= first.baseOffset)
+    return startOfRetainedLog(first);
   const slot = segments.findIndex((segment) => segment.baseOffset === point.segmentBaseOffset);
   if (slot < 0)
     return whole(`the recovery point names segment ${point.segmentBaseOffset}, which is gone`);
@@ -76,6 +80,27 @@ export function chooseScanStart(
     problem: null,
     indexEntryMissed: !check.entryLanded,
     unsyncedBaseOffset: point.sealing === true ? home.baseOffset : null,
+  };
+}
+
+/**
+ * The point names a segment retention removed since (under `none` it may stay there until the
+ * next roll or flush: a roll's sync that retention overtook saves none), or one an operator
+ * removed with the log's oldest: every record left was written after the sync it vouches for.
+ * So it stands at the first segment's start, the point the writer saves in its place (log-sync.ts,
+ * #syncedPointStillHere), and a tear is cut at its first bad record. Taken as no point, the
+ * whole scan kept what a power cut tore between good records as damage and served around it.
+ */
+function startOfRetainedLog(first: Segment): ScanStart {
+  return {
+    segmentSlot: 0,
+    positionBytes: 0,
+    expectedOffset: first.baseOffset,
+    afterSync: true,
+    startedFrom: 'recovery-point',
+    problem: null,
+    indexEntryMissed: false,
+    unsyncedBaseOffset: null,
   };
 }
 
