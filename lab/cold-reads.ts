@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assert } from '../storage/errors.js';
 import { type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
-import { DelegatingFileIO } from '../storage/delegating-file-io.js';
+import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
 import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedStart } from './probes/direct-io.js';
 import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 
@@ -75,8 +75,7 @@ function alignedScratch(dir: string): Scratch | string {
  * device supplied are counted apart (`deviceReadBytes`). Writes go through the page cache as
  * always, and the fetched pages they touch are dropped, so a read after them sees them.
  */
-export class ColdReadFileIO extends DelegatingFileIO {
-  readonly #paths = new Map<FileHandle, string>();
+export class ColdReadFileIO extends HandleTaggingFileIO<string> {
   readonly #directFds = new Map<FileHandle, number>();
   readonly #pages = new Map<FileHandle, PageMap>();
   #scratch: Scratch | null = null;
@@ -95,17 +94,12 @@ export class ColdReadFileIO extends DelegatingFileIO {
     return this.#deviceReadBytes;
   }
 
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    return this.#track(super.open(filePath, options), filePath);
-  }
-
-  override openReadOnly(filePath: string): FileHandle {
-    return this.#track(super.openReadOnly(filePath), filePath);
+  protected override tag(filePath: string): string {
+    return filePath;
   }
 
   override close(handle: FileHandle): void {
     this.#forget(handle);
-    this.#paths.delete(handle);
     super.close(handle);
   }
 
@@ -200,11 +194,6 @@ export class ColdReadFileIO extends DelegatingFileIO {
     return done;
   }
 
-  #track(handle: FileHandle, filePath: string): FileHandle {
-    this.#paths.set(handle, filePath);
-    return handle;
-  }
-
   #forget(handle: FileHandle): void {
     const fd = this.#directFds.get(handle);
     this.#directFds.delete(handle);
@@ -219,7 +208,7 @@ export class ColdReadFileIO extends DelegatingFileIO {
   }
 
   #directFd(handle: FileHandle): number {
-    const filePath = this.#paths.get(handle);
+    const filePath = this.tagOf(handle);
     assert(filePath !== undefined, `handle ${handle} was opened through this FileIO`);
     let fd = this.#directFds.get(handle);
     if (fd === undefined) {
@@ -249,7 +238,7 @@ export class ColdReadFileIO extends DelegatingFileIO {
         first * PAGE_BYTES,
       );
     } catch (cause) {
-      throw ioError('read (O_DIRECT)', this.#paths.get(handle) ?? String(handle), cause);
+      throw ioError('read (O_DIRECT)', this.tagOf(handle) ?? String(handle), cause);
     }
     this.#deviceReadBytes += got;
     // One copy out of the scratch buffer per fetch; the pages are views of it.

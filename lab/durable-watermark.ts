@@ -11,7 +11,7 @@
  * and credited when the sync returns. Everything else is delegated unchanged, counters included.
  */
 import type { FileHandle, FileIO } from '../storage/file-io.js';
-import { DelegatingFileIO } from '../storage/delegating-file-io.js';
+import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
 
 interface WatchedFile {
   issued: number;
@@ -26,9 +26,8 @@ export type RecordsIn = (
   length: number,
 ) => number;
 
-export class DurableWatermarkFileIO extends DelegatingFileIO {
+export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   readonly #recordsIn: RecordsIn;
-  readonly #paths = new Map<FileHandle, string>();
   readonly #files = new Map<FileHandle, WatchedFile>();
   #closedIssued = 0;
   #closedDurable = 0;
@@ -52,15 +51,12 @@ export class DurableWatermarkFileIO extends DelegatingFileIO {
     return durable;
   }
 
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    const handle = this.inner.open(filePath, options);
-    this.#paths.set(handle, filePath);
-    return handle;
+  protected override tag(filePath: string): string {
+    return filePath;
   }
 
   override close(handle: FileHandle): void {
-    this.inner.close(handle);
-    this.#paths.delete(handle);
+    super.close(handle);
     const file = this.#files.get(handle);
     if (file === undefined) return;
     this.#closedIssued += file.issued;
@@ -76,7 +72,7 @@ export class DurableWatermarkFileIO extends DelegatingFileIO {
     positionBytes: number,
   ): void {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
-    const filePath = this.#paths.get(handle);
+    const filePath = this.tagOf(handle);
     if (filePath === undefined) return;
     const records = this.#recordsIn(filePath, buffer, bufferStart, length);
     if (records === 0) return;

@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
 import type { FileHandle } from '../../storage/file-io.js';
-import { DelegatingFileIO } from '../../storage/delegating-file-io.js';
+import { HandleTaggingFileIO } from '../../storage/handle-tagging-file-io.js';
 
 export const TRACE_WRITE = 0;
 /** fdatasync of one file: the writes to it before this point are durable after it. */
@@ -86,21 +86,12 @@ export class WriteTrace {
 }
 
 /** Delegates to `inner` and records every write, fdatasync and directory fsync in `trace`. */
-export class TracingFileIO extends DelegatingFileIO {
+export class TracingFileIO extends HandleTaggingFileIO<number> {
   readonly trace = new WriteTrace();
-  readonly #handleFiles = new Map<number, number>();
 
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    return this.#track(this.inner.open(filePath, options), filePath);
-  }
-
-  override openReadOnly(filePath: string): FileHandle {
-    return this.#track(this.inner.openReadOnly(filePath), filePath);
-  }
-
-  override close(handle: FileHandle): void {
-    this.inner.close(handle);
-    this.#handleFiles.delete(handle);
+  /** A handle is known by its file's id in the trace. */
+  protected override tag(filePath: string): number {
+    return this.trace.fileId(path.resolve(filePath));
   }
 
   override write(
@@ -145,13 +136,8 @@ export class TracingFileIO extends DelegatingFileIO {
     this.trace.push(TRACE_DIR_SYNC, this.trace.fileId(path.resolve(dirPath)), 0, 0);
   }
 
-  #track(handle: FileHandle, filePath: string): FileHandle {
-    this.#handleFiles.set(handle, this.trace.fileId(path.resolve(filePath)));
-    return handle;
-  }
-
   #fileOf(handle: FileHandle): number {
-    const id = this.#handleFiles.get(handle);
+    const id = this.tagOf(handle);
     assert(id !== undefined, `handle ${handle} was not opened through this TracingFileIO`);
     return id;
   }

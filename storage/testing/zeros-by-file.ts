@@ -3,18 +3,15 @@
  * (`zeroBytes`) and on the thread pool (`poolZeroBytes`). Tests of preallocation, segment reuse
  * and spare layout read which file got a segment's zeros.
  */
-import { DelegatingFileIO } from '../delegating-file-io.js';
 import type { FileHandle } from '../file-io.js';
+import { HandleTaggingFileIO } from '../handle-tagging-file-io.js';
 
-export class ZerosByFile extends DelegatingFileIO {
+export class ZerosByFile extends HandleTaggingFileIO<string> {
   readonly zeroBytes = new Map<string, number>();
   readonly poolZeroBytes = new Map<string, number>();
-  readonly #paths = new Map<FileHandle, string>();
 
-  override open(filePath: string, options: { create: boolean }): FileHandle {
-    const handle = super.open(filePath, options);
-    this.#paths.set(handle, filePath);
-    return handle;
+  protected override tag(filePath: string): string {
+    return filePath;
   }
 
   override write(
@@ -40,7 +37,7 @@ export class ZerosByFile extends DelegatingFileIO {
   }
 
   #count(byPath: Map<string, number>, handle: FileHandle, bytes: Uint8Array): void {
-    const file = this.#paths.get(handle) ?? '';
+    const file = this.tagOf(handle) ?? '';
     if (bytes.every((byte) => byte === 0)) byPath.set(file, (byPath.get(file) ?? 0) + bytes.length);
   }
 }
