@@ -60,6 +60,17 @@ function expectBodies(log: Log, from: number, count: number): void {
   for (let i = from; i < from + count; i++) expect(log.read(i).body.equals(body(i))).toBe(true);
 }
 
+/**
+ * Reads every record from the log's start, one after another: a damaged record that recovery
+ * trusted throws CORRUPT_RECORD, and one it skipped leaves the count short.
+ */
+function expectReadableFromStart(log: Log, where: string): void {
+  const reader = log.reader(log.startOffset);
+  let read = 0;
+  while (reader.next() !== null) read++;
+  expect(read, where).toBe(log.endOffset - log.startOffset);
+}
+
 describe('a new log on a simulated disk', () => {
   it('keeps its directory and first acknowledged append through a power cut', async () => {
     for (const seed of SEEDS) {
@@ -83,11 +94,8 @@ describe('retention cut short by a power cut', () => {
         disk.injectFault({ kind: 'power-cut', nth });
         expect(() => log.deleteSegmentsBelow(80)).toThrow(SimPowerCutError);
         const reopened = openLog(disk.crash());
-        const reader = reopened.reader(reopened.startOffset);
-        let read = 0;
-        while (reader.next() !== null) read++;
         const where = `seed ${seed}, power cut at call ${nth}`;
-        expect(read, where).toBe(reopened.endOffset - reopened.startOffset);
+        expectReadableFromStart(reopened, where);
         expect(reopened.endOffset, where).toBe(100);
       }
     }
@@ -105,10 +113,7 @@ describe('retention whose removal fails', () => {
   }
 
   function expectWholeFromStart(log: Log, where: string): void {
-    const reader = log.reader(log.startOffset);
-    let read = 0;
-    while (reader.next() !== null) read++;
-    expect(read, where).toBe(log.endOffset - log.startOffset);
+    expectReadableFromStart(log, where);
     expect(log.endOffset, where).toBe(100);
   }
 
@@ -171,6 +176,19 @@ function openSlowSyncNone(disk: SimDisk): Log {
     segmentBytes: 1024,
     nowMs: () => 0,
   });
+}
+
+/**
+ * A log under none that rolled once, its roll's sync held back by a timer, and retention then
+ * removed the sealed segment, which the recovery point on the device names. `next`: the next
+ * body's index.
+ */
+function retentionOvertakesRollSync(disk: SimDisk): { log: Log; next: number } {
+  const log = openSlowSyncNone(disk);
+  let next = 0;
+  while (log.segments().length < 2) log.appendNoWait(body(next++));
+  log.deleteSegmentsBelow(log.segments()[1]!.baseOffset);
+  return { log, next };
 }
 
 describe('under none, where rolls do not sync', () => {
@@ -257,10 +275,7 @@ describe('under none, where rolls do not sync', () => {
         const log = openSlowSyncNone(disk);
         for (let i = log.endOffset; log.segments().length < 2; i++) log.appendNoWait(body(i));
         const recovered = openLog(disk.crash(), 'none');
-        const reader = recovered.reader(recovered.startOffset);
-        let read = 0;
-        while (reader.next() !== null) read++;
-        expect(read, `seed ${seed}`).toBe(recovered.endOffset);
+        expectReadableFromStart(recovered, `seed ${seed}`);
       }
     });
   }
@@ -268,17 +283,10 @@ describe('under none, where rolls do not sync', () => {
   it('opens after a power cut in a roll made once retention removed the segment whose sync was still running', async () => {
     for (const seed of SEEDS) {
       const disk = new SimDisk({ seed });
-      // The roll's sync waits for a timer: retention and the next roll come first.
-      const log = openSlowSyncNone(disk);
-      let i = 0;
-      while (log.segments().length < 2) log.appendNoWait(body(i++));
-      log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
-      while (log.segments().length < 2) log.appendNoWait(body(i++));
+      const { log, next } = retentionOvertakesRollSync(disk);
+      for (let i = next; log.segments().length < 2; i++) log.appendNoWait(body(i));
       const recovered = openLog(disk.crash(), 'none');
-      const reader = recovered.reader(recovered.startOffset);
-      let read = 0;
-      while (reader.next() !== null) read++;
-      expect(read, `seed ${seed}`).toBe(recovered.endOffset - recovered.startOffset);
+      expectReadableFromStart(recovered, `seed ${seed}`);
     }
   });
 
@@ -286,26 +294,20 @@ describe('under none, where rolls do not sync', () => {
   // point on the device names the removed segment. Taken as no point, that open scanned the
   // active segment whole and kept what a power cut tore in it between good records.
   it('cuts a power cut’s tear at the first bad record while the point names a segment retention removed', async () => {
-    let tornBeforeGood = 0;
+    let tornTailsCut = 0;
     for (const seed of SEEDS) {
       const disk = new SimDisk({ seed });
-      const log = openSlowSyncNone(disk);
-      let i = 0;
-      while (log.segments().length < 2) log.appendNoWait(body(i++));
-      log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
-      for (let k = 0; k < 20; k++) log.appendNoWait(body(i++));
+      const { log, next } = retentionOvertakesRollSync(disk);
+      for (let i = next; i < next + 20; i++) log.appendNoWait(body(i));
       expect(log.segments()).toHaveLength(1);
       const recovered = openLog(disk.crash(), 'none');
       const { startedFrom, findings, truncation } = recovered.recovery;
       expect(startedFrom, `seed ${seed}`).toBe('recovery-point');
       expect(findings, `seed ${seed}`).toEqual([]);
-      if (truncation !== null && truncation.discardedBytes > 0) tornBeforeGood++;
-      const reader = recovered.reader(recovered.startOffset);
-      let read = 0;
-      while (reader.next() !== null) read++;
-      expect(read, `seed ${seed}`).toBe(recovered.endOffset - recovered.startOffset);
+      if (truncation !== null && truncation.discardedBytes > 0) tornTailsCut++;
+      expectReadableFromStart(recovered, `seed ${seed}`);
     }
-    expect(tornBeforeGood).toBeGreaterThan(0);
+    expect(tornTailsCut).toBeGreaterThan(0);
   });
 
   it('checks every segment after a recovery point whose segment retention removed', () => {
@@ -317,10 +319,7 @@ describe('under none, where rolls do not sync', () => {
       for (let i = 10; i < 60; i++) log.appendNoWait(body(i)); // rolls that sync nothing
       log.deleteSegmentsBelow(log.segments()[1]!.baseOffset); // the point's segment goes
       const recovered = openLog(disk.crash(), 'none');
-      const reader = recovered.reader(recovered.startOffset);
-      let read = 0;
-      while (reader.next() !== null) read++; // throws CORRUPT_RECORD on a trusted bad record
-      expect(read, `seed ${seed}`).toBe(recovered.endOffset - recovered.startOffset);
+      expectReadableFromStart(recovered, `seed ${seed}`);
     }
   });
 
@@ -337,11 +336,8 @@ describe('under none, where rolls do not sync', () => {
           if (!(error instanceof SimPowerCutError)) throw error;
         }
         const recovered = openLog(disk.crash(), 'none');
-        const reader = recovered.reader(recovered.startOffset);
-        let read = 0;
-        while (reader.next() !== null) read++;
         const where = `seed ${seed}, cut at call ${nth}`;
-        expect(read, where).toBe(recovered.endOffset - recovered.startOffset);
+        expectReadableFromStart(recovered, where);
       }
     }
   });
@@ -356,10 +352,7 @@ describe('under none, where rolls do not sync', () => {
         const log = openLog(afterCut, 'none');
         for (let i = 0; i < 60; i++) log.appendNoWait(body(i)); // rolls that sync nothing
         const recovered = openLog(afterCut.crash(), 'none');
-        const reader = recovered.reader(recovered.startOffset);
-        let read = 0;
-        while (reader.next() !== null) read++; // throws CORRUPT_RECORD on a trusted bad record
-        expect(read, `seed ${seed}, cut at call ${nth}`).toBe(recovered.endOffset);
+        expectReadableFromStart(recovered, `seed ${seed}, cut at call ${nth}`);
       }
     }
   });
@@ -577,10 +570,7 @@ describe('a group sync that fails', () => {
       for (let i = 6; log.segments().length < 2; i++)
         acks.push(settled(log.acknowledged(log.appendNoWait(Buffer.alloc(170, i)))));
       const reopened = Log.open(DIR, { ...options, io: disk.crash(), durability: 'group' });
-      const reader = reopened.reader(reopened.startOffset);
-      let read = 0;
-      while (reader.next() !== null) read++;
-      expect(read, `seed ${seed}`).toBe(reopened.endOffset);
+      expectReadableFromStart(reopened, `seed ${seed}`);
       expect(reopened.endOffset, `seed ${seed}`).toBeGreaterThanOrEqual(1);
       expect(reopened.recovery.findings, `seed ${seed}`).toEqual([]);
       await Promise.all(acks);
