@@ -86,10 +86,11 @@ export function chooseScanStart(
 /**
  * The point names a segment retention removed since (under `none` it may stay there until the
  * next roll or flush: a roll's sync that retention overtook saves none), or one an operator
- * removed with the log's oldest: every record left was written after the sync it vouches for.
- * So it stands at the first segment's start, the point the writer saves in its place (log-sync.ts,
- * #syncedPointStillHere), and a tear is cut at its first bad record. Taken as no point, the
- * whole scan kept what a power cut tore between good records as damage and served around it.
+ * removed with the log's oldest: every record left lies past what it vouches for. So it stands
+ * at the first segment's start, the point the writer saves in its place (log-sync.ts,
+ * #syncedPointStillHere): sealed segments are checked as after any point in an older segment,
+ * and a tear in the active one is cut at its first bad record. Taken as no point, the whole scan
+ * kept what a power cut tore between good records as damage and served around it.
  */
 function startOfRetainedLog(first: Segment): ScanStart {
   return {
