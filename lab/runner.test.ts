@@ -303,7 +303,10 @@ describe('takeTurns', () => {
     turn: async (seconds: number) => {
       order.push(name);
       lengths.push(seconds);
-      await sleep(2);
+      // A timer may fire up to a millisecond early by the clock takeTurns reads (libuv times it
+      // from the loop's cached now): sleep until that clock says 2 ms went by.
+      const until = process.hrtime.bigint() + 2_000_000n;
+      while (process.hrtime.bigint() < until) await sleep(1);
       return operations;
     },
   });
