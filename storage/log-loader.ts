@@ -160,14 +160,9 @@ function logNotFound(dir: string): StorageError {
 
 function newLog(dir: string, config: LogConfig): Omit<LoadedLog, 'segmentConfig'> {
   const segment = Segment.create(config.io, dir, config.baseOffset, config);
-  const savedPoint = {
-    segmentBaseOffset: config.baseOffset,
-    positionBytes: 0,
-    nextOffset: config.baseOffset,
-    sealing: sealingUnder(config.durability),
-  };
+  let savedPoint: RecoveryPoint;
   try {
-    writeRecoveryPoint(config.io, dir, savedPoint);
+    savedPoint = savePointAtEnd(dir, config, segment);
   } catch (error) {
     segment.abandon();
     throw error;
@@ -421,6 +416,11 @@ function persistRecovery(
 ): RecoveryPoint {
   for (const segment of toSync) segment.sync();
   config.io.fsyncDir(dir);
+  return savePointAtEnd(dir, config, active);
+}
+
+/** Saves, and returns, a recovery point at the end of `active` (a new log's: at its start). */
+function savePointAtEnd(dir: string, config: LogConfig, active: Segment): RecoveryPoint {
   const point = {
     segmentBaseOffset: active.baseOffset,
     positionBytes: active.sizeBytes,
