@@ -10,7 +10,8 @@ import {
 } from '../test/fixtures/experiment-shape.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { SYNCED_ROUND_MIN_SECONDS } from '../lab/round-length.js';
-import { experiment } from './durability.js';
+import { GROUP_COMMIT_TARGETS, experiment } from './durability.js';
+import { checkTargets } from './bench/targets.js';
 import { OFFERED_PCTS } from './support/open-loop.js';
 
 const tempDir = tempDirs('durability');
@@ -87,6 +88,19 @@ describe('the durability experiment', () => {
         )
         .sort(),
     );
+  });
+
+  it("checks issue 20's targets on the figures it reports (the quick sweep's counts here)", () => {
+    const checks = checkTargets(results, GROUP_COMMIT_TARGETS);
+    const measured = checks.filter((check) => check.value !== null).map((check) => check.target);
+    expect(measured.map(({ metric, atLeast }) => [metric, atLeast])).toEqual([
+      ['durability.1.groupVsAlways', 1],
+      ['durability.4.groupVsAlways', 1],
+      ['durability.16.groupVsAlways', 1],
+      ['durability.64.groupVsAlways', 1],
+      ['durability.16.groupVsAlways', 10],
+      ['durability.64.groupVsAlways', 20],
+    ]);
   });
 
   it('counts messages per fsync from the fsyncs the log made, for the policies that sync', () => {

@@ -49,11 +49,33 @@ import { LOG_SUFFIX, frameSizeAt } from '../storage/testing/index.js';
 import { DURABILITY_CHARTS, DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
 import { recycleToSteadyState } from './support/steady-state.js';
+import type { Target } from './bench/targets.js';
 
 const MEASURED_SHARE = 0.8;
 const SHORTEST_ROUND_SECONDS = 0.02;
 /** Producer counts of the group-against-always sweep. */
 const SWEEP = { quick: [1, 4, 16, 64], full: [1, 2, 4, 8, 16, 32, 64, 128, 256] } as const;
+/**
+ * Issue 20's targets for group commit: never behind `always` at any producer count of the full
+ * sweep, ten times it at 16 producers and twenty times it at 64.
+ */
+export const GROUP_COMMIT_TARGETS: readonly Target[] = [
+  ...SWEEP.full.map((producers) => ({
+    metric: `durability.${producers}.groupVsAlways`,
+    atLeast: 1,
+    why: `group at ${producers} producer${producers === 1 ? '' : 's'} acknowledges at least as many messages a second as always (issue 20)`,
+  })),
+  {
+    metric: 'durability.16.groupVsAlways',
+    atLeast: 10,
+    why: 'group 10x always at 16 producers (issue 20)',
+  },
+  {
+    metric: 'durability.64.groupVsAlways',
+    atLeast: 20,
+    why: 'group 20x always at 64 producers (issue 20)',
+  },
+];
 /** Counts at which both policies also run with inline syncs, and `none` runs. */
 const SIDE_COUNTS = { quick: [1, 16], full: [1, 16, 64] } as const;
 /** Group commit with a delay the caller asked for, at this many producers (full runs only). */

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { benchSuites } from '../../experiments/bench/index.js';
-import { checkTargets } from '../../experiments/bench/targets.js';
+import { type Target, type TargetCheck, checkTargets } from '../../experiments/bench/targets.js';
 import { parseChoice } from '../arguments.js';
 import { formatFigure } from '../../lab/format.js';
 import {
@@ -16,19 +16,39 @@ import {
   runSelected,
 } from './run.js';
 
-function targetLines(
-  suite: (typeof benchSuites)[number],
-  results: Parameters<typeof checkTargets>[0],
-): string[] {
-  return checkTargets(results, suite.targets).map(({ target, value, met }) => {
-    const bound =
-      target.atLeast !== undefined
-        ? `>= ${formatFigure(target.atLeast)}`
-        : `<= ${formatFigure(target.atMost ?? 0)}`;
-    const verdict = met === null ? 'not measured' : met ? 'met' : 'MISSED';
-    const shown = value === null ? '-' : formatFigure(value);
-    return `  ${verdict.padEnd(12)} ${target.metric} = ${shown} (target ${bound}: ${target.why})`;
+function boundOf(target: Target): string {
+  return target.atLeast !== undefined
+    ? `>= ${formatFigure(target.atLeast)}`
+    : `<= ${formatFigure(target.atMost ?? 0)}`;
+}
+
+/** The figure and, where it has one, its 95% interval and whether that spans the bound. */
+function shownValue({ value, ci95, clearOfNoise }: TargetCheck): string {
+  if (value === null) return '-';
+  if (ci95 === null) return formatFigure(value);
+  const interval = `95% interval [${formatFigure(ci95[0])}, ${formatFigure(ci95[1])}]`;
+  return `${formatFigure(value)}, ${interval}${clearOfNoise === true ? '' : ' spans the bound'}`;
+}
+
+/** One line per target, then how many were met or missed and how many of each by noise alone. */
+export function targetLines(checks: readonly TargetCheck[]): string[] {
+  const lines = checks.map((check) => {
+    const verdict = check.met === null ? 'not measured' : check.met ? 'met' : 'MISSED';
+    const { metric, why } = check.target;
+    return `  ${verdict.padEnd(12)} ${metric} = ${shownValue(check)} (target ${boundOf(check.target)}: ${why})`;
   });
+  const tally = (met: boolean) => {
+    const matching = checks.filter((check) => check.met === met);
+    const count = (clearOfNoise: boolean | null) =>
+      matching.filter((check) => check.clearOfNoise === clearOfNoise).length;
+    const parts = [
+      [count(false), 'with an interval spanning the bound'],
+      [count(null), 'without an interval'],
+    ].filter(([n]) => n !== 0);
+    const detail = parts.length === 0 ? '' : ` (${parts.map((part) => part.join(' ')).join(', ')})`;
+    return `${matching.length} ${met ? 'met' : 'missed'}${detail}`;
+  };
+  return [...lines, `  ${tally(true)}, ${tally(false)}`];
 }
 
 export function registerBenchCommand(program: Command): void {
@@ -61,7 +81,11 @@ export function registerBenchCommand(program: Command): void {
         return;
       }
       const blocks = written.map(({ results, file }, i) =>
-        [describe(results, file), '  targets:', ...targetLines(suites[i]!, results)].join('\n'),
+        [
+          describe(results, file),
+          '  targets:',
+          ...targetLines(checkTargets(results, suites[i]!.targets)),
+        ].join('\n'),
       );
       process.stdout.write(`${blocks.join('\n\n')}\n`);
     });

@@ -2,6 +2,7 @@
 import type { Experiment } from '../../lab/experiment.js';
 import { BYTE_LEDGER_TARGETS, byteLedgerBench } from './byte-ledger.js';
 import { codecBench } from './codec.js';
+import { GROUP_COMMIT_TARGETS, experiment as durability } from '../durability.js';
 import { EVENT_LOOP_TARGETS, eventLoopBench } from './event-loop.js';
 import { queueBench } from './queue.js';
 import { storageBench } from './storage.js';
@@ -19,4 +20,6 @@ export const benchSuites: readonly BenchSuite[] = [
   { name: 'codec', experiment: codecBench, targets: [] },
   { name: 'byte-ledger', experiment: byteLedgerBench, targets: BYTE_LEDGER_TARGETS },
   { name: 'event-loop', experiment: eventLoopBench, targets: EVENT_LOOP_TARGETS },
+  // The durability experiment, as `loglab run durability` runs it, checked against its targets.
+  { name: 'durability', experiment: durability, targets: GROUP_COMMIT_TARGETS },
 ];

@@ -78,16 +78,40 @@ export interface TargetCheck {
   readonly target: Target;
   readonly value: number | null;
   readonly met: boolean | null;
+  /** The metric's 95% interval of the median; null for an exact figure or too few rounds. */
+  readonly ci95: readonly [number, number] | null;
+  /**
+   * Whether the whole interval lies on the verdict's side of the bound: with 95% confidence the
+   * median many runs of this code would settle on gets the same verdict. False when the interval
+   * spans the bound, where this run's verdict is within its noise. Null without an interval.
+   */
+  readonly clearOfNoise: boolean | null;
+}
+
+function meets(target: Target, value: number): boolean {
+  return (
+    (target.atLeast === undefined || value >= target.atLeast) &&
+    (target.atMost === undefined || value <= target.atMost)
+  );
+}
+
+/** Whether some value in `interval` meets the target (the allowed range and it overlap). */
+function reaches(target: Target, [low, high]: readonly [number, number]): boolean {
+  return (
+    (target.atLeast === undefined || high >= target.atLeast) &&
+    (target.atMost === undefined || low <= target.atMost)
+  );
 }
 
 export function checkTargets(results: Results, targets: readonly Target[]): TargetCheck[] {
   return targets.map((target) => {
     const metric = results.metrics.find((candidate) => candidate.name === target.metric);
-    if (metric === undefined) return { target, value: null, met: null };
-    const value = metric.median;
-    const met =
-      (target.atLeast === undefined || value >= target.atLeast) &&
-      (target.atMost === undefined || value <= target.atMost);
-    return { target, value, met };
+    if (metric === undefined)
+      return { target, value: null, met: null, ci95: null, clearOfNoise: null };
+    const met = meets(target, metric.median);
+    const ci95 = metric.ci95 ?? null;
+    const clearOfNoise =
+      ci95 === null ? null : met ? ci95.every((end) => meets(target, end)) : !reaches(target, ci95);
+    return { target, value: metric.median, met, ci95, clearOfNoise };
   });
 }
