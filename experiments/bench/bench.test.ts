@@ -51,6 +51,10 @@ describe('loglab bench', () => {
       (metric) => metric.name === 'append.none.checksummedFsVsRawFs',
     )!;
     expect(ceiling.samples).toEqual(checksummed.samples!.map((rate, i) => rate / raw.samples![i]!));
+    // The warm lookup's median round by round (two rounds here), so its target has an interval.
+    const lookup = results.metrics.find((metric) => metric.name === 'lookup.warm.p50Ns')!;
+    expect(lookup).toMatchObject({ kind: 'timing', unit: 'ns' });
+    expect(lookup.samples).toHaveLength(2);
     if (fioVersion() !== null) {
       // The log's event-loop time per synced append above plain Node's, from the same rounds.
       const loop = (name: string) => results.metrics.find((metric) => metric.name === name)!;

@@ -410,28 +410,31 @@ function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Me
   fs.rmSync(dir, { recursive: true });
   const { latencyNs, ops } = measurement.summarize(ctx.random);
   const labels = { cache: 'warm', logBytes };
-  const percentile = (name: string, value: number, description: string): Metric => ({
-    name,
-    unit: 'ns',
-    kind: 'timing',
-    class: 'timing',
-    direction: 'lower',
-    median: value,
-    count: ops,
-    labels,
-    description,
-  });
   return [
-    percentile(
+    // Round by round, so the median carries an interval a target's verdict can be read against.
+    metricFromSamples(
       'lookup.warm.p50Ns',
-      latencyNs.p50 ?? latencyNs.median,
-      'median of every random-offset lookup: index search, step forward, CRC check, copy of the body',
+      'ns',
+      measurement.repetitions.map((repetition) => repetition.latencyNsP50),
+      {
+        class: 'timing',
+        direction: 'lower',
+        labels,
+        description:
+          'median random-offset lookup (index search, step forward, CRC check, copy of the body), round by round: each round the median of 100,000 lookups',
+      },
     ),
-    percentile(
-      'lookup.warm.p99Ns',
-      latencyNs.p99 ?? latencyNs.median,
-      '99th percentile of the same lookups',
-    ),
+    {
+      name: 'lookup.warm.p99Ns',
+      unit: 'ns',
+      kind: 'timing',
+      class: 'timing',
+      direction: 'lower',
+      median: latencyNs.p99 ?? latencyNs.median,
+      count: ops,
+      labels,
+      description: '99th percentile of every lookup of the same rounds',
+    },
   ];
 }
 
