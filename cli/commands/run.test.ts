@@ -37,8 +37,18 @@ const { probe, failing, cold, strayPath, seen } = await vi.hoisted(async () => {
         repetitions: 2,
         random: ctx.random,
       });
+      // A tail taken over every operation of the rounds: one figure, no samples to bound it.
+      const tail = {
+        name: 'probe.noop.p99Ns',
+        unit: 'ns',
+        kind: 'timing',
+        class: 'timing',
+        direction: 'lower',
+        median: 5,
+        count: 1000,
+      } as const;
       return ctx.results({
-        metrics: summary.metrics,
+        metrics: [...summary.metrics, tail],
         counters: { checksum: summary.checksum },
         headline: 'it ran',
       });
@@ -114,6 +124,7 @@ describe('loglab run', () => {
     expect(results.metrics.map((metric) => metric.name)).toEqual([
       'probe.noop.ratePerSec',
       'probe.noop.latencyNs',
+      'probe.noop.p99Ns',
     ]);
     expect(fs.existsSync(join(out, 'report.html'))).toBe(true);
     expect(fs.existsSync(join(out, 'report.md'))).toBe(true);
@@ -137,6 +148,9 @@ describe('loglab run', () => {
     // Two repetitions: too few for an interval, so the line says n instead.
     expect(run.stdout).toMatch(
       /probe\.noop\.ratePerSec {2}[\d,.]+ ops\/s {2}\(n=2, too few for an interval\)/,
+    );
+    expect(run.stdout).toContain(
+      'probe.noop.p99Ns  5 ns  (one figure over 1,000 operations, no interval)',
     );
     expect(run.stdout).toContain(`results: ${join(out, 'probe.json')}`);
   });

@@ -108,14 +108,21 @@ function cleanUpOnSignal(owned: Set<string>): () => void {
   return () => handlers.forEach((remove) => remove());
 }
 
-/** A figure with its 95% interval, or the sample count when there are too few for one. */
+/** Why a measured figure has no interval: too few rounds, or one figure over every operation. */
+function noInterval(metric: Metric): string {
+  if (metric.samples === undefined && (metric.count ?? 1) > 1)
+    return `  (one figure over ${formatFigure(metric.count!)} operations, no interval)`;
+  return `  (n=${metric.count ?? 1}, too few for an interval)`;
+}
+
+/** A figure with its 95% interval, or why it has none. */
 function metricLine(metric: Metric): string {
   const interval =
     metric.ci95 !== undefined
       ? `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`
       : metric.class === 'counter'
         ? ''
-        : `  (n=${metric.count ?? 1}, too few for an interval)`;
+        : noInterval(metric);
   const tail = metric.p99 === undefined ? '' : `  p99 ${formatFigure(metric.p99)}`;
   return `  ${metric.name}  ${formatFigure(metric.median)} ${metric.unit}${interval}${tail}`;
 }
