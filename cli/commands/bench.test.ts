@@ -26,7 +26,7 @@ describe('bench target lines', () => {
       '  MISSED       append.x.vsY = 0.98, 95% interval [0.9, 1.1] spans the bound (target >= 1: x at least y)',
       '  met          append.x.vsY = 3 (target <= 4: x at least y)',
       '  not measured append.x.vsY = - (target >= 1: x at least y)',
-      '  3 met (1 with an interval spanning the bound, 1 without an interval), 1 missed (1 with an interval spanning the bound)',
+      '  3 met (1 with an interval spanning the bound, 1 without an interval), 1 missed (1 with an interval spanning the bound), 1 not measured',
     ]);
     expect(targetLines(checks.slice(0, 1)).at(-1)).toBe('  1 met, 0 missed');
   });

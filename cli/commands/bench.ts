@@ -30,7 +30,10 @@ function shownValue({ value, ci95, clearOfNoise }: TargetCheck): string {
   return `${formatFigure(value)}, ${interval}${clearOfNoise === true ? '' : ' spans the bound'}`;
 }
 
-/** One line per target, then how many were met or missed and how many of each by noise alone. */
+/**
+ * One line per target, then a tally: how many were met and missed, of each how many had an
+ * interval spanning the bound or none, and how many the run did not measure (a quick run's).
+ */
 export function targetLines(checks: readonly TargetCheck[]): string[] {
   const lines = checks.map((check) => {
     const verdict = check.met === null ? 'not measured' : check.met ? 'met' : 'MISSED';
@@ -48,7 +51,9 @@ export function targetLines(checks: readonly TargetCheck[]): string[] {
     const detail = parts.length === 0 ? '' : ` (${parts.map((part) => part.join(' ')).join(', ')})`;
     return `${matching.length} ${met ? 'met' : 'missed'}${detail}`;
   };
-  return [...lines, `  ${tally(true)}, ${tally(false)}`];
+  const unmeasured = checks.filter((check) => check.met === null).length;
+  const notMeasured = unmeasured === 0 ? '' : `, ${unmeasured} not measured`;
+  return [...lines, `  ${tally(true)}, ${tally(false)}${notMeasured}`];
 }
 
 export function registerBenchCommand(program: Command): void {
