@@ -51,6 +51,11 @@ export function formatFigure(value: number): string {
   return Math.abs(value) >= 1000 ? LARGE_FIGURE.format(value) : SMALL_FIGURE.format(value);
 }
 
+/** A 95% interval as the CLI prints it: `[0.926, 1.08]`. */
+export function formatInterval([low, high]: readonly [number, number]): string {
+  return `[${formatFigure(low)}, ${formatFigure(high)}]`;
+}
+
 const DURATION_UNITS = [
   { name: 'minute', seconds: 60 },
   { name: 'hour', seconds: 3600 },

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { benchSuites } from '../../experiments/bench/index.js';
 import { type Target, type TargetCheck, checkTargets } from '../../experiments/bench/targets.js';
 import { parseChoice } from '../arguments.js';
-import { formatFigure } from '../../lab/format.js';
+import { formatFigure, formatInterval } from '../../lab/format.js';
 import {
   ALLOW_MEMORY_HELP,
   ALLOW_MEMORY_OPTION,
@@ -26,7 +26,7 @@ function boundOf(target: Target): string {
 function shownValue({ value, ci95, clearOfNoise }: TargetCheck): string {
   if (value === null) return '-';
   if (ci95 === null) return formatFigure(value);
-  const interval = `95% interval [${formatFigure(ci95[0])}, ${formatFigure(ci95[1])}]`;
+  const interval = `95% interval ${formatInterval(ci95)}`;
   return `${formatFigure(value)}, ${interval}${clearOfNoise === true ? '' : ' spans the bound'}`;
 }
 

@@ -18,7 +18,7 @@ import { checkDirectoryArgument, parseChoice, parsePositiveNumberArgument } from
 import { COLD_READ_MODES, type ColdReadMode } from '../../lab/cold-reads.js';
 import { LabError } from '../../lab/errors.js';
 import { type Experiment, runExperiment } from '../../lab/experiment.js';
-import { formatFigure } from '../../lab/format.js';
+import { formatFigure, formatInterval } from '../../lab/format.js';
 import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';
 import { type ProgressReporter, progressFor } from '../../lab/progress.js';
 import { SuiteProgress } from '../../lab/suite-progress.js';
@@ -119,7 +119,7 @@ function noInterval(metric: Metric): string {
 function metricLine(metric: Metric): string {
   const interval =
     metric.ci95 !== undefined
-      ? `  [${formatFigure(metric.ci95[0])}, ${formatFigure(metric.ci95[1])}]`
+      ? `  ${formatInterval(metric.ci95)}`
       : metric.class === 'counter'
         ? ''
         : noInterval(metric);

@@ -29,6 +29,7 @@ import {
 } from '../../storage/index.js';
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
+import { TARGET_ROUNDS } from './targets.js';
 
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;
@@ -337,9 +338,7 @@ export const queueBench: Experiment = {
   question:
     'how many send+receive+delete cycles does each design sustain, and what does each write per message?',
   params: {
-    // Full runs: eleven rounds, so a target's 95% interval (stats.ts medianCi) runs from the
-    // second to the tenth round, not over every round, and can clear a bound the ratio is near.
-    rounds: { quick: 3, full: 11 },
+    rounds: TARGET_ROUNDS,
     roundSeconds: { quick: 0.3, full: 1 },
     bytesMessages: { quick: 500, full: 5000 },
     inFlightMessages: { quick: 100_000, full: 1_000_000 },

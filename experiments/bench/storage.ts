@@ -27,6 +27,7 @@ import { Log, type LogOptions, MiB } from '../../storage/index.js';
 import { dropRecoveryPoint, encodeRecord } from '../../storage/testing/index.js';
 import { zeroFill } from '../support/laid-out-file.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
+import { TARGET_ROUNDS } from './targets.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 
@@ -496,9 +497,7 @@ export const storageBench: Experiment = {
   id: 'bench-storage',
   question: 'how close does the storage core come to the plain file-system loop on this disk?',
   params: {
-    // Full runs: eleven rounds, so a target's 95% interval (stats.ts medianCi) runs from the
-    // second to the tenth round, not over every round, and can clear a bound the ratio is near.
-    rounds: { quick: 3, full: 11 },
+    rounds: TARGET_ROUNDS,
     roundSeconds: { quick: 0.3, full: 1 },
     lookupLogBytes: { quick: 64 * MiB, full: 256 * MiB },
     recoverySegmentBytes: { quick: 64 * MiB, full: 256 * MiB },
