@@ -34,7 +34,9 @@ export function createIndexFile(
   if (mode === 'memory') return new IndexFile(io, path, entryBytes, null, 0, true);
   const handle = io.open(path, { create: true });
   try {
-    io.truncate(handle, 0);
+    // Only a file left by an earlier segment: ext4 flushes a file truncated to 0 when it is
+    // closed (auto_da_alloc), and a roll's close of the new index then waited for that write.
+    if (io.sizeBytes(handle) !== 0) io.truncate(handle, 0);
   } catch (error) {
     closeAfterFailure(io, handle);
     throw error;
