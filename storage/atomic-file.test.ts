@@ -52,6 +52,15 @@ describe('writeFileAtomically', () => {
     expect(after.exists('/data/point.tmp')).toBe(false);
   });
 
+  it('writes over a longer .tmp a crash left behind without keeping its tail', () => {
+    const { disk, io } = diskWithOldFile();
+    const left = disk.open('/data/point.tmp', { create: true });
+    disk.write(left, Buffer.from('a longer leftover'), 0, 17, 0);
+    disk.close(left);
+    writeFileAtomically(io, '/data/point', Buffer.from('short'));
+    expect(disk.readWholeFile('/data/point')?.toString()).toBe('short');
+  });
+
   it('reports a failing write, not the close that fails after it, and leaves the old file', () => {
     const { disk, io } = diskWithOldFile();
     io.failWrite = true;

@@ -10,13 +10,13 @@
  * write or the sync failed, not merely that a handle would not close.
  */
 import * as path from 'node:path';
-import { closeAfterFailure, type FileIO } from './file-io.js';
+import { closeAfterFailure, type FileIO, openEmptied } from './file-io.js';
 
 export function writeFileAtomically(io: FileIO, filePath: string, bytes: Uint8Array): void {
   const tmpPath = `${filePath}.tmp`;
-  const handle = io.open(tmpPath, { create: true });
+  // A `.tmp` left by a crash holds bytes; the usual one was renamed away and is new.
+  const handle = openEmptied(io, tmpPath);
   try {
-    io.truncate(handle, 0);
     io.write(handle, bytes, 0, bytes.length, 0);
     io.fdatasync(handle);
   } catch (error) {

@@ -29,7 +29,7 @@
  *
  * Lookups (the index entry below, headers stepped, one batch read) are batched-segment-lookup.ts's.
  */
-import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
+import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { StorageError, assert, isStorageError } from './errors.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -123,8 +123,7 @@ export class BatchedSegment {
     assert(!config.readOnly, 'a read-only log creates no segment');
     const segment = new BatchedSegment(io, dir, baseOffset, config);
     return openedOrAbandoned(segment, () => {
-      segment.#handle = io.open(segment.logPath, { create: true });
-      io.truncate(segment.#handle, 0);
+      segment.#handle = openEmptied(io, segment.logPath);
       segment.#nextOffset = baseOffset;
       segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
       segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);

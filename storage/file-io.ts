@@ -143,6 +143,23 @@ export function closeAfterFailure(io: FileIO, handle: FileHandle): void {
 }
 
 /**
+ * Opens `filePath` for writing, creating it, and empties it when it holds bytes (a file left under
+ * the same name). A new file is not truncated: ext4 writes a file truncated to 0 out when it is
+ * closed (auto_da_alloc, for programs that rewrite a file without syncing), and a roll's close of
+ * the indexes it created one segment earlier then waited 0.6-0.9 ms each for that write-back.
+ */
+export function openEmptied(io: FileIO, filePath: string): FileHandle {
+  const handle = io.open(filePath, { create: true });
+  try {
+    if (io.sizeBytes(handle) !== 0) io.truncate(handle, 0);
+  } catch (error) {
+    closeAfterFailure(io, handle);
+    throw error;
+  }
+  return handle;
+}
+
+/**
  * A lock held through an open handle of `io`: its note is written with `io`'s own calls (so they
  * are counted), and release runs `unlock` and then closes the handle.
  */

@@ -7,7 +7,7 @@
  * A crash loses at most the buffered entries, which recovery rebuilds from the log. The log is
  * always written before its index entries, so an index never points past data that was written.
  */
-import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
+import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { assert } from './errors.js';
 
 export interface IndexLoad {
@@ -32,16 +32,7 @@ export function createIndexFile(
   mode: IndexMode = 'append',
 ): IndexFile {
   if (mode === 'memory') return new IndexFile(io, path, entryBytes, null, 0, true);
-  const handle = io.open(path, { create: true });
-  try {
-    // Only a file left by an earlier segment: ext4 flushes a file truncated to 0 when it is
-    // closed (auto_da_alloc), and a roll's close of the new index then waited for that write.
-    if (io.sizeBytes(handle) !== 0) io.truncate(handle, 0);
-  } catch (error) {
-    closeAfterFailure(io, handle);
-    throw error;
-  }
-  return new IndexFile(io, path, entryBytes, handle, 0);
+  return new IndexFile(io, path, entryBytes, openEmptied(io, path), 0);
 }
 
 /**

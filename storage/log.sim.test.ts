@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from './durability.js';
-import { ioError } from './file-io.js';
+import { type FileHandle, ioError } from './file-io.js';
 import { DelegatingFileIO } from './delegating-file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
@@ -258,6 +258,30 @@ describe('under none, where rolls do not sync', () => {
     const bases = log.segments().map((segment) => segment.baseOffset);
     // Opening's, then one as each roll's sync ends, at the start of the segment it made.
     expect(saved).toEqual(bases.map((baseOffset) => ({ baseOffset, sealing: true })));
+    await log.close();
+  });
+
+  it('creates its files, at opening, rolls and recovery points, without truncating them (ext4 writes a file truncated to 0 out when it is closed)', async () => {
+    const disk = new SimDisk({ seed: 4 });
+    const truncated: string[] = [];
+    class Truncates extends DelegatingFileIO {
+      readonly #paths = new Map<FileHandle, string>();
+      override open(filePath: string, options: { create: boolean }): FileHandle {
+        const handle = super.open(filePath, options);
+        this.#paths.set(handle, path.posix.basename(filePath));
+        return handle;
+      }
+      override truncate(handle: FileHandle, sizeBytes: number): void {
+        truncated.push(`${this.#paths.get(handle)} to ${sizeBytes}`);
+        super.truncate(handle, sizeBytes);
+      }
+    }
+    const log = Log.open(DIR, { io: new Truncates(disk), durability: 'none', segmentBytes: 1024 });
+    for (let i = 0; log.segments().length < 4; i++) {
+      log.appendNoWait(body(i));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(truncated).toEqual([]);
     await log.close();
   });
 

@@ -17,7 +17,7 @@
  * rule, preallocating, recovery's activate and truncate, and loading or rebuilding the indexes
  * each move it, and what only reads it lives in the files above.
  */
-import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
+import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { assert } from './errors.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import { indexBehind } from './index-coverage.js';
@@ -102,8 +102,7 @@ export class Segment {
   static create(io: FileIO, dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const segment = new Segment(io, dir, baseOffset, config, 0);
     return openedOrAbandoned(segment, () => {
-      segment.#logHandle = io.open(segment.logPath, { create: true });
-      io.truncate(segment.#logHandle, 0);
+      segment.#logHandle = openEmptied(io, segment.logPath);
       segment.#nextOffset = baseOffset;
       segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
       segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
