@@ -103,7 +103,6 @@ describe('searching an index file', () => {
   });
 });
 
-
 describe('creating an index file', () => {
   it('empties an index file left under the same name', () => {
     const disk = new SimDisk({ seed: 7 });
