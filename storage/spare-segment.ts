@@ -23,7 +23,7 @@
  * by min_wal_size). One name also keeps what a power cut can leave to one file. A spare from
  * retention stops a layout in progress: a recycled file needs no zeros at all.
  */
-import type { FileIO } from './file-io.js';
+import { type FileIO, openEmptied } from './file-io.js';
 import { ignoreFailure } from './log-sync.js';
 import { Segment, type SegmentConfig } from './segment.js';
 import { spareLayoutPath, sparePath } from './segment-files.js';
@@ -191,10 +191,9 @@ export class SpareSegment {
     const file = spareLayoutPath(this.#dir);
     const sizeBytes = this.#segmentConfig.preallocateBytes;
     try {
-      const handle = io.open(file, { create: true });
+      const handle = openEmptied(io, file);
       let complete = false;
       try {
-        io.truncate(handle, 0);
         const zeros = Buffer.alloc(Math.min(LAYOUT_CHUNK_BYTES, sizeBytes));
         for (let at = 0; at < sizeBytes && !this.#stopLayout; at += zeros.length)
           await io.writeAsync(handle, zeros, 0, Math.min(zeros.length, sizeBytes - at), at);
