@@ -27,6 +27,10 @@ export class DelegatingFileIO implements FileIO {
     this.inner.close(handle);
   }
 
+  closeAsync(handle: FileHandle): Promise<void> {
+    return this.inner.closeAsync(handle);
+  }
+
   write(
     handle: FileHandle,
     buffer: Uint8Array,

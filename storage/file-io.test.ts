@@ -1,9 +1,18 @@
-/** NodeFileIO against a node:fs whose close fails or whose writes land one byte at a time. */
+/**
+ * NodeFileIO against a node:fs whose close fails (on the event loop or the thread pool) or whose
+ * writes land one byte at a time.
+ */
+import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 
-const state = vi.hoisted(() => ({ failCloseOfDirFd: false, dirFd: -1, oneBytePerWrite: false }));
+const state = vi.hoisted(() => ({
+  failCloseOfDirFd: false,
+  dirFd: -1,
+  oneBytePerWrite: false,
+  failAsyncClose: false,
+}));
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -23,6 +32,13 @@ vi.mock('node:fs', async (importOriginal) => {
         throw e;
       }
       return actual.closeSync(fd);
+    },
+    close: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      if (!state.failAsyncClose) return actual.close(fd, callback);
+      // The descriptor is released all the same, as a close that fails with EIO does.
+      actual.close(fd, () =>
+        callback(Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' })),
+      );
     },
     writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) =>
       actual.writeSync(
@@ -69,5 +85,34 @@ describe('NodeFileIO', () => {
       io.close(h);
     }
     expect(io.readWholeFile(join(dir, 'f'))?.toString()).toBe('0123456789abcdef');
+  });
+
+  it('closeAsync closes on the thread pool, and a close that fails rejects naming the file', async () => {
+    const io = new NodeFileIO();
+    const dir = newDir();
+    const kept = io.open(join(dir, 'kept'), { create: true });
+    const target = (): string | null => {
+      try {
+        return readlinkSync(`/proc/self/fd/${kept}`);
+      } catch {
+        return null;
+      }
+    };
+    expect(target()).toBe(join(dir, 'kept'));
+    await io.closeAsync(kept);
+    // Closed, or the number already reused for another file.
+    expect(target()).not.toBe(join(dir, 'kept'));
+    const failing = io.open(join(dir, 'failing'), { create: true });
+    state.failAsyncClose = true;
+    let error: unknown;
+    try {
+      await io.closeAsync(failing);
+    } catch (e) {
+      error = e;
+    } finally {
+      state.failAsyncClose = false;
+    }
+    expect(isStorageError(error, 'IO_ERROR')).toBe(true);
+    expect((error as Error).message).toContain(join(dir, 'failing'));
   });
 });

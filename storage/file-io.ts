@@ -47,6 +47,13 @@ export interface FileIO {
   open(filePath: string, options: { create: boolean }): FileHandle;
   openReadOnly(filePath: string): FileHandle;
   close(handle: FileHandle): void;
+  /**
+   * `close` on the thread pool. The last close of a file whose names are gone is what frees its
+   * blocks and drops its pages from the cache (21-25 ms for a 64 MiB segment on this
+   * repository's VM): retention unlinks a segment's names first and closes it here, so the event
+   * loop never waits for that (log-retention.ts).
+   */
+  closeAsync(handle: FileHandle): Promise<void>;
   /** Writes all of `length` bytes at `positionBytes`; a short write is retried, then an error. */
   write(
     handle: FileHandle,
@@ -223,6 +230,15 @@ export class NodeFileIO implements FileIO {
     } catch (cause) {
       throw ioError('close', file, cause);
     }
+  }
+
+  closeAsync(handle: FileHandle): Promise<void> {
+    const file = this.#path(handle);
+    // Forgotten now: the kernel may hand the number to the next open before the callback runs.
+    this.#paths.delete(handle);
+    return new Promise((resolve, reject) => {
+      fs.close(handle, (cause) => (cause ? reject(ioError('close', file, cause)) : resolve()));
+    });
   }
 
   write(

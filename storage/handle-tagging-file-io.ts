@@ -29,6 +29,12 @@ export abstract class HandleTaggingFileIO<Tag> extends DelegatingFileIO {
     }
   }
 
+  override closeAsync(handle: FileHandle): Promise<void> {
+    // Forgotten at once: a later open may get the same number before this close's callback runs.
+    this.#tags.delete(handle);
+    return super.closeAsync(handle);
+  }
+
   /** The tag of an open handle; undefined for one not opened through this FileIO. */
   protected tagOf(handle: FileHandle): Tag | undefined {
     return this.#tags.get(handle);

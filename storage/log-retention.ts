@@ -3,7 +3,9 @@
  * offset, never the active one. Oldest first, each made durable before the next: a power cut
  * then leaves the log without a prefix of them, never with a hole in the middle that would end a
  * reader's walk early. Under `always` and `group` the first one's `.log` becomes the spare when
- * there is none (spare-segment.ts), renamed as durably.
+ * there is none (spare-segment.ts), renamed as durably. The event loop does the names and the
+ * directory fsyncs; the removed files close afterwards on the thread pool, where freeing their
+ * blocks no longer holds the loop (Segment.deleteClosingOnPool).
  */
 import type { FileIO } from './file-io.js';
 import type { Segment } from './segment.js';
@@ -28,6 +30,12 @@ export class LogRetention {
    * the directory fsync failed): see #finishRemoval.
    */
   #unremoved: Segment | null = null;
+  /**
+   * The close of the last removed segment's file (Segment.deleteClosingOnPool), null once it
+   * settled. Each close waits for the one before: one thread of the pool frees blocks at a time,
+   * and the others stay free for the engine's fdatasyncs.
+   */
+  #lastClosing: Promise<void> | null = null;
 
   constructor(
     log: RetainedSegments,
@@ -58,13 +66,34 @@ export class LogRetention {
       const spare = this.#spare.pathFor(segment);
       // A background sync still using the file keeps it open until it settles; what it was to
       // make durable is gone, so nothing waits for it any more.
-      segment.delete(this.#inUse(segment), spare);
+      segment.deleteClosingOnPool(this.#closeAfter(segment), spare, (closing) =>
+        this.#track(closing),
+      );
       io.fsyncDir(dir);
       this.#unremoved = null;
       if (spare !== null) this.#spare.kept();
       segments++;
     }
     return { segments, bytes };
+  }
+
+  /** What closing the log waits for: removed segments' files still closing; null when none. */
+  filesClosing(): Promise<void> | null {
+    return this.#lastClosing;
+  }
+
+  #closeAfter(segment: Segment): Promise<unknown> | null {
+    const inUse = this.#inUse(segment);
+    const previous = this.#lastClosing;
+    if (inUse === null || previous === null) return inUse ?? previous;
+    return Promise.allSettled([inUse, previous]);
+  }
+
+  #track(closing: Promise<void>): void {
+    this.#lastClosing = closing;
+    void closing.then(() => {
+      if (this.#lastClosing === closing) this.#lastClosing = null;
+    });
   }
 
   /**

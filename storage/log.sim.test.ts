@@ -102,6 +102,66 @@ describe('retention cut short by a power cut', () => {
   });
 });
 
+describe('retention', () => {
+  /** Records, in order, the calls that remove a file's names and those that close it. */
+  class RemovalCalls extends DelegatingFileIO {
+    readonly calls: string[] = [];
+    readonly #paths = new Map<FileHandle, string>();
+    override open(filePath: string, options: { create: boolean }): FileHandle {
+      const handle = super.open(filePath, options);
+      this.#paths.set(handle, filePath);
+      return handle;
+    }
+    override close(handle: FileHandle): void {
+      this.calls.push(`close ${this.#paths.get(handle)}`);
+      super.close(handle);
+    }
+    override async closeAsync(handle: FileHandle): Promise<void> {
+      this.calls.push(`closeAsync ${this.#paths.get(handle)}`);
+      // Later than a microtask, as a real close on the thread pool comes back.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await super.closeAsync(handle);
+    }
+    override unlink(filePath: string): void {
+      this.calls.push(`unlink ${filePath}`);
+      super.unlink(filePath);
+    }
+    override rename(fromPath: string, toPath: string): void {
+      this.calls.push(`rename ${fromPath}`);
+      super.rename(fromPath, toPath);
+    }
+  }
+
+  // Closing a file whose names are gone frees its blocks (21-25 ms for 64 MiB here): on the
+  // thread pool, not in an unlink on the event loop.
+  for (const durability of ['none', 'always'] as const) {
+    it(`under ${durability}, closes a removed segment's log file on the thread pool once its names are gone, and close waits for it`, async () => {
+      const disk = new SimDisk({ seed: 3 });
+      const io = new RemovalCalls(disk);
+      const log = Log.open(DIR, { io, durability, segmentBytes: 1024, syncMode: 'inline' });
+      for (let i = 0; log.segments().length < 4; i++) log.appendNoWait(body(i));
+      const removed = log
+        .segments()
+        .slice(0, 3)
+        .map((segment) => segment.logPath);
+      io.calls.length = 0;
+      expect(log.deleteSegmentsBelow(log.segments()[3]!.baseOffset).segments).toBe(3);
+      // Under none the newest removed segment's roll sync still runs: its file closes after it.
+      await log.close();
+      for (const logPath of removed) {
+        // Unlinked, or under always the first renamed to the spare.
+        const gone = io.calls.findIndex(
+          (call) => /^(unlink|rename) /.test(call) && call.endsWith(` ${logPath}`),
+        );
+        expect(gone, logPath).toBeGreaterThanOrEqual(0);
+        expect(io.calls.indexOf(`closeAsync ${logPath}`), logPath).toBeGreaterThan(gone);
+        expect(io.calls, logPath).not.toContain(`close ${logPath}`);
+      }
+      expect(disk.openHandles).toBe(0);
+    });
+  }
+});
+
 describe('retention whose removal fails', () => {
   /** A log of several segments; returns their base offsets. */
   function logOfSegments(disk: SimDisk): { log: Log; bases: number[] } {

@@ -422,6 +422,8 @@ export class Log {
     else await this.#engine.exclusive(() => this.#syncAndRelease());
     const inUse = this.#sync.inUse();
     if (inUse !== null) await inUse;
+    const removedClosing = this.#retention.filesClosing();
+    if (removedClosing !== null) await removedClosing;
     const failures = closeSegments(this.#segments);
     if (failures.length > 0) throw failures[0];
   }

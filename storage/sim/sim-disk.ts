@@ -136,6 +136,11 @@ export class SimDisk implements FileIO {
     this.#handles.delete(handle);
   }
 
+  /** Closes at once; the caller sees the outcome a microtask later. */
+  closeAsync(handle: FileHandle): Promise<void> {
+    return settledNow(() => this.close(handle));
+  }
+
   write(
     handle: FileHandle,
     buffer: Uint8Array,
