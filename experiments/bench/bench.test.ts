@@ -10,6 +10,7 @@ import { checkTargets } from './targets.js';
 import { benchSuites } from './index.js';
 import { codecBench } from './codec.js';
 import { queueBench } from './queue.js';
+import { retentionBench } from './retention.js';
 import { storageBench } from './storage.js';
 import { MiB } from '../../storage/index.js';
 
@@ -99,5 +100,22 @@ describe('loglab bench', () => {
       'codec.indexSearch.latencyNs',
     ]);
     for (const metric of results.metrics) expect(metric.count).toBeGreaterThan(0);
+  });
+
+  it('retention times each removal beside the plain close and unlink, round by round', async () => {
+    const results = await runTiny(retentionBench, {
+      dir: newDir(),
+      drops: 'refused',
+      params: { rounds: 2, segments: 2, segmentBytes: MiB },
+    });
+    const samples = (name: string) =>
+      results.metrics.find((metric) => metric.name === `retention.${name}`)!.samples!;
+    const plain = samples('plainUnlink.loopHeldNs');
+    expect(plain).toHaveLength(2);
+    for (const policy of ['none', 'always']) {
+      const held = samples(`${policy}.loopHeldNs`);
+      expect(held.every((ns) => ns > 0)).toBe(true);
+      expect(samples(`${policy}.vsPlainUnlink`)).toEqual(held.map((ns, i) => ns / plain[i]!));
+    }
   });
 });

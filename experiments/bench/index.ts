@@ -5,6 +5,7 @@ import { codecBench } from './codec.js';
 import { GROUP_COMMIT_TARGETS, experiment as durability } from '../durability.js';
 import { EVENT_LOOP_TARGETS, eventLoopBench } from './event-loop.js';
 import { queueBench } from './queue.js';
+import { retentionBench } from './retention.js';
 import { storageBench } from './storage.js';
 import { QUEUE_TARGETS, STORAGE_TARGETS, type Target } from './targets.js';
 
@@ -20,6 +21,7 @@ export const benchSuites: readonly BenchSuite[] = [
   { name: 'codec', experiment: codecBench, targets: [] },
   { name: 'byte-ledger', experiment: byteLedgerBench, targets: BYTE_LEDGER_TARGETS },
   { name: 'event-loop', experiment: eventLoopBench, targets: EVENT_LOOP_TARGETS },
+  { name: 'retention', experiment: retentionBench, targets: [] },
   // The durability experiment, as `loglab run durability` runs it, checked against its targets.
   { name: 'durability', experiment: durability, targets: GROUP_COMMIT_TARGETS },
 ];
