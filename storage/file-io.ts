@@ -49,7 +49,7 @@ export interface FileIO {
   close(handle: FileHandle): void;
   /**
    * `close` on the thread pool. The last close of a file whose names are gone is what frees its
-   * blocks and drops its pages from the cache (21-25 ms for a 64 MiB segment on this
+   * blocks and drops its pages from the cache (20-35 ms for a 64 MiB segment on this
    * repository's VM): retention unlinks a segment's names first and closes it here, so the event
    * loop never waits for that (log-retention.ts).
    */

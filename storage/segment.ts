@@ -471,8 +471,8 @@ export class Segment {
    * Retention's removal: the three names go now (with `spare`, the `.log` is renamed to that name
    * instead, segment reuse, log.ts), and the log file closes later on the thread pool, once
    * `after` settles (an fdatasync still running on the file, the previous removal's close). The
-   * close of a file with no name left frees its blocks and drops its pages from the cache (about
-   * 30 ms for a 64 MiB segment here), work an unlink of the closed file did on the event loop
+   * close of a file with no name left frees its blocks and drops its pages from the cache (20-35
+   * ms for a 64 MiB segment here), work an unlink of the closed file did on the event loop
    * (FileIO.closeAsync). It starts no sooner than a microtask from now, once the caller's
    * directory fsyncs are done: a journal commit they asked for would otherwise wait for the
    * blocks being freed. `track` gets the close; it never rejects: with the names gone, a close
