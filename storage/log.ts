@@ -379,7 +379,9 @@ export class Log {
 
   /**
    * Retention: deletes every sealed segment whose records are all below `offset`, oldest first,
-   * each durably (log-retention.ts); never the active segment. Returns what was removed.
+   * each durably (log-retention.ts); never the active segment. Returns what was removed. The
+   * event loop waits for the names and a directory fsync per segment; the files' blocks are freed
+   * afterwards on the thread pool, and `close()` waits for that.
    */
   deleteSegmentsBelow(offset: number): { segments: number; bytes: number } {
     this.#checkOpen();
