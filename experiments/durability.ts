@@ -48,6 +48,7 @@ import {
 import { LOG_SUFFIX, frameSizeAt } from '../storage/testing/index.js';
 import { DURABILITY_CHARTS, DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
+import { dropSealedSegments } from './support/settled-retention.js';
 import { recycleToSteadyState } from './support/steady-state.js';
 import type { Target } from './bench/targets.js';
 
@@ -213,13 +214,21 @@ function sender(config: Config, body: Buffer): () => Promise<number> {
   };
 }
 
-/** After each round: the dirty memory under none, and the sealed segments dropped. */
+/** After each round's turns: the dirty memory under none. */
 function afterRound(config: Config): void {
   if (config.policy === 'none') {
     const dirty = readDirtyMemory();
     if (dirty !== null) config.dirtyBytes.push(dirty.dirtyBytes + dirty.writebackBytes);
   }
-  config.log.deleteSegmentsBelow(config.log.endOffset);
+}
+
+type SideTurns = ReturnType<typeof turnTaker>;
+
+/** A round of `sides` in turns, then their logs' sealed segments dropped before the next. */
+async function settledRound(sides: readonly SideTurns[], seconds: number, roundIndex: number) {
+  const done = await roundInTurns(sides, seconds, roundIndex);
+  for (const side of sides) await dropSealedSegments(side.log);
+  return done;
 }
 
 /**
@@ -233,6 +242,7 @@ function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
   let busy = new LoopBusy();
   return {
     name: config.prefix,
+    log: config.log,
     beginRound: () => {
       loop.beginRound();
       busy = new LoopBusy();
@@ -271,7 +281,7 @@ function roundEntries(
     const sides = [turnTaker(ctx, always, body), turnTaker(ctx, config, body)];
     entries.push({
       name: `durability.${config.producers} (always and group taking turns)`,
-      round: (roundIndex) => roundInTurns(sides, secondsOf(config), roundIndex),
+      round: (roundIndex) => settledRound(sides, secondsOf(config), roundIndex),
     });
   }
   for (const config of configs) {
@@ -279,7 +289,7 @@ function roundEntries(
     const sides = [turnTaker(ctx, config, body)];
     entries.push({
       name: config.prefix,
-      round: (roundIndex) => roundInTurns(sides, secondsOf(config), roundIndex),
+      round: (roundIndex) => settledRound(sides, secondsOf(config), roundIndex),
     });
   }
   return entries;
@@ -301,7 +311,7 @@ async function warmUp(ctx: LabContext, config: Config, body: Buffer, roundSecond
     config.prefix,
     await warmUpAsync(config.measurement, sender(config, body), budget, { concurrency }),
   );
-  config.log.deleteSegmentsBelow(config.log.endOffset);
+  await dropSealedSegments(config.log);
 }
 
 function configMetrics(ctx: LabContext, config: Config): Metric[] {
@@ -432,7 +442,7 @@ async function openLoopRound(
   const phase = ctx.ioPhase(config.io);
   const round = await series.round(send, ctx.numberParam('openLoopSeconds'), config.producers);
   phase.end();
-  log.deleteSegmentsBelow(log.endOffset);
+  await dropSealedSegments(log);
   return round;
 }
 

@@ -149,14 +149,21 @@ class LedgerLog {
     await this.log.flush();
   }
 
-  /** Appends for `seconds`, then flushes: the files are clean again when the phase ends. */
+  /**
+   * Appends for `seconds`, then flushes: the files are clean again when the phase ends, and the
+   * removed segments' blocks freed (their closes run on the thread pool; the flush's directory
+   * fsync commits the freeing), so the phase holds what its retention wrote.
+   */
   round(ctx: LabContext, seconds: number, blockBytes: number): Promise<LedgerRound> {
     const fromEvent = this.io.trace.length;
     return measureRound(ctx, seconds, {
       measurement: this.measurement,
       append: this.append,
       io: this.io,
-      end: () => this.log.flush(),
+      end: async () => {
+        await this.log.removalsSettled();
+        await this.log.flush();
+      },
       traced: () => attributeTrace(this.io.trace, fromEvent, this.io.trace.length, blockBytes),
     });
   }

@@ -28,6 +28,7 @@ import {
   type SyncMode,
 } from '../../storage/index.js';
 import type { Target } from './targets.js';
+import { dropSealedSegments } from '../support/settled-retention.js';
 
 const BODY_BYTES = 1024;
 const PRODUCERS = 16;
@@ -116,7 +117,7 @@ async function round(setting: Setting, body: Buffer, seconds: number) {
   const lagsNs = lag.stop().sort((a, b) => a - b);
   setting.p99Ns.push(percentile(lagsNs, 99));
   setting.maxNs.push(lagsNs[lagsNs.length - 1] ?? 0);
-  setting.log.deleteSegmentsBelow(setting.log.endOffset);
+  await dropSealedSegments(setting.log);
   return repetition;
 }
 

@@ -27,6 +27,7 @@ import type { Metric } from '../../lab/results.js';
 import { TURN_SECONDS, type TurnTakingDesign, oneAtATime, takeTurns } from '../../lab/runner.js';
 import { Log, type LogOptions, MiB, recordSizeBytes } from '../../storage/index.js';
 import { SyncedAppendLoop, layOutFile } from '../support/laid-out-file.js';
+import { dropSealedSegments } from '../support/settled-retention.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 
 const BODY = Buffer.alloc(1024, 0x6c);
@@ -45,8 +46,8 @@ interface Side extends TurnTakingDesign {
   readonly name: 'default' | 'inline' | 'node-thread-pool';
   /** Starts timing the event loop's busy time afresh. */
   readonly beginRound: () => void;
-  /** Records the round's rate and the loop's busy time per append. */
-  readonly endRound: (operations: number, seconds: number) => void;
+  /** Records the round's rate and the loop's busy time per append, then drops what it wrote. */
+  readonly endRound: (operations: number, seconds: number) => Promise<void>;
   readonly close: () => Promise<void>;
   readonly rates: number[];
   /** The event loop's busy time per append, round by round (lab/loop-busy.ts). */
@@ -61,7 +62,7 @@ interface Side extends TurnTakingDesign {
 function sideOf(
   name: Side['name'],
   append: () => Promise<unknown>,
-  afterRound: () => void,
+  afterRound: () => Promise<void>,
   close: () => Promise<void>,
 ): Side {
   const turn = oneAtATime(append);
@@ -74,10 +75,10 @@ function sideOf(
     beginRound: () => {
       busy = new LoopBusy();
     },
-    endRound: (operations, seconds) => {
+    endRound: async (operations, seconds) => {
       side.rates.push(operations / seconds);
       side.loopNsPerAppend.push(busy.nsPerOperation(operations));
-      afterRound();
+      await afterRound();
     },
     close,
   };
@@ -99,7 +100,7 @@ async function logSide(
   return sideOf(
     name,
     () => log.append(BODY),
-    () => log.deleteSegmentsBelow(log.endOffset),
+    () => dropSealedSegments(log),
     () => log.close(),
   );
 }
@@ -114,7 +115,7 @@ function nodeThreadPoolSide(file: string): Side {
   return sideOf(
     'node-thread-pool',
     loop.append,
-    () => {},
+    async () => {},
     async () => loop.close(),
   );
 }
@@ -157,7 +158,7 @@ async function roundBesideFio(
   }
   for (const side of sides) {
     const total = totals.get(side.name)!;
-    side.endRound(total.operations, total.seconds);
+    await side.endRound(total.operations, total.seconds);
   }
   return { ok: true, iops: ios / (runtimeMs / 1000) };
 }

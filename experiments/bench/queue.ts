@@ -30,6 +30,7 @@ import {
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 import { TARGET_ROUNDS } from './targets.js';
+import { dropSealedSegments } from '../support/settled-retention.js';
 
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;
@@ -106,7 +107,7 @@ async function openBesideLog(ctx: LabContext, body: Buffer) {
         TURN_SECONDS,
         round,
       );
-      log.deleteSegmentsBelow(log.endOffset);
+      await dropSealedSegments(log);
       const rate = (name: string) => turns.get(name)!.operations / turns.get(name)!.seconds;
       return { B: rate('B'), log: rate('log') };
     },

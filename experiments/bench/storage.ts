@@ -30,6 +30,7 @@ import { recycleToSteadyState } from '../support/steady-state.js';
 import { TARGET_ROUNDS } from './targets.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
+import { dropSealedSegments } from '../support/settled-retention.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const BODY_BYTES = 1024;
@@ -327,10 +328,10 @@ async function groupVsAlways(
         round < 0 ? roundSeconds * WARMUP_SHARE : roundSeconds,
         round + 1,
       );
-      sides.forEach((side, i) => {
+      for (const [i, side] of sides.entries()) {
         if (round >= 0) results.get(side.name)!.push(repetitions[i]!.ratePerSec);
-        side.log.deleteSegmentsBelow(side.log.endOffset);
-      });
+        await dropSealedSegments(side.log);
+      }
     }
   } finally {
     for (const side of sides) await side.log.close();

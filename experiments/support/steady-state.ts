@@ -8,6 +8,7 @@
  */
 import type { Log } from '../../storage/index.js';
 import { assert } from '../../storage/testing/index.js';
+import { dropSealedSegments } from './settled-retention.js';
 
 const BATCH_RECORDS = 256;
 
@@ -21,7 +22,7 @@ export async function recycleToSteadyState(log: Log, body: Uint8Array): Promise<
   for (let roll = 0; roll < 2; roll++) {
     const segments = log.segments().length;
     while (log.segments().length === segments) await log.appendBatch(batch);
-    log.deleteSegmentsBelow(log.endOffset);
+    await dropSealedSegments(log);
   }
   assert(
     log.segmentsReused + log.segmentsLaidOut > 0,
