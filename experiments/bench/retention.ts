@@ -6,7 +6,8 @@
  * that closes and unlinks as many files of the same size: what removing them costs a program
  * whose event loop frees the blocks itself, as the log did before it closed removed files on the
  * thread pool (docs/storage.md, retention). The figure is the event loop's time in the call; the
- * files' closes go on afterwards, off the loop, and the round's close of the log waits for them.
+ * files' closes go on afterwards, off the loop, and each log's removal is settled (closes done,
+ * directory fsynced) before the next side's turn.
  *
  * The files were just written, so their pages are still in the page cache and every removal
  * drops them: the most a removal costs. A log whose retention keeps data for longer than the
@@ -18,6 +19,8 @@ import type { Experiment, LabContext } from '../../lab/experiment.js';
 import { metricFromSamples } from '../../lab/metric.js';
 import type { Metric } from '../../lab/results.js';
 import { type DurabilityPolicy, Log, MiB } from '../../storage/index.js';
+import { zeroFill } from '../support/laid-out-file.js';
+import { settleRemovals } from '../support/settled-retention.js';
 
 const PREFIX = 'retention';
 const RECORD_BODY_BYTES = 1024;
@@ -57,13 +60,10 @@ function timeRetention(log: Log, segments: number): number {
 
 /** `count` files of `sizeBytes`, written and synced, then closed and unlinked on the loop. */
 function timePlainUnlink(dir: string, count: number, sizeBytes: number): number {
-  const chunk = Buffer.alloc(MiB, 0x61);
   const files = Array.from({ length: count }, (_, i) => path.join(dir, `plain-${i}.log`));
   const fds = files.map((file) => {
     const fd = fs.openSync(file, 'w+');
-    for (let at = 0; at < sizeBytes; at += chunk.length)
-      fs.writeSync(fd, chunk, 0, Math.min(chunk.length, sizeBytes - at), at);
-    fs.fdatasyncSync(fd);
+    zeroFill(fd, sizeBytes);
     return fd;
   });
   const start = process.hrtime.bigint();
@@ -93,11 +93,12 @@ async function round(
     const order = roundIndex % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
       const log = logs.get(side.name);
-      side.heldNs.push(
-        log === undefined
-          ? timePlainUnlink(dir, segments, sizeBytes)
-          : timeRetention(log, segments),
-      );
+      if (log === undefined) side.heldNs.push(timePlainUnlink(dir, segments, sizeBytes));
+      else {
+        side.heldNs.push(timeRetention(log, segments));
+        // Its freeing, on the thread pool, must not land in the next side's timed call.
+        await settleRemovals(log);
+      }
     }
     for (const log of logs.values()) await log.close();
   } finally {
@@ -173,7 +174,8 @@ export const retentionBench: Experiment = {
           'the same size, written and synced, closed and unlinked with node:fs.',
         "The files' pages are still cached: each removal drops them, the most a removal costs. " +
           'The log closes removed files on the thread pool after their names are gone; that work, ' +
-          'freeing the blocks, goes on after the timed call.',
+          'freeing the blocks, goes on after the timed call and is settled (closes awaited, ' +
+          "directory fsynced) before the next side's turn.",
       ],
     });
   },

@@ -6,17 +6,17 @@
  * Waiting for the closes and fsyncing the directory leaves nothing of the removal for the next
  * round to pay.
  */
-import * as fs from 'node:fs';
-import type { Log } from '../../storage/index.js';
+import { type Log, NodeFileIO } from '../../storage/index.js';
+
+/** Waits for the closes of what retention removed, then commits their freeing. */
+export async function settleRemovals(log: Log): Promise<void> {
+  await log.removalsSettled();
+  // A FileIO of its own: the log's counts only what the log itself did.
+  new NodeFileIO().fsyncDir(log.dir);
+}
 
 /** Removes every sealed segment, as a consumer that kept up would, and settles the removal. */
 export async function dropSealedSegments(log: Log): Promise<void> {
   log.deleteSegmentsBelow(log.endOffset);
-  await log.removalsSettled();
-  const fd = fs.openSync(log.dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  await settleRemovals(log);
 }
