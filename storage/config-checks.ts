@@ -4,7 +4,11 @@
  */
 import { StorageError } from './errors.js';
 
-export function invalidConfig(option: string, accepted: string, got: number): StorageError {
+export function invalidConfig(
+  option: string,
+  accepted: string,
+  got: number | boolean,
+): StorageError {
   return new StorageError('INVALID_CONFIG', `${option} must be ${accepted}, got ${got}`, {
     reason: option,
   });

@@ -9,6 +9,7 @@ import { ReadWindow } from './read-window.js';
 import { SCAN_WINDOW_BYTES } from './segment-scan.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt } from './record.js';
 import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
+import { recordAfterGap } from './page-alignment.js';
 import { findRecycledTail } from './recycled-tail.js';
 import { startsLikeRecord } from './segment-chain.js';
 import type { SegmentEnd } from './dump-chain.js';
@@ -61,6 +62,11 @@ export function* dumpRecords(
         };
         position += frame.sizeBytes;
         expected++;
+        continue;
+      }
+      const afterGap = recordAfterGap(window, position, expected, sizeBytes, maxRecordBytes);
+      if (afterGap !== null) {
+        position = afterGap.positionBytes;
         continue;
       }
       dataEnd ??= endOfNonZeroBytes(window, position, sizeBytes);

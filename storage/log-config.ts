@@ -3,7 +3,7 @@
  * stay below 4 GiB; relative offsets are u32 too, which a segment below 4 GiB always satisfies
  * (every record takes at least 16 bytes, so at most 2^28 records fit).
  */
-import { checkInteger } from './config-checks.js';
+import { checkInteger, invalidConfig } from './config-checks.js';
 import { DEFAULT_PAGE_BYTES, checkPageBytes } from './page-fill.js';
 import type { FileIO } from './file-io.js';
 import { NodeFileIO } from './file-io.js';
@@ -61,6 +61,13 @@ export interface LogOptions {
    * the fill off.
    */
   readonly pageBytes?: number;
+  /**
+   * A write whose first record would cross a page boundary starts at that boundary instead, so a
+   * sync after one record writes one page, not two (page-alignment.ts): 20% fewer device bytes
+   * per synced 1 KiB append, for up to 31% more segment space. Default: on for `always` and
+   * `group` when `pageBytes` is not 0, off for `none` (nothing is synced per write there).
+   */
+  readonly pageAlign?: boolean;
   readonly io?: FileIO;
   /** Wall clock for time-index entries, ms since the epoch. */
   readonly nowMs?: () => number;
@@ -87,6 +94,7 @@ export interface LogConfig {
   readonly preallocateExtentBytes: number;
   readonly layOutSpares: boolean;
   readonly pageBytes: number;
+  readonly pageAlign: boolean;
   readonly io: FileIO;
   readonly nowMs: () => number;
   readonly readOnly: boolean;
@@ -118,6 +126,7 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
   );
   const durability = parseDurabilityPolicy(options.durability ?? DEFAULT_DURABILITY);
   const group = resolveGroupCommitOptions(options.groupMaxDelayMs, options.groupMaxBytes);
+  const pageBytes = checkPageBytes(options.pageBytes ?? DEFAULT_PAGE_BYTES);
   return {
     preallocateBytes:
       (options.preallocate ?? syncsBeforeAcknowledging(durability)) ? segmentBytes : 0,
@@ -128,7 +137,11 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
       MAX_POSITION_BYTES,
     ),
     layOutSpares: options.layOutSpares ?? true,
-    pageBytes: checkPageBytes(options.pageBytes ?? DEFAULT_PAGE_BYTES),
+    pageBytes,
+    pageAlign: checkPageAlign(
+      options.pageAlign ?? (pageBytes > 0 && syncsBeforeAcknowledging(durability)),
+      pageBytes,
+    ),
     baseOffset: checkInteger('baseOffset', options.baseOffset ?? 0, 0, Number.MAX_SAFE_INTEGER),
     segmentBytes,
     indexIntervalBytes: checkInteger(
@@ -152,4 +165,12 @@ export function resolveLogConfig(options: LogOptions): LogConfig {
     nowMs: options.nowMs ?? wallClockMs,
     readOnly: options.readOnly ?? false,
   };
+}
+
+/** Alignment moves records to page boundaries: it needs a page size. */
+function checkPageAlign(pageAlign: boolean, pageBytes: number): boolean {
+  if (typeof pageAlign !== 'boolean') throw invalidConfig('pageAlign', 'true or false', pageAlign);
+  if (pageAlign && pageBytes === 0)
+    throw invalidConfig('pageAlign', 'false when pageBytes is 0 (no page size to align to)', true);
+  return pageAlign;
 }

@@ -92,8 +92,10 @@ export class LogReader {
   skip(offset: number, sizeBytes: number): boolean {
     if (offset !== this.#nextOffset || offset < this.#fromOffset || this.#inDamage()) return false;
     if (!this.#toNextRecord() || this.#segment.removed) return false;
-    if (this.#positionBytes + sizeBytes > this.#segment.sizeBytes) return false;
-    this.#positionBytes += sizeBytes;
+    // Where the record starts, when the segment knows without a read (page-alignment.ts).
+    const start = this.#segment.knownRecordStart(this.#positionBytes, offset);
+    if (start < 0 || start + sizeBytes > this.#segment.sizeBytes) return false;
+    this.#positionBytes = start + sizeBytes;
     this.#nextOffset++;
     return true;
   }
@@ -137,7 +139,7 @@ export class LogReader {
       positionBytes: record.positionBytes,
       sizeBytes: record.sizeBytes,
     };
-    this.#positionBytes += record.sizeBytes;
+    this.#positionBytes = record.positionBytes + record.sizeBytes;
     this.#nextOffset++;
     return result;
   }

@@ -181,7 +181,7 @@ export class LogSync {
     const active = this.#active();
     if (
       active.sizeBytes === 0 ||
-      active.sizeBytes + nextRecordBytes <= this.#log.config.segmentBytes
+      active.writeStartFor(nextRecordBytes) + nextRecordBytes <= this.#log.config.segmentBytes
     )
       return;
     this.#roll(active);

@@ -104,6 +104,8 @@ export class Log {
    * Anything that reads the files writes them first.
    */
   #pendingBytes = 0;
+  /** The first pending record's size: where alignment starts their write (page-alignment.ts). */
+  #pendingFirstBytes = 0;
   #pendingRecords = 0;
   /** The engine's syncs, each roll's sync, recovery points and the fence's cut back. */
   readonly #sync: LogSync;
@@ -474,8 +476,9 @@ export class Log {
   /** Writes into the active segment, zero-filling ahead of it first where preallocation is on. */
   #write(start: number, length: number): void {
     const active = this.#active();
-    if (active.needsPreallocation(length))
-      this.#engine.guard('sync', () => active.preallocate(length));
+    const endBytes = active.writeStartFor(this.#pendingFirstBytes) + length;
+    if (active.needsPreallocation(endBytes))
+      this.#engine.guard('sync', () => active.preallocate(endBytes));
     if (active.sizeBytes >= this.#spare.layOutAtBytes) this.#spare.layOut();
     // The engine's guard, without the closure it would allocate on every append.
     try {
@@ -516,6 +519,7 @@ export class Log {
   /** Encodes one record after the pending ones, making room first; returns its offset. */
   #encode(body: Uint8Array, attributes: RecordAttributes | undefined, sizeBytes: number): Offset {
     this.#makeRoomFor(sizeBytes);
+    if (this.#pendingRecords === 0) this.#pendingFirstBytes = sizeBytes;
     const offset = this.#active().nextOffset + this.#pendingRecords;
     encodeRecordInto(this.#writeBuffer, this.#pendingBytes, offset, body, attributes);
     this.#pendingBytes += sizeBytes;
@@ -526,8 +530,8 @@ export class Log {
   /** Writes the pending records when the next one cannot join them, and rolls a full segment. */
   #makeRoomFor(sizeBytes: number): void {
     if (this.#pendingBytes > 0) {
-      const fitsSegment =
-        this.#active().sizeBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
+      const startBytes = this.#active().writeStartFor(this.#pendingFirstBytes);
+      const fitsSegment = startBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
       if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeCapacityBytes) return;
       this.#writePending();
     }

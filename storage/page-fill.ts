@@ -30,7 +30,7 @@ import { invalidConfig } from './config-checks.js';
  * `pageBytes`; a kernel of 16 or 64 KiB pages wants its own (`getconf PAGESIZE`).
  */
 export const DEFAULT_PAGE_BYTES = 4096;
-const MIN_PAGE_BYTES = 512;
+export const MIN_PAGE_BYTES = 512;
 /** The largest page fill: how far past a log's last record its zeros can reach. */
 export const MAX_PAGE_BYTES = 1 << 20;
 

@@ -19,6 +19,7 @@
  * would: bytes that are not a record, reported as discarded.
  */
 import { MAX_PAGE_BYTES } from './page-fill.js';
+import { frameAfterGap } from './page-alignment.js';
 import type { ReadWindow } from './read-window.js';
 import { startOfNonZeroBytes } from './resync.js';
 import {
@@ -51,7 +52,9 @@ export function findRecycledTail(
   baseOffset: number,
   maxRecordBytes: number,
 ): RecycledTail | null {
-  let position = fromBytes;
+  // The torn write may have started after a gap (page-alignment.ts).
+  const torn = frameAfterGap(window, fromBytes, expectedOffset, fileSizeBytes, maxRecordBytes);
+  let position = torn === null ? fromBytes : torn.positionBytes;
   let offset = expectedOffset;
   for (;;) {
     const at = window.ensure(position, RECORD_HEADER_BYTES, fileSizeBytes);
@@ -61,6 +64,7 @@ export function findRecycledTail(
     position = Math.min(position + size, fileSizeBytes);
     offset++;
   }
+  if (offset === expectedOffset) position = fromBytes;
   const tornRecords = offset - expectedOffset;
   // A page fill (page-fill.ts) may have zeroed the rest of the last page written: the older
   // records start after those zeros. A record's length field opens with zero bytes when it is

@@ -2,9 +2,9 @@
  * Finding the record after a damaged one, so that one damaged record costs one record — not the
  * rest of its segment (NSQ) or of the log (Kafka).
  *
- * Records follow each other with nothing in between, each opening with its length. A damaged
- * record whose length is intact ends where that length says, and the next record — id one
- * higher, CRC good — starts there. When the length itself is damaged, the next record is found
+ * Records follow each other with nothing in between but alignment's gaps (page-alignment.ts),
+ * each opening with its length. A damaged record whose length is intact ends where that length
+ * says, and the next record — id one higher, CRC good — starts there or after a gap there. When the length itself is damaged, the next record is found
  * by what it must be: from the damaged position on, the first frame whose length is plausible,
  * whose whole record checks (CRC) and whose id is above the damaged one by at most the number of
  * records that fit in between (each takes at least RECORD_HEADER_BYTES). Only frames with such
@@ -13,6 +13,7 @@
  * carried inside the damaged one's body is passed over.
  */
 import type { ReadWindow } from './read-window.js';
+import { recordAfterGap } from './page-alignment.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
 
 export interface RecordStart {
@@ -37,9 +38,8 @@ export function findRecordAfterDamage(
   const declaredEnd = declaredEndOf(window, fileSizeBytes, damagedPosition, maxRecordBytes);
   if (declaredEnd !== null) {
     const next = damagedOffset + 1;
-    if (isRecordAt(window, fileSizeBytes, declaredEnd, next, maxRecordBytes)) {
-      return { positionBytes: declaredEnd, offset: next };
-    }
+    const at = nextRecordStart(window, fileSizeBytes, declaredEnd, next, maxRecordBytes);
+    if (at >= 0) return { positionBytes: at, offset: next };
   }
   const first = damagedPosition + RECORD_HEADER_BYTES;
   const last = Math.min(fileSizeBytes - RECORD_HEADER_BYTES, searchEndBytes - 1);
@@ -73,7 +73,21 @@ function isCorroborated(
 ): boolean {
   const end = declaredEndOf(window, fileSizeBytes, candidate.positionBytes, maxRecordBytes)!;
   if (end >= Math.min(fileSizeBytes, searchEndBytes)) return true;
-  return isRecordAt(window, fileSizeBytes, end, candidate.offset + 1, maxRecordBytes);
+  return nextRecordStart(window, fileSizeBytes, end, candidate.offset + 1, maxRecordBytes) >= 0;
+}
+
+/** Where record `id` starts: at `positionBytes`, or after a gap there (page-alignment.ts); -1 if neither. */
+function nextRecordStart(
+  window: ReadWindow,
+  fileSizeBytes: number,
+  positionBytes: number,
+  id: number,
+  maxRecordBytes: number,
+): number {
+  if (isRecordAt(window, fileSizeBytes, positionBytes, id, maxRecordBytes)) return positionBytes;
+  return (
+    recordAfterGap(window, positionBytes, id, fileSizeBytes, maxRecordBytes)?.positionBytes ?? -1
+  );
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 } from './record.js';
 import type { RecordStart } from './resync.js';
 import type { Segment } from './segment.js';
+import { recordAfterGap } from './page-alignment.js';
 
 export interface SegmentRecord extends DecodedRecord {
   readonly positionBytes: number;
@@ -101,6 +102,17 @@ function walkTo(segment: Segment, window: ReadWindow, offset: number): SegmentRe
       continue;
     }
     if (position === start.positionBytes && start.fromIndex) throw new IndexEntryMismatch();
+    const afterGap = recordAfterGap(
+      window,
+      position,
+      current,
+      segment.sizeBytes,
+      segment.maxRecordBytes,
+    );
+    if (afterGap !== null) {
+      position = afterGap.positionBytes;
+      continue;
+    }
     const before = previous < 0 ? null : recordProblem(segment, window, previous, current - 1);
     const damaged =
       before === null
@@ -244,7 +256,8 @@ function decodeAt(
 }
 
 /**
- * Reads the record at a known position (sequential readers); null at the end of the file. The
+ * Reads the record at a known position (sequential readers), or after a gap there
+ * (page-alignment.ts); null at the end of the file. The
  * window must be bound to this segment (`bindWindow`) by the caller, once per segment: binding
  * here, per record, would throw away the window and read it again for every record.
  */
@@ -256,9 +269,20 @@ export function readRecordAt(
 ): SegmentRecord | null {
   if (positionBytes >= segment.sizeBytes) return null;
   const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
-  if (at < 0) throw corruptRecord(segment.logPath, positionBytes, 'truncated', expectedOffset);
-  const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);
+  const size = at < 0 ? 'truncated' : frameSizeAt(window.buffer, at, segment.maxRecordBytes);
+  if (typeof size === 'number' && recordIdAt(window.buffer, at) === expectedOffset)
+    return decodeAt(segment, window, positionBytes, size, expectedOffset);
+  const afterGap = recordAfterGap(
+    window,
+    positionBytes,
+    expectedOffset,
+    segment.sizeBytes,
+    segment.maxRecordBytes,
+  );
+  if (afterGap !== null)
+    return decodeAt(segment, window, afterGap.positionBytes, afterGap.sizeBytes, expectedOffset);
   if (typeof size === 'string')
     throw corruptRecord(segment.logPath, positionBytes, size, expectedOffset);
+  // Throws with the record's own problem: its CRC, else its id.
   return decodeAt(segment, window, positionBytes, size, expectedOffset);
 }

@@ -5,6 +5,7 @@
 import type { ReadWindow } from './read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
 import type { Segment } from './segment.js';
+import { recordAfterGap } from './page-alignment.js';
 import { type Offset, type Position, asOffset, asPosition } from './units.js';
 
 /** Scans read this much at a time: few system calls, still small next to a segment. */
@@ -62,24 +63,23 @@ export function scanRecords(
       position = resume.positionBytes;
       offset = resume.offset;
     }
-    const at = window.ensure(position, RECORD_HEADER_BYTES, segment.sizeBytes);
-    if (at < 0) {
-      problem = 'truncated';
-      break;
-    }
-    const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);
+    let size = checkedSizeAt(segment, window, position, offset);
+    const recordsEnd = position;
     if (typeof size === 'string') {
-      problem = size;
-      if (skipDamaged) continue;
+      const afterGap = recordAfterGap(window, position, offset, endBytes, segment.maxRecordBytes);
+      problem = afterGap === null ? size : null;
+      if (afterGap === null) {
+        if (skipDamaged) continue;
+        break;
+      }
+      position = afterGap.positionBytes;
+      size = afterGap.sizeBytes;
+    }
+    if (stopAt?.(offset, position) === true) {
+      // Stopped before this record: the walk ends where the one before it ended, before any gap.
+      position = recordsEnd;
       break;
     }
-    const whole = window.ensure(position, size, segment.sizeBytes);
-    problem = whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset);
-    if (problem !== null) {
-      if (skipDamaged) continue;
-      break;
-    }
-    if (stopAt?.(offset, position) === true) break;
     if (reindex) indexRecord(offset, position);
     position += size;
     offset++;
@@ -90,4 +90,19 @@ export function scanRecords(
     records: offset - expectedOffset,
     problem,
   };
+}
+
+/** The size of record `offset` when it is whole at `position`; else why it is not. */
+function checkedSizeAt(
+  segment: Segment,
+  window: ReadWindow,
+  position: number,
+  offset: number,
+): number | FrameProblem {
+  const at = window.ensure(position, RECORD_HEADER_BYTES, segment.sizeBytes);
+  if (at < 0) return 'truncated';
+  const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);
+  if (typeof size === 'string') return size;
+  const whole = window.ensure(position, size, segment.sizeBytes);
+  return (whole < 0 ? 'truncated' : checkRecord(window.buffer, whole, size, offset)) ?? size;
 }

@@ -39,6 +39,7 @@ import {
 } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
+import { alignedWriteStart } from './page-alignment.js';
 import { frameSizeAt } from './record.js';
 import type { Offset, Position } from './units.js';
 
@@ -59,9 +60,14 @@ export interface SegmentConfig {
   readonly preallocateExtentBytes: number;
   /** Appends fill the rest of a page they first reach with zeros (page-fill.ts); 0: no fill. */
   readonly pageBytes: number;
+  /** A write whose first record would cross a page boundary starts there (page-alignment.ts). */
+  readonly pageAlign: boolean;
   /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
   readonly readOnly: boolean;
 }
+
+/** A segment opened from the files: nothing known of its gaps. */
+const UNKNOWN_GAPS = { fromBytes: -1, toBytes: -1, offset: Number.MAX_SAFE_INTEGER };
 
 export class Segment {
   readonly baseOffset: number;
@@ -73,6 +79,11 @@ export class Segment {
   #sizeBytes: number;
   /** The file's physical size: larger than #sizeBytes while preallocated zeros follow the data. */
   #fileBytes: number;
+  /**
+   * The last gap this process left before a record (page-alignment.ts), or where its knowledge
+   * starts (`fromBytes` -1): records at or below `offset` may follow gaps it did not see.
+   */
+  #lastGap: { fromBytes: number; toBytes: number; offset: number } = UNKNOWN_GAPS;
   #nextOffset: number | null;
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
@@ -104,6 +115,7 @@ export class Segment {
     return openedOrAbandoned(segment, () => {
       segment.#logHandle = openEmptied(io, segment.logPath);
       segment.#nextOffset = baseOffset;
+      segment.#knowGapsFrom(baseOffset);
       segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
       segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
     });
@@ -142,6 +154,7 @@ export class Segment {
       segment.#logHandle = io.open(segment.logPath, { create: false });
       segment.#fileBytes = spareBytes;
       segment.#nextOffset = baseOffset;
+      segment.#knowGapsFrom(baseOffset);
       segment.#offsetIndex = OffsetIndex.create(io, segment.indexPath);
       segment.#timeIndex = TimeIndex.create(io, segment.timeIndexPath);
     });
@@ -224,36 +237,64 @@ export class Segment {
   }
 
   /**
-   * Writes already-encoded records at the end of the file, then applies the index rule to each
-   * (log first, index after: a crash in between only leaves the index behind). Where the write
-   * first reaches a page of the file that lies past the data, the same write zeroes the rest of
-   * that page (page-fill.ts says why): `buffer` has room for `pageBytes` after the records, and
-   * the zeros go there. Returns how many zeros were written.
+   * Where a write whose first record is `firstRecordBytes` long starts: the end of the data, or
+   * the next page boundary when alignment moves it there (page-alignment.ts).
+   */
+  writeStartFor(firstRecordBytes: number): number {
+    const { pageAlign, pageBytes } = this.#config;
+    return pageAlign
+      ? alignedWriteStart(this.#sizeBytes, firstRecordBytes, pageBytes)
+      : this.#sizeBytes;
+  }
+
+  /**
+   * Where the record `offset` starts, when the reader expecting it at `positionBytes` (the end of
+   * the record before it) needs no read to know: `positionBytes` when no gap (page-alignment.ts)
+   * was left since, the gap's end when the last one lies there; -1 when an earlier gap may lie
+   * between (the caller reads instead).
+   */
+  knownRecordStart(positionBytes: number, offset: number): number {
+    const gap = this.#lastGap;
+    if (offset > gap.offset) return positionBytes;
+    return offset === gap.offset && positionBytes === gap.fromBytes ? gap.toBytes : -1;
+  }
+
+  /** Records from `offset` on are this process's writes: their gaps are the ones it leaves. */
+  #knowGapsFrom(offset: number): void {
+    this.#lastGap = { fromBytes: -1, toBytes: -1, offset: offset - 1 };
+  }
+
+  /**
+   * Writes already-encoded records after the data (at writeStartFor), then applies the index rule
+   * to each (log first, index after: a crash in between only leaves the index behind). Where the
+   * write first reaches a page of the file that lies past the data, the same write zeroes the rest
+   * of that page (page-fill.ts says why): `buffer` has room for `pageBytes` after the records,
+   * and the zeros go there. Returns how many zeros were written.
    */
   appendEncoded(buffer: Buffer, start: number, length: number): number {
     assert(this.#nextOffset !== null, 'segment is active');
-    const fillBytes = pageFillBytes(
-      this.#sizeBytes,
-      length,
-      this.#fileBytes,
-      this.#config.pageBytes,
-    );
+    const maxRecordBytes = this.#config.maxRecordBytes;
+    const writeStart = this.writeStartFor(frameSizeAt(buffer, start, maxRecordBytes) as number);
+    const fillBytes = pageFillBytes(writeStart, length, this.#fileBytes, this.#config.pageBytes);
     assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
     if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
-    this.#io.write(this.handle, buffer, start, length + fillBytes, this.#sizeBytes);
+    this.#io.write(this.handle, buffer, start, length + fillBytes, writeStart);
+    if (writeStart !== this.#sizeBytes) {
+      this.#lastGap = { fromBytes: this.#sizeBytes, toBytes: writeStart, offset: this.#nextOffset };
+    }
     // The end moves once every record is indexed: an index write that fails part-way leaves the
     // segment ending where it did, for the fence to cut back to (activate drops the entries).
-    let position = this.#sizeBytes;
+    let position = writeStart;
     let offset = this.#nextOffset;
     const end = start + length;
     for (let at = start; at < end; ) {
-      const size = frameSizeAt(buffer, at, this.#config.maxRecordBytes) as number;
+      const size = frameSizeAt(buffer, at, maxRecordBytes) as number;
       this.#indexRecord(offset, position);
       offset++;
       position += size;
       at += size;
     }
-    assert(position - this.#sizeBytes === length, 'whole records fill the written bytes');
+    assert(position - writeStart === length, 'whole records fill the written bytes');
     this.#nextOffset = offset;
     this.#sizeBytes = position;
     this.#fileBytes = Math.max(this.#fileBytes, position);
@@ -268,14 +309,14 @@ export class Segment {
     return this.#fileBytes === this.#sizeBytes && spareFits(this.#fileBytes, this.#config);
   }
 
-  /** True when appending `lengthBytes` would write past the preallocated space. */
-  needsPreallocation(lengthBytes: number): boolean {
-    return this.#config.preallocateBytes > 0 && this.#sizeBytes + lengthBytes > this.#fileBytes;
+  /** True when a write ending at `endBytes` would write past the preallocated space. */
+  needsPreallocation(endBytes: number): boolean {
+    return this.#config.preallocateBytes > 0 && endBytes > this.#fileBytes;
   }
 
   /**
-   * Writes zeros after the preallocated space, one extent or as far as an append of
-   * `lengthBytes` needs, so later appends overwrite allocated blocks. What lies from the end of
+   * Writes zeros after the preallocated space, one extent or as far as a write ending at
+   * `endBytes` needs, so later appends overwrite allocated blocks. What lies from the end of
    * the data to the end of the file is zeros this segment wrote, or in a recycled file first the
    * older segment's records (Segment.recycled): opening a log cuts whatever followed the last
    * good record. The zeros are not synced here: the durability engine's next
@@ -283,14 +324,14 @@ export class Segment {
    * pool by default), and every sync after it commits data only. Syncing them here held the
    * event loop 4-8 ms per 4 MiB extent (docs/storage.md).
    */
-  preallocate(lengthBytes: number): void {
+  preallocate(endBytes: number): void {
     const from = this.#fileBytes;
     const target = Math.min(
       this.#config.preallocateBytes,
-      Math.max(this.#sizeBytes + lengthBytes, from + this.#config.preallocateExtentBytes),
+      Math.max(endBytes, from + this.#config.preallocateExtentBytes),
     );
     // Rolls keep appends within the segment size, which preallocation fills.
-    assert(target >= this.#sizeBytes + lengthBytes, 'the append fits the preallocated segment');
+    assert(target >= endBytes, 'the append fits the preallocated segment');
     writeZeros(this.#io, this.handle, from, target);
     this.#fileBytes = target;
   }
@@ -356,6 +397,7 @@ export class Segment {
   /** Makes this the active segment again after recovery found its end. */
   activate(endPositionBytes: Position, nextOffset: Offset): void {
     this.#nextOffset = nextOffset;
+    this.#knowGapsFrom(nextOffset);
     if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
       this.truncate(endPositionBytes);
       return;

@@ -212,6 +212,7 @@ export const logDriver: TargetDriver = {
       indexIntervalBytes: config.indexIntervalBytes,
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,
+      pageAlign: config.pageAlign && config.durability !== 'none',
       ...(config.reuse === null
         ? {}
         : { pageBytes: config.reuse.pageBytes, layOutSpares: config.reuse.layOutSpares }),

@@ -159,6 +159,8 @@ const REUSE_STREAM_SALT = 0x5e6_2e05;
 const PAGE_FILL_STREAM_SALT = 0x9a6_e0f1;
 /** Salt of the spare-layout draw of a reuse profile (ReuseProfile.layOutSpares). */
 const LAYOUT_STREAM_SALT = 0x1a7_0075;
+/** Salt of the page-alignment draw (TargetConfig.pageAlign). */
+const ALIGN_STREAM_SALT = 0x0a1_16e5;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -180,7 +182,10 @@ function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): Re
   };
 }
 
-function drawConfig(rng: SeededRandom, durability: DurabilityPolicy): Omit<TargetConfig, 'reuse'> {
+function drawConfig(
+  rng: SeededRandom,
+  durability: DurabilityPolicy,
+): Omit<TargetConfig, 'reuse' | 'pageAlign'> {
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
@@ -223,7 +228,11 @@ class CrashIteration {
     this.#driver = DRIVERS[options.target];
     this.#reuseRng = new SeededRandom((options.seed ^ REUSE_STREAM_SALT) >>> 0);
     const reuse = drawReuse(this.#reuseRng, options.target, options.seed);
-    const config = { ...drawConfig(this.#rng, options.durability), reuse };
+    // A stream of its own, so adding alignment moved no seed's earlier draws.
+    const pageAlign =
+      reuse?.pageBytes !== 0 &&
+      new SeededRandom((options.seed ^ ALIGN_STREAM_SALT) >>> 0).chance(0.5);
+    const config = { ...drawConfig(this.#rng, options.durability), reuse, pageAlign };
     // Small segments with reuse: every few appends a roll, which finds a spare.
     if (reuse !== null) config.segmentBytes = this.#reuseRng.pick([1024, 1024, 2048]);
     this.#config = config;

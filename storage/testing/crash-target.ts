@@ -26,6 +26,12 @@ export interface TargetConfig {
   readonly checkpointEveryDeletes: number;
   /** Drawn for some iterations of the raw log: see ReuseProfile. */
   readonly reuse: ReuseProfile | null;
+  /**
+   * The raw log's `pageAlign` (page-alignment.ts) under `always` and `group`, where a page size is
+   * set: on, power cuts land in segments with gaps; off, a torn record can lie over a reused
+   * file's older records in every page.
+   */
+  readonly pageAlign: boolean;
 }
 
 /**
