@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { blocksPerAppend, pageFloorBytesPerAppend } from './page-floor.js';
+import { alignedWriteStart } from '../../storage/page-alignment.js';
+import {
+  alignedFloorBytesPerAppend,
+  alignedSegmentBytesPerRecord,
+  blocksPerAppend,
+  pageFloorBytesPerAppend,
+} from './page-floor.js';
 
 describe('the page floor of a synced append', () => {
   it('is one block for records that tile the block, as fio 1 KiB writes do', () => {
@@ -33,5 +39,28 @@ describe('the page floor of a synced append', () => {
     expect(() => blocksPerAppend(0, 4096)).toThrow();
     expect(() => blocksPerAppend(1040, 0)).toThrow();
     expect(() => blocksPerAppend(1.5, 4096)).toThrow();
+  });
+
+  it('matches appending with page alignment: one block per append, fewer records per block', () => {
+    expect(alignedFloorBytesPerAppend(1040, 4096)).toBe(4096);
+    expect(alignedSegmentBytesPerRecord(1040, 4096)).toBeCloseTo(4096 / 3, 6);
+    for (const recordBytes of [53, 1040, 2049, 4096, 5000]) {
+      const blockBytes = 4096;
+      let positionBytes = 0;
+      let blocks = 0;
+      const appends = 3 * blockBytes;
+      for (let i = 0; i < appends; i++) {
+        positionBytes = alignedWriteStart(positionBytes, recordBytes, blockBytes);
+        const first = Math.floor(positionBytes / blockBytes);
+        blocks += Math.floor((positionBytes + recordBytes - 1) / blockBytes) - first + 1;
+        positionBytes += recordBytes;
+      }
+      const floor = alignedFloorBytesPerAppend(recordBytes, blockBytes);
+      expect(floor).toBeCloseTo((blocks / appends) * blockBytes, 0);
+      expect(alignedSegmentBytesPerRecord(recordBytes, blockBytes)).toBeCloseTo(
+        positionBytes / appends,
+        0,
+      );
+    }
   });
 });
