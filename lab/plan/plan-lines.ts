@@ -90,6 +90,22 @@ function workloadLines(f: PlanFigures): string[] {
   ];
 }
 
+/** What the segment holds under `always`, where page alignment leaves gaps (plan.ts). */
+function alignedLines(f: PlanFigures): (readonly [string, string, string])[] {
+  const aligned = f.alignedSegment;
+  if (aligned === null) return [];
+  const perPage = Math.round(aligned.pageBytes / aligned.recordSegmentBytes);
+  return [
+    [
+      'under always',
+      `${count(Math.floor(aligned.segmentBytes / aligned.pageBytes))} pages x ${perPage} ` +
+        `record${perPage === 1 ? '' : 's'}`,
+      `${count(aligned.messages)} messages, ${duration(aligned.seconds, 'hour')} ` +
+        `(page alignment: no record crosses a ${bytes(aligned.pageBytes)} page)`,
+    ],
+  ];
+}
+
 function segmentLines(f: PlanFigures): string[] {
   const { segment } = f;
   const name = (sizeBytes: number) => formatBytes(sizeBytes);
@@ -103,6 +119,7 @@ function segmentLines(f: PlanFigures): string[] {
         `${count(segment.segmentBytes)} / ${bytes(f.input.recordBytes)}`,
         `${count(segment.messages)} messages`,
       ],
+      ...alignedLines(f),
     ]),
     '  the sizes real brokers chose, at this traffic:',
     ...f.references.map((reference) => {

@@ -83,6 +83,22 @@ describe('plan arithmetic', () => {
     expect(() => planFigures({ ...COURSE, ...change })).toThrow(message);
   });
 
+  it('holds what a real log under always holds once page alignment leaves gaps', async () => {
+    const input = { ...COURSE, recordBytes: 1040, segmentBytes: 64 * 1024 + 3000 };
+    const { segment, alignedSegment } = planFigures(input);
+    expect(segment.messages).toBe(66);
+    expect(alignedSegment).toMatchObject({ messages: 16 * 3 + 2, recordSegmentBytes: 4096 / 3 });
+    expect(planFigures(COURSE).alignedSegment).toBeNull();
+    const log = Log.open(newDir(), { segmentBytes: input.segmentBytes, durability: 'always' });
+    try {
+      const body = Buffer.alloc(input.recordBytes - RECORD_HEADER_BYTES);
+      for (let i = 0; i <= alignedSegment!.messages; i++) await log.append(body);
+      expect(log.segments()[1]!.baseOffset).toBe(alignedSegment!.messages);
+    } finally {
+      await log.close();
+    }
+  });
+
   it("holds for a real log: entries, comparisons and steps stay within the plan's bounds", () => {
     const input = { ...COURSE, segmentBytes: 256 * 1024, indexIntervalBytes: 4096 };
     const { index, segment } = planFigures(input);

@@ -13,6 +13,8 @@
  */
 import { assert } from '../../storage/errors.js';
 import { DEFAULT_INDEX_INTERVAL_BYTES, DEFAULT_SEGMENT_BYTES } from '../../storage/log-config.js';
+import { DEFAULT_PAGE_BYTES } from '../../storage/page-fill.js';
+import { alignedSegmentBytesPerRecord } from '../models/page-floor.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/offset-index.js';
 import { RECORD_HEADER_BYTES } from '../../storage/record.js';
 import { TIME_INDEX_ENTRY_BYTES } from '../../storage/time-index.js';
@@ -68,6 +70,16 @@ export interface SegmentLife {
   readonly messages: number;
 }
 
+/**
+ * One segment under `always`, where page alignment (storage/page-alignment.ts) starts a record
+ * that would cross a page at the next one: each record then takes `recordSegmentBytes` of the
+ * segment, gaps included. Under `group` only a sync's first record moves.
+ */
+export interface AlignedSegmentLife extends SegmentLife {
+  readonly pageBytes: number;
+  readonly recordSegmentBytes: number;
+}
+
 export interface IndexFigures {
   readonly entryBytes: number;
   /** At most one entry per interval written (the rule adds one only past the interval). */
@@ -116,6 +128,8 @@ export interface PlanFigures {
   readonly bodyBytes: number;
   readonly bytesPerSec: number;
   readonly segment: SegmentLife;
+  /** The segment under `always` when alignment changes what it holds; else null. */
+  readonly alignedSegment: AlignedSegmentLife | null;
   readonly references: readonly (SegmentLife & { readonly who: string })[];
   readonly index: IndexFigures;
   readonly limits: {
@@ -185,6 +199,25 @@ export function segmentLife(
     segmentBytes,
     seconds: segmentBytes / bytesPerSec,
     messages: Math.round(segmentBytes / recordBytes),
+  };
+}
+
+function alignedSegmentLife(input: PlanInput): AlignedSegmentLife | null {
+  const pageBytes = DEFAULT_PAGE_BYTES;
+  const recordSegmentBytes = alignedSegmentBytesPerRecord(input.recordBytes, pageBytes);
+  if (recordSegmentBytes === input.recordBytes) return null;
+  const { segmentBytes, recordBytes } = input;
+  const perPage = Math.round(pageBytes / recordSegmentBytes);
+  // Whole pages, then the records that fit in what is left after them.
+  const messages =
+    Math.floor(segmentBytes / pageBytes) * perPage +
+    Math.floor((segmentBytes % pageBytes) / recordBytes);
+  return {
+    segmentBytes: input.segmentBytes,
+    seconds: messages / input.ratePerSec,
+    messages,
+    pageBytes,
+    recordSegmentBytes,
   };
 }
 
@@ -274,6 +307,7 @@ export function planFigures(input: PlanInput): PlanFigures {
     bodyBytes: input.recordBytes - RECORD_HEADER_BYTES,
     bytesPerSec,
     segment: segmentLife(input.segmentBytes, input.recordBytes, bytesPerSec),
+    alignedSegment: alignedSegmentLife(input),
     references: REFERENCE_SEGMENTS.map((reference) => ({
       ...segmentLife(reference.segmentBytes, input.recordBytes, bytesPerSec),
       who: reference.who,
