@@ -241,10 +241,8 @@ export class Segment {
    * the next page boundary when alignment moves it there (page-alignment.ts).
    */
   writeStartFor(firstRecordBytes: number): number {
-    const { pageAlign, pageBytes } = this.#config;
-    return pageAlign
-      ? alignedWriteStart(this.#sizeBytes, firstRecordBytes, pageBytes)
-      : this.#sizeBytes;
+    if (!this.#config.pageAlign) return this.#sizeBytes;
+    return alignedWriteStart(this.#sizeBytes, firstRecordBytes, this.#config.pageBytes);
   }
 
   /**
@@ -274,7 +272,10 @@ export class Segment {
   appendEncoded(buffer: Buffer, start: number, length: number): number {
     assert(this.#nextOffset !== null, 'segment is active');
     const maxRecordBytes = this.#config.maxRecordBytes;
-    const writeStart = this.writeStartFor(frameSizeAt(buffer, start, maxRecordBytes) as number);
+    // Under `none` (no alignment) without reading the first record's length: this runs per append.
+    const writeStart = this.#config.pageAlign
+      ? this.writeStartFor(frameSizeAt(buffer, start, maxRecordBytes) as number)
+      : this.#sizeBytes;
     const fillBytes = pageFillBytes(writeStart, length, this.#fileBytes, this.#config.pageBytes);
     assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
     if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
