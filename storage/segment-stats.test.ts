@@ -193,3 +193,21 @@ describe('segment statistics of a loglab log and of what is no log', () => {
     });
   });
 });
+
+describe('segment stats of a loglab log under always', () => {
+  it('counts the gaps page alignment left as the segment bytes a record takes', async () => {
+    const dir = newDir();
+    const log = Log.open(dir, { durability: 'always', segmentBytes: 64 * 1024 });
+    const body = Buffer.alloc(1024);
+    for (let i = 0; i < 60; i++) await log.append(body);
+    await log.close();
+    const stats = readSegmentStats(io, dir);
+    expect(stats.records).toBe(60);
+    expect(stats.recordBytes.max).toBe(1040);
+    // Three 1,040-byte records a 4 KiB page: 48 in the first segment's 16 pages, 12 in the
+    // second's 4; a 976-byte gap after each page but a segment's last.
+    const logBytes = 60 * 1040 + (15 + 3) * 976;
+    expect(stats.logBytes).toBe(logBytes);
+    expect(stats.storedBytesPerRecord).toBeCloseTo(logBytes / 60, 6);
+  });
+});

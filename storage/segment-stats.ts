@@ -65,7 +65,10 @@ export interface SegmentStats {
   readonly format: SegmentFormat;
   readonly dir: string;
   readonly segments: number;
-  /** Bytes of whole batches (records, for loglab) across the segments. */
+  /**
+   * Bytes of whole batches across the segments; for loglab, its records and the gaps page
+   * alignment left before them (page-alignment.ts): the segment bytes they take.
+   */
   readonly logBytes: number;
   readonly batches: number;
   readonly records: number;
@@ -296,6 +299,8 @@ function readLoglab(io: FileIO, target: DumpTarget, tally: Tally): void {
   const starts = new Map<string, number[]>();
   const entries = new Map<string, number[]>();
   const timed: { timestampMs: number; offset: number }[] = [];
+  /** Where each segment's last record ended: a record starting further on follows a gap. */
+  const ends = new Map<string, number>();
   let damage: { file: string; position: number; sizeBytes: number; problem: string } | null = null;
   for (const entry of dumpLog(io, target, options)) {
     if (entry.type === 'record' && !entry.valid) {
@@ -310,7 +315,9 @@ function readLoglab(io: FileIO, target: DumpTarget, tally: Tally): void {
       const list = starts.get(entry.segment) ?? [];
       list.push(entry.position);
       starts.set(entry.segment, list);
-      addLoglabRecord(tally, entry.sizeBytes);
+      const gapBytes = entry.position - (ends.get(entry.segment) ?? 0);
+      ends.set(entry.segment, entry.position + entry.sizeBytes);
+      addLoglabRecord(tally, entry.sizeBytes, gapBytes);
     } else if (entry.type === 'index') {
       const list = entries.get(entry.segment.replace(INDEX_SUFFIX, LOG_SUFFIX)) ?? [];
       list.push(entry.position);
@@ -340,8 +347,8 @@ function codecTally(tally: Tally, codec: string): CodecTally {
   return found;
 }
 
-function addLoglabRecord(tally: Tally, sizeBytes: number): void {
-  tally.logBytes += sizeBytes;
+function addLoglabRecord(tally: Tally, sizeBytes: number, gapBytes: number): void {
+  tally.logBytes += gapBytes + sizeBytes;
   tally.recordBytes.add(sizeBytes);
   tally.valueBytes.add(sizeBytes - RECORD_HEADER_BYTES);
   tally.batchBytes.add(sizeBytes);
