@@ -180,7 +180,7 @@ describe('a log under always with page alignment', () => {
 });
 
 describe('a queue under always with page alignment', () => {
-  it('hands out each message it has just sent, and reads the ones after a gap from the file', async () => {
+  it('hands out each message it just sent, and reads those after a gap from the file', async () => {
     const disk = new SimDisk({ seed: 5 });
     const queue = LogQueue.open(DIR, { io: disk, durability: 'always', maxBodyBytes: 1024 });
     const message = (i: number): Buffer => Buffer.alloc(1024, i);

@@ -4,13 +4,14 @@
  *
  * Records follow each other with nothing in between but alignment's gaps (page-alignment.ts),
  * each opening with its length. A damaged record whose length is intact ends where that length
- * says, and the next record — id one higher, CRC good — starts there or after a gap there. When the length itself is damaged, the next record is found
- * by what it must be: from the damaged position on, the first frame whose length is plausible,
- * whose whole record checks (CRC) and whose id is above the damaged one by at most the number of
- * records that fit in between (each takes at least RECORD_HEADER_BYTES). Only frames with such
- * an id are checksummed, so the walk is one 8-byte compare per byte until then. A frame that
- * passes must also be followed by the record after it (or by the end of the data), so a record
- * carried inside the damaged one's body is passed over.
+ * says, and the next record — id one higher, CRC good — starts there or after a gap there. When
+ * the length itself is damaged, the next record is found by what it must be: from the damaged
+ * position on, the first frame whose length is plausible, whose whole record checks (CRC) and
+ * whose id is above the damaged one by at most the number of records that fit in between (each
+ * takes at least RECORD_HEADER_BYTES). Only frames with such an id are checksummed, so the walk
+ * is one 8-byte compare per byte until then. A frame that passes must also be followed by the
+ * record after it (or by the end of the data), so a record carried inside the damaged one's body
+ * is passed over.
  */
 import type { ReadWindow } from './read-window.js';
 import { recordAfterGap } from './page-alignment.js';
@@ -76,7 +77,7 @@ function isCorroborated(
   return nextRecordStart(window, fileSizeBytes, end, candidate.offset + 1, maxRecordBytes) >= 0;
 }
 
-/** Where record `id` starts: at `positionBytes`, or after a gap there (page-alignment.ts); -1 if neither. */
+/** Where record `id` starts: at `positionBytes` or after a gap there (page-alignment.ts); or -1. */
 function nextRecordStart(
   window: ReadWindow,
   fileSizeBytes: number,
