@@ -1,6 +1,6 @@
 /**
- * record-size: what does one synced append cost as the record grows — why does a 1 KiB message
- * write more than one 4 KiB page to the device?
+ * record-size: what does one synced append cost as the record grows — how many 4 KiB pages does
+ * a message write to the device?
  *
  * One producer appends to a `Log` under `always` (an fdatasync before each acknowledgement), one
  * log per body size, in interleaved rounds: each size once per round, so a drift of the disk
@@ -16,9 +16,11 @@
  * lays its records end to end, so they start only at multiples of g = gcd(R, P), each equally
  * often, and the same count gives 1 + (R - g)/P (lab/models/page-floor.ts counts it): 1.25
  * blocks for a 1 KiB body behind its 16-byte header, and one, not two, for a record of exactly
- * one block. P times that is the floor of device bytes per synced append; the file system's
- * journal comes on top when a sync changes metadata (rarely here: under `always` the log
- * preallocates its segment, so a sync commits data only).
+ * one block. Under `always` the log aligns (storage/page-alignment.ts): a record that would cross
+ * a block starts at the next one, so a record of at most a block touches one block, and the
+ * model follows the log's layout. P times that is the floor of device bytes per synced append;
+ * the file system's journal comes on top when a sync changes metadata (rarely here: under
+ * `always` the log preallocates its segment, so a sync commits data only).
  *
  * What the log writes besides records — its segment zero-filled ahead of the appends, index
  * entries — reaches the device once per byte of log, not once per sync: `deviceBytesPerMsg`
@@ -43,7 +45,7 @@ import {
   plot,
   warmUpAsync,
 } from '../lab/index.js';
-import { blocksPerAppend } from '../lab/models/page-floor.js';
+import { alignedFloorBytesPerAppend, blocksPerAppend } from '../lab/models/page-floor.js';
 import { Log, NodeFileIO, recordSizeBytes } from '../storage/index.js';
 
 const SIZE_LABELS = ['bodyBytes', 'recordBytes'];
@@ -105,8 +107,8 @@ const CHARTS: readonly ChartDef[] = [
 export const experiment: Experiment = {
   id: 'record-size',
   question:
-    'what does one synced append cost as the record grows — why does a 1 KiB message write ' +
-    'more than one 4 KiB page to the device?',
+    'what does one synced append cost as the record grows — how many 4 KiB pages does a ' +
+    'message write to the device?',
   params: {
     bodySizesBytes: { quick: '64,1024,4080', full: '64,512,1024,2048,4080,4096,16384' },
     rounds: { quick: 2, full: 5 },
@@ -215,17 +217,28 @@ function sizeMetrics(ctx: LabContext, run: SizeRun): Metric[] {
   ];
 }
 
+/** Blocks one synced append of `run`'s records touches, as its log lays them out. */
+function blocksOf(run: SizeRun, blockBytes: number): number {
+  const aligns = run.log.config.pageAlign && run.log.config.pageBytes === blockBytes;
+  return aligns
+    ? alignedFloorBytesPerAppend(run.recordBytes, blockBytes) / blockBytes
+    : blocksPerAppend(run.recordBytes, blockBytes);
+}
+
 function floorPrediction(run: SizeRun, blockBytes: number): Prediction {
-  const blocks = blocksPerAppend(run.recordBytes, blockBytes);
+  const blocks = blocksOf(run, blockBytes);
+  const layout =
+    blocks === blocksPerAppend(run.recordBytes, blockBytes)
+      ? `1 + (R - gcd(R, P))/P for a record of R = ${run.recordBytes} bytes laid end to end`
+      : `a record of R = ${run.recordBytes} bytes the log starts at the next block rather than ` +
+        'cross one (page alignment)';
   return {
     name: `record-size.${run.bodyBytes}.deviceBytesPerMsg`,
     model: PAGE_MODEL,
     unit: 'B/msg',
     value: blocks * blockBytes,
     labels: { bodyBytes: run.bodyBytes, recordBytes: run.recordBytes },
-    basis:
-      `${blocks} blocks of ${blockBytes} bytes per append: 1 + (R - gcd(R, P))/P for a record ` +
-      `of R = ${run.recordBytes} bytes laid end to end in blocks of P = ${blockBytes}`,
+    basis: `${blocks} blocks of ${blockBytes} bytes per append: ${layout} in blocks of P = ${blockBytes}`,
   };
 }
 
@@ -266,7 +279,7 @@ function headline(
   blockBytes: number,
 ): string {
   const chosen = runs.find((sizeRun) => sizeRun.bodyBytes === 1024) ?? runs[0]!;
-  const pages = blocksPerAppend(chosen.recordBytes, blockBytes);
+  const pages = blocksOf(chosen, blockBytes);
   const floor = pages * blockBytes;
   const median = (quantity: string) =>
     metrics.find((metric) => metric.name === `record-size.${chosen.bodyBytes}.${quantity}`)?.median;
