@@ -43,6 +43,7 @@ import type { DurabilityEngine } from './durability-engine.js';
 import { LogSync, type SyncedPoint, ignoreFailure } from './log-sync.js';
 import {
   encodeRecordInto,
+  frameSizeAt,
   recordSizeBytes,
   recordTooLarge,
   type RecordAttributes,
@@ -104,8 +105,6 @@ export class Log {
    * Anything that reads the files writes them first.
    */
   #pendingBytes = 0;
-  /** The first pending record's size: where alignment starts their write (page-alignment.ts). */
-  #pendingFirstBytes = 0;
   #pendingRecords = 0;
   /** The engine's syncs, each roll's sync, recovery points and the fence's cut back. */
   readonly #sync: LogSync;
@@ -476,13 +475,14 @@ export class Log {
   /** Writes into the active segment, zero-filling ahead of it first where preallocation is on. */
   #write(start: number, length: number): void {
     const active = this.#active();
-    const endBytes = active.writeStartFor(this.#pendingFirstBytes) + length;
+    const writeStart = this.#pendingWriteStart();
+    const endBytes = writeStart + length;
     if (active.needsPreallocation(endBytes))
       this.#engine.guard('sync', () => active.preallocate(endBytes));
     if (active.sizeBytes >= this.#spare.layOutAtBytes) this.#spare.layOut();
     // The engine's guard, without the closure it would allocate on every append.
     try {
-      this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length);
+      this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length, writeStart);
     } catch (error) {
       this.#engine.fenceOnIoError(error, 'write');
       throw error;
@@ -519,7 +519,6 @@ export class Log {
   /** Encodes one record after the pending ones, making room first; returns its offset. */
   #encode(body: Uint8Array, attributes: RecordAttributes | undefined, sizeBytes: number): Offset {
     this.#makeRoomFor(sizeBytes);
-    if (this.#pendingRecords === 0) this.#pendingFirstBytes = sizeBytes;
     const offset = this.#active().nextOffset + this.#pendingRecords;
     encodeRecordInto(this.#writeBuffer, this.#pendingBytes, offset, body, attributes);
     this.#pendingBytes += sizeBytes;
@@ -530,12 +529,18 @@ export class Log {
   /** Writes the pending records when the next one cannot join them, and rolls a full segment. */
   #makeRoomFor(sizeBytes: number): void {
     if (this.#pendingBytes > 0) {
-      const startBytes = this.#active().writeStartFor(this.#pendingFirstBytes);
-      const fitsSegment = startBytes + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
+      const fitsSegment =
+        this.#pendingWriteStart() + this.#pendingBytes + sizeBytes <= this.config.segmentBytes;
       if (fitsSegment && this.#pendingBytes + sizeBytes <= this.#writeCapacityBytes) return;
       this.#writePending();
     }
     this.#sync.rollIfFull(sizeBytes);
+  }
+
+  /** Where the pending records' write starts: after a gap when the first would cross a page. */
+  #pendingWriteStart(): number {
+    const firstBytes = frameSizeAt(this.#writeBuffer, 0, this.config.maxRecordBytes) as number;
+    return this.#active().writeStartFor(firstBytes);
   }
 
   #dropPending(): void {

@@ -108,8 +108,11 @@ function afterGap(
   return null;
 }
 
-/** The size of the frame at `positionBytes` when it carries `expectedId` (and is whole); else 0. */
-function frameSizeWithId(
+/**
+ * The size of the frame at `positionBytes` when it carries `expectedId` and a plausible length
+ * (and, `whole`, checks: CRC and all); else 0. `window` is bound to the file.
+ */
+export function frameSizeWithId(
   window: ReadWindow,
   positionBytes: number,
   expectedId: number,

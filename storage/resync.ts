@@ -14,8 +14,8 @@
  * is passed over.
  */
 import type { ReadWindow } from './read-window.js';
-import { recordAfterGap } from './page-alignment.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
+import { frameSizeWithId, recordAfterGap } from './page-alignment.js';
+import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from './record.js';
 
 export interface RecordStart {
   readonly positionBytes: number;
@@ -51,7 +51,7 @@ export function findRecordAfterDamage(
     const id = recordIdAt(window.buffer, at);
     const mostSkipped = Math.floor((position - damagedPosition) / RECORD_HEADER_BYTES);
     if (id <= damagedOffset || id > damagedOffset + mostSkipped) continue;
-    if (!isRecordAt(window, fileSizeBytes, position, id, maxRecordBytes)) continue;
+    if (frameSizeWithId(window, position, id, fileSizeBytes, maxRecordBytes, true) === 0) continue;
     const candidate = { positionBytes: position, offset: id };
     if (isCorroborated(window, fileSizeBytes, candidate, maxRecordBytes, searchEndBytes))
       return candidate;
@@ -85,7 +85,8 @@ function nextRecordStart(
   id: number,
   maxRecordBytes: number,
 ): number {
-  if (isRecordAt(window, fileSizeBytes, positionBytes, id, maxRecordBytes)) return positionBytes;
+  if (frameSizeWithId(window, positionBytes, id, fileSizeBytes, maxRecordBytes, true) > 0)
+    return positionBytes;
   return (
     recordAfterGap(window, positionBytes, id, fileSizeBytes, maxRecordBytes)?.positionBytes ?? -1
   );
@@ -139,19 +140,4 @@ function declaredEndOf(
   if (at < 0) return null;
   const size = frameSizeAt(window.buffer, at, maxRecordBytes);
   return typeof size === 'string' ? null : positionBytes + size;
-}
-
-function isRecordAt(
-  window: ReadWindow,
-  fileSizeBytes: number,
-  positionBytes: number,
-  expectedId: number,
-  maxRecordBytes: number,
-): boolean {
-  const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, fileSizeBytes);
-  if (at < 0) return false;
-  const size = frameSizeAt(window.buffer, at, maxRecordBytes);
-  if (typeof size === 'string') return false;
-  const whole = window.ensure(positionBytes, size, fileSizeBytes);
-  return whole >= 0 && checkRecord(window.buffer, whole, size, expectedId) === null;
 }

@@ -263,19 +263,16 @@ export class Segment {
   }
 
   /**
-   * Writes already-encoded records after the data (at writeStartFor), then applies the index rule
+   * Writes already-encoded records at `writeStart` (writeStartFor), then applies the index rule
    * to each (log first, index after: a crash in between only leaves the index behind). Where the
    * write first reaches a page of the file that lies past the data, the same write zeroes the rest
    * of that page (page-fill.ts says why): `buffer` has room for `pageBytes` after the records,
    * and the zeros go there. Returns how many zeros were written.
    */
-  appendEncoded(buffer: Buffer, start: number, length: number): number {
+  appendEncoded(buffer: Buffer, start: number, length: number, writeStart: number): number {
     assert(this.#nextOffset !== null, 'segment is active');
+    assert(writeStart >= this.#sizeBytes, 'records are written after the data');
     const maxRecordBytes = this.#config.maxRecordBytes;
-    // Under `none` (no alignment) without reading the first record's length: this runs per append.
-    const writeStart = this.#config.pageAlign
-      ? this.writeStartFor(frameSizeAt(buffer, start, maxRecordBytes) as number)
-      : this.#sizeBytes;
     const fillBytes = pageFillBytes(writeStart, length, this.#fileBytes, this.#config.pageBytes);
     assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
     if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
