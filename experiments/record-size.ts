@@ -170,7 +170,7 @@ async function openRun(ctx: LabContext, bodyBytes: number): Promise<SizeRun> {
 
 async function round(ctx: LabContext, run: SizeRun, seconds: number): Promise<void> {
   const phase = ctx.ioPhase(run.io);
-  const fillBefore = run.log.pageFillBytes;
+  const fillBefore = run.log.extraWriteBytes;
   const append = async () => Number(await run.log.append(run.body));
   const repetition = await measureAsync(run.measurement, append, { seconds });
   const io: PhaseIo = phase.end();
@@ -182,7 +182,7 @@ async function round(ctx: LabContext, run: SizeRun, seconds: number): Promise<vo
   // Zero-fill ahead and index entries: written once per byte of log, whenever a round crosses.
   // A page fill (page-fill.ts) is not among them: its zeros share the record's last page, so
   // the device writes no byte more for them.
-  const fillBytes = run.log.pageFillBytes - fillBefore;
+  const fillBytes = run.log.extraWriteBytes - fillBefore;
   const besidesRecords = Math.max(
     0,
     io.fileIo.writeBytes - fillBytes - repetition.ops * run.recordBytes,

@@ -9,7 +9,8 @@
  * reported and never served, a recovery point moved to another record boundary must cost nothing.
  * Half the raw log's iterations exercise segment reuse (log.ts): under `always` and `group` rolls
  * take the spare retention left, and power cuts land inside reused files, older records of one
- * length or of other lengths behind the tail; no older record may ever be served.
+ * length or of other lengths behind the tail; no older record may ever be served. Half of them
+ * under those policies write directly (direct-write.ts), rewriting the block before each write.
  *
  * LOGLAB_CRASH_ITERATIONS sets the total number of iterations (default 27,000), spread evenly
  * over the nine cases; LOGLAB_CRASH_FIRST_SEED the first seed of each case (default 1), so
@@ -122,6 +123,10 @@ describe('crash loop', () => {
           expect(
             Math.min(counts.segmentsReused, counts.segmentsLaidOut, counts.recycledTailsCut),
           ).toBeGreaterThan(0);
+        }
+        // Half the raw log's iterations under `always` and `group` write directly.
+        if (target === 'log' && durability !== 'none' && iterationsPerCase >= 50) {
+          expect(counts.directWriteRounds).toBeGreaterThan(0);
         }
         // Page alignment (half the iterations) keeps records from crossing pages under `always`,
         // which makes a torn one rarer still there: counted over both policies that sync.

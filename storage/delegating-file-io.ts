@@ -23,6 +23,10 @@ export class DelegatingFileIO implements FileIO {
     return this.inner.openReadOnly(filePath);
   }
 
+  openDirect(filePath: string): FileHandle | null {
+    return this.inner.openDirect(filePath);
+  }
+
   close(handle: FileHandle): void {
     this.inner.close(handle);
   }

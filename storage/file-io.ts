@@ -46,6 +46,13 @@ export interface FileIO {
   /** Opens for read and write, creating the file when `create` is set. */
   open(filePath: string, options: { create: boolean }): FileHandle;
   openReadOnly(filePath: string): FileHandle;
+  /**
+   * Opens an existing file for writes that bypass the page cache (O_DIRECT, direct-write.ts):
+   * every write through the handle starts and ends on a DIRECT_BLOCK_BYTES boundary, and its
+   * bytes reach the device before the call returns (its cache, until an fdatasync). Null where the
+   * system refuses such a handle (no O_DIRECT on the platform, EINVAL from the file system).
+   */
+  openDirect(filePath: string): FileHandle | null;
   close(handle: FileHandle): void;
   /**
    * `close` on the thread pool. The last close of a file whose names are gone is what frees its
@@ -218,6 +225,18 @@ export class NodeFileIO implements FileIO {
     try {
       return this.#track(fs.openSync(filePath, 'r'), filePath);
     } catch (cause) {
+      throw ioError('open', filePath, cause);
+    }
+  }
+
+  openDirect(filePath: string): FileHandle | null {
+    // Undefined where the platform has no O_DIRECT (macOS), whatever the typings say.
+    const direct = fs.constants.O_DIRECT as number | undefined;
+    if (direct === undefined) return null;
+    try {
+      return this.#track(fs.openSync(filePath, fs.constants.O_RDWR | direct), filePath);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'EINVAL') return null;
       throw ioError('open', filePath, cause);
     }
   }

@@ -21,6 +21,11 @@ export abstract class HandleTaggingFileIO<Tag> extends DelegatingFileIO {
     return this.#track(super.openReadOnly(filePath), filePath);
   }
 
+  override openDirect(filePath: string): FileHandle | null {
+    const handle = super.openDirect(filePath);
+    return handle === null ? null : this.#track(handle, filePath);
+  }
+
   override close(handle: FileHandle): void {
     try {
       super.close(handle);

@@ -246,7 +246,7 @@ describe('segment reuse: the page fill', () => {
       const tail = active.sizeBytes;
       const pageEnd = Math.min(Math.ceil(tail / PAGE) * PAGE, file.length);
       expect(tail).toBeLessThan(PAGE); // the test's appends stay in the first page
-      expect(log.pageFillBytes).toBeGreaterThan(0);
+      expect(log.extraWriteBytes).toBeGreaterThan(0);
       expect(file.subarray(tail, pageEnd).every((byte) => byte === 0)).toBe(true);
       // The fill stops at the page's end: an older segment's records lie after it.
       const olderAfterPage = Array.from(
@@ -289,7 +289,7 @@ describe('segment reuse: the page fill', () => {
     const log = openLog(new SimDisk({ seed: 13 }), 'none', { pageBytes: PAGE });
     for (let i = 0; i < 40; i++) await log.append(mixed(i));
     expect(log.segments().length).toBeGreaterThan(1);
-    expect(log.pageFillBytes).toBe(0);
+    expect(log.extraWriteBytes).toBe(0);
   });
 });
 

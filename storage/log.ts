@@ -31,6 +31,7 @@ import { type StorageError, assert } from './errors.js';
 import { logClosed, logReadOnly, offsetLimit, offsetOutOfRange } from './log-errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
+import type { DirectWritesState } from './direct-write.js';
 import { type LoadedLog, loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
@@ -96,7 +97,7 @@ export class Log {
   #writeBuffer: Buffer;
   /** How many bytes of records `#writeBuffer` holds at most; a page fill may follow them. */
   readonly #writeCapacityBytes: number;
-  #pageFillBytes = 0;
+  #extraWriteBytes = 0;
   /**
    * Records encoded into the write buffer and not yet written. Under `group` they wait there for
    * the group's sync, which writes them all with one write before its fdatasync (as WAL group
@@ -226,12 +227,25 @@ export class Log {
   }
 
   /**
-   * Zeros written since the log was opened to fill the rest of a page an append first reached
-   * (page-fill.ts): in a write's bytes, not in the log's. Figures that count the bytes a log
-   * writes against its records' subtract them.
+   * Bytes its writes carried since the log was opened besides the records: zeros filling the rest
+   * of a page an append first reached (page-fill.ts) and, with direct writes, the rest of the
+   * blocks each write covered (direct-write.ts). Figures that count the bytes a log writes
+   * against its records' subtract them.
    */
-  get pageFillBytes(): number {
-    return this.#pageFillBytes;
+  get extraWriteBytes(): number {
+    return this.#extraWriteBytes;
+  }
+
+  /**
+   * `off` unless the log was opened with `directWrites`; `refused` when the system would not
+   * take them (`directWritesRefusal` says why) and the log writes through the page cache.
+   */
+  get directWrites(): DirectWritesState {
+    return this.config.directWrites?.state ?? 'off';
+  }
+
+  get directWritesRefusal(): string | null {
+    return this.config.directWrites?.refusal ?? null;
   }
 
   /** Whether an acknowledgement waits for an fdatasync under this log's policy. */
@@ -482,7 +496,7 @@ export class Log {
     if (active.sizeBytes >= this.#spare.layOutAtBytes) this.#spare.layOut();
     // The engine's guard, without the closure it would allocate on every append.
     try {
-      this.#pageFillBytes += active.appendEncoded(this.#writeBuffer, start, length, writeStart);
+      this.#extraWriteBytes += active.appendEncoded(this.#writeBuffer, start, length, writeStart);
     } catch (error) {
       this.#engine.fenceOnIoError(error, 'write');
       throw error;

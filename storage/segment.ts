@@ -41,6 +41,12 @@ import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
 import { alignedWriteStart } from './page-alignment.js';
 import { frameSizeAt } from './record.js';
+import {
+  DirectWriter,
+  type DirectWrites,
+  directBlockEnd,
+  isDirectRefusal,
+} from './direct-write.js';
 import type { Offset, Position } from './units.js';
 
 export interface SegmentConfig {
@@ -62,6 +68,8 @@ export interface SegmentConfig {
   readonly pageBytes: number;
   /** A write whose first record would cross a page boundary starts there (page-alignment.ts). */
   readonly pageAlign: boolean;
+  /** Records go to the device in 512-byte blocks (direct-write.ts); null: through the cache. */
+  readonly directWrites: DirectWrites | null;
   /** Files are opened read-only and never changed; indexes rebuilt only in memory. */
   readonly readOnly: boolean;
 }
@@ -87,6 +95,8 @@ export class Segment {
   #nextOffset: number | null;
   #offsetIndex: OffsetIndex | null;
   #timeIndex: TimeIndex | null;
+  /** The direct handle once the first append opened it (direct-write.ts); null: none. */
+  #direct: DirectWriter | null = null;
   #removed = false;
 
   private constructor(
@@ -179,6 +189,8 @@ export class Segment {
   abandon(): void {
     this.#offsetIndex?.abandon();
     this.#timeIndex?.abandon();
+    this.#direct?.abandon();
+    this.#direct = null;
     const handle = this.#logHandle;
     this.#logHandle = null;
     if (handle !== null) closeAfterFailure(this.#io, handle);
@@ -264,19 +276,14 @@ export class Segment {
 
   /**
    * Writes already-encoded records at `writeStart` (writeStartFor), then applies the index rule
-   * to each (log first, index after: a crash in between only leaves the index behind). Where the
-   * write first reaches a page of the file that lies past the data, the same write zeroes the rest
-   * of that page (page-fill.ts says why): `buffer` has room for `pageBytes` after the records,
-   * and the zeros go there. Returns how many zeros were written.
+   * to each (log first, index after: a crash in between only leaves the index behind). Returns
+   * the bytes the write carried besides the records (#write).
    */
   appendEncoded(buffer: Buffer, start: number, length: number, writeStart: number): number {
     assert(this.#nextOffset !== null, 'segment is active');
     assert(writeStart >= this.#sizeBytes, 'records are written after the data');
     const maxRecordBytes = this.#config.maxRecordBytes;
-    const fillBytes = pageFillBytes(writeStart, length, this.#fileBytes, this.#config.pageBytes);
-    assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
-    if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
-    this.#io.write(this.handle, buffer, start, length + fillBytes, writeStart);
+    const extraBytes = this.#write(buffer, start, length, writeStart);
     if (writeStart !== this.#sizeBytes) {
       this.#lastGap = { fromBytes: this.#sizeBytes, toBytes: writeStart, offset: this.#nextOffset };
     }
@@ -295,8 +302,54 @@ export class Segment {
     assert(position - writeStart === length, 'whole records fill the written bytes');
     this.#nextOffset = offset;
     this.#sizeBytes = position;
-    this.#fileBytes = Math.max(this.#fileBytes, position);
+    // A direct write's zeros may reach past the file's end; the page fill's never do.
+    const writtenEnd = this.#direct === null ? position : directBlockEnd(position);
+    this.#fileBytes = Math.max(this.#fileBytes, writtenEnd);
+    return extraBytes;
+  }
+
+  /**
+   * Writes the records directly when the log asks for it and the system takes it, else through
+   * the page cache with the page fill (page-fill.ts): `buffer` has room for `pageBytes` after the
+   * records, and the fill's zeros go there. Returns the bytes written besides the records: the
+   * fill, or the rest of the blocks a direct write covers (direct-write.ts).
+   */
+  #write(buffer: Buffer, start: number, length: number, writeStart: number): number {
+    const direct = this.#directWriter();
+    if (direct !== null) {
+      try {
+        return direct.write(buffer, start, length, writeStart, this.#sizeBytes);
+      } catch (error) {
+        if (!isDirectRefusal(error)) throw error;
+        // Refused before anything was written: the same bytes go through the cache.
+        this.#refuseDirectWrites(`a direct write failed: ${(error as Error).message}`);
+      }
+    }
+    const fillBytes = pageFillBytes(writeStart, length, this.#fileBytes, this.#config.pageBytes);
+    assert(start + length + fillBytes <= buffer.length, 'the buffer has room for the page fill');
+    if (fillBytes > 0) buffer.fill(0, start + length, start + length + fillBytes);
+    this.#io.write(this.handle, buffer, start, length + fillBytes, writeStart);
     return fillBytes;
+  }
+
+  /** The direct writer, opened at the first append; null when off or refused. */
+  #directWriter(): DirectWriter | null {
+    const directWrites = this.#config.directWrites;
+    if (this.#direct !== null || directWrites === null || directWrites.state === 'refused')
+      return this.#direct;
+    this.#direct = DirectWriter.open(this.#io, this.logPath, this.handle, directWrites);
+    return this.#direct;
+  }
+
+  #refuseDirectWrites(reason: string): void {
+    this.#config.directWrites?.refuse(reason);
+    this.#closeDirect();
+  }
+
+  #closeDirect(): void {
+    const direct = this.#direct;
+    this.#direct = null;
+    direct?.close();
   }
 
   /**
@@ -483,10 +536,14 @@ export class Segment {
     this.#timeIndex?.sync();
   }
 
-  /** After a roll: the indexes are complete; their files are closed, entries stay in memory. */
+  /**
+   * After a roll: the indexes are complete; their files are closed, entries stay in memory. The
+   * direct handle closes too: a sealed segment takes no more writes.
+   */
   seal(): void {
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
+    this.#closeDirect();
   }
 
   close(): void {

@@ -10,7 +10,13 @@ import {
   zeroFillWrites,
 } from './byte-ledger.js';
 import { flushedBlocks } from './trace-blocks.js';
-import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
+import {
+  TRACE_DIRECT_WRITE,
+  TRACE_DIR_SYNC,
+  TRACE_SYNC,
+  TRACE_WRITE,
+  WriteTrace,
+} from './trace-io.js';
 
 const BLOCK = 4096;
 const RECORD = 1040;
@@ -36,6 +42,15 @@ class LogTrace {
   /** One record at the end of the data, and its fdatasync. */
   append(): this {
     this.trace.push(TRACE_WRITE, this.log, this.sizeBytes, RECORD);
+    this.sizeBytes += RECORD;
+    return this.sync(this.log);
+  }
+
+  /** One record written directly (storage/direct-write.ts): its 512-byte blocks, then a sync. */
+  appendDirect(): this {
+    const start = this.sizeBytes - (this.sizeBytes % 512);
+    const end = Math.ceil((this.sizeBytes + RECORD) / 512) * 512;
+    this.trace.push(TRACE_DIRECT_WRITE, this.log, start, end - start);
     this.sizeBytes += RECORD;
     return this.sync(this.log);
   }
@@ -182,6 +197,19 @@ describe('attributing a trace', () => {
     expect(bytes.recordNextPage).toBe(BLOCK);
     expect(bytes.preallocation).toBe(4 * BLOCK);
     expect(fdatasyncs).toBe(5);
+  });
+
+  it('charges direct writes their own bytes, after the unsynced zeros they cover', () => {
+    // Zeros written and not synced: the first direct write into each block has the kernel write
+    // that block first; the block's later direct writes find it clean.
+    const log = new LogTrace();
+    log.write(log.log, 0, 2 * BLOCK);
+    for (let i = 0; i < 4; i++) log.appendDirect();
+    const { bytes } = log.traced();
+    // Records at 0, 1040, 2080 and 3120: blocks of 512 from 0-1536, 1024-2560, 2048-3584, 3072-4608.
+    expect(bytes.recordBlocks).toBe(1536 * 4);
+    expect(bytes.preallocation).toBe(2 * BLOCK);
+    expect(bytes.recordPage + bytes.recordNextPage).toBe(0);
   });
 
   it('charges index and recovery-point blocks to their own rows, once per sync', () => {

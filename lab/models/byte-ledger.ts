@@ -39,12 +39,19 @@ import {
   TIME_INDEX_SUFFIX,
 } from '../../storage/segment-files.js';
 import { formatNumber } from '../format.js';
-import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trace-io.js';
+import {
+  TRACE_DIRECT_WRITE,
+  TRACE_DIR_SYNC,
+  TRACE_SYNC,
+  TRACE_WRITE,
+  type WriteTrace,
+} from './trace-io.js';
 
 /** The causes the trace explains, in the order a ledger lists them. */
 export const TRACED_CAUSES = [
   'recordPage',
   'recordNextPage',
+  'recordBlocks',
   'preallocation',
   'offsetIndex',
   'timeIndex',
@@ -58,13 +65,16 @@ export const METADATA_CAUSE = 'metadata';
 export type LedgerCause = TracedCause | typeof METADATA_CAUSE;
 
 /** Causes listed only when the trace saw them: a plain log writes neither. */
-const LISTED_WHEN_SEEN: readonly TracedCause[] = ['queueHead', 'otherFiles'];
+const LISTED_WHEN_SEEN: readonly TracedCause[] = ['recordBlocks', 'queueHead', 'otherFiles'];
 
 export const CAUSE_TITLES: Readonly<Record<LedgerCause, string>> = {
   recordPage: 'record page (the 4 KiB block each sync of the .log writes for its records)',
   recordNextPage:
     "record next page (the .log's further blocks in the same sync: a record " +
     'crossing a block boundary)',
+  recordBlocks:
+    'record blocks written directly (the 512-byte blocks each direct write of the .log ' +
+    'carries: its records, the data before them in their first block, zeros to the end)',
   preallocation:
     "preallocation zero-fill (the segment's zeros laid ahead of the appends or into the " +
     'spare laid out for it, amortised per message)',
@@ -80,6 +90,7 @@ export const CAUSE_TITLES: Readonly<Record<LedgerCause, string>> = {
 export const CAUSE_NAMES: Readonly<Record<LedgerCause, string>> = {
   recordPage: 'record page',
   recordNextPage: 'next record page',
+  recordBlocks: 'direct record blocks',
   preallocation: 'preallocation',
   offsetIndex: 'offset index',
   timeIndex: 'time index',
@@ -156,7 +167,8 @@ export function zeroFillWrites(trace: WriteTrace, fromEvent: number, toEvent: nu
   const runs = new Map<number, Run>();
   const isLog = new Map<number, boolean>();
   for (let i = fromEvent; i < toEvent; i++) {
-    if (trace.kindAt(i) !== TRACE_WRITE) continue;
+    const kind = trace.kindAt(i);
+    if (kind !== TRACE_WRITE && kind !== TRACE_DIRECT_WRITE) continue;
     const file = trace.fileAt(i);
     let log = isLog.get(file);
     if (log === undefined) isLog.set(file, (log = fileKindOf(trace.files[file] ?? '') === 'log'));
@@ -170,7 +182,11 @@ export function zeroFillWrites(trace: WriteTrace, fromEvent: number, toEvent: nu
       continue;
     }
     if (run !== undefined && startBytes < run.endBytes) {
-      markOverwritten(trace, run, startBytes, (event) => (zeros[event - fromEvent] = 1));
+      // A direct write rewrites the block before it: counted whole already, never zeros.
+      const mark = (event: number) => {
+        if (trace.kindAt(event) === TRACE_WRITE) zeros[event - fromEvent] = 1;
+      };
+      markOverwritten(trace, run, startBytes, mark);
     }
     runs.set(file, { events: [i], endBytes });
   }
@@ -196,7 +212,7 @@ function markOverwritten(
   }
 }
 
-type BlockCause = Exclude<TracedCause, 'recordPage' | 'recordNextPage'> | 'record';
+type BlockCause = Exclude<TracedCause, 'recordPage' | 'recordNextPage' | 'recordBlocks'> | 'record';
 
 /** Dirty blocks by file, each with the cause that dirtied it first since the file's last sync. */
 class DirtyBlocks {
@@ -223,8 +239,34 @@ class DirtyBlocks {
   write(file: number): void {
     const blocks = this.#files.get(file);
     if (blocks === undefined) return;
+    this.#count([...blocks.values()]);
+    this.#files.delete(file);
+  }
+
+  /**
+   * A direct write of `lengthBytes` at `startBytes`: the kernel first writes the dirty blocks it
+   * covers (a preallocation's zeros not yet synced), then the write's own bytes go as they are.
+   */
+  writeDirect(file: number, startBytes: number, lengthBytes: number): void {
+    const blocks = this.#files.get(file);
+    if (blocks !== undefined) {
+      const first = Math.floor(startBytes / this.#blockBytes);
+      const last = Math.ceil((startBytes + lengthBytes) / this.#blockBytes) - 1;
+      const covered: BlockCause[] = [];
+      for (let block = first; block <= last; block++) {
+        const cause = blocks.get(block);
+        if (cause === undefined) continue;
+        covered.push(cause);
+        blocks.delete(block);
+      }
+      this.#count(covered);
+    }
+    this.bytes.recordBlocks += lengthBytes;
+  }
+
+  #count(causes: readonly BlockCause[]): void {
     let recordBlocks = 0;
-    for (const cause of blocks.values()) {
+    for (const cause of causes) {
       if (cause === 'record') recordBlocks++;
       else this.bytes[cause] += this.#blockBytes;
     }
@@ -232,7 +274,6 @@ class DirtyBlocks {
       this.bytes.recordPage += this.#blockBytes;
       this.bytes.recordNextPage += (recordBlocks - 1) * this.#blockBytes;
     }
-    this.#files.delete(file);
   }
 
   writeAll(): void {
@@ -268,6 +309,8 @@ export function attributeTrace(
       const fileKind = kinds[file] ?? 'otherFiles';
       const cause = blockCause(fileKind, zeros[i - fromEvent] === 1);
       dirty.dirty(file, trace.positionBytesAt(i), trace.lengthBytesAt(i), cause);
+    } else if (kind === TRACE_DIRECT_WRITE) {
+      dirty.writeDirect(file, trace.positionBytesAt(i), trace.lengthBytesAt(i));
     } else if (kind === TRACE_SYNC) {
       fdatasyncs++;
       dirty.write(file);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flushedBlocks } from './trace-blocks.js';
-import { TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
+import { TRACE_DIRECT_WRITE, TRACE_SYNC, TRACE_WRITE, WriteTrace } from './trace-io.js';
 
 describe('flushedBlocks', () => {
   it('counts each dirty block once per sync of its file, and what is dirty at the end', () => {
@@ -14,6 +14,12 @@ describe('flushedBlocks', () => {
     trace.push(TRACE_WRITE, log, 2048, 1024); // dirty again
     trace.push(TRACE_SYNC, log, 0, 0); // log: 1 block
     expect(flushedBlocks(trace, 0, trace.length, 4096)).toBe(1 + 1 + 2);
+  });
+
+  it('refuses a direct write, which is no page-cache block (the byte ledger counts those)', () => {
+    const trace = new WriteTrace();
+    trace.push(TRACE_DIRECT_WRITE, trace.fileId('/log'), 0, 512);
+    expect(() => flushedBlocks(trace, 0, 1, 4096)).toThrow(/direct write/);
   });
 
   it('counts only the stretch asked for', () => {

@@ -10,7 +10,7 @@
  * write-back still writes only the dirty blocks.
  */
 import { assert } from '../../storage/errors.js';
-import { TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trace-io.js';
+import { TRACE_DIRECT_WRITE, TRACE_SYNC, TRACE_WRITE, type WriteTrace } from './trace-io.js';
 
 export function flushedBlocks(
   trace: WriteTrace,
@@ -28,6 +28,7 @@ export function flushedBlocks(
   for (let i = fromEvent; i < toEvent; i++) {
     const kind = trace.kindAt(i);
     const file = trace.fileAt(i);
+    assert(kind !== TRACE_DIRECT_WRITE, 'a direct write is no page-cache block: byte-ledger.ts');
     if (kind === TRACE_WRITE) {
       const first = Math.floor(trace.positionBytesAt(i) / blockBytes);
       const endBytes = trace.positionBytesAt(i) + trace.lengthBytesAt(i);

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { NodeFileIO } from '../../storage/file-io.js';
-import { TRACE_DIR_SYNC, TRACE_SYNC, TRACE_WRITE, TracingFileIO, WriteTrace } from './trace-io.js';
+import {
+  TRACE_DIRECT_WRITE,
+  TRACE_DIR_SYNC,
+  TRACE_SYNC,
+  TRACE_WRITE,
+  TracingFileIO,
+  WriteTrace,
+} from './trace-io.js';
+import { SimDisk } from '../../storage/sim/sim-disk.js';
 
 const tempDir = tempDirs('trace');
 
@@ -46,6 +54,18 @@ describe('TracingFileIO', () => {
       dirFsyncCalls: 1,
     });
     expect(fs.statSync(join(dir, 'log')).size).toBe(1536);
+  });
+
+  it('tells a write through a direct handle from one through the page cache', () => {
+    const io = new TracingFileIO(new SimDisk({ seed: 1 }));
+    const buffered = io.open('/log', { create: true });
+    const direct = io.openDirect('/log')!;
+    const block = new Uint8Array(512).fill(3);
+    io.write(buffered, block, 0, 100, 0);
+    io.write(direct, block, 0, 512, 512);
+    io.close(direct);
+    const kinds = Array.from({ length: io.trace.length }, (_, i) => io.trace.kindAt(i));
+    expect(kinds).toEqual([TRACE_WRITE, TRACE_DIRECT_WRITE]);
   });
 
   it('refuses a handle it did not open', () => {

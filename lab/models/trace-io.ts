@@ -17,7 +17,16 @@ export const TRACE_WRITE = 0;
 export const TRACE_SYNC = 1;
 /** fsync of a directory: makes creations and renames in it durable. */
 export const TRACE_DIR_SYNC = 2;
-export type TraceKind = typeof TRACE_WRITE | typeof TRACE_SYNC | typeof TRACE_DIR_SYNC;
+/**
+ * A write through a direct handle (storage/direct-write.ts): its bytes went to the device as
+ * written, not through the page cache.
+ */
+export const TRACE_DIRECT_WRITE = 3;
+export type TraceKind =
+  | typeof TRACE_WRITE
+  | typeof TRACE_SYNC
+  | typeof TRACE_DIR_SYNC
+  | typeof TRACE_DIRECT_WRITE;
 
 /** Events per chunk: 64 Ki events is 1.1 MiB of columns, allocated when the last one fills. */
 const CHUNK_EVENTS = 65_536;
@@ -88,10 +97,27 @@ export class WriteTrace {
 /** Delegates to `inner` and records every write, fdatasync and directory fsync in `trace`. */
 export class TracingFileIO extends HandleTaggingFileIO<number> {
   readonly trace = new WriteTrace();
+  readonly #direct = new Set<FileHandle>();
 
   /** A handle is known by its file's id in the trace. */
   protected override tag(filePath: string): number {
     return this.trace.fileId(path.resolve(filePath));
+  }
+
+  override openDirect(filePath: string): FileHandle | null {
+    const handle = super.openDirect(filePath);
+    if (handle !== null) this.#direct.add(handle);
+    return handle;
+  }
+
+  override close(handle: FileHandle): void {
+    this.#direct.delete(handle);
+    super.close(handle);
+  }
+
+  override closeAsync(handle: FileHandle): Promise<void> {
+    this.#direct.delete(handle);
+    return super.closeAsync(handle);
   }
 
   override write(
@@ -103,7 +129,8 @@ export class TracingFileIO extends HandleTaggingFileIO<number> {
   ): void {
     const file = this.#fileOf(handle);
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
-    this.trace.push(TRACE_WRITE, file, positionBytes, length);
+    const kind = this.#direct.has(handle) ? TRACE_DIRECT_WRITE : TRACE_WRITE;
+    this.trace.push(kind, file, positionBytes, length);
   }
 
   /** Recorded once written, as `write` is: a sync issued meanwhile does not cover it. */

@@ -52,6 +52,7 @@
 import type { FileHandle, FileIO, FileIOCounters, FileLock } from '../file-io.js';
 import { HandleLock, newCounters } from '../file-io.js';
 import { assert } from '../errors.js';
+import { isDirectAligned } from '../direct-write.js';
 import { SeededRandom } from './prng.js';
 import { SimDirectory } from './sim-directory.js';
 import {
@@ -79,6 +80,8 @@ interface OpenFile {
   readonly file: SimFile;
   readonly path: string;
   readonly writable: boolean;
+  /** Opened by openDirect: a write that is not block-aligned fails with EINVAL, as O_DIRECT's. */
+  readonly direct: boolean;
 }
 
 // Descriptors 0-2 are stdio on a real system; starting above them keeps handles looking real.
@@ -130,6 +133,11 @@ export class SimDisk implements FileIO {
     return this.#open(filePath, false, false);
   }
 
+  /** A disk that takes direct writes like any other: its unsynced bytes are lost or torn alike. */
+  openDirect(filePath: string): FileHandle {
+    return this.#open(filePath, false, true, true);
+  }
+
   close(handle: FileHandle): void {
     this.#enter('close');
     this.#handleFor(handle, 'close', 'close');
@@ -152,6 +160,8 @@ export class SimDisk implements FileIO {
     assertRange(buffer, bufferStart, length, positionBytes);
     const open = this.#handleFor(handle, 'write', 'write');
     if (!open.writable) throw failure('write', open.path, 'EBADF', 'write');
+    if (open.direct && !isDirectAligned(positionBytes, length))
+      throw failure('write', open.path, 'EINVAL', 'write');
     // Like NodeFileIO's loop around fs.writeSync: an empty write makes no system call at all.
     if (length === 0) {
       this.#countWrite(0);
@@ -386,7 +396,7 @@ export class SimDisk implements FileIO {
     return this.#namespace.pendingOps();
   }
 
-  #open(filePath: string, create: boolean, writable: boolean): FileHandle {
+  #open(filePath: string, create: boolean, writable: boolean, direct = false): FileHandle {
     this.#enter('open');
     const path = normalizePath(filePath);
     try {
@@ -394,7 +404,7 @@ export class SimDisk implements FileIO {
       if (effect !== undefined) throw errnoException(this.#errnoOf(effect), 'open', filePath);
       const file = this.#namespace.openFile(filePath, create);
       const handle = this.#nextHandle++;
-      this.#handles.set(handle, { file, path, writable });
+      this.#handles.set(handle, { file, path, writable, direct });
       return handle as FileHandle;
     } catch (cause) {
       throw asIoError('open', filePath, cause);

@@ -213,6 +213,7 @@ export const logDriver: TargetDriver = {
       groupMaxDelayMs: 0,
       groupMaxBytes: config.groupMaxBytes,
       pageAlign: config.pageAlign && config.durability !== 'none',
+      directWrites: config.directWrites,
       ...(config.reuse === null
         ? {}
         : { pageBytes: config.reuse.pageBytes, layOutSpares: config.reuse.layOutSpares }),

@@ -27,6 +27,7 @@
  */
 import type { DurabilityPolicy } from '../durability.js';
 import { isStorageError } from '../errors.js';
+import type { Log } from '../log.js';
 import { SimDisk, type SimFault } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { CrashModel } from './crash-model.js';
@@ -80,6 +81,8 @@ export interface CrashCounts {
   recycledTailsCut: number;
   /** …of which with a torn record of the segment's own over those older records. */
   tornOverRecycled: number;
+  /** Rounds of the raw log that wrote its records directly (direct-write.ts). */
+  directWriteRounds: number;
   /** Outside events injected, by kind. */
   outside: OutsideCounts;
 }
@@ -111,6 +114,7 @@ export function emptyCounts(): CrashCounts {
     segmentsLaidOut: 0,
     recycledTailsCut: 0,
     tornOverRecycled: 0,
+    directWriteRounds: 0,
     outside: emptyOutsideCounts(),
   };
 }
@@ -125,6 +129,7 @@ export function addCounts(total: CrashCounts, more: CrashCounts): void {
   total.segmentsReused += more.segmentsReused;
   total.segmentsLaidOut += more.segmentsLaidOut;
   total.recycledTailsCut += more.recycledTailsCut;
+  total.directWriteRounds += more.directWriteRounds;
   total.tornOverRecycled += more.tornOverRecycled;
   addOutsideCounts(total.outside, more.outside);
 }
@@ -149,6 +154,7 @@ export function formatCrashSummary(
     `checked, lost: ${lost.join(', ')}; segment reuse: ${total.segmentsReused} rolls reused ` +
     `a spare, ${total.segmentsLaidOut} took a laid-out one, ${total.recycledTailsCut} reopens cut older records behind a reused segment's ` +
     `tail (${total.tornOverRecycled} with a torn record over them); ` +
+    `${total.directWriteRounds} rounds wrote directly; ` +
     formatOutsideCounts(total.outside)
   );
 }
@@ -161,6 +167,8 @@ const PAGE_FILL_STREAM_SALT = 0x9a6_e0f1;
 const LAYOUT_STREAM_SALT = 0x1a7_0075;
 /** Salt of the page-alignment draw (TargetConfig.pageAlign). */
 const ALIGN_STREAM_SALT = 0x0a1_16e5;
+/** Salt of the direct-writes draw (TargetConfig.directWrites). */
+const DIRECT_STREAM_SALT = 0xd1e_c7ed;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -185,7 +193,7 @@ function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): Re
 function drawConfig(
   rng: SeededRandom,
   durability: DurabilityPolicy,
-): Omit<TargetConfig, 'reuse' | 'pageAlign'> {
+): Omit<TargetConfig, 'reuse' | 'pageAlign' | 'directWrites'> {
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
@@ -232,7 +240,16 @@ class CrashIteration {
     const pageAlign =
       reuse?.pageBytes !== 0 &&
       new SeededRandom((options.seed ^ ALIGN_STREAM_SALT) >>> 0).chance(0.5);
-    const config = { ...drawConfig(this.#rng, options.durability), reuse, pageAlign };
+    const directWrites =
+      options.target === 'log' &&
+      options.durability !== 'none' &&
+      new SeededRandom((options.seed ^ DIRECT_STREAM_SALT) >>> 0).chance(0.5);
+    const config = {
+      ...drawConfig(this.#rng, options.durability),
+      reuse,
+      pageAlign,
+      directWrites,
+    };
     // Small segments with reuse: every few appends a roll, which finds a spare.
     if (reuse !== null) config.segmentBytes = this.#reuseRng.pick([1024, 1024, 2048]);
     this.#config = config;
@@ -274,6 +291,7 @@ class CrashIteration {
       if (target !== null && !this.#powerIsOff()) await this.#operate(target);
       this.#counts.segmentsReused += target?.log?.segmentsReused ?? 0;
       this.#counts.segmentsLaidOut += target?.log?.segmentsLaidOut ?? 0;
+      this.#countDirectWrites(target?.log ?? null);
       if (this.#outside.failed) return;
       this.#crash();
     }
@@ -299,6 +317,13 @@ class CrashIteration {
       counts: { ...this.#counts, iterations: 1, outside: { ...this.#outside.counts } },
       violations: [...this.#violations, ...story].map((text) => `${prefix}: ${text}`),
     };
+  }
+
+  /** The simulated disk takes every aligned direct write: a refusal there is a misaligned one. */
+  #countDirectWrites(log: Log | null): void {
+    if (log === null || log.directWrites === 'off') return;
+    if (log.directWrites === 'on') this.#counts.directWriteRounds++;
+    else this.#violations.push(`round ${this.#round}: ${log.directWritesRefusal}`);
   }
 
   /** Opens, drains and checks; null when the power failed during recovery, 'stop' on a bug. */

@@ -32,6 +32,11 @@ export interface TargetConfig {
    * file's older records in every page.
    */
   readonly pageAlign: boolean;
+  /**
+   * The raw log's `directWrites` (direct-write.ts) under `always` and `group`: each write
+   * rewrites the data's last 512-byte block before its records and zeroes the rest of its own.
+   */
+  readonly directWrites: boolean;
 }
 
 /**
