@@ -120,6 +120,12 @@ export { DEFAULT_SEGMENT_BYTES } from './log-config.js';
 /** Bytes between two offset-index entries unless `indexIntervalBytes` says otherwise: 4 KiB. */
 export { DEFAULT_INDEX_INTERVAL_BYTES } from './log-config.js';
 
+/** The block a direct write (`directWrites`) starts and ends on: 512 bytes. */
+export { DIRECT_BLOCK_BYTES } from './direct-write.js';
+
+/** `Log.directWrites`: off, on, or refused by the system (the log then writes through the cache). */
+export type { DirectWritesState } from './direct-write.js';
+
 // ---- Durability ----
 
 /**

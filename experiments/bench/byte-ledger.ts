@@ -41,7 +41,7 @@ import {
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import { median } from '../../lab/stats.js';
 import { TracingFileIO } from '../../lab/models/trace-io.js';
-import { Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
+import { DIRECT_BLOCK_BYTES, Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import { encodeRecord } from '../../storage/testing/index.js';
 import { SyncedAppendLoop } from '../support/laid-out-file.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
@@ -79,8 +79,31 @@ export const BYTE_LEDGER_TARGETS: readonly Target[] = [
   },
 ];
 
-type SettingName = 'noRetention' | 'retention';
-const SETTINGS: readonly SettingName[] = ['noRetention', 'retention'];
+type SettingName = 'noRetention' | 'retention' | 'direct.noRetention' | 'direct.retention';
+/** Through the page cache (the default), then with direct writes (storage/direct-write.ts). */
+const SETTINGS: readonly SettingName[] = [
+  'noRetention',
+  'retention',
+  'direct.noRetention',
+  'direct.retention',
+];
+
+function keepsRetention(setting: SettingName): boolean {
+  return setting === 'retention' || setting === 'direct.retention';
+}
+
+function writesDirectly(setting: SettingName): boolean {
+  return setting.startsWith('direct.');
+}
+
+/** A setting's labels: direct writes named only where they are on. */
+function settingLabels(setting: SettingName): Labels {
+  return {
+    policy: 'always',
+    retention: keepsRetention(setting),
+    ...(writesDirectly(setting) ? { directWrites: true } : {}),
+  };
+}
 /** The plain loop's name among the interleaved sides. */
 const PLAIN_LOOP = 'plainLoop';
 
@@ -111,6 +134,7 @@ class LedgerLog {
     fs.mkdirSync(dir);
     this.log = Log.open(dir, {
       durability: 'always',
+      directWrites: writesDirectly(setting),
       segmentBytes: ctx.numberParam('segmentBytes'),
       // Extents, not laid-out spares: the same zeros either way (a segment's worth per segment),
       // but extents spread them over the segment's appends, 4 MiB at a time, where a layout
@@ -126,7 +150,7 @@ class LedgerLog {
   readonly append = async (): Promise<number> => {
     const offset = await this.log.append(this.#body);
     const every = this.#retentionEveryMessages;
-    if (this.setting === 'retention' && (offset + 1) % every === 0) {
+    if (keepsRetention(this.setting) && (offset + 1) % every === 0) {
       await this.log.deleteSegmentsBelow(offset + 1 - every);
     }
     return offset;
@@ -141,7 +165,7 @@ class LedgerLog {
    * after it.
    */
   async fill(segmentBytes: number): Promise<void> {
-    if (this.setting === 'retention') await recycleToSteadyState(this.log, this.#body);
+    if (keepsRetention(this.setting)) await recycleToSteadyState(this.log, this.#body);
     else {
       const batch = Array.from({ length: FILL_BATCH_RECORDS }, () => this.#body);
       for (let bodyBytes = 0; bodyBytes < 2 * segmentBytes; bodyBytes += batch.length * BODY_BYTES)
@@ -280,19 +304,20 @@ const MEASURED = { class: 'measurement', direction: 'lower' } as const;
 
 /**
  * The floor of a synced append's device bytes: the blocks its record touches (one when the log
- * aligns records to blocks: storage/page-alignment.ts), and without retention also the zeros
- * preallocation lays over the segment bytes the record takes (its gap included).
+ * aligns records to blocks: storage/page-alignment.ts; 512-byte ones when it writes directly:
+ * storage/direct-write.ts), and without retention also the zeros preallocation lays over the
+ * segment bytes the record takes (its gap included).
  */
 function floorBytesPerMsg(setting: SettingName, aligns: boolean, blockBytes: number): number {
   const recordBytes = recordSizeBytes(BODY_BYTES);
+  const retention = keepsRetention(setting);
   if (!aligns) {
-    const blocks = pageFloorBytesPerAppend(recordBytes, blockBytes);
-    return setting === 'retention' ? blocks : blocks + recordBytes;
+    const written = writesDirectly(setting) ? DIRECT_BLOCK_BYTES : blockBytes;
+    const blocks = pageFloorBytesPerAppend(recordBytes, written);
+    return retention ? blocks : blocks + recordBytes;
   }
   const block = alignedFloorBytesPerAppend(recordBytes, blockBytes);
-  return setting === 'retention'
-    ? block
-    : block + alignedSegmentBytesPerRecord(recordBytes, blockBytes);
+  return retention ? block : block + alignedSegmentBytesPerRecord(recordBytes, blockBytes);
 }
 
 function ledgerMetrics(
@@ -302,11 +327,7 @@ function ledgerMetrics(
   blockBytes: number,
   aligns: boolean,
 ) {
-  const labels = (cause: LedgerCause | 'total'): Labels => ({
-    policy: 'always',
-    retention: setting === 'retention',
-    cause,
-  });
+  const labels = (cause: LedgerCause | 'total'): Labels => ({ ...settingLabels(setting), cause });
   const name = (cause: string) => `${PREFIX}.${setting}.${cause}.deviceBytesPerMsg`;
   const rows = pooled.rows.map((row) =>
     metricFromSamples(
@@ -350,7 +371,7 @@ function ledgerMetrics(
 }
 
 function syncMetrics(setting: SettingName, each: readonly ByteLedger[]): Metric[] {
-  const labels = { policy: 'always', retention: setting === 'retention' };
+  const labels = settingLabels(setting);
   const per = (quantity: string, values: number[], description: string) =>
     metricFromSamples(`${PREFIX}.${setting}.${quantity}`, 'fsyncs/msg', values, {
       ...MEASURED,
@@ -379,7 +400,7 @@ function rateMetric(setting: SettingName, rounds: readonly LedgerRound[]): Metri
     {
       class: 'timing',
       direction: 'higher',
-      labels: { policy: 'always', retention: setting === 'retention', cache: 'page cache' },
+      labels: { ...settingLabels(setting), cache: 'page cache' },
       description: 'synced appends per second, one producer, awaiting each, per round',
     },
   );
@@ -417,7 +438,7 @@ function abovePlainLoopMetric(
     each.map((ledger, i) => ledger.deviceBytesPerMsg - deviceBytesPerMsg(plainRounds[i]!)),
     {
       ...MEASURED,
-      labels: { policy: 'always', retention: setting === 'retention', cause: 'total' },
+      labels: { ...settingLabels(setting), cause: 'total' },
       description:
         'bytes the disk wrote per synced append above a plain write+fdatasync loop of the same ' +
         'records back to back in the same round: indexes, recovery points, rolls, removals and ' +
@@ -428,6 +449,8 @@ function abovePlainLoopMetric(
 
 interface Summary {
   readonly setting: SettingName;
+  /** Whether the setting's log aligns records to pages (storage/page-alignment.ts). */
+  readonly aligns: boolean;
   readonly rounds: readonly LedgerRound[];
   readonly each: readonly ByteLedger[];
   readonly pooled: ByteLedger;
@@ -442,7 +465,7 @@ function idleMetric(summary: Summary): Metric {
     {
       class: 'measurement',
       direction: 'informational',
-      labels: { policy: 'always', retention: setting === 'retention' },
+      labels: settingLabels(setting),
       description:
         'what the disk wrote per second just before each round, this process idle: ' +
         "other programs' writes, which the metadata row holds too",
@@ -454,7 +477,6 @@ function headline(
   summaries: readonly Summary[],
   plainRounds: readonly LedgerRound[],
   blockBytes: number,
-  aligns: boolean,
 ): string {
   const said = (summary: Summary) => {
     const rows = summary.pooled.rows
@@ -462,10 +484,19 @@ function headline(
       .join(', ');
     return `${formatNumber(summary.pooled.deviceBytesPerMsg)} B (${rows})`;
   };
-  const [without, withRetention] = summaries as [Summary, Summary];
+  const of = (setting: SettingName) => summaries.find((summary) => summary.setting === setting);
+  const without = of('noRetention')!;
+  const withRetention = of('retention')!;
   const recordBytes = recordSizeBytes(BODY_BYTES);
-  const floorBytes = floorBytesPerMsg('retention', aligns, blockBytes);
-  const layout = aligns ? 'aligned to blocks' : 'back to back';
+  const floorBytes = floorBytesPerMsg('retention', without.aligns, blockBytes);
+  const layout = without.aligns ? 'aligned to blocks' : 'back to back';
+  const directWithout = of('direct.noRetention');
+  const directWith = of('direct.retention');
+  const direct =
+    directWithout === undefined || directWith === undefined
+      ? ''
+      : ` Written directly (directWrites: 512-byte blocks, floor ${formatNumber(floorBytesPerMsg('direct.retention', false, blockBytes))} B), ` +
+        `${said(directWithout)} without retention and ${said(directWith)} with it.`;
   return (
     `One synced 1 KiB append put ${said(without)} on the device without retention, ` +
     `and ${said(withRetention)} with it; the floor is the ${formatNumber(floorBytes)} B of the ` +
@@ -473,7 +504,8 @@ function headline(
     `(${(floorBytes / blockBytes).toFixed(2)} blocks on average), and a plain write+fdatasync ` +
     `loop of the same records back to back ` +
     `(${blocksPerAppend(recordBytes, blockBytes).toFixed(2)} blocks) put ` +
-    `${formatNumber(median(plainRounds.map(deviceBytesPerMsg)))} B: the file system's own share.`
+    `${formatNumber(median(plainRounds.map(deviceBytesPerMsg)))} B: the file system's own share.` +
+    direct
   );
 }
 
@@ -494,7 +526,7 @@ function settingNotes(summary: Summary): string[] {
         'metadata row): a block it counts was not written, so its rows are upper bounds.',
     );
   }
-  if (setting === 'retention') {
+  if (keepsRetention(setting)) {
     const discardBytes = rounds.reduce((sum, round) => sum + round.discardBytes, 0);
     lines.push(
       `With retention, removals sent ${formatNumber(discardBytes / pooled.messages)} B ` +
@@ -544,10 +576,21 @@ async function measure(
   );
 }
 
-function summarize(measured: ReadonlyMap<string, LedgerRound[]>): Summary[] {
-  return SETTINGS.map((setting) => {
+/** The settings' ledgers; direct ones only where the system took direct writes. */
+function summarize(
+  ctx: LabContext,
+  logs: readonly LedgerLog[],
+  measured: ReadonlyMap<string, LedgerRound[]>,
+): Summary[] {
+  return logs.flatMap(({ setting, log }) => {
+    if (writesDirectly(setting) && log.directWrites !== 'on') {
+      ctx.note(
+        `${setting} left out: the system refused direct writes (${log.directWritesRefusal}), so the log wrote through the page cache.`,
+      );
+      return [];
+    }
     const rounds = measured.get(setting) ?? [];
-    return { setting, rounds, ...ledgersOf(rounds) };
+    return [{ setting, aligns: log.config.pageAlign, rounds, ...ledgersOf(rounds) }];
   });
 }
 
@@ -565,14 +608,13 @@ async function run(ctx: LabContext) {
       ctx.note("No device counters: the ledger needs the disk's total, so it is not given.");
       return ctx.results({ metrics });
     }
-    const summaries = summarize(measured);
-    const aligns = logs[0]!.log.config.pageAlign;
+    const summaries = summarize(ctx, logs, measured);
     const plainRounds = measured.get(PLAIN_LOOP) ?? [];
     metrics.push(plainLoopMetric(plainRounds));
     for (const summary of summaries) {
       const { setting, each, pooled } = summary;
       metrics.push(
-        ...ledgerMetrics(setting, each, pooled, blockBytes, aligns),
+        ...ledgerMetrics(setting, each, pooled, blockBytes, summary.aligns),
         abovePlainLoopMetric(setting, each, plainRounds),
         ...syncMetrics(setting, each),
         idleMetric(summary),
@@ -580,7 +622,7 @@ async function run(ctx: LabContext) {
     }
     return ctx.results({
       metrics,
-      headline: headline(summaries, plainRounds, blockBytes, aligns),
+      headline: headline(summaries, plainRounds, blockBytes),
       notes: notes(ctx, summaries, blockBytes),
     });
   } finally {

@@ -43,7 +43,9 @@ const FIO_SLICE_SECONDS = 0.25;
 
 /** One program appending with an fdatasync per append, one append at a time. */
 interface Side extends TurnTakingDesign {
-  readonly name: 'default' | 'inline' | 'node-thread-pool';
+  readonly name: 'default' | 'inline' | 'direct' | 'node-thread-pool';
+  /** The log a log's side appends to: whether its direct writes were taken. */
+  readonly log?: Log;
   /** Starts timing the event loop's busy time afresh. */
   readonly beginRound: () => void;
   /** Records the round's rate and the loop's busy time per append, then drops what it wrote. */
@@ -64,11 +66,13 @@ function sideOf(
   append: () => Promise<unknown>,
   afterRound: () => Promise<void>,
   close: () => Promise<void>,
+  log?: Log,
 ): Side {
   const turn = oneAtATime(append);
   let busy = new LoopBusy();
   const side: Side = {
     name,
+    ...(log === undefined ? {} : { log }),
     rates: [],
     loopNsPerAppend: [],
     turn: (seconds) => busy.over(() => turn(seconds)),
@@ -88,7 +92,7 @@ function sideOf(
 /** The log in its steady state with retention: appending into a recycled segment file. */
 async function logSide(
   dir: string,
-  name: 'default' | 'inline',
+  name: 'default' | 'inline' | 'direct',
   options: LogOptions,
 ): Promise<Side> {
   const log = Log.open(path.join(dir, `log-${name}`), {
@@ -102,6 +106,7 @@ async function logSide(
     () => log.append(BODY),
     () => dropSealedSegments(log),
     () => log.close(),
+    log,
   );
 }
 
@@ -191,6 +196,7 @@ export async function fioSeqSyncMetrics(
     sides.push(
       await logSide(dir, 'default', {}),
       await logSide(dir, 'inline', { syncMode: 'inline' }),
+      await logSide(dir, 'direct', { syncMode: 'inline', directWrites: true }),
       nodeThreadPoolSide(path.join(dir, 'node-laid-out')),
     );
     await takeTurns(sides, TURN_SECONDS, TURN_SECONDS); // first turns, JIT
@@ -212,7 +218,9 @@ export async function fioSeqSyncMetrics(
       `${TURN_SECONDS} s between fio's runs for as long as fio ran (one producer each); the logs ` +
       'append under always in their steady state with retention, into a recycled segment file, ' +
       "laid out as fio's is; " +
-      '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread). ' +
+      '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread); ' +
+      '`.direct.inline` the same with directWrites (storage/direct-write.ts: 512-byte blocks ' +
+      'through O_DIRECT, where fio writes through the page cache). ' +
       'vsNodeThreadPoolSync: the log with its default thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +
       "pool) on a laid-out file: the hand-off both pay. loopNsPerAppend: the event loop's busy " +
@@ -220,7 +228,7 @@ export async function fioSeqSyncMetrics(
       "plain loop's; aboveNodeThreadPoolSync is their difference, the log's own CPU per append.",
   );
   const timing = { class: 'timing', direction: 'higher', random: ctx.random } as const;
-  const [byDefault, inline, nodeThreadPool] = sides as [Side, Side, Side];
+  const [byDefault, inline, direct, nodeThreadPool] = sides as [Side, Side, Side, Side];
   const over = (side: Side, base: readonly number[]) =>
     side.rates.map((rate, i) => rate / (base[i] ?? Number.NaN));
   const ratio = (
@@ -270,6 +278,15 @@ export async function fioSeqSyncMetrics(
       'inline',
       `the log's synced appends per second (one producer, inline syncs) ${FIO}`,
     ),
+    ...directRatio(ctx, direct, () =>
+      ratio(
+        'append.always.direct.inline.vsFioSeqSync',
+        direct,
+        fioRates,
+        'inline',
+        `the log's synced appends per second (one producer, inline syncs, direct writes) ${FIO}`,
+      ),
+    ),
     ratio(
       'append.always.nodeThreadPool.vsFioSeqSync',
       nodeThreadPool,
@@ -287,6 +304,15 @@ export async function fioSeqSyncMetrics(
     ),
     ...loopTimeMetrics(ctx, byDefault, nodeThreadPool),
   ];
+}
+
+/** The direct side's figure, or a note where the system refused its direct writes. */
+function directRatio(ctx: LabContext, direct: Side, metric: () => Metric): Metric[] {
+  if (direct.log?.directWrites === 'on') return [metric()];
+  ctx.note(
+    `append.always.direct.inline.vsFioSeqSync skipped: the log's direct writes were refused (${direct.log?.directWritesRefusal}); it wrote through the page cache.`,
+  );
+  return [];
 }
 
 /**
