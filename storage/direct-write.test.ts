@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DelegatingFileIO } from './delegating-file-io.js';
-import { DIRECT_BLOCK_BYTES, directBlockEnd } from './direct-write.js';
+import { DIRECT_BLOCK_BYTES, RECENT_BYTES, RecentBytes, directBlockEnd } from './direct-write.js';
 import { isStorageError } from './errors.js';
 import { type FileHandle, type FileIO, NodeFileIO, ioError } from './file-io.js';
 import { Log } from './log.js';
@@ -223,6 +223,78 @@ describe('direct writes', () => {
       expect(isStorageError(refused, 'INVALID_CONFIG')).toBe(true);
     }
     expect(Log.open(DIR, { io: disk, durability: 'always' }).config.pageAlign).toBe(true);
+  });
+});
+
+/** Counts the reads of segment files. */
+class SegmentReads extends DelegatingFileIO {
+  readonly logHandles = new Set<FileHandle>();
+  reads = 0;
+
+  override open(filePath: string, options: { create: boolean }): FileHandle {
+    const handle = super.open(filePath, options);
+    if (filePath.endsWith('.log')) this.logHandles.add(handle);
+    return handle;
+  }
+
+  override read(
+    handle: FileHandle,
+    buffer: Uint8Array,
+    bufferStart: number,
+    length: number,
+    positionBytes: number,
+  ): number {
+    if (this.logHandles.has(handle)) this.reads++;
+    return super.read(handle, buffer, bufferStart, length, positionBytes);
+  }
+}
+
+describe('the newest bytes a direct write left out of the page cache', () => {
+  it('go to readers in this process from memory; older ones come from the file', async () => {
+    const io = new SegmentReads(new SimDisk({ seed: 9 }));
+    const log = openLog(io, { segmentBytes: 4 << 20 });
+    await log.append(body(0));
+    const follower = log.reader(0);
+    const records = Math.ceil((2 * RECENT_BYTES) / 700);
+    for (let i = 0; i < records; i++) {
+      if (i > 0) await log.append(body(i));
+      expect(follower.next()!.body.equals(body(i))).toBe(true);
+    }
+    expect(io.reads).toBe(0);
+    expect(log.read(records - 1).body.equals(body(records - 1))).toBe(true);
+    expect(io.reads).toBe(0);
+    expectEachRecord(log, records);
+    expect(io.reads).toBeGreaterThan(0);
+    await log.close();
+  });
+
+  it('keep the newest writes as written, and start over where a write does not follow', () => {
+    const recent = new RecentBytes();
+    const file = Buffer.alloc(4 * RECENT_BYTES);
+    for (let i = 0; i < file.length; i++) file[i] = (i * 7) % 251;
+    const wrote = (blockStart: number, dataEndBefore: number, endBytes: number) =>
+      recent.wrote(file.subarray(blockStart), blockStart, dataEndBefore, endBytes);
+    const holds = (position: number, length: number) => {
+      const target = Buffer.alloc(length);
+      if (!recent.readInto(target, 0, length, position)) return false;
+      expect(target.equals(file.subarray(position, position + length))).toBe(true);
+      return true;
+    };
+    let end = 0;
+    for (let i = 0; i < 600; i++) {
+      const blockStart = end - (end % DIRECT_BLOCK_BYTES);
+      wrote(blockStart, end, end + 1040);
+      end += 1040;
+    }
+    expect(holds(end - RECENT_BYTES / 2, RECENT_BYTES / 2)).toBe(true);
+    expect(holds(0, 1040)).toBe(false);
+    expect(holds(end - 10, 20)).toBe(false);
+    // A write after a gap of whole blocks: what lies between is not known.
+    wrote(end + 2048, end, end + 3000);
+    expect(holds(end + 2048, 952)).toBe(true);
+    expect(holds(end - 100, 100)).toBe(false);
+    recent.forget();
+    expect(holds(end + 2048, 952)).toBe(false);
   });
 });
 

@@ -19,11 +19,15 @@
  * the block before a record rewrites bytes already durable with the same bytes, as a page write
  * does today.
  *
- * The price: readers, and the event loop. A direct write drops the pages it covers from the page
- * cache, so a reader of the newest records reads them from the device (a queue's consumer right
- * behind its producer). And each write waits for the device before it returns, on the event
- * loop; the fdatasync after it has only the device's cache to flush, so a sync's whole time
- * still fell (under `group` too, at 1 to 64 producers: docs/storage.md).
+ * Readers: a direct write drops the pages it covers from the page cache, so a reader of the
+ * newest records would read them from the device (measured: a reader right behind the writer
+ * read 6 KB from the device per record, and the pair ran 34% slower). The segment keeps its
+ * newest RECENT_BYTES as written (RecentBytes) and its readers in this process take them from
+ * there; a reader further behind, or in another process, reads the file.
+ *
+ * And each write waits for the device before it returns, on the event loop; the fdatasync after
+ * it has only the device's cache to flush, so a sync's whole time still fell (under `group` too,
+ * at 1 to 64 producers: docs/storage.md).
  *
  * A file system or platform that refuses them (no O_DIRECT, EINVAL at open or on a write, such as
  * a device of 4 KiB logical blocks or a buffer the kernel finds misaligned) turns them off for the
@@ -60,6 +64,74 @@ export function isDirectAligned(positionBytes: number, lengthBytes: number): boo
 
 /** Whether the log asked for direct writes, and whether the system refused them. */
 export type DirectWritesState = 'off' | 'on' | 'refused';
+
+/**
+ * How much of a segment's newest data its readers in this process take from memory: a queue's
+ * consumer, or a reader a few hundred records behind the writer.
+ */
+export const RECENT_BYTES = 256 * 1024;
+
+/**
+ * The newest bytes direct writes left in a segment, [startBytes, endBytes) of its file, as they
+ * were written: the page cache no longer holds them.
+ */
+export class RecentBytes {
+  #buffer = Buffer.alloc(0);
+  #startBytes = 0;
+  #endBytes = 0;
+
+  /**
+   * Copies [positionBytes, positionBytes + lengthBytes) into `target` from `targetStart` when it
+   * holds all of it; false when it does not (the caller reads the file).
+   */
+  readInto(
+    target: Buffer,
+    targetStart: number,
+    lengthBytes: number,
+    positionBytes: number,
+  ): boolean {
+    if (positionBytes < this.#startBytes || positionBytes + lengthBytes > this.#endBytes)
+      return false;
+    const from = positionBytes - this.#startBytes;
+    this.#buffer.copy(target, targetStart, from, from + lengthBytes);
+    return true;
+  }
+
+  /**
+   * A direct write put `staged` at `blockStart`, up to `endBytes`, in a file whose data ended at
+   * `dataEndBefore`. Kept on from what it holds when the two meet; else it starts over there.
+   */
+  wrote(staged: Buffer, blockStart: number, dataEndBefore: number, endBytes: number): void {
+    const follows =
+      this.#endBytes === dataEndBefore &&
+      blockStart <= dataEndBefore &&
+      blockStart >= this.#startBytes;
+    if (!follows) this.#startBytes = this.#endBytes = blockStart;
+    if (endBytes - this.#startBytes > RECENT_BYTES) {
+      this.#keepFrom(Math.min(blockStart, endBytes - RECENT_BYTES / 2));
+    }
+    const needed = endBytes - this.#startBytes;
+    if (this.#buffer.length < needed) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, Math.min(2 * needed, RECENT_BYTES)));
+      this.#buffer.copy(grown, 0, 0, this.#endBytes - this.#startBytes);
+      this.#buffer = grown;
+    }
+    staged.copy(this.#buffer, blockStart - this.#startBytes, 0, endBytes - blockStart);
+    this.#endBytes = endBytes;
+  }
+
+  /** The file changed otherwise (cut back): nothing held is known to be in it any more. */
+  forget(): void {
+    this.#startBytes = this.#endBytes = 0;
+  }
+
+  /** Drops what lies before `fromBytes` (at most the write's start, which it keeps). */
+  #keepFrom(fromBytes: number): void {
+    const from = Math.max(fromBytes, this.#startBytes);
+    this.#buffer.copy(this.#buffer, 0, from - this.#startBytes, this.#endBytes - this.#startBytes);
+    this.#startBytes = from;
+  }
+}
 
 /**
  * A log's direct writes, shared by its segments: one refusal turns them off for all, and one
@@ -104,6 +176,14 @@ export function isDirectRefusal(error: unknown): boolean {
   return isStorageError(error, 'IO_ERROR') && error.context.reason === 'EINVAL';
 }
 
+/** What a segment lends its direct writer. */
+export interface DirectSegment {
+  /** The segment's own handle, through the page cache. */
+  readonly readHandle: FileHandle;
+  readonly writes: DirectWrites;
+  readonly recent: RecentBytes;
+}
+
 /** The active segment's direct handle and the bytes of the data's last block. */
 export class DirectWriter {
   readonly #io: FileIO;
@@ -111,32 +191,25 @@ export class DirectWriter {
   /** The segment's own handle, through the page cache: where an unknown last block is read. */
   readonly #readHandle: FileHandle;
   readonly #writes: DirectWrites;
+  readonly #recent: RecentBytes;
   /** The data's last block as last written: [#tailStart, #tailEnd) of the file. */
   readonly #tail = Buffer.alloc(DIRECT_BLOCK_BYTES);
   #tailStart = -1;
   #tailEnd = -1;
 
-  private constructor(
-    io: FileIO,
-    handle: FileHandle,
-    readHandle: FileHandle,
-    writes: DirectWrites,
-  ) {
+  private constructor(io: FileIO, handle: FileHandle, segment: DirectSegment) {
     this.#io = io;
     this.#handle = handle;
-    this.#readHandle = readHandle;
-    this.#writes = writes;
+    this.#readHandle = segment.readHandle;
+    this.#writes = segment.writes;
+    this.#recent = segment.recent;
   }
 
   /** Null when the system refuses a direct handle to `filePath` (and `writes` says so). */
-  static open(
-    io: FileIO,
-    filePath: string,
-    readHandle: FileHandle,
-    writes: DirectWrites,
-  ): DirectWriter | null {
+  static open(io: FileIO, filePath: string, segment: DirectSegment): DirectWriter | null {
     const handle = io.openDirect(filePath);
-    if (handle !== null) return new DirectWriter(io, handle, readHandle, writes);
+    const writes = segment.writes;
+    if (handle !== null) return new DirectWriter(io, handle, segment);
     writes.refuse('the file system refused an O_DIRECT handle');
     return null;
   }
@@ -164,6 +237,7 @@ export class DirectWriter {
     staging.set(buffer.subarray(start, start + length), before);
     staging.fill(0, before + length, paddedEnd - blockStart);
     this.#io.write(this.#handle, staging, 0, paddedEnd - blockStart, blockStart);
+    this.#recent.wrote(staging, blockStart, dataEndBytes, endBytes);
     this.#tailStart = endBytes - (endBytes % DIRECT_BLOCK_BYTES);
     this.#tailEnd = endBytes;
     staging.copy(this.#tail, 0, this.#tailStart - blockStart, endBytes - blockStart);

@@ -5,11 +5,14 @@
  */
 import type { FileHandle, FileIO } from './file-io.js';
 import { assert } from './errors.js';
+import type { RecentBytes } from './direct-write.js';
 
 export class ReadWindow {
   readonly #io: FileIO;
   #buffer: Buffer;
   #handle: FileHandle | null = null;
+  /** Bytes of the file held in memory, read from there when they cover a read (direct-write.ts). */
+  #recent: RecentBytes | null = null;
   /** File position of buffer[0]. */
   #startBytes = 0;
   /** Valid bytes in the buffer. */
@@ -25,9 +28,10 @@ export class ReadWindow {
     return this.#buffer;
   }
 
-  /** Points the window at a file; forgets what it held. */
-  bind(handle: FileHandle): void {
+  /** Points the window at a file, and at what of it memory holds; forgets what it held. */
+  bind(handle: FileHandle, recent: RecentBytes | null = null): void {
     this.#handle = handle;
+    this.#recent = recent;
     this.#lengthBytes = 0;
   }
 
@@ -41,8 +45,7 @@ export class ReadWindow {
     const wanted = Math.min(lengthBytes, fileSizeBytes - positionBytes);
     if (wanted > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(wanted);
     this.#startBytes = positionBytes;
-    this.#lengthBytes =
-      wanted <= 0 ? 0 : this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
+    this.#lengthBytes = wanted <= 0 ? 0 : this.#read(wanted, positionBytes);
   }
 
   /**
@@ -58,9 +61,14 @@ export class ReadWindow {
     if (inWindow) return positionBytes - this.#startBytes;
     if (lengthBytes > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(lengthBytes);
     const wanted = Math.min(this.#buffer.length, fileSizeBytes - positionBytes);
-    const got = this.#io.read(this.#handle, this.#buffer, 0, wanted, positionBytes);
+    const got = this.#read(wanted, positionBytes);
     this.#startBytes = positionBytes;
     this.#lengthBytes = got;
     return got >= lengthBytes ? 0 : -1;
+  }
+
+  #read(lengthBytes: number, positionBytes: number): number {
+    if (this.#recent?.readInto(this.#buffer, 0, lengthBytes, positionBytes)) return lengthBytes;
+    return this.#io.read(this.#handle!, this.#buffer, 0, lengthBytes, positionBytes);
   }
 }

@@ -85,7 +85,7 @@ function walkTo(segment: Segment, window: ReadWindow, offset: number): SegmentRe
   let position = start.positionBytes;
   let current = start.offset;
   let previous = -1;
-  window.bind(segment.handle);
+  segment.bindWindow(window);
   window.fill(position, start.endBytes - position, segment.sizeBytes);
   while (position !== segment.sizeBytes) {
     // Past the end: the length just stepped over was damaged (it still looked plausible).
@@ -145,7 +145,7 @@ export function soundRecordIdAt(
   window: ReadWindow,
   positionBytes: number,
 ): number | null {
-  window.bind(segment.handle);
+  segment.bindWindow(window);
   const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
   if (at < 0) return null;
   const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);

@@ -41,12 +41,8 @@ import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
 import { alignedWriteStart } from './page-alignment.js';
 import { frameSizeAt } from './record.js';
-import {
-  DirectWriter,
-  type DirectWrites,
-  directBlockEnd,
-  isDirectRefusal,
-} from './direct-write.js';
+import { DirectWriter, RecentBytes, directBlockEnd, isDirectRefusal } from './direct-write.js';
+import type { DirectWrites } from './direct-write.js';
 import type { Offset, Position } from './units.js';
 
 export interface SegmentConfig {
@@ -97,6 +93,8 @@ export class Segment {
   #timeIndex: TimeIndex | null;
   /** The direct handle once the first append opened it (direct-write.ts); null: none. */
   #direct: DirectWriter | null = null;
+  /** What direct writes left out of the page cache, for this process's readers; null: none. */
+  readonly #recent: RecentBytes | null;
   #removed = false;
 
   private constructor(
@@ -117,6 +115,7 @@ export class Segment {
     this.#nextOffset = null;
     this.#offsetIndex = null;
     this.#timeIndex = null;
+    this.#recent = config.directWrites === null ? null : new RecentBytes();
   }
 
   /** A new, empty active segment: three new files. */
@@ -337,7 +336,11 @@ export class Segment {
     const directWrites = this.#config.directWrites;
     if (this.#direct !== null || directWrites === null || directWrites.state === 'refused')
       return this.#direct;
-    this.#direct = DirectWriter.open(this.#io, this.logPath, this.handle, directWrites);
+    this.#direct = DirectWriter.open(this.#io, this.logPath, {
+      readHandle: this.handle,
+      writes: directWrites,
+      recent: this.#recent!,
+    });
     return this.#direct;
   }
 
@@ -460,6 +463,7 @@ export class Segment {
 
   /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
   truncate(positionBytes: number): void {
+    this.#recent?.forget();
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;
     this.#fileBytes = positionBytes;
@@ -514,7 +518,7 @@ export class Segment {
     positionBytes: number,
     damagedOffset: number,
   ): RecordStart | null {
-    window.bind(this.handle);
+    this.bindWindow(window);
     return findRecordAfterDamage(
       window,
       this.#sizeBytes,
@@ -524,9 +528,12 @@ export class Segment {
     );
   }
 
-  /** Points a sequential reader's window at this segment's file, forgetting what it held. */
+  /**
+   * Points a reader's window at this segment's file, forgetting what it held; the newest bytes
+   * direct writes left out of the page cache come from memory (direct-write.ts).
+   */
   bindWindow(window: ReadWindow): void {
-    window.bind(this.handle);
+    window.bind(this.handle, this.#recent);
   }
 
   /** Writes buffered index entries and fdatasyncs the log and both indexes. */
