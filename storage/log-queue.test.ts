@@ -66,6 +66,19 @@ describe('design B retention and checkpoints', () => {
     await queue.close();
   });
 
+  it('writes its log directly when asked (directWrites), and delivers each message it sent', async () => {
+    const queue = LogQueue.open(newDir(), { durability: 'always', directWrites: true });
+    const log = logOfQueueForTesting(queue);
+    for (let i = 0; i < 100; i++) {
+      await queue.send(Buffer.from(`m${i}`));
+      const message = queue.receive({ visibilityTimeoutMs: 1000 })!;
+      expect(message.body.toString()).toBe(`m${i}`);
+      await queue.delete(message.id);
+    }
+    expect(log.directWrites).not.toBe('off');
+    await queue.close();
+  });
+
   it('redelivers from the saved head after a restart (at-least-once)', async () => {
     const dir = newDir();
     const queue = LogQueue.open(dir, { checkpointEveryDeletes: 1_000, checkpointIntervalMs: 1e9 });

@@ -49,6 +49,8 @@ import { ReceiveWaiters } from './receive-waiters.js';
 export interface LogQueueOptions extends QueueOptions {
   readonly segmentBytes?: number;
   readonly indexIntervalBytes?: number;
+  /** The log's direct writes under `always` and `group` (storage/direct-write.ts). */
+  readonly directWrites?: boolean;
   /** Save the head at least this often while deletes happen. */
   readonly checkpointIntervalMs?: number;
   /** …and after this many deletes. */
@@ -130,6 +132,7 @@ export class LogQueue implements Queue {
           'groupMaxDelayMs',
           'groupMaxBytes',
           'syncMode',
+          'directWrites',
         ]),
         io,
       });
