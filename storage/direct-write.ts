@@ -120,9 +120,13 @@ export class RecentBytes {
     this.#endBytes = endBytes;
   }
 
-  /** The file changed otherwise (cut back): nothing held is known to be in it any more. */
+  /**
+   * Holds nothing more, and frees its memory: the file changed otherwise (a cut back), or its
+   * segment was sealed (a log of many segments must not keep a buffer for each).
+   */
   forget(): void {
     this.#startBytes = this.#endBytes = 0;
+    this.#buffer = Buffer.alloc(0);
   }
 
   /** Drops what lies before `fromBytes` (at most the write's start, which it keeps). */

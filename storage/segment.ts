@@ -545,12 +545,14 @@ export class Segment {
 
   /**
    * After a roll: the indexes are complete; their files are closed, entries stay in memory. The
-   * direct handle closes too: a sealed segment takes no more writes.
+   * direct handle closes too, a sealed segment taking no more writes, and its readers read its
+   * newest records from the file.
    */
   seal(): void {
     this.#offsetIndex?.close();
     this.#timeIndex?.close();
     this.#closeDirect();
+    this.#recent?.forget();
   }
 
   close(): void {
