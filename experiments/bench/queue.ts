@@ -77,11 +77,18 @@ const BESIDE_LOG_SEGMENT_BYTES = 16 * MiB;
  * and the sync after it writes those zeros: on new directories each round, such a stall fell in
  * one side's turns or in none, and round ratios ranged over 0.84-1.24 in one run (five rounds
  * cannot resolve 5% so). The queue's head checkpoints remove its sealed segments; the bare
- * log's are removed after each round.
+ * log's are removed after each round. A second pair does the same with direct writes on both
+ * sides (storage/direct-write.ts; `queue.B.always.direct.vsLogAppend`): what the queue reads
+ * back of the newest records it takes from the segment's memory, not the device.
  */
-async function openBesideLog(ctx: LabContext, body: Buffer) {
-  const options = { durability: 'always', segmentBytes: BESIDE_LOG_SEGMENT_BYTES } as const;
-  const queueDir = freshDir(ctx, 'B-always-beside-log');
+async function openBesideLog(ctx: LabContext, body: Buffer, directWrites: boolean) {
+  const options = {
+    durability: 'always',
+    segmentBytes: BESIDE_LOG_SEGMENT_BYTES,
+    directWrites,
+  } as const;
+  const suffix = directWrites ? ' direct' : '';
+  const queueDir = freshDir(ctx, `B-always-beside-log${suffix.replace(' ', '-')}`);
   // Recycled as a bare log, then opened as the queue: every record left is ready, and drained.
   const recycled = Log.open(queueDir, options);
   await recycleToSteadyState(recycled, body);
@@ -89,7 +96,7 @@ async function openBesideLog(ctx: LabContext, body: Buffer) {
   const queue = LogQueue.open(queueDir, options);
   for (let message = queue.receive(); message !== null; message = queue.receive())
     await queue.delete(message.id);
-  const logDir = freshDir(ctx, 'log-always-beside-queue');
+  const logDir = freshDir(ctx, `log-always-beside-queue${suffix.replace(' ', '-')}`);
   const log = Log.open(logDir, options);
   await recycleToSteadyState(log, body);
   for (let i = 0; i < 50; i++) {
@@ -100,8 +107,8 @@ async function openBesideLog(ctx: LabContext, body: Buffer) {
     round: async (round: number, roundSeconds: number): Promise<Record<string, number>> => {
       const turns = await takeTurns(
         [
-          { name: 'B', turn: oneAtATime(() => cycle(queue, body)) },
-          { name: 'log', turn: oneAtATime(() => log.append(body)) },
+          { name: `B${suffix}`, turn: oneAtATime(() => cycle(queue, body)) },
+          { name: `log${suffix}`, turn: oneAtATime(() => log.append(body)) },
         ],
         roundSeconds,
         TURN_SECONDS,
@@ -109,8 +116,11 @@ async function openBesideLog(ctx: LabContext, body: Buffer) {
       );
       await dropSealedSegments(log);
       const rate = (name: string) => turns.get(name)!.operations / turns.get(name)!.seconds;
-      return { B: rate('B'), log: rate('log') };
+      return { [`B${suffix}`]: rate(`B${suffix}`), [`log${suffix}`]: rate(`log${suffix}`) };
     },
+    /** Why the system refused the direct writes asked for; null when taken or not asked. */
+    directRefusal: () =>
+      directWrites && log.directWrites !== 'on' ? log.directWritesRefusal : null,
     close: async () => {
       await queue.close();
       await log.close();
@@ -149,46 +159,68 @@ async function cycleRates(
       return { [design]: repetition.ratePerSec };
     },
   }));
-  const besideLog = policy === 'always' ? await openBesideLog(ctx, body) : null;
+  const besideLogs =
+    policy === 'always'
+      ? [await openBesideLog(ctx, body, false), await openBesideLog(ctx, body, true)]
+      : [];
   const withLog =
-    besideLog === null
+    besideLogs.length === 0
       ? designs
       : [
           designs[0]!,
-          { name: 'B beside log', round: (round: number) => besideLog.round(round, roundSeconds) },
+          ...besideLogs.map((beside, i) => ({
+            name: i === 0 ? 'B beside log' : 'B beside log, direct',
+            round: (round: number) => beside.round(round, roundSeconds),
+          })),
         ];
   let roundRates: Record<string, number>[];
   try {
     roundRates = [...(await interleave(rounds, withLog, ctx.progress)).values()].flat();
   } finally {
-    await besideLog?.close();
+    for (const beside of besideLogs) await beside.close();
   }
   // Each design's rates in round order: a round's record names the designs it measured.
   const ratesOf = (name: string) =>
     roundRates.flatMap((rates) => (rates[name] === undefined ? [] : [rates[name]!]));
   const a = ratesOf('A');
   const b = ratesOf('B');
-  const logRates = policy === 'always' ? ratesOf('log') : undefined;
   const labels = (design: Design) => ({ design, policy, producers });
+  const vsLogAppend = (name: string, queue: string, log: string, how: string) =>
+    metricFromSamples(
+      name,
+      'ratio',
+      ratesOf(queue).map((rate, i) => rate / ratesOf(log)[i]!),
+      {
+        random: ctx.random,
+        ...RATE,
+        ratio: true,
+        labels: { policy, producers, ...(how === '' ? {} : { directWrites: true }) },
+        description:
+          `design B's send + receive + delete cycles per second over the bare log's synced ` +
+          `appends per second (one producer, 16 MiB segments in the steady state of ` +
+          `retention${how}), round by round`,
+      },
+    );
+  const refusal = besideLogs[1]?.directRefusal() ?? null;
+  if (refusal !== null)
+    ctx.note(
+      `queue.B.always.direct.vsLogAppend skipped: the system refused direct writes (${refusal}).`,
+    );
   const vsLog =
-    logRates === undefined
+    besideLogs.length === 0
       ? []
       : [
-          metricFromSamples(
-            'queue.B.always.vsLogAppend',
-            'ratio',
-            b.map((rate, i) => rate / logRates[i]!),
-            {
-              random: ctx.random,
-              ...RATE,
-              ratio: true,
-              labels: { policy, producers },
-              description:
-                "design B's send + receive + delete cycles per second over the bare log's synced " +
-                'appends per second (one producer, 16 MiB segments in the steady state of ' +
-                'retention), round by round',
-            },
-          ),
+          vsLogAppend('queue.B.always.vsLogAppend', 'B', 'log', ''),
+          ...(refusal === null
+            ? [
+                vsLogAppend(
+                  'queue.B.always.direct.vsLogAppend',
+                  'B direct',
+                  'log direct',
+                  ', both writing directly',
+                ),
+              ]
+            : []),
         ];
   return [
     ...vsLog,

@@ -288,6 +288,14 @@ const GROUP_DESIGNS = {
   always: { options: { durability: 'always', syncMode: 'inline' }, producers: 1 },
   group: { options: { durability: 'group', syncMode: 'inline' }, producers: 16 },
   'group-thread-pool': { options: { durability: 'group', syncMode: 'thread-pool' }, producers: 16 },
+  'always-direct': {
+    options: { durability: 'always', syncMode: 'inline', directWrites: true },
+    producers: 1,
+  },
+  'group-direct': {
+    options: { durability: 'group', syncMode: 'inline', directWrites: true },
+    producers: 16,
+  },
 } as const satisfies Record<string, { options: LogOptions; producers: number }>;
 type GroupDesign = keyof typeof GROUP_DESIGNS;
 
@@ -299,7 +307,8 @@ type GroupDesign = keyof typeof GROUP_DESIGNS;
  * retention, into recycled segment files (support/steady-state.ts), as the durability experiment's
  * and the fio comparison's logs do: a fresh log zero-fills an extent ahead of the appends every
  * 4 MiB, which at group commit's rate doubles the bytes it writes (the byte ledger's noRetention
- * figures show that cost apart).
+ * figures show that cost apart). The same pair with direct writes (storage/direct-write.ts) runs
+ * beside them: `append.group.direct.vsAlways`, what the target would read with both sides direct.
  */
 async function groupVsAlways(
   ctx: LabContext,
@@ -339,19 +348,25 @@ async function groupVsAlways(
   }
   const always = results.get('always')!;
   const labels = { cache: 'page cache', producers: 16 };
-  const overAlways = (name: string, rates: readonly number[], syncMode: string) =>
+  const overAlways = (
+    name: string,
+    rates: readonly number[],
+    syncMode: string,
+    base = always,
+    direct = '',
+  ) =>
     metricFromSamples(
       name,
       'ratio',
-      rates.map((rate, i) => rate / always[i]!),
+      rates.map((rate, i) => rate / base[i]!),
       {
         random: ctx.random,
         ...RATE,
         ratio: true,
-        labels: { ...labels, syncMode },
+        labels: { ...labels, syncMode, ...(direct === '' ? {} : { directWrites: true }) },
         description:
-          `group commit (fdatasync ${syncMode}) with 16 concurrent producers over always ` +
-          'with one producer, both async, per paired round',
+          `group commit (fdatasync ${syncMode}${direct}) with 16 concurrent producers over ` +
+          `always with one producer${direct}, both async, per paired round`,
       },
     );
   const group = results.get('group')!;
@@ -374,7 +389,32 @@ async function groupVsAlways(
       labels: { ...labels, policy: 'group', syncMode: 'thread-pool' },
     }),
     overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
+    ...directGroupVsAlways(ctx, sides, () =>
+      overAlways(
+        'append.group.direct.vsAlways',
+        results.get('group-direct')!,
+        'inline',
+        results.get('always-direct')!,
+        ', direct writes',
+      ),
+    ),
   ];
+}
+
+/** The direct pair's ratio, or a note where the system refused their direct writes. */
+function directGroupVsAlways(
+  ctx: LabContext,
+  sides: readonly { name: GroupDesign; log: Log }[],
+  metric: () => Metric,
+): Metric[] {
+  const refused = sides.find(
+    (side) => side.name.endsWith('-direct') && side.log.directWrites !== 'on',
+  );
+  if (refused === undefined) return [metric()];
+  ctx.note(
+    `append.group.direct.vsAlways skipped: the system refused direct writes (${refused.log.directWritesRefusal}).`,
+  );
+  return [];
 }
 
 function groupTurns(name: GroupDesign, log: Log, body: Buffer, producers: number) {
