@@ -73,9 +73,10 @@ export interface LogOptions {
    * Under `always` and `group`, write records to the device through an O_DIRECT handle in
    * 512-byte blocks instead of through the page cache (direct-write.ts): a synced 1 KiB append
    * then costs the device about 1.6 KB, not a 4 KiB page, and `pageAlign` defaults to off.
-   * Readers of the newest records read them from the device. Where the system refuses direct
-   * writes the log writes through the page cache and says so (`Log.directWrites`). Default off;
-   * INVALID_CONFIG under `none`, where no write waits for the device.
+   * This process's readers take the newest 256 KiB of the active segment from memory; others
+   * read them from the device. Where the system refuses direct writes the log writes through the
+   * page cache and says so (`Log.directWrites`). Default off; INVALID_CONFIG under `none`, where
+   * no write waits for the device.
    */
   readonly directWrites?: boolean;
   readonly io?: FileIO;

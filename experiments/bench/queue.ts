@@ -185,11 +185,12 @@ async function cycleRates(
   const a = ratesOf('A');
   const b = ratesOf('B');
   const labels = (design: Design) => ({ design, policy, producers });
-  const vsLogAppend = (name: string, queue: string, log: string, how: string) =>
-    metricFromSamples(
+  const vsLogAppend = (name: string, queue: string, log: string, how: string) => {
+    const logRates = ratesOf(log);
+    return metricFromSamples(
       name,
       'ratio',
-      ratesOf(queue).map((rate, i) => rate / ratesOf(log)[i]!),
+      ratesOf(queue).map((rate, i) => rate / logRates[i]!),
       {
         random: ctx.random,
         ...RATE,
@@ -201,6 +202,7 @@ async function cycleRates(
           `retention${how}), round by round`,
       },
     );
+  };
   const refusal = besideLogs[1]?.directRefusal() ?? null;
   if (refusal !== null)
     ctx.note(
