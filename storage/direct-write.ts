@@ -137,14 +137,9 @@ export class RecentBytes {
   }
 }
 
-/**
- * A log's direct writes, shared by its segments: one refusal turns them off for all, and one
- * staging memory holds each write's blocks.
- */
+/** A log's direct writes, shared by its segments: one refusal turns them off for all. */
 export class DirectWrites {
   #refusal: string | null = null;
-  #memory: WasmMemory | null = null;
-  #staging = Buffer.alloc(0);
 
   get state(): Exclude<DirectWritesState, 'off'> {
     return this.#refusal === null ? 'on' : 'refused';
@@ -158,21 +153,26 @@ export class DirectWrites {
   refuse(reason: string): void {
     this.#refusal ??= reason;
   }
+}
 
-  /**
-   * Memory for a write of `lengthBytes`, starting on a page: a direct write's buffer must start
-   * on a block in memory too once it spans pages (EINVAL otherwise, measured here), and Node
-   * has no aligned allocation. A WebAssembly memory is page-aligned (V8 maps it whole, to guard
-   * its bounds), and a Buffer over it is an ordinary one for node:fs.
-   */
-  stagingFor(lengthBytes: number): Buffer {
-    if (this.#staging.length >= lengthBytes) return this.#staging;
-    const pages = Math.ceil(lengthBytes / WASM_PAGE_BYTES);
-    if (this.#memory === null) this.#memory = new Memory({ initial: pages });
-    else this.#memory.grow(pages - this.#memory.buffer.byteLength / WASM_PAGE_BYTES);
-    this.#staging = Buffer.from(this.#memory.buffer);
-    return this.#staging;
-  }
+/**
+ * The process's staging memory: a direct write's buffer must start on a block in memory too once
+ * it spans pages (EINVAL otherwise, measured here), and Node has no aligned allocation. A
+ * WebAssembly memory is page-aligned (V8 maps it whole, to guard its bounds), and a Buffer over
+ * it is an ordinary one for node:fs. One for every log of the process: a write stages and
+ * writes its blocks within one synchronous call, and each memory reserves gigabytes of address
+ * space.
+ */
+let stagingMemory: WasmMemory | null = null;
+let stagingBuffer = Buffer.alloc(0);
+
+function stagingFor(lengthBytes: number): Buffer {
+  if (stagingBuffer.length >= lengthBytes) return stagingBuffer;
+  const pages = Math.ceil(lengthBytes / WASM_PAGE_BYTES);
+  if (stagingMemory === null) stagingMemory = new Memory({ initial: pages });
+  else stagingMemory.grow(pages - stagingMemory.buffer.byteLength / WASM_PAGE_BYTES);
+  stagingBuffer = Buffer.from(stagingMemory.buffer);
+  return stagingBuffer;
 }
 
 /** An EINVAL from a direct write: the system will not take it, and nothing was written. */
@@ -194,7 +194,6 @@ export class DirectWriter {
   readonly #handle: FileHandle;
   /** The segment's own handle, through the page cache: where an unknown last block is read. */
   readonly #readHandle: FileHandle;
-  readonly #writes: DirectWrites;
   readonly #recent: RecentBytes;
   /** The data's last block as last written: [#tailStart, #tailEnd) of the file. */
   readonly #tail = Buffer.alloc(DIRECT_BLOCK_BYTES);
@@ -205,16 +204,14 @@ export class DirectWriter {
     this.#io = io;
     this.#handle = handle;
     this.#readHandle = segment.readHandle;
-    this.#writes = segment.writes;
     this.#recent = segment.recent;
   }
 
   /** Null when the system refuses a direct handle to `filePath` (and `writes` says so). */
   static open(io: FileIO, filePath: string, segment: DirectSegment): DirectWriter | null {
     const handle = io.openDirect(filePath);
-    const writes = segment.writes;
     if (handle !== null) return new DirectWriter(io, handle, segment);
-    writes.refuse('the file system refused an O_DIRECT handle');
+    segment.writes.refuse('the file system refused an O_DIRECT handle');
     return null;
   }
 
@@ -234,7 +231,7 @@ export class DirectWriter {
     const blockStart = writeStart - (writeStart % DIRECT_BLOCK_BYTES);
     const endBytes = writeStart + length;
     const paddedEnd = directBlockEnd(endBytes);
-    const staging = this.#writes.stagingFor(paddedEnd - blockStart);
+    const staging = stagingFor(paddedEnd - blockStart);
     const before = writeStart - blockStart;
     staging.fill(0, 0, before);
     this.#copyDataBefore(staging, blockStart, dataEndBytes);
