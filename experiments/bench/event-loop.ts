@@ -52,6 +52,8 @@ export const EVENT_LOOP_TARGETS: readonly Target[] = [
 interface Setting {
   readonly policy: DurabilityPolicy;
   readonly syncMode: SyncMode;
+  /** With direct writes (storage/direct-write.ts): each write waits for the device on the loop. */
+  readonly directWrites: boolean;
   readonly name: string;
   readonly log: Log;
   readonly measurement: Measurement;
@@ -59,20 +61,28 @@ interface Setting {
   readonly maxNs: number[];
 }
 
-function openSetting(ctx: LabContext, policy: DurabilityPolicy, syncMode: SyncMode): Setting {
-  const name = `${policy}${syncMode === 'inline' ? '.inline' : ''}`;
+function openSetting(
+  ctx: LabContext,
+  policy: DurabilityPolicy,
+  syncMode: SyncMode,
+  directWrites = false,
+): Setting {
+  const name = `${policy}${syncMode === 'inline' ? '.inline' : ''}${directWrites ? '.direct' : ''}`;
   const dir = path.join(ctx.dir, name);
   fs.mkdirSync(dir, { recursive: true });
-  // Only the policy changes between settings: the sync mode is the default or `inline`.
+  // Only the policy changes between settings: the sync mode is the default or `inline`, and
+  // direct writes are off or on.
   const options: LogOptions = {
     durability: policy,
     segmentBytes: SEGMENT_BYTES,
     ...(syncMode === 'inline' ? { syncMode } : {}),
+    ...(directWrites ? { directWrites } : {}),
   };
   const log = Log.open(dir, options);
   return {
     policy,
     syncMode,
+    directWrites,
     name,
     log,
     measurement: new Measurement(`${PREFIX}.${name}`, 'async'),
@@ -122,7 +132,18 @@ async function round(setting: Setting, body: Buffer, seconds: number) {
 }
 
 function settingMetrics(ctx: LabContext, setting: Setting): Metric[] {
-  const labels = { policy: setting.policy, syncMode: setting.syncMode, producers: PRODUCERS };
+  if (setting.directWrites && setting.log.directWrites !== 'on') {
+    ctx.note(
+      `${PREFIX}.${setting.name} left out: the system refused direct writes (${setting.log.directWritesRefusal}).`,
+    );
+    return [];
+  }
+  const labels = {
+    policy: setting.policy,
+    syncMode: setting.syncMode,
+    producers: PRODUCERS,
+    ...(setting.directWrites ? { directWrites: true } : {}),
+  };
   const timing = { class: 'timing', direction: 'lower', random: ctx.random, labels } as const;
   const rates = setting.measurement.repetitions.map((rep) => rep.ratePerSec);
   return [
@@ -180,6 +201,8 @@ export const eventLoopBench: Experiment = {
         for (const syncMode of ['thread-pool', 'inline'] as const)
           settings.push(openSetting(ctx, policy, syncMode));
       }
+      for (const policy of ['always', 'group'] as const)
+        settings.push(openSetting(ctx, policy, 'thread-pool', true));
       for (const setting of settings) {
         await warmUpAsync(
           setting.measurement,
@@ -205,7 +228,9 @@ export const eventLoopBench: Experiment = {
         notes: [
           `${PRODUCERS} closed-loop producers append ${BODY_BYTES}-byte bodies and await each ` +
             'acknowledgement; always and group, each with the default thread-pool fdatasyncs ' +
-            'and with syncMode inline, in interleaved rounds on logs of their own.',
+            'and with syncMode inline, in interleaved rounds on logs of their own; `.direct`: ' +
+            'thread-pool fdatasyncs with directWrites, whose writes wait for the device on the ' +
+            'event loop (storage/direct-write.ts).',
           'Still on the event loop whatever the mode: a recovery point every 16 MiB and a ' +
             "roll per segment, and the first segment's 4 MiB preallocation extents (later " +
             'segments are laid out on the thread pool); delayMaxNs shows them.',
