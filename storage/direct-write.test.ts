@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DelegatingFileIO } from './delegating-file-io.js';
+import { HandleTaggingFileIO } from './handle-tagging-file-io.js';
 import { DIRECT_BLOCK_BYTES, RECENT_BYTES, RecentBytes, directBlockEnd } from './direct-write.js';
 import { isStorageError } from './errors.js';
 import { type FileHandle, type FileIO, NodeFileIO, ioError } from './file-io.js';
@@ -25,15 +26,16 @@ function body(i: number): Buffer {
   return Buffer.alloc(1 + ((i * 331) % 1400), (i % 250) + 1);
 }
 
-/** Remembers the direct handles it opened and every write through them. */
-class DirectWriteLog extends DelegatingFileIO {
-  readonly direct = new Set<FileHandle>();
+/** Remembers every write through a direct handle. */
+class DirectWriteLog extends HandleTaggingFileIO<boolean> {
   readonly writes: { positionBytes: number; length: number }[] = [];
 
-  override openDirect(filePath: string): FileHandle | null {
-    const handle = super.openDirect(filePath);
-    if (handle !== null) this.direct.add(handle);
-    return handle;
+  protected override tag(_filePath: string, direct: boolean): boolean {
+    return direct;
+  }
+
+  isDirect(handle: FileHandle): boolean {
+    return this.tagOf(handle) === true;
   }
 
   override write(
@@ -43,7 +45,7 @@ class DirectWriteLog extends DelegatingFileIO {
     length: number,
     positionBytes: number,
   ): void {
-    if (this.direct.has(handle)) this.writes.push({ positionBytes, length });
+    if (this.isDirect(handle)) this.writes.push({ positionBytes, length });
     super.write(handle, buffer, bufferStart, length, positionBytes);
   }
 }
@@ -184,7 +186,7 @@ describe('direct writes', () => {
         length: number,
         positionBytes: number,
       ): void {
-        if (this.direct.has(handle) && positionBytes >= 4096) {
+        if (this.isDirect(handle) && positionBytes >= 4096) {
           const cause = Object.assign(new Error(this.errno), { code: this.errno });
           throw ioError('write', 'segment', cause);
         }

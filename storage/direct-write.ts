@@ -12,12 +12,12 @@
  * (docs/storage.md). PostgreSQL writes its WAL with O_DIRECT for the same reason where it can.
  *
  * How: a write starts at the block holding its first byte. The bytes of that block before the
- * write are the data's last block as this writer last wrote it (read back from the file when it
- * does not know them: a reopened log, a fence's cut), zeros where a gap lies (a record moved to a
- * page boundary); after the records come zeros to the block's end, inside the file's zeros or an
- * older segment's records, which recovery cuts either way (as page-fill.ts's zeros). Rewriting
- * the block before a record rewrites bytes already durable with the same bytes, as a page write
- * does today.
+ * write are the data's last block as this writer last wrote it (RecentBytes; read back from the
+ * file when it does not hold them: a reopened log, a fence's cut), zeros where a gap lies (a
+ * record moved to a page boundary); after the records come zeros to the block's end, inside the
+ * file's zeros or an older segment's records, which recovery cuts either way (as page-fill.ts's
+ * zeros). Rewriting the block before a record rewrites bytes already durable with the same bytes,
+ * as a page write does today.
  *
  * Readers: a direct write drops the pages it covers from the page cache, so a reader of the
  * newest records would read them from the device (measured: a reader right behind the writer
@@ -188,17 +188,14 @@ export interface DirectSegment {
   readonly recent: RecentBytes;
 }
 
-/** The active segment's direct handle and the bytes of the data's last block. */
+/** The active segment's direct handle. */
 export class DirectWriter {
   readonly #io: FileIO;
   readonly #handle: FileHandle;
   /** The segment's own handle, through the page cache: where an unknown last block is read. */
   readonly #readHandle: FileHandle;
+  /** What the last writes left, the data's last block among it (RecentBytes keeps it). */
   readonly #recent: RecentBytes;
-  /** The data's last block as last written: [#tailStart, #tailEnd) of the file. */
-  readonly #tail = Buffer.alloc(DIRECT_BLOCK_BYTES);
-  #tailStart = -1;
-  #tailEnd = -1;
 
   private constructor(io: FileIO, handle: FileHandle, segment: DirectSegment) {
     this.#io = io;
@@ -221,7 +218,7 @@ export class DirectWriter {
    * block's bytes before `writeStart` and the zeros after the records.
    */
   write(
-    buffer: Uint8Array,
+    buffer: Buffer,
     start: number,
     length: number,
     writeStart: number,
@@ -235,13 +232,10 @@ export class DirectWriter {
     const before = writeStart - blockStart;
     staging.fill(0, 0, before);
     this.#copyDataBefore(staging, blockStart, dataEndBytes);
-    staging.set(buffer.subarray(start, start + length), before);
+    buffer.copy(staging, before, start, start + length);
     staging.fill(0, before + length, paddedEnd - blockStart);
     this.#io.write(this.#handle, staging, 0, paddedEnd - blockStart, blockStart);
     this.#recent.wrote(staging, blockStart, dataEndBytes, endBytes);
-    this.#tailStart = endBytes - (endBytes % DIRECT_BLOCK_BYTES);
-    this.#tailEnd = endBytes;
-    staging.copy(this.#tail, 0, this.#tailStart - blockStart, endBytes - blockStart);
     return paddedEnd - blockStart - length;
   }
 
@@ -254,14 +248,13 @@ export class DirectWriter {
     closeAfterFailure(this.#io, this.#handle);
   }
 
-  /** The data of the block at `blockStart` (up to `dataEndBytes`) to the front of `staging`. */
+  /**
+   * The data of the block at `blockStart` (up to `dataEndBytes`) to the front of `staging`: as
+   * the last write left it, or from the file when none did (a reopened log, a cut back).
+   */
   #copyDataBefore(staging: Buffer, blockStart: number, dataEndBytes: number): void {
     const dataBytes = dataEndBytes - blockStart;
-    if (dataBytes <= 0) return;
-    if (this.#tailStart === blockStart && this.#tailEnd === dataEndBytes) {
-      this.#tail.copy(staging, 0, 0, dataBytes);
-      return;
-    }
+    if (dataBytes <= 0 || this.#recent.readInto(staging, 0, dataBytes, blockStart)) return;
     const got = this.#io.read(this.#readHandle, staging, 0, dataBytes, blockStart);
     assert(got === dataBytes, `the data's last block is in the file: ${got} of ${dataBytes} bytes`);
   }

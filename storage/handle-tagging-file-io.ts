@@ -10,8 +10,8 @@ import type { FileHandle } from './file-io.js';
 export abstract class HandleTaggingFileIO<Tag> extends DelegatingFileIO {
   readonly #tags = new Map<FileHandle, Tag>();
 
-  /** What a handle to `filePath` is known by; called once per open. */
-  protected abstract tag(filePath: string): Tag;
+  /** What a handle to `filePath` is known by; called once per open (`direct`: by openDirect). */
+  protected abstract tag(filePath: string, direct: boolean): Tag;
 
   override open(filePath: string, options: { create: boolean }): FileHandle {
     return this.#track(super.open(filePath, options), filePath);
@@ -23,7 +23,7 @@ export abstract class HandleTaggingFileIO<Tag> extends DelegatingFileIO {
 
   override openDirect(filePath: string): FileHandle | null {
     const handle = super.openDirect(filePath);
-    return handle === null ? null : this.#track(handle, filePath);
+    return handle === null ? null : this.#track(handle, filePath, true);
   }
 
   override close(handle: FileHandle): void {
@@ -45,8 +45,8 @@ export abstract class HandleTaggingFileIO<Tag> extends DelegatingFileIO {
     return this.#tags.get(handle);
   }
 
-  #track(handle: FileHandle, filePath: string): FileHandle {
-    this.#tags.set(handle, this.tag(filePath));
+  #track(handle: FileHandle, filePath: string, direct = false): FileHandle {
+    this.#tags.set(handle, this.tag(filePath, direct));
     return handle;
   }
 }

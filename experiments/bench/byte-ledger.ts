@@ -44,6 +44,7 @@ import { TracingFileIO } from '../../lab/models/trace-io.js';
 import { DIRECT_BLOCK_BYTES, Log, MiB, NodeFileIO, recordSizeBytes } from '../../storage/index.js';
 import { encodeRecord } from '../../storage/testing/index.js';
 import { SyncedAppendLoop } from '../support/laid-out-file.js';
+import { wroteDirectly } from '../support/direct-writes.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 import type { Target } from './targets.js';
 
@@ -583,12 +584,7 @@ function summarize(
   measured: ReadonlyMap<string, LedgerRound[]>,
 ): Summary[] {
   return logs.flatMap(({ setting, log }) => {
-    if (writesDirectly(setting) && log.directWrites !== 'on') {
-      ctx.note(
-        `${setting} left out: the system refused direct writes (${log.directWritesRefusal}), so the log wrote through the page cache.`,
-      );
-      return [];
-    }
+    if (writesDirectly(setting) && !wroteDirectly(ctx, log, setting)) return [];
     const rounds = measured.get(setting) ?? [];
     return [{ setting, aligns: log.config.pageAlign, rounds, ...ledgersOf(rounds) }];
   });

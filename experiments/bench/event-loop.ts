@@ -28,6 +28,7 @@ import {
   type SyncMode,
 } from '../../storage/index.js';
 import type { Target } from './targets.js';
+import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
 
 const BODY_BYTES = 1024;
@@ -132,12 +133,8 @@ async function round(setting: Setting, body: Buffer, seconds: number) {
 }
 
 function settingMetrics(ctx: LabContext, setting: Setting): Metric[] {
-  if (setting.directWrites && setting.log.directWrites !== 'on') {
-    ctx.note(
-      `${PREFIX}.${setting.name} left out: the system refused direct writes (${setting.log.directWritesRefusal}).`,
-    );
+  if (setting.directWrites && !wroteDirectly(ctx, setting.log, `${PREFIX}.${setting.name}`))
     return [];
-  }
   const labels = {
     policy: setting.policy,
     syncMode: setting.syncMode,

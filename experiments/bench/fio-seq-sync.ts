@@ -27,6 +27,7 @@ import type { Metric } from '../../lab/results.js';
 import { TURN_SECONDS, type TurnTakingDesign, oneAtATime, takeTurns } from '../../lab/runner.js';
 import { Log, type LogOptions, MiB, recordSizeBytes } from '../../storage/index.js';
 import { SyncedAppendLoop, layOutFile } from '../support/laid-out-file.js';
+import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 
@@ -278,15 +279,17 @@ export async function fioSeqSyncMetrics(
       'inline',
       `the log's synced appends per second (one producer, inline syncs) ${FIO}`,
     ),
-    ...directRatio(ctx, direct, () =>
-      ratio(
-        'append.always.direct.inline.vsFioSeqSync',
-        direct,
-        fioRates,
-        'inline',
-        `the log's synced appends per second (one producer, inline syncs, direct writes) ${FIO}`,
-      ),
-    ),
+    ...(wroteDirectly(ctx, direct.log!, 'append.always.direct.inline.vsFioSeqSync')
+      ? [
+          ratio(
+            'append.always.direct.inline.vsFioSeqSync',
+            direct,
+            fioRates,
+            'inline',
+            `the log's synced appends per second (one producer, inline syncs, direct writes) ${FIO}`,
+          ),
+        ]
+      : []),
     ratio(
       'append.always.nodeThreadPool.vsFioSeqSync',
       nodeThreadPool,
@@ -304,15 +307,6 @@ export async function fioSeqSyncMetrics(
     ),
     ...loopTimeMetrics(ctx, byDefault, nodeThreadPool),
   ];
-}
-
-/** The direct side's figure, or a note where the system refused its direct writes. */
-function directRatio(ctx: LabContext, direct: Side, metric: () => Metric): Metric[] {
-  if (direct.log?.directWrites === 'on') return [metric()];
-  ctx.note(
-    `append.always.direct.inline.vsFioSeqSync skipped: the log's direct writes were refused (${direct.log?.directWritesRefusal}); it wrote through the page cache.`,
-  );
-  return [];
 }
 
 /**

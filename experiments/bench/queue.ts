@@ -30,6 +30,7 @@ import {
 import { logOfQueueForTesting } from '../../storage/testing/index.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 import { TARGET_ROUNDS } from './targets.js';
+import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
 
 const BODY_BYTES = 1000;
@@ -88,7 +89,8 @@ async function openBesideLog(ctx: LabContext, body: Buffer, directWrites: boolea
     directWrites,
   } as const;
   const suffix = directWrites ? ' direct' : '';
-  const queueDir = freshDir(ctx, `B-always-beside-log${suffix.replace(' ', '-')}`);
+  const dirSuffix = directWrites ? '-direct' : '';
+  const queueDir = freshDir(ctx, `B-always-beside-log${dirSuffix}`);
   // Recycled as a bare log, then opened as the queue: every record left is ready, and drained.
   const recycled = Log.open(queueDir, options);
   await recycleToSteadyState(recycled, body);
@@ -96,7 +98,7 @@ async function openBesideLog(ctx: LabContext, body: Buffer, directWrites: boolea
   const queue = LogQueue.open(queueDir, options);
   for (let message = queue.receive(); message !== null; message = queue.receive())
     await queue.delete(message.id);
-  const logDir = freshDir(ctx, `log-always-beside-queue${suffix.replace(' ', '-')}`);
+  const logDir = freshDir(ctx, `log-always-beside-queue${dirSuffix}`);
   const log = Log.open(logDir, options);
   await recycleToSteadyState(log, body);
   for (let i = 0; i < 50; i++) {
@@ -118,9 +120,8 @@ async function openBesideLog(ctx: LabContext, body: Buffer, directWrites: boolea
       const rate = (name: string) => turns.get(name)!.operations / turns.get(name)!.seconds;
       return { [`B${suffix}`]: rate(`B${suffix}`), [`log${suffix}`]: rate(`log${suffix}`) };
     },
-    /** Why the system refused the direct writes asked for; null when taken or not asked. */
-    directRefusal: () =>
-      directWrites && log.directWrites !== 'on' ? log.directWritesRefusal : null,
+    /** The bare log: whether the direct writes asked for were taken. */
+    log,
     close: async () => {
       await queue.close();
       await log.close();
@@ -203,17 +204,12 @@ async function cycleRates(
       },
     );
   };
-  const refusal = besideLogs[1]?.directRefusal() ?? null;
-  if (refusal !== null)
-    ctx.note(
-      `queue.B.always.direct.vsLogAppend skipped: the system refused direct writes (${refusal}).`,
-    );
   const vsLog =
     besideLogs.length === 0
       ? []
       : [
           vsLogAppend('queue.B.always.vsLogAppend', 'B', 'log', ''),
-          ...(refusal === null
+          ...(wroteDirectly(ctx, besideLogs[1]!.log, 'queue.B.always.direct.vsLogAppend')
             ? [
                 vsLogAppend(
                   'queue.B.always.direct.vsLogAppend',

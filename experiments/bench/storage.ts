@@ -30,6 +30,7 @@ import { recycleToSteadyState } from '../support/steady-state.js';
 import { TARGET_ROUNDS } from './targets.js';
 import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
+import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
@@ -389,32 +390,20 @@ async function groupVsAlways(
       labels: { ...labels, policy: 'group', syncMode: 'thread-pool' },
     }),
     overAlways('append.group.threadPool.vsAlways', threadPool, 'thread-pool'),
-    ...directGroupVsAlways(ctx, sides, () =>
-      overAlways(
-        'append.group.direct.vsAlways',
-        results.get('group-direct')!,
-        'inline',
-        results.get('always-direct')!,
-        ', direct writes',
-      ),
-    ),
+    ...(sides
+      .filter((side) => side.name.endsWith('-direct'))
+      .every((side) => wroteDirectly(ctx, side.log, 'append.group.direct.vsAlways'))
+      ? [
+          overAlways(
+            'append.group.direct.vsAlways',
+            results.get('group-direct')!,
+            'inline',
+            results.get('always-direct')!,
+            ', direct writes',
+          ),
+        ]
+      : []),
   ];
-}
-
-/** The direct pair's ratio, or a note where the system refused their direct writes. */
-function directGroupVsAlways(
-  ctx: LabContext,
-  sides: readonly { name: GroupDesign; log: Log }[],
-  metric: () => Metric,
-): Metric[] {
-  const refused = sides.find(
-    (side) => side.name.endsWith('-direct') && side.log.directWrites !== 'on',
-  );
-  if (refused === undefined) return [metric()];
-  ctx.note(
-    `append.group.direct.vsAlways skipped: the system refused direct writes (${refused.log.directWritesRefusal}).`,
-  );
-  return [];
 }
 
 function groupTurns(name: GroupDesign, log: Log, body: Buffer, producers: number) {

@@ -239,7 +239,7 @@ class DirtyBlocks {
   write(file: number): void {
     const blocks = this.#files.get(file);
     if (blocks === undefined) return;
-    this.#count([...blocks.values()]);
+    this.#count(blocks.values());
     this.#files.delete(file);
   }
 
@@ -264,7 +264,7 @@ class DirtyBlocks {
     this.bytes.recordBlocks += lengthBytes;
   }
 
-  #count(causes: readonly BlockCause[]): void {
+  #count(causes: Iterable<BlockCause>): void {
     let recordBlocks = 0;
     for (const cause of causes) {
       if (cause === 'record') recordBlocks++;

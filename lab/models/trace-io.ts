@@ -94,30 +94,19 @@ export class WriteTrace {
   }
 }
 
+/** A handle's file in the trace, and whether it was opened for direct writes. */
+interface TracedHandle {
+  readonly file: number;
+  readonly direct: boolean;
+}
+
 /** Delegates to `inner` and records every write, fdatasync and directory fsync in `trace`. */
-export class TracingFileIO extends HandleTaggingFileIO<number> {
+export class TracingFileIO extends HandleTaggingFileIO<TracedHandle> {
   readonly trace = new WriteTrace();
-  readonly #direct = new Set<FileHandle>();
 
-  /** A handle is known by its file's id in the trace. */
-  protected override tag(filePath: string): number {
-    return this.trace.fileId(path.resolve(filePath));
-  }
-
-  override openDirect(filePath: string): FileHandle | null {
-    const handle = super.openDirect(filePath);
-    if (handle !== null) this.#direct.add(handle);
-    return handle;
-  }
-
-  override close(handle: FileHandle): void {
-    this.#direct.delete(handle);
-    super.close(handle);
-  }
-
-  override closeAsync(handle: FileHandle): Promise<void> {
-    this.#direct.delete(handle);
-    return super.closeAsync(handle);
+  /** A handle is known by its file's id in the trace, and whether its writes are direct. */
+  protected override tag(filePath: string, direct: boolean): TracedHandle {
+    return { file: this.trace.fileId(path.resolve(filePath)), direct };
   }
 
   override write(
@@ -127,10 +116,9 @@ export class TracingFileIO extends HandleTaggingFileIO<number> {
     length: number,
     positionBytes: number,
   ): void {
-    const file = this.#fileOf(handle);
+    const { file, direct } = this.#handle(handle);
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
-    const kind = this.#direct.has(handle) ? TRACE_DIRECT_WRITE : TRACE_WRITE;
-    this.trace.push(kind, file, positionBytes, length);
+    this.trace.push(direct ? TRACE_DIRECT_WRITE : TRACE_WRITE, file, positionBytes, length);
   }
 
   /** Recorded once written, as `write` is: a sync issued meanwhile does not cover it. */
@@ -164,8 +152,12 @@ export class TracingFileIO extends HandleTaggingFileIO<number> {
   }
 
   #fileOf(handle: FileHandle): number {
-    const id = this.tagOf(handle);
-    assert(id !== undefined, `handle ${handle} was not opened through this TracingFileIO`);
-    return id;
+    return this.#handle(handle).file;
+  }
+
+  #handle(handle: FileHandle): TracedHandle {
+    const traced = this.tagOf(handle);
+    assert(traced !== undefined, `handle ${handle} was not opened through this TracingFileIO`);
+    return traced;
   }
 }
