@@ -27,6 +27,9 @@ const tiny = {
 
 describe('the durability experiment', () => {
   let results: Results;
+  /** Where the system refuses O_DIRECT the .direct configurations are left out, with a note. */
+  const wroteDirectly = () => !results.notes.some((note) => /refused direct writes/.test(note));
+  const DIRECT_COUNTS = [1, 16];
 
   it('runs every policy, delay and producer count on a tiny budget', async () => {
     results = await runExperiment(tiny, { dir: tempDir(), quick: true, seconds: 0.5 });
@@ -38,7 +41,7 @@ describe('the durability experiment', () => {
   it('labels each figure by policy, producers, where it syncs and, for group commit, the delay', () => {
     for (const quantity of ['msgsPerSec', 'sendLatencyNs', 'lossWindowMsgs']) {
       const labels = metricsOf(results, quantity).map((metric) => metric.labels);
-      expect(labels).toHaveLength(14);
+      expect(labels).toHaveLength(wroteDirectly() ? 18 : 14);
       for (const producers of [1, 4, 16, 64]) {
         expect(labels).toContainEqual({ policy: 'always', syncMode: 'thread-pool', producers });
         expect(labels).toContainEqual({
@@ -58,6 +61,22 @@ describe('the durability experiment', () => {
         });
         expect(labels).toContainEqual({ policy: 'none', producers });
       }
+      if (!wroteDirectly()) continue;
+      for (const producers of DIRECT_COUNTS) {
+        expect(labels).toContainEqual({
+          policy: 'always',
+          syncMode: 'thread-pool',
+          writes: 'direct',
+          producers,
+        });
+        expect(labels).toContainEqual({
+          policy: 'group',
+          maxDelayMs: 0,
+          syncMode: 'thread-pool',
+          writes: 'direct',
+          producers,
+        });
+      }
     }
     expect(metricNamed(results, 'durability.group.16.lossWindowMsgs').median).toBe(0);
     expectHonestStatistics(metricNamed(results, 'durability.group.16.sendLatencyNs'));
@@ -65,9 +84,12 @@ describe('the durability experiment', () => {
   });
 
   it('gives group over always at every producer count, and thread-pool over inline syncs', () => {
-    expect(metricsOf(results, 'groupVsAlways').map((metric) => metric.name)).toEqual(
-      [1, 4, 16, 64].map((producers) => `durability.${producers}.groupVsAlways`),
-    );
+    expect(metricsOf(results, 'groupVsAlways').map((metric) => metric.name)).toEqual([
+      ...[1, 4, 16, 64].map((producers) => `durability.${producers}.groupVsAlways`),
+      ...(wroteDirectly()
+        ? DIRECT_COUNTS.map((producers) => `durability.${producers}.direct.groupVsAlways`)
+        : []),
+    ]);
     for (const producers of [1, 4, 16, 64]) {
       const ratio = metricNamed(results, `durability.${producers}.groupVsAlways`);
       const group = metricNamed(results, `durability.group.${producers}.msgsPerSec`);
@@ -88,6 +110,39 @@ describe('the durability experiment', () => {
         )
         .sort(),
     );
+  });
+
+  it('runs always and group writing directly beside the page-cache pair, and counts their loss window', () => {
+    if (!wroteDirectly()) {
+      expect(metricsOf(results, 'directVsPageCache')).toEqual([]);
+      return;
+    }
+    for (const producers of DIRECT_COUNTS) {
+      const group = metricNamed(results, `durability.group.direct.${producers}.msgsPerSec`);
+      const always = metricNamed(results, `durability.always.direct.${producers}.msgsPerSec`);
+      const ratio = metricNamed(results, `durability.${producers}.direct.groupVsAlways`);
+      expect(ratio).toMatchObject({ kind: 'ratio', labels: { producers, writes: 'direct' } });
+      expect(ratio.median).toBeCloseTo(group.median / always.median);
+      for (const [policy, direct] of [
+        ['group', group],
+        ['always', always],
+      ] as const) {
+        const cached = metricNamed(results, `durability.${policy}.${producers}.msgsPerSec`);
+        const overCache = metricNamed(
+          results,
+          `durability.${policy}.${producers}.directVsPageCache`,
+        );
+        expect(overCache).toMatchObject({ kind: 'ratio', labels: { policy, producers } });
+        expect(overCache.median).toBeCloseTo(direct.median / cached.median);
+        // The watermark follows direct writes (one handle) and their syncs (another) by path.
+        expect(
+          metricNamed(results, `durability.${policy}.direct.${producers}.lossWindowMsgs`).median,
+        ).toBe(0);
+        expect(
+          metricNamed(results, `durability.${policy}.direct.${producers}.msgsPerFsync`).median,
+        ).toBeGreaterThan(0);
+      }
+    }
   });
 
   it("checks issue 20's targets on the figures it reports (the quick sweep's counts here)", () => {

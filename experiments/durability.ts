@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   DurableWatermarkFileIO,
+  type RecordsFound,
   type Experiment,
   type LabContext,
   LoopBusy,
@@ -48,6 +49,7 @@ import {
 import { LOG_SUFFIX, frameSizeAt } from '../storage/testing/index.js';
 import { DURABILITY_CHARTS, DURABILITY_METRICS as M } from './metrics/durability.js';
 import { OFFERED_PCTS, OpenLoopSeries, offeredRates } from './support/open-loop.js';
+import { wroteDirectly } from './support/direct-writes.js';
 import { dropSealedSegments } from './support/settled-retention.js';
 import { recycleToSteadyState } from './support/steady-state.js';
 import type { Target } from './bench/targets.js';
@@ -77,7 +79,10 @@ export const GROUP_COMMIT_TARGETS: readonly Target[] = [
     why: 'group 20x always at 64 producers (issue 20)',
   },
 ];
-/** Counts at which both policies also run with inline syncs, and `none` runs. */
+/**
+ * Counts at which both policies also run with inline syncs, and `none` runs; and at which both
+ * also write directly (storage/direct-write.ts), taking turns with the page-cache pair.
+ */
 const SIDE_COUNTS = { quick: [1, 16], full: [1, 16, 64] } as const;
 /** Group commit with a delay the caller asked for, at this many producers (full runs only). */
 const DELAYED_GROUP = { producers: 16, delaysMs: [1, 10] } as const;
@@ -93,6 +98,8 @@ interface Config {
   readonly maxDelayMs: number | null;
   /** Where the fdatasyncs run; null under none. */
   readonly syncMode: SyncMode | null;
+  /** Whether the log writes its records directly to the device (the `directWrites` option). */
+  readonly directWrites: boolean;
   readonly producers: number;
   readonly prefix: string;
   readonly labels: Record<string, string | number>;
@@ -107,22 +114,23 @@ interface Config {
   readonly loopBusyShares: number[];
 }
 
-type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'producers'>;
+type Shape = Pick<Config, 'policy' | 'maxDelayMs' | 'syncMode' | 'directWrites' | 'producers'>;
 
 function describeConfigs(quick: boolean): Shape[] {
   const mode = quick ? 'quick' : 'full';
-  const always = (syncMode: SyncMode, producers: number): Shape => ({
+  const always = (syncMode: SyncMode, producers: number, directWrites = false): Shape => ({
     policy: 'always',
     maxDelayMs: null,
     syncMode,
+    directWrites,
     producers,
   });
-  const group = (maxDelayMs: number, syncMode: SyncMode, producers: number): Shape => ({
-    policy: 'group',
-    maxDelayMs,
-    syncMode,
-    producers,
-  });
+  const group = (
+    maxDelayMs: number,
+    syncMode: SyncMode,
+    producers: number,
+    directWrites = false,
+  ): Shape => ({ policy: 'group', maxDelayMs, syncMode, directWrites, producers });
   const sweep = SWEEP[mode].flatMap((producers) => [
     always('thread-pool', producers),
     group(0, 'thread-pool', producers),
@@ -130,7 +138,9 @@ function describeConfigs(quick: boolean): Shape[] {
   const sides = SIDE_COUNTS[mode].flatMap((producers): Shape[] => [
     always('inline', producers),
     group(0, 'inline', producers),
-    { policy: 'none', maxDelayMs: null, syncMode: null, producers },
+    { policy: 'none', maxDelayMs: null, syncMode: null, directWrites: false, producers },
+    always('thread-pool', producers, true),
+    group(0, 'thread-pool', producers, true),
   ]);
   const delayed = quick
     ? []
@@ -141,33 +151,36 @@ function describeConfigs(quick: boolean): Shape[] {
 }
 
 /**
- * Records in a write to a `.log` segment, counted frame by frame: one for a plain append,
- * several for a group commit's write, none for zero-filling (a zero length is no frame).
+ * Records at the start of a write to a `.log` segment, counted frame by frame: one for a plain
+ * append, several for a group commit's write, none for zero-filling (a zero length is no frame);
+ * a direct write's zeros after its records end the count too.
  */
 function recordsInSegmentWrite(
   file: string,
   buffer: Uint8Array,
   bufferStart: number,
   length: number,
-) {
-  if (!file.endsWith(LOG_SUFFIX)) return 0;
+): RecordsFound {
+  if (!file.endsWith(LOG_SUFFIX)) return { records: 0, bytes: 0 };
   let records = 0;
-  for (let at = bufferStart; at + RECORD_HEADER_BYTES <= bufferStart + length; records++) {
+  let at = bufferStart;
+  for (; at + RECORD_HEADER_BYTES <= bufferStart + length; records++) {
     const size = frameSizeAt(buffer, at, DEFAULT_MAX_RECORD_BYTES);
     if (typeof size !== 'number') break;
     at += size;
   }
-  return records;
+  return { records, bytes: at - bufferStart };
 }
 
 function openConfig(ctx: LabContext, shape: Shape) {
-  const { policy, maxDelayMs, syncMode, producers } = shape;
+  const { policy, maxDelayMs, syncMode, directWrites, producers } = shape;
   const prefix = prefixOf(shape);
   const labels = {
     policy,
     producers,
     ...(maxDelayMs === null ? {} : { maxDelayMs }),
     ...(syncMode === null ? {} : { syncMode }),
+    ...(directWrites ? { writes: 'direct' } : {}),
   };
   const io = new DurableWatermarkFileIO(new NodeFileIO(), recordsInSegmentWrite);
   const dir = path.join(ctx.dir, prefix);
@@ -178,6 +191,7 @@ function openConfig(ctx: LabContext, shape: Shape) {
     io,
     ...(maxDelayMs === null ? {} : { groupMaxDelayMs: maxDelayMs }),
     ...(syncMode === null ? {} : { syncMode }),
+    ...(directWrites ? { directWrites } : {}),
   });
   const config: Config = {
     ...shape,
@@ -195,11 +209,12 @@ function openConfig(ctx: LabContext, shape: Shape) {
   return config;
 }
 
-/** `durability.<policy>[.<delay>ms][.inline].<producers>`: the defaults carry no suffix. */
+/** `durability.<policy>[.<delay>ms][.inline][.direct].<producers>`: the defaults carry no suffix. */
 function prefixOf(shape: Shape): string {
   const delay = shape.maxDelayMs !== null && shape.maxDelayMs > 0 ? `.${shape.maxDelayMs}ms` : '';
   const inline = shape.syncMode === 'inline' ? '.inline' : '';
-  return `durability.${shape.policy}${delay}${inline}.${shape.producers}`;
+  const direct = shape.directWrites ? '.direct' : '';
+  return `durability.${shape.policy}${delay}${inline}${direct}.${shape.producers}`;
 }
 
 function sender(config: Config, body: Buffer): () => Promise<number> {
@@ -263,7 +278,8 @@ function turnTaker(ctx: LabContext, config: Config, body: Buffer) {
 
 /**
  * The rounds: group and always at each producer count of the sweep take turns within one entry,
- * every other configuration runs its round alone; all interleaved.
+ * with the pair that writes directly where there is one; every other configuration runs its
+ * round alone; all interleaved.
  */
 function roundEntries(
   ctx: LabContext,
@@ -275,12 +291,13 @@ function roundEntries(
   const paired = new Set<Config>();
   const entries: { name: string; round: (roundIndex: number) => Promise<unknown> }[] = [];
   for (const config of configs) {
-    const always = sweepPartner(config, byPrefix);
+    const always = paired.has(config) ? undefined : sweepPartner(config, byPrefix);
     if (always === undefined) continue;
-    paired.add(config).add(always);
-    const sides = [turnTaker(ctx, always, body), turnTaker(ctx, config, body)];
+    const together = [always, config, ...directPair(config, byPrefix)];
+    for (const each of together) paired.add(each);
+    const sides = together.map((each) => turnTaker(ctx, each, body));
     entries.push({
-      name: `durability.${config.producers} (always and group taking turns)`,
+      name: `durability.${config.producers} (${together.map((each) => each.prefix).join(', ')} taking turns)`,
       round: (roundIndex) => settledRound(sides, secondsOf(config), roundIndex),
     });
   }
@@ -295,11 +312,22 @@ function roundEntries(
   return entries;
 }
 
-/** For the sweep's group configuration at a producer count, always at the same count. */
+/**
+ * For group commit with thread-pool syncs and no delay at a producer count, always at the same
+ * count, both writing as it does (the sweep's pair, or the direct pair beside it).
+ */
 function sweepPartner(config: Config, byPrefix: ReadonlyMap<string, Config>): Config | undefined {
   const sweepGroup =
     config.policy === 'group' && config.maxDelayMs === 0 && config.syncMode === 'thread-pool';
-  return sweepGroup ? byPrefix.get(`durability.always.${config.producers}`) : undefined;
+  if (!sweepGroup) return undefined;
+  return byPrefix.get(prefixOf({ ...config, policy: 'always', maxDelayMs: null }));
+}
+
+/** The sweep group's count's always and group that write directly, when they run. */
+function directPair(config: Config, byPrefix: ReadonlyMap<string, Config>): Config[] {
+  const directGroup = byPrefix.get(prefixOf({ ...config, directWrites: true }));
+  const directAlways = directGroup && sweepPartner(directGroup, byPrefix);
+  return directGroup && directAlways ? [directAlways, directGroup] : [];
 }
 
 /** Sends for a share of a round, timed and discarded, so the rounds start on a settled log. */
@@ -371,6 +399,7 @@ function drivesOpenLoop(config: Config): boolean {
   return (
     config.producers === OPEN_LOOP_PRODUCERS &&
     config.syncMode !== 'inline' &&
+    !config.directWrites &&
     (config.maxDelayMs ?? 0) === 0
   );
 }
@@ -390,14 +419,30 @@ function ratioMetrics(configs: readonly Config[]): Metric[] {
   for (const config of configs) {
     const { producers } = config;
     const always = sweepPartner(config, byPrefix);
+    const direct = config.directWrites ? '.direct' : '';
     if (always !== undefined) {
       metrics.push(
         M.groupVsAlways.fromSamples(
-          `durability.${producers}.groupVsAlways`,
+          `durability.${producers}${direct}.groupVsAlways`,
           ratio(config, always),
-          { producers },
+          { producers, ...(config.directWrites ? { writes: 'direct' } : {}) },
           `group commit's acknowledged messages per second over always's, ${producers} ` +
-            `producers, thread-pool syncs, taking turns of ${TURN_SECONDS} s, round by round`,
+            `producers, thread-pool syncs${config.directWrites ? ', both writing directly' : ''}, ` +
+            `taking turns of ${TURN_SECONDS} s, round by round`,
+        ),
+      );
+    }
+    const cached = config.directWrites
+      ? byPrefix.get(prefixOf({ ...config, directWrites: false }))
+      : undefined;
+    if (cached !== undefined) {
+      metrics.push(
+        M.directVsPageCache.fromSamples(
+          `durability.${config.policy}.${producers}.directVsPageCache`,
+          ratio(config, cached),
+          { policy: config.policy, producers },
+          `${config.policy} writing directly over writing through the page cache, ${producers} ` +
+            'producers, thread-pool syncs, taking turns in the same rounds',
         ),
       );
     }
@@ -564,6 +609,14 @@ const NOTES: readonly string[] = [
     'configurations run them on the event loop, which saves two thread hand-offs per sync. ' +
     "threadPoolVsInline is the default over inline, round by round. group writes a group's " +
     'records with one write just before its fdatasync.',
+  'The .direct configurations write their records directly to the device (the log option ' +
+    'directWrites: O_DIRECT, only the 512-byte blocks a write touches), then fdatasync as the ' +
+    'others do; at the counts where they run they take turns with the page-cache pair in the ' +
+    'same rounds. directVsPageCache is a policy writing directly over the same policy through ' +
+    'the page cache, and <count>.direct.groupVsAlways is group over always with both writing ' +
+    'directly: a direct write waits for the device on the event loop, so under always with several ' +
+    "producers one message's write overlaps the previous one's fdatasync on the thread pool, which group " +
+    "commit's one write per group cannot.",
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
     'the policy. Under none the log syncs only on a clean close, so it counts every message ' +
@@ -580,13 +633,26 @@ const NOTES: readonly string[] = [
     'group, appending faster, got through them sooner).',
 ];
 
+/**
+ * The configurations, less those whose log the system refused direct writes (it then wrote
+ * through the page cache, which must not be reported under a direct name); their logs closed.
+ */
+async function withoutRefusedDirectWrites(ctx: LabContext, configs: Config[]): Promise<Config[]> {
+  const kept: Config[] = [];
+  for (const config of configs) {
+    if (!config.directWrites || wroteDirectly(ctx, config.log, config.prefix)) kept.push(config);
+    else await config.log.close();
+  }
+  return kept;
+}
+
 export async function run(ctx: LabContext): Promise<Results> {
   const rounds = ctx.numberParam('rounds');
   const body = Buffer.alloc(ctx.numberParam('messageBytes'));
   ctx.random.fillBytes(body);
   const shapes = describeConfigs(ctx.quick);
   ctx.ensureFreeSpace(shapes.length * 2 * SEGMENT_BYTES);
-  const configs: Config[] = [];
+  let configs: Config[] = [];
   try {
     for (const shape of shapes) configs.push(openConfig(ctx, shape));
     // Set-up, not a round: always and group append in their steady state with retention, into a
@@ -596,6 +662,7 @@ export async function run(ctx: LabContext): Promise<Results> {
       else await recycleToSteadyState(config.log, body);
       config.acknowledged = config.log.endOffset;
     }
+    configs = await withoutRefusedDirectWrites(ctx, configs);
     const share = Math.max(
       SHORTEST_ROUND_SECONDS,
       (ctx.secondsBudget * MEASURED_SHARE) / (rounds * configs.length),

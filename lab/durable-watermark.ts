@@ -8,7 +8,12 @@
  * of assuming it.
  *
  * An fdatasync covers the writes issued before it started, so the count is taken at the start
- * and credited when the sync returns. Everything else is delegated unchanged, counters included.
+ * and credited when the sync returns. Files are followed by path, not by handle: a log writing
+ * directly (O_DIRECT) writes through one handle and syncs through another, and the sync covers
+ * both. A direct write also starts at the block holding its first record, so it rewrites the
+ * end of frames counted already: each file remembers where its counted frames end, and only the
+ * bytes after that are offered to `recordsIn`. Everything else is delegated unchanged, counters
+ * included.
  */
 import type { FileHandle, FileIO } from '../storage/file-io.js';
 import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
@@ -16,19 +21,29 @@ import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
 interface WatchedFile {
   issued: number;
   durable: number;
+  /** Where the last frames counted in this file end: a write before it rewrites them. */
+  framesEndBytes: number;
+  /** Handles open to it: its counts move to the closed totals when the last one closes. */
+  handles: number;
 }
 
-/** How many records the write of `length` bytes from `buffer` at `bufferStart` to `filePath` holds. */
+/** Records found at the start of a write's bytes, and how many bytes their whole frames take. */
+export interface RecordsFound {
+  readonly records: number;
+  readonly bytes: number;
+}
+
+/** The records at the start of `length` bytes from `buffer` at `bufferStart`, written to `filePath`. */
 export type RecordsIn = (
   filePath: string,
   buffer: Uint8Array,
   bufferStart: number,
   length: number,
-) => number;
+) => RecordsFound;
 
 export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   readonly #recordsIn: RecordsIn;
-  readonly #files = new Map<FileHandle, WatchedFile>();
+  readonly #files = new Map<string, WatchedFile>();
   #closedIssued = 0;
   #closedDurable = 0;
 
@@ -52,16 +67,27 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   }
 
   protected override tag(filePath: string): string {
+    const file = this.#files.get(filePath);
+    if (file === undefined)
+      this.#files.set(filePath, { issued: 0, durable: 0, framesEndBytes: 0, handles: 1 });
+    else file.handles++;
     return filePath;
   }
 
   override close(handle: FileHandle): void {
-    super.close(handle);
-    const file = this.#files.get(handle);
-    if (file === undefined) return;
-    this.#closedIssued += file.issued;
-    this.#closedDurable += file.durable;
-    this.#files.delete(handle);
+    const filePath = this.tagOf(handle);
+    try {
+      super.close(handle);
+    } finally {
+      this.#release(filePath);
+    }
+  }
+
+  override closeAsync(handle: FileHandle): Promise<void> {
+    const filePath = this.tagOf(handle);
+    const closing = super.closeAsync(handle);
+    this.#release(filePath);
+    return closing;
   }
 
   override write(
@@ -73,29 +99,52 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   ): void {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
     const filePath = this.tagOf(handle);
-    if (filePath === undefined) return;
-    const records = this.#recordsIn(filePath, buffer, bufferStart, length);
-    if (records === 0) return;
-    const file = this.#files.get(handle);
-    if (file === undefined) this.#files.set(handle, { issued: records, durable: 0 });
-    else file.issued += records;
+    const file = filePath === undefined ? undefined : this.#files.get(filePath);
+    if (file === undefined) return;
+    const skip = Math.min(Math.max(file.framesEndBytes - positionBytes, 0), length);
+    const found = this.#recordsIn(filePath!, buffer, bufferStart + skip, length - skip);
+    if (found.records === 0) return;
+    file.issued += found.records;
+    file.framesEndBytes = positionBytes + skip + found.bytes;
+  }
+
+  override truncate(handle: FileHandle, sizeBytes: number): void {
+    this.inner.truncate(handle, sizeBytes);
+    const file = this.#fileOf(handle);
+    if (file !== undefined) file.framesEndBytes = Math.min(file.framesEndBytes, sizeBytes);
   }
 
   override fdatasync(handle: FileHandle): void {
-    const covered = this.#files.get(handle)?.issued;
+    const file = this.#fileOf(handle);
+    const covered = file?.issued;
     this.inner.fdatasync(handle);
-    this.#credit(handle, covered);
+    this.#credit(file, covered);
   }
 
   override async fdatasyncAsync(handle: FileHandle): Promise<void> {
-    const covered = this.#files.get(handle)?.issued;
+    const file = this.#fileOf(handle);
+    const covered = file?.issued;
     await this.inner.fdatasyncAsync(handle);
-    this.#credit(handle, covered);
+    this.#credit(file, covered);
   }
 
-  #credit(handle: FileHandle, covered: number | undefined): void {
-    const file = this.#files.get(handle);
-    if (file === undefined || covered === undefined) return;
-    file.durable = Math.max(file.durable, covered);
+  #fileOf(handle: FileHandle): WatchedFile | undefined {
+    const filePath = this.tagOf(handle);
+    return filePath === undefined ? undefined : this.#files.get(filePath);
+  }
+
+  #credit(file: WatchedFile | undefined, covered: number | undefined): void {
+    if (file === undefined || covered === undefined || covered <= file.durable) return;
+    // A file whose last handle closed while the sync ran is in the closed totals already.
+    if (file.handles === 0) this.#closedDurable += covered - file.durable;
+    file.durable = covered;
+  }
+
+  #release(filePath: string | undefined): void {
+    const file = filePath === undefined ? undefined : this.#files.get(filePath);
+    if (file === undefined || --file.handles > 0) return;
+    this.#closedIssued += file.issued;
+    this.#closedDurable += file.durable;
+    this.#files.delete(filePath!);
   }
 }

@@ -100,7 +100,7 @@ export {
 export { PhaseTotals } from './phase-totals.js';
 export { flushedBlocks } from './models/trace-blocks.js';
 export { traceSlice } from './models/trace-slice.js';
-export { DurableWatermarkFileIO } from './durable-watermark.js';
+export { DurableWatermarkFileIO, type RecordsFound } from './durable-watermark.js';
 export { type DirtyMemory, readDirtyMemory } from './probes/meminfo.js';
 export { type JournalInfo, describeJournal } from './probes/fs-journal.js';
 export type { BlockDevice } from './probes/block-device.js';

@@ -6,7 +6,7 @@ import { type ChartDef, byLabel, byQuantity, chart, plot } from '../../lab/chart
 import { declareMetrics } from '../../lab/metric-catalog.js';
 import { openLoopChart, openLoopDeclarations } from './open-loop.js';
 
-const SERIES = ['policy', 'maxDelayMs', 'syncMode', 'producers'];
+const SERIES = ['policy', 'maxDelayMs', 'syncMode', 'writes', 'producers'];
 
 export const DURABILITY_METRICS = declareMetrics('durability', {
   msgsPerSec: {
@@ -47,8 +47,16 @@ export const DURABILITY_METRICS = declareMetrics('durability', {
     class: 'timing',
     direction: 'higher',
     ratio: true,
-    labels: ['producers'],
+    labels: ['producers', 'writes'],
     title: 'group commit over always',
+  },
+  directVsPageCache: {
+    unit: 'ratio',
+    class: 'timing',
+    direction: 'higher',
+    ratio: true,
+    labels: ['policy', 'producers'],
+    title: 'direct writes over the page cache',
   },
   threadPoolVsInline: {
     unit: 'ratio',
@@ -87,8 +95,8 @@ export const DURABILITY_CHARTS: readonly ChartDef[] = [
       statistic: 'p99',
       yTitle: 'p99 send latency',
       x: byQuantity(DURABILITY_METRICS.msgsPerSec, 'throughput'),
-      series: ['policy', 'maxDelayMs', 'syncMode'],
-      seriesTitle: 'policy · max delay · sync',
+      series: ['policy', 'maxDelayMs', 'syncMode', 'writes'],
+      seriesTitle: 'policy · max delay · sync · writes',
       order: 'producers',
       labelPoints: true,
       mark: 'point',
@@ -102,8 +110,8 @@ export const DURABILITY_CHARTS: readonly ChartDef[] = [
     plot(DURABILITY_METRICS.msgsPerFsync, {
       yTitle: 'messages per fsync',
       x: byLabel('producers', 'concurrent producers'),
-      series: ['policy', 'maxDelayMs', 'syncMode'],
-      seriesTitle: 'policy · max delay · sync',
+      series: ['policy', 'maxDelayMs', 'syncMode', 'writes'],
+      seriesTitle: 'policy · max delay · sync · writes',
       dodge: true,
       mark: 'point',
     }),
@@ -116,6 +124,8 @@ export const DURABILITY_CHARTS: readonly ChartDef[] = [
     plot(DURABILITY_METRICS.groupVsAlways, {
       yTitle: 'group / always',
       x: byLabel('producers', 'concurrent producers'),
+      series: ['writes'],
+      seriesTitle: 'writes',
       mark: 'line',
     }),
   ),
