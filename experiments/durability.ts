@@ -404,64 +404,81 @@ function drivesOpenLoop(config: Config): boolean {
   );
 }
 
+/** One configuration's rates over another's, run in the same interleaved rounds. */
+interface Pairing {
+  readonly spec: (typeof M)['groupVsAlways'];
+  readonly name: string;
+  readonly over: Config;
+  readonly under: Config;
+  readonly labels: Record<string, string | number>;
+  readonly description: string;
+}
+
+/** The pairings `config` heads: each ratio it is the numerator of, where its partner ran. */
+function pairingsOf(config: Config, byPrefix: ReadonlyMap<string, Config>): Pairing[] {
+  const { policy, producers, directWrites } = config;
+  const pairings: Pairing[] = [];
+  const always = sweepPartner(config, byPrefix);
+  if (always !== undefined) {
+    pairings.push({
+      spec: M.groupVsAlways,
+      name: `durability.${producers}${directWrites ? '.direct' : ''}.groupVsAlways`,
+      over: config,
+      under: always,
+      labels: { producers, ...(directWrites ? { writes: 'direct' } : {}) },
+      description:
+        `group commit's acknowledged messages per second over always's, ${producers} ` +
+        `producers, thread-pool syncs${directWrites ? ', both writing directly' : ''}, ` +
+        `taking turns of ${TURN_SECONDS} s, round by round`,
+    });
+  }
+  const cached = directWrites ? byPrefix.get(prefixOf({ ...config, directWrites: false })) : null;
+  if (cached) {
+    pairings.push({
+      spec: M.directVsPageCache,
+      name: `durability.${policy}.${producers}.directVsPageCache`,
+      over: config,
+      under: cached,
+      labels: { policy, producers },
+      description:
+        `${policy} writing directly over writing through the page cache, ${producers} ` +
+        'producers, thread-pool syncs, taking turns in the same rounds',
+    });
+  }
+  const pooled =
+    config.syncMode === 'inline'
+      ? byPrefix.get(prefixOf({ ...config, syncMode: 'thread-pool' }))
+      : null;
+  if (pooled) {
+    pairings.push({
+      spec: M.threadPoolVsInline,
+      name: `durability.${policy}.${producers}.threadPoolVsInline`,
+      over: pooled,
+      under: config,
+      labels: { policy, producers },
+      description:
+        `${policy} with its fdatasyncs on the thread pool over inline on the event ` +
+        `loop, ${producers} producers, round by round`,
+    });
+  }
+  return pairings;
+}
+
 /**
  * Round-by-round ratios of two configurations run in the same interleaved rounds: group over
- * always at each producer count of the sweep, and thread-pool over inline syncs per policy.
+ * always at each producer count of the sweep (and of the direct pair), a policy writing directly
+ * over the same through the page cache, and thread-pool over inline syncs per policy.
  */
 function ratioMetrics(configs: readonly Config[]): Metric[] {
   const byPrefix = new Map(configs.map((config) => [config.prefix, config]));
   const rates = (config: Config) => config.measurement.repetitions.map((rep) => rep.ratePerSec);
-  const ratio = (over: Config, under: Config) => {
-    const below = rates(under);
-    return rates(over).map((rate, i) => rate / (below[i] ?? Number.NaN));
-  };
-  const metrics: Metric[] = [];
-  for (const config of configs) {
-    const { producers } = config;
-    const always = sweepPartner(config, byPrefix);
-    const direct = config.directWrites ? '.direct' : '';
-    if (always !== undefined) {
-      metrics.push(
-        M.groupVsAlways.fromSamples(
-          `durability.${producers}${direct}.groupVsAlways`,
-          ratio(config, always),
-          { producers, ...(config.directWrites ? { writes: 'direct' } : {}) },
-          `group commit's acknowledged messages per second over always's, ${producers} ` +
-            `producers, thread-pool syncs${config.directWrites ? ', both writing directly' : ''}, ` +
-            `taking turns of ${TURN_SECONDS} s, round by round`,
-        ),
-      );
-    }
-    const cached = config.directWrites
-      ? byPrefix.get(prefixOf({ ...config, directWrites: false }))
-      : undefined;
-    if (cached !== undefined) {
-      metrics.push(
-        M.directVsPageCache.fromSamples(
-          `durability.${config.policy}.${producers}.directVsPageCache`,
-          ratio(config, cached),
-          { policy: config.policy, producers },
-          `${config.policy} writing directly over writing through the page cache, ${producers} ` +
-            'producers, thread-pool syncs, taking turns in the same rounds',
-        ),
-      );
-    }
-    if (config.syncMode === 'inline') {
-      const pooled = byPrefix.get(prefixOf({ ...config, syncMode: 'thread-pool' }));
-      if (pooled !== undefined) {
-        metrics.push(
-          M.threadPoolVsInline.fromSamples(
-            `durability.${config.policy}.${producers}.threadPoolVsInline`,
-            ratio(pooled, config),
-            { policy: config.policy, producers },
-            `${config.policy} with its fdatasyncs on the thread pool over inline on the event ` +
-              `loop, ${producers} producers, round by round`,
-          ),
-        );
-      }
-    }
-  }
-  return metrics;
+  return configs.flatMap((config) =>
+    pairingsOf(config, byPrefix).map(({ spec, name, over, under, labels, description }) => {
+      const below = rates(under);
+      const ratios = rates(over).map((rate, i) => rate / (below[i] ?? Number.NaN));
+      return spec.fromSamples(name, ratios, labels, description);
+    }),
+  );
 }
 
 interface OpenLoopRun {
