@@ -13,6 +13,7 @@ import {
   roundInTurns,
   runSync,
   takeTurns,
+  turnOrders,
   warmUpAsync,
   warmUpSync,
 } from './runner.js';
@@ -327,6 +328,41 @@ describe('takeTurns', () => {
     // Three turns of at least the 2 ms each sleeps, measured by takeTurns itself.
     expect(totals.get('A')!.seconds).toBeGreaterThanOrEqual(0.006);
     expect(totals.get('A')!.seconds).toBeLessThan(1);
+  });
+
+  it('orders the passes so that every design follows every other one equally often', () => {
+    for (let count = 1; count <= 7; count++) {
+      const orders = turnOrders(count);
+      expect(orders).toHaveLength(count % 2 === 0 ? count : 2 * count);
+      const follows = new Map<string, number>();
+      for (const order of orders) {
+        expect([...order].sort((a, b) => a - b)).toEqual([...Array(count).keys()]);
+        for (let k = 1; k < count; k++) {
+          const pair = `${order[k - 1]}>${order[k]}`;
+          follows.set(pair, (follows.get(pair) ?? 0) + 1);
+        }
+      }
+      // Every ordered pair of two designs, as often as any other.
+      expect(follows.size).toBe(count * (count - 1));
+      expect(new Set(follows.values()).size).toBeLessThanOrEqual(1);
+    }
+    expect(() => turnOrders(0)).toThrow(/count of designs/);
+  });
+
+  it('gives four designs each predecessor equally often over their passes', async () => {
+    const order: string[] = [];
+    const lengths: number[] = [];
+    await takeTurns(
+      ['A', 'B', 'C', 'D'].map((name) => recording(order, lengths, name, 1)),
+      0.04,
+      0.01,
+    );
+    const passes = Array.from({ length: 4 }, (_, pass) => order.slice(pass * 4, pass * 4 + 4));
+    expect(passes.map((pass) => pass.join(''))).toEqual(['ABDC', 'BCAD', 'CDBA', 'DACB']);
+    const before = (name: string) =>
+      passes.flatMap((pass) => pass.filter((_, k) => pass[k + 1] === name)).sort();
+    for (const name of ['A', 'B', 'C', 'D'])
+      expect(before(name)).toEqual(['A', 'B', 'C', 'D'].filter((other) => other !== name));
   });
 
   it('gives a round shorter than a turn one turn of its own length', async () => {
