@@ -99,10 +99,10 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   ): void {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
     const filePath = this.tagOf(handle);
-    const file = filePath === undefined ? undefined : this.#files.get(filePath);
-    if (file === undefined) return;
+    const file = this.#fileOf(handle);
+    if (filePath === undefined || file === undefined) return;
     const skip = Math.min(Math.max(file.framesEndBytes - positionBytes, 0), length);
-    const found = this.#recordsIn(filePath!, buffer, bufferStart + skip, length - skip);
+    const found = this.#recordsIn(filePath, buffer, bufferStart + skip, length - skip);
     if (found.records === 0) return;
     file.issued += found.records;
     file.framesEndBytes = positionBytes + skip + found.bytes;
