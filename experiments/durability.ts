@@ -180,7 +180,7 @@ function openConfig(ctx: LabContext, shape: Shape) {
     producers,
     ...(maxDelayMs === null ? {} : { maxDelayMs }),
     ...(syncMode === null ? {} : { syncMode }),
-    ...(directWrites ? { writes: 'direct' } : {}),
+    ...writesLabel(directWrites),
   };
   const io = new DurableWatermarkFileIO(new NodeFileIO(), recordsInSegmentWrite);
   const dir = path.join(ctx.dir, prefix);
@@ -207,6 +207,11 @@ function openConfig(ctx: LabContext, shape: Shape) {
     loopBusyShares: [],
   };
   return config;
+}
+
+/** The label of a configuration that writes directly; the others carry none. */
+function writesLabel(directWrites: boolean): { writes?: 'direct' } {
+  return directWrites ? { writes: 'direct' } : {};
 }
 
 /** `durability.<policy>[.<delay>ms][.inline][.direct].<producers>`: the defaults carry no suffix. */
@@ -425,7 +430,7 @@ function pairingsOf(config: Config, byPrefix: ReadonlyMap<string, Config>): Pair
       name: `durability.${producers}${directWrites ? '.direct' : ''}.groupVsAlways`,
       over: config,
       under: always,
-      labels: { producers, ...(directWrites ? { writes: 'direct' } : {}) },
+      labels: { producers, ...writesLabel(directWrites) },
       description:
         `group commit's acknowledged messages per second over always's, ${producers} ` +
         `producers, thread-pool syncs${directWrites ? ', both writing directly' : ''}, ` +
@@ -631,9 +636,9 @@ const NOTES: readonly string[] = [
     'others do; at the counts where they run they take turns with the page-cache pair in the ' +
     'same rounds. directVsPageCache is a policy writing directly over the same policy through ' +
     'the page cache, and <count>.direct.groupVsAlways is group over always with both writing ' +
-    'directly: a direct write waits for the device on the event loop, so under always with several ' +
-    "producers one message's write overlaps the previous one's fdatasync on the thread pool, which group " +
-    "commit's one write per group cannot.",
+    'directly: a direct write waits for the device on the event loop, so under always with ' +
+    "several producers one message's write overlaps the previous one's fdatasync on the " +
+    "thread pool, which group commit's one write per group cannot.",
   'Loss window: acknowledged messages no completed fdatasync covered, counted at every ' +
     'acknowledgement by a FileIO wrapper around the log — zero for always and group proves ' +
     'the policy. Under none the log syncs only on a clean close, so it counts every message ' +

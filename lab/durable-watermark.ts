@@ -19,6 +19,7 @@ import type { FileHandle, FileIO } from '../storage/file-io.js';
 import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
 
 interface WatchedFile {
+  readonly path: string;
   issued: number;
   durable: number;
   /** Where the last frames counted in this file end: a write before it rewrites them. */
@@ -69,24 +70,30 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
   protected override tag(filePath: string): string {
     const file = this.#files.get(filePath);
     if (file === undefined)
-      this.#files.set(filePath, { issued: 0, durable: 0, framesEndBytes: 0, handles: 1 });
+      this.#files.set(filePath, {
+        path: filePath,
+        issued: 0,
+        durable: 0,
+        framesEndBytes: 0,
+        handles: 1,
+      });
     else file.handles++;
     return filePath;
   }
 
   override close(handle: FileHandle): void {
-    const filePath = this.tagOf(handle);
+    const file = this.#fileOf(handle);
     try {
       super.close(handle);
     } finally {
-      this.#release(filePath);
+      this.#release(file);
     }
   }
 
   override closeAsync(handle: FileHandle): Promise<void> {
-    const filePath = this.tagOf(handle);
+    const file = this.#fileOf(handle);
     const closing = super.closeAsync(handle);
-    this.#release(filePath);
+    this.#release(file);
     return closing;
   }
 
@@ -98,11 +105,10 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
     positionBytes: number,
   ): void {
     this.inner.write(handle, buffer, bufferStart, length, positionBytes);
-    const filePath = this.tagOf(handle);
     const file = this.#fileOf(handle);
-    if (filePath === undefined || file === undefined) return;
+    if (file === undefined) return;
     const skip = Math.min(Math.max(file.framesEndBytes - positionBytes, 0), length);
-    const found = this.#recordsIn(filePath, buffer, bufferStart + skip, length - skip);
+    const found = this.#recordsIn(file.path, buffer, bufferStart + skip, length - skip);
     if (found.records === 0) return;
     file.issued += found.records;
     file.framesEndBytes = positionBytes + skip + found.bytes;
@@ -140,11 +146,10 @@ export class DurableWatermarkFileIO extends HandleTaggingFileIO<string> {
     file.durable = covered;
   }
 
-  #release(filePath: string | undefined): void {
-    const file = filePath === undefined ? undefined : this.#files.get(filePath);
+  #release(file: WatchedFile | undefined): void {
     if (file === undefined || --file.handles > 0) return;
     this.#closedIssued += file.issued;
     this.#closedDurable += file.durable;
-    this.#files.delete(filePath!);
+    this.#files.delete(file.path);
   }
 }
