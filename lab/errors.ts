@@ -8,7 +8,8 @@ export type LabErrorCode =
   | 'NOT_A_DISK'
   | 'UNKNOWN_EXPERIMENT'
   | 'INVALID_RESULTS'
-  | 'CHECK_FAILED';
+  | 'CHECK_FAILED'
+  | 'BAD_REF';
 
 export class LabError extends Error {
   readonly code: LabErrorCode;

@@ -72,3 +72,26 @@ describe('loglab ci', () => {
     expect(run.code).toBe(0);
   });
 });
+
+describe('loglab ci --against and compare --against: what they refuse before building', () => {
+  it('refuses a ref that does not exist, naming it, with exit 2', async () => {
+    const run = await runMain(['ci', '--against', 'no-such-ref-anywhere']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/BAD_REF: --against: no commit 'no-such-ref-anywhere' in /);
+  });
+
+  it("refuses --against's companions without it, and what --against makes pointless", async () => {
+    const pairs = await runMain(['ci', '--pairs', '3']);
+    expect(pairs).toMatchObject({ code: 2 });
+    expect(pairs.stderr).toMatch(/--pairs: only with --against REF/);
+    const update = await runMain(['ci', '--against', 'HEAD', '--update-baseline']);
+    expect(update.stderr).toMatch(/--update-baseline: not with --against/);
+    const nothing = await runMain(['compare', '--against', 'HEAD']);
+    expect(nothing).toMatchObject({ code: 2 });
+    expect(nothing.stderr).toMatch(/name what to run, e.g. --bench storage/);
+    const files = await runMain(['compare', '--against', 'HEAD', 'a.json', '--bench', 'storage']);
+    expect(files.stderr).toMatch(/compare --against: no files, got 'a.json'/);
+    const pairsOutOfRange = await runMain(['ci', '--against', 'HEAD', '--pairs', '0']);
+    expect(pairsOutOfRange.stderr).toMatch(/--pairs/);
+  });
+});

@@ -15,8 +15,17 @@ import { LabError } from '../../lab/errors.js';
 import { runExperiment } from '../../lab/experiment.js';
 import { createOwnedDir, removeOwnedDir } from '../../lab/owned-dir.js';
 import { packageFile } from '../../lab/package-root.js';
+import type { Workload } from '../../lab/compare/paired-runs.js';
 import { type Results, writeResultsFile } from '../../lab/results.js';
-import { type GateOptions, parseGateOptions, reportComparison } from './compare.js';
+import { type GateOptions, parseGateOptions } from './compare.js';
+import {
+  type AgainstOptions,
+  addAgainstOptions,
+  refuseWithoutAgainst,
+  runAgainst,
+  selectedWorkloads,
+} from './against.js';
+import { reportComparison } from './verdict.js';
 
 /**
  * The baseline kept in the repository (and shipped with the package), found from the package
@@ -24,7 +33,16 @@ import { type GateOptions, parseGateOptions, reportComparison } from './compare.
  */
 export const DEFAULT_BASELINE = path.relative(process.cwd(), packageFile('ci', 'baseline.json'));
 
-interface CiOptions extends GateOptions {
+/**
+ * What `loglab ci --against REF` runs for each side: the counter suite and the hot-path bench.
+ * The bench is younger than the gate: a REF that predates it is judged on the counters alone.
+ */
+export const CI_WORKLOADS: readonly Workload[] = [
+  { kind: 'ci' },
+  { kind: 'bench', name: 'hot-paths' },
+];
+
+interface CiOptions extends GateOptions, AgainstOptions {
   readonly updateBaseline?: boolean;
   readonly baseline?: string;
   readonly out?: string;
@@ -39,7 +57,36 @@ async function runSuite(): Promise<Results> {
   }
 }
 
+function ciAgainst(ref: string, options: CiOptions): void {
+  const alone: [unknown, string][] = [
+    [options.updateBaseline, '--update-baseline'],
+    [options.baseline, '--baseline'],
+    [options.out, '--out'],
+  ];
+  for (const [value, flag] of alone) {
+    if (value !== undefined) {
+      throw new LabError(
+        'BAD_ARGUMENT',
+        `${flag}: not with --against, which needs no baseline file`,
+      );
+    }
+  }
+  const selected = selectedWorkloads(options);
+  const workloads = selected.length > 0 ? selected : CI_WORKLOADS;
+  runAgainst(
+    ref,
+    workloads,
+    (workload) => selected.length === 0 && workload.kind === 'bench',
+    options,
+  );
+}
+
 async function ciCommand(options: CiOptions): Promise<void> {
+  if (options.against !== undefined) {
+    ciAgainst(options.against, options);
+    return;
+  }
+  refuseWithoutAgainst(options);
   const gate = parseGateOptions(options);
   const baselineFile = options.baseline ?? DEFAULT_BASELINE;
   if (options.updateBaseline !== true && !fs.existsSync(baselineFile)) {
@@ -72,13 +119,15 @@ async function ciCommand(options: CiOptions): Promise<void> {
 }
 
 export function registerCiCommand(program: Command): void {
-  program
+  const command = program
     .command('ci')
     .description("run the storage core's counter suite and compare it with the committed baseline")
     .option('--baseline <file>', `the baseline results file (default ${DEFAULT_BASELINE})`)
     .option('--update-baseline', 'write this run as the new baseline instead of comparing')
     .option('--out <file>', "also write this run's results file here")
     .option('--threshold <percent>', 'smallest change that counts for ratios (default 5%)')
-    .option('--format <format>', 'output: text, md, json', 'text')
-    .action((options: CiOptions) => ciCommand(options));
+    .option('--format <format>', 'output: text, md, json (and junit with --against)', 'text');
+  addAgainstOptions(command, 'the counter suite and the hot-path bench').action(
+    (options: CiOptions) => ciCommand(options),
+  );
 }

@@ -18,11 +18,17 @@ import {
 import {
   COMPARE_FORMATS,
   type CompareFormat,
-  formatComparison,
   sideBySide,
-  summaryLine,
 } from '../../lab/compare/compare-format.js';
 import { LabError } from '../../lab/errors.js';
+import {
+  type AgainstOptions,
+  addAgainstOptions,
+  refuseWithoutAgainst,
+  runAgainst,
+  selectedWorkloads,
+} from './against.js';
+import { reportComparison, reportSuite } from './verdict.js';
 
 export interface GateOptions {
   readonly threshold?: string;
@@ -42,56 +48,38 @@ export function parseGateOptions(options: GateOptions) {
   };
 }
 
-/** Prints the comparison; throws CHECK_FAILED (exit 1) when a gated metric regressed. */
-export function reportComparison(
-  comparison: Comparison,
-  format: CompareFormat,
-  command: string,
-): void {
-  process.stdout.write(`${formatComparison(comparison, format)}\n`);
-  failIfRegressed([comparison], command);
-}
-
-function failIfRegressed(comparisons: readonly Comparison[], command: string): void {
-  const failures = comparisons.flatMap((comparison) => comparison.failures);
-  if (failures.length > 0) {
-    throw new LabError(
-      'CHECK_FAILED',
-      `${command}: ${failures.length} metric(s) regressed: ` +
-        `${failures.map((metric) => metric.name).join(', ')}`,
-    );
-  }
-}
-
-/** Every experiment's table, then one line per experiment; JSON: the list of comparisons. */
-function reportSuite(comparisons: readonly Comparison[], format: CompareFormat): void {
-  if (format === 'json') {
-    process.stdout.write(`${JSON.stringify(comparisons, null, 2)}\n`);
-  } else {
-    const tables = comparisons.map((comparison) => formatComparison(comparison, format));
-    const failed = comparisons.filter((comparison) => comparison.failures.length > 0).length;
-    const lines = comparisons.map((comparison) => summaryLine(comparison));
-    const verdict = `suite: ${comparisons.length} experiment(s) compared, ${failed} failing`;
-    const summary =
-      format === 'md'
-        ? [`**${verdict}**`, '', ...lines.map((line) => `- ${line}`)]
-        : [verdict, ...lines];
-    process.stdout.write(`${[...tables, ...summary].join('\n\n')}\n`);
-  }
-  failIfRegressed(comparisons, 'compare');
-}
-
 const isDirectory = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory();
 
+type CompareOptions = GateOptions & AgainstOptions;
+
+/** `compare --against REF --bench NAME`: the named workloads only, in turns with REF's build. */
+function compareAgainst(
+  ref: string,
+  positional: string | undefined,
+  options: CompareOptions,
+): void {
+  if (positional !== undefined) {
+    throw new LabError('BAD_ARGUMENT', `compare --against: no files, got '${positional}'`);
+  }
+  const workloads = selectedWorkloads(options);
+  if (workloads.length === 0) {
+    throw new LabError(
+      'BAD_ARGUMENT',
+      'compare --against: name what to run, e.g. --bench storage or --experiment puzzle',
+    );
+  }
+  runAgainst(ref, workloads, () => false, options);
+}
+
 export function registerCompareCommand(program: Command): void {
-  program
+  const command = program
     .command('compare')
     .description(
       'compare two results files of one experiment, or two directories of them ' +
         '(matched by experiment id); exit 1 when something gated regressed',
     )
-    .argument('<baseline>', 'the results file (or directory) to compare against')
-    .argument('<current>', 'the results file (or directory) to judge')
+    .argument('[baseline]', 'the results file (or directory) to compare against')
+    .argument('[current]', 'the results file (or directory) to judge')
     .option('--threshold <percent>', `smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
     .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
     .option(
@@ -103,8 +91,20 @@ export function registerCompareCommand(program: Command): void {
       '--side-by-side',
       'set two machines or runs next to each other: the same table, ' +
         'differences beyond the noise marked changed, no verdict, exit 0',
-    )
-    .action((baselineFile: string, currentFile: string, options: GateOptions) => {
+    );
+  addAgainstOptions(command, 'the named benches or experiments').action(
+    (baselineFile: string | undefined, currentFile: string | undefined, options) => {
+      if (options.against !== undefined) {
+        compareAgainst(options.against, baselineFile, options);
+        return;
+      }
+      refuseWithoutAgainst(options);
+      if (baselineFile === undefined || currentFile === undefined) {
+        throw new LabError(
+          'BAD_ARGUMENT',
+          'compare: two results files or directories, or --against REF with --bench or --experiment',
+        );
+      }
       const gate = parseGateOptions(options);
       const view =
         options.sideBySide === true ? sideBySide : (comparison: Comparison) => comparison;
@@ -115,13 +115,15 @@ export function registerCompareCommand(program: Command): void {
         reportSuite(
           pairs.map(([baseline, current]) => view(compareDocuments(baseline, current, gate))),
           gate.format,
+          'compare',
         );
         return;
       }
       const pair = readComparablePair(baselineFile, currentFile);
       if (options.sideBySide === true) printMachines(pair, gate.format);
       reportComparison(view(compareDocuments(pair[0], pair[1], gate)), gate.format, 'compare');
-    });
+    },
+  );
 }
 
 /** Which machine each side was measured on, before a side-by-side table. */

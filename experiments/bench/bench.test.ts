@@ -9,6 +9,7 @@ import { fioVersion } from '../../lab/probes/fio.js';
 import { checkTargets } from './targets.js';
 import { benchSuites } from './index.js';
 import { codecBench } from './codec.js';
+import { hotPathsBench } from './hot-paths.js';
 import { queueBench } from './queue.js';
 import { retentionBench } from './retention.js';
 import { storageBench } from './storage.js';
@@ -117,5 +118,31 @@ describe('loglab bench', () => {
       expect(held.every((ns) => ns > 0)).toBe(true);
       expect(samples(`${policy}.vsPlainUnlink`)).toEqual(held.map((ns, i) => ns / plain[i]!));
     }
+  });
+
+  it('hot-paths gives the hot figures of the storage bench in seconds, the lookup beside a pread', async () => {
+    const results = await runTiny(hotPathsBench, {
+      dir: newDir(),
+      drops: 'refused',
+      params: {
+        rounds: 2,
+        roundSeconds: 0.02,
+        lookupLogBytes: 2 * MiB,
+        lookupsPerRound: 500,
+        recoverySegmentBytes: 2 * MiB,
+      },
+    });
+    const metric = (name: string) => results.metrics.find((candidate) => candidate.name === name)!;
+    for (const name of ['append.none.vsChecksummedFs', 'append.always.vsRawFs']) {
+      expect(metric(name)).toMatchObject({
+        kind: 'ratio',
+        samples: [expect.any(Number), expect.any(Number)],
+      });
+    }
+    const lookup = metric('lookup.warm.p50Ns').samples!;
+    const pread = metric('lookup.warm.preadP50Ns').samples!;
+    expect(pread.every((ns) => ns > 0)).toBe(true);
+    expect(metric('lookup.warm.vsPread').samples).toEqual(lookup.map((ns, i) => ns / pread[i]!));
+    expect(metric('recovery.scan.bytesPerSec').samples).toHaveLength(2);
   });
 });

@@ -4,6 +4,7 @@ import { BYTE_LEDGER_TARGETS, byteLedgerBench } from './byte-ledger.js';
 import { codecBench } from './codec.js';
 import { GROUP_COMMIT_TARGETS, experiment as durability } from '../durability.js';
 import { EVENT_LOOP_TARGETS, eventLoopBench } from './event-loop.js';
+import { hotPathsBench } from './hot-paths.js';
 import { queueBench } from './queue.js';
 import { retentionBench } from './retention.js';
 import { storageBench } from './storage.js';
@@ -17,6 +18,8 @@ export interface BenchSuite {
 
 export const benchSuites: readonly BenchSuite[] = [
   { name: 'storage', experiment: storageBench, targets: STORAGE_TARGETS },
+  // The storage bench's hot paths in seconds: what `loglab ci --against REF` runs for each side.
+  { name: 'hot-paths', experiment: hotPathsBench, targets: [] },
   { name: 'queue', experiment: queueBench, targets: QUEUE_TARGETS },
   { name: 'codec', experiment: codecBench, targets: [] },
   { name: 'byte-ledger', experiment: byteLedgerBench, targets: BYTE_LEDGER_TARGETS },

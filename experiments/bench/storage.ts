@@ -32,9 +32,11 @@ import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
+import { buildLog, warmLookups } from './warm-lookup.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const BODY_BYTES = 1024;
+const LOOKUPS_PER_ROUND = 100_000;
 /**
  * Every side warms up for this share of its round before the clock starts: the JIT settles, and
  * a fresh log pays its one-time costs (creating the segment, zero-filling it under always and
@@ -97,7 +99,7 @@ interface PairSide {
  * of a tenth of a second (lab/runner.ts takeTurns says why) after a warm-up each; page-cache
  * rounds settle memory for all of them first, so every side writes onto the same memory.
  */
-async function appendPairs(
+export async function appendPairs(
   ctx: LabContext,
   rounds: number,
   roundSeconds: number,
@@ -181,7 +183,7 @@ async function appendPairs(
   return { pairs, logLatencyNs };
 }
 
-function pairMetrics(
+export function pairMetrics(
   ctx: LabContext,
   prefix: string,
   pairs: Pair[],
@@ -221,7 +223,7 @@ function pairMetrics(
  * Where the unbatched target's ceiling lies on this machine: the raw loop with a CRC-32C per
  * record against the plain one, and the log against the checksummed loop.
  */
-function checksumMetrics(ctx: LabContext, pairs: Pair[]): Metric[] {
+export function checksumMetrics(ctx: LabContext, pairs: Pair[]): Metric[] {
   const labels = { policy: 'none', cache: 'page cache' };
   const checksummed = pairs.map((pair) => pair.checksummed ?? Number.NaN);
   const ratio = (
@@ -414,62 +416,7 @@ function groupTurns(name: GroupDesign, log: Log, body: Buffer, producers: number
 }
 
 /** Builds a log of `sizeBytes` of 1 KiB records with batched appends. */
-function buildLog(dir: string, sizeBytes: number, options: LogOptions): Log {
-  const log = Log.open(dir, options);
-  const batch = Array.from({ length: 1024 }, (_, i) => Buffer.alloc(BODY_BYTES, i % 251));
-  for (let written = 0; written < sizeBytes; written += batch.length * (BODY_BYTES + 16))
-    log.appendBatchNoWait(batch);
-  return log;
-}
-
-function warmLookups(ctx: LabContext, logBytes: number, repetitions: number): Metric[] {
-  const dir = path.join(ctx.dir, 'lookup');
-  fs.mkdirSync(dir);
-  // Random lookups over the log's page cache are the figure most sensitive to how the host backs
-  // that memory (lab/memory-settle.ts): the log is built on memory just in use.
-  settleMemory(dir, logBytes);
-  const log = buildLog(dir, logBytes, { durability: 'none' });
-  const random = ctx.random.fork();
-  const end = log.endOffset;
-  const offsets = Float64Array.from({ length: 1 << 16 }, () => random.nextInt(end));
-  const measurement = new Measurement('lookup.warm', 'sync');
-  for (let i = 0; i < 20_000; i++) log.read(offsets[i & 0xffff]!);
-  for (let r = 0; r < repetitions; r++) {
-    measureSync(measurement, (i) => log.read(offsets[i & 0xffff]!).body.length, { ops: 100_000 });
-  }
-  void log.close();
-  fs.rmSync(dir, { recursive: true });
-  const { latencyNs, ops } = measurement.summarize(ctx.random);
-  const labels = { cache: 'warm', logBytes };
-  return [
-    // Round by round, so the median carries an interval a target's verdict can be read against.
-    metricFromSamples(
-      'lookup.warm.p50Ns',
-      'ns',
-      measurement.repetitions.map((repetition) => repetition.latencyNsP50),
-      {
-        class: 'timing',
-        direction: 'lower',
-        labels,
-        description:
-          'median random-offset lookup (index search, step forward, CRC check, copy of the body), round by round: each round the median of 100,000 lookups',
-      },
-    ),
-    {
-      name: 'lookup.warm.p99Ns',
-      unit: 'ns',
-      kind: 'timing',
-      class: 'timing',
-      direction: 'lower',
-      median: latencyNs.p99 ?? latencyNs.median,
-      count: ops,
-      labels,
-      description: '99th percentile of every lookup of the same rounds',
-    },
-  ];
-}
-
-function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number): Metric {
+export function recoveryScan(ctx: LabContext, segmentBytes: number, repetitions: number): Metric {
   const dir = path.join(ctx.dir, 'recovery');
   fs.mkdirSync(dir);
   const options = { durability: 'none', segmentBytes: segmentBytes + 4 * MiB } as const;
@@ -566,7 +513,11 @@ export const storageBench: Experiment = {
       always.logLatencyNs,
       ...(await groupVsAlways(ctx, rounds, seconds)),
       ...(await fioSeqSyncMetrics(ctx, rounds, seconds)),
-      ...warmLookups(ctx, ctx.numberParam('lookupLogBytes'), rounds),
+      ...warmLookups(ctx, {
+        logBytes: ctx.numberParam('lookupLogBytes'),
+        rounds,
+        lookupsPerRound: LOOKUPS_PER_ROUND,
+      }),
       recoveryScan(ctx, ctx.numberParam('recoverySegmentBytes'), rounds),
       rssGrowth(ctx, ctx.numberParam('rssAppendBytes')),
       ...(await kafkaCodecMetrics(ctx, rounds, seconds)),

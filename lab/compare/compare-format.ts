@@ -71,12 +71,13 @@ export function summaryLine(comparison: Comparison): string {
     comparison.metrics.filter((metric) => metric.verdict === verdict).length;
   const failed = comparison.failures.length;
   const rule =
+    comparison.rule ??
     `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
-    `for ratios${
-      comparison.gateTimings
-        ? ', timings and measurements'
-        : ', timings and measurements reported only'
-    }; informational never fail`;
+      `for ratios${
+        comparison.gateTimings
+          ? ', timings and measurements'
+          : ', timings and measurements reported only'
+      }; informational never fail`;
   const names = comparison.failures.map((metric) => metric.name).join(', ');
   const outcome = failed === 0 ? 'no gated regression' : `${failed} failing: ${names}`;
   return (

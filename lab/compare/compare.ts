@@ -77,6 +77,8 @@ export interface Comparison {
   readonly warnings: readonly string[];
   /** Gated metrics that regressed. */
   readonly failures: readonly MetricComparison[];
+  /** The rule the verdicts followed, where it is not a comparison of two files' (paired.ts). */
+  readonly rule?: string;
 }
 
 export interface CompareOptions {
