@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkDirectoryArgument, parseChoice, parseIntegerArgument } from '../arguments.js';
 import { DEFAULT_THRESHOLD } from '../../lab/compare/compare.js';
-import { COMPARE_FORMATS } from '../../lab/compare/compare-format.js';
+import { COMPARE_FORMATS, type CompareFormat } from '../../lab/compare/compare-format.js';
 import { readCheckout } from '../../lab/compare/checkout.js';
 import { comparePaired, PAIRS_FOR_REQUESTED_THRESHOLD } from '../../lab/compare/paired.js';
 import {
@@ -30,8 +30,6 @@ import { writeResultsFile } from '../../lab/results.js';
 import { parsePercentArgument } from '../arguments.js';
 import { reportSuite } from './verdict.js';
 
-export const AGAINST_FORMATS = [...COMPARE_FORMATS, 'junit'] as const;
-type AgainstFormat = (typeof AGAINST_FORMATS)[number];
 const MAX_PAIRS = 1000;
 
 export interface AgainstOptions {
@@ -42,6 +40,7 @@ export interface AgainstOptions {
   readonly full?: boolean;
   readonly dir?: string;
   readonly keepRuns?: string;
+  readonly junit?: string;
   readonly threshold?: string;
   readonly format: string;
 }
@@ -59,6 +58,7 @@ export function addAgainstOptions(command: Command, what: string): Command {
     .option('--experiment <id...>', 'with --against: experiments to run (loglab list)')
     .option('--full', 'with --against: full parameters instead of --quick')
     .option('--dir <dir>', 'with --against: an existing directory on the disk to measure')
+    .option('--junit <file>', 'with --against: also write the verdicts as a JUnit report here')
     .option(
       '--keep-runs <dir>',
       "with --against: keep every run's results file, and each side's runs merged into one " +
@@ -83,6 +83,7 @@ export function refuseWithoutAgainst(options: AgainstOptions): void {
     [options.full, '--full'],
     [options.dir, '--dir'],
     [options.keepRuns, '--keep-runs'],
+    [options.junit, '--junit'],
   ];
   for (const [value, flag] of companions) {
     if (value !== undefined) throw new LabError('BAD_ARGUMENT', `${flag}: only with --against REF`);
@@ -90,7 +91,8 @@ export function refuseWithoutAgainst(options: AgainstOptions): void {
 }
 
 function label(kind: string, ref: string, commit: string, dirty: boolean): string {
-  return `${kind} ${ref} (${commit.slice(0, 7)}${dirty ? '+changes' : ''})`;
+  const short = `${commit.slice(0, 7)}${dirty ? '+changes' : ''}`;
+  return commit.startsWith(ref) ? `${kind} ${short}` : `${kind} ${ref} (${short})`;
 }
 
 const progress = (line: string) => process.stderr.write(`loglab: ${line}\n`);
@@ -118,7 +120,7 @@ export function runAgainst(
   optional: (workload: Workload) => boolean,
   options: AgainstOptions,
 ): void {
-  const format = parseChoice<AgainstFormat>('--format', options.format, AGAINST_FORMATS);
+  const format = parseChoice<CompareFormat>('--format', options.format, COMPARE_FORMATS);
   const pairs =
     options.pairs === undefined
       ? PAIRS_FOR_REQUESTED_THRESHOLD
@@ -128,6 +130,9 @@ export function runAgainst(
       ? DEFAULT_THRESHOLD
       : parsePercentArgument('--threshold', options.threshold);
   if (options.dir !== undefined) checkDirectoryArgument('--dir', options.dir, true);
+  if (options.junit !== undefined) {
+    checkDirectoryArgument('--junit', path.dirname(path.resolve(options.junit)), true);
+  }
   if (options.keepRuns !== undefined)
     checkDirectoryArgument('--keep-runs', options.keepRuns, false);
   const here = readCheckout(packageRoot(), 'this tree');
@@ -153,10 +158,13 @@ export function runAgainst(
       progress,
     });
     for (const line of dropped) progress(`left out, the baseline cannot run it: ${line}`);
+    if (options.junit !== undefined) {
+      checkDirectoryArgument('--junit', path.dirname(path.resolve(options.junit)), true);
+    }
     if (options.keepRuns !== undefined) writeMerged(options.keepRuns, runs);
     const comparisons = runs.map((workload) => comparePaired(workload, thresholdRatio));
-    if (format === 'junit') process.stdout.write(toJunitXml(comparisons));
-    reportSuite(comparisons, format === 'junit' ? null : format, `--against ${ref}`);
+    if (options.junit !== undefined) fs.writeFileSync(options.junit, toJunitXml(comparisons));
+    reportSuite(comparisons, format, `--against ${ref}`);
   } finally {
     build.remove();
     removeOwnedDir(scratch);

@@ -126,7 +126,7 @@ export function registerCiCommand(program: Command): void {
     .option('--update-baseline', 'write this run as the new baseline instead of comparing')
     .option('--out <file>', "also write this run's results file here")
     .option('--threshold <percent>', 'smallest change that counts for ratios (default 5%)')
-    .option('--format <format>', 'output: text, md, json (and junit with --against)', 'text');
+    .option('--format <format>', 'output: text, md, json', 'text');
   addAgainstOptions(command, 'the counter suite and the hot-path bench').action(
     (options: CiOptions) => ciCommand(options),
   );

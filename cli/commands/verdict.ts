@@ -48,15 +48,12 @@ function printSuite(comparisons: readonly Comparison[], format: CompareFormat): 
   process.stdout.write(`${[...tables, ...summary].join('\n\n')}\n`);
 }
 
-/**
- * Prints the suite (unless `format` is null: the caller printed it in a format of its own) and
- * throws CHECK_FAILED when a gated metric regressed.
- */
+/** Prints the suite and throws CHECK_FAILED when a gated metric regressed. */
 export function reportSuite(
   comparisons: readonly Comparison[],
-  format: CompareFormat | null,
+  format: CompareFormat,
   command: string,
 ): void {
-  if (format !== null) printSuite(comparisons, format);
+  printSuite(comparisons, format);
   failIfRegressed(comparisons, command);
 }

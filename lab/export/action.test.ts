@@ -82,7 +82,13 @@ describe('action.yml', () => {
   it('calls only loglab commands and options that exist', () => {
     const program = buildProgram();
     const calls = loglabCalls();
-    expect(calls.map((call) => call.command)).toEqual(['run', 'compare', 'export']);
+    expect(calls.map((call) => call.command)).toEqual([
+      'run',
+      'compare',
+      'export',
+      'ci',
+      'compare',
+    ]);
     for (const { command, flags } of calls) {
       const known = program.commands.find((candidate) => candidate.name() === command);
       expect(known, command).toBeDefined();
@@ -91,6 +97,11 @@ describe('action.yml', () => {
     }
     expect(calls[0]!.flags).toEqual(expect.arrayContaining(['--quick', '--dir', '--out']));
     expect(calls[1]!.flags).toContain('--format');
+    for (const against of calls.slice(3)) {
+      expect(against.flags).toEqual(
+        expect.arrayContaining(['--against', '--pairs', '--dir', '--junit', '--keep-runs']),
+      );
+    }
   });
 });
 
@@ -138,8 +149,19 @@ describe('action.yml, its steps run under bash', () => {
       LOGLAB_DIR: '',
       LOGLAB_OUT: 'loglab-results',
       LOGLAB_FAIL_ON: 'regression',
+      LOGLAB_AGAINST: '',
+      LOGLAB_PAIRS: '10',
       ...env,
     });
+
+  it('refuses against with a baseline, and pairs that are not a whole number', () => {
+    const both = check({ LOGLAB_AGAINST: 'main', LOGLAB_BASELINE: 'docs/sample-report' });
+    expect(both.code).toBe(2);
+    expect(both.stdout).toContain('::error::loglab: against and baseline: give one of them');
+    const pairs = check({ LOGLAB_AGAINST: 'main', LOGLAB_PAIRS: 'ten' });
+    expect(pairs.code).toBe(2);
+    expect(pairs.stdout).toContain("::error::loglab: pairs: expected a whole number, got 'ten'");
+  });
 
   it('refuses a fail-on it does not know before any work', () => {
     const run = check({ LOGLAB_FAIL_ON: 'regresion' });
