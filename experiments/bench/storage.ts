@@ -32,6 +32,7 @@ import { fioSeqSyncMetrics } from './fio-seq-sync.js';
 import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
+import { BENCH_STORAGE_METRICS } from '../metrics/bench-storage.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const BODY_BYTES = 1024;
@@ -534,6 +535,7 @@ export const storageBench: Experiment = {
     rssAppendBytes: { quick: 1024 * MiB, full: 4096 * MiB },
   },
   seed: 2026,
+  metrics: BENCH_STORAGE_METRICS,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');
