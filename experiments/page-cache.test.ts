@@ -31,6 +31,7 @@ function run(cacheControl: ColdReadOptions): Promise<Results> {
 
 describe('the page-cache experiment', () => {
   let results: Results;
+  let withoutRoot: Results;
 
   it('measures appends and reads of every kind when the cache can be dropped', async () => {
     // A stand-in for /proc/sys/vm/drop_caches: the test must not empty the machine's cache.
@@ -74,7 +75,7 @@ describe('the page-cache experiment', () => {
   });
 
   it('reads cold with O_DIRECT when the cache cannot be dropped, and the disk supplies it', async () => {
-    const withoutRoot = await run({ isRoot: false });
+    withoutRoot = await run({ isRoot: false });
     expectWellFormed(withoutRoot);
     expect(withoutRoot.parameters.coldReads).toBe('o-direct');
     expect(withoutRoot.notes.join('\n')).toMatch(/not running as root.*O_DIRECT/);
@@ -87,6 +88,19 @@ describe('the page-cache experiment', () => {
     expect(metricNamed(withoutRoot, 'page-cache.old-warm.servedFromMemory').median).toBeGreaterThan(
       0.95,
     );
+  });
+
+  it('counts the bytes the log read per old read exactly, the same whichever way cold reads went', () => {
+    for (const kind of ['old-warm', 'old-cold']) {
+      const name = `page-cache.${kind}.logReadBytesPerRead`;
+      const dropped = metricNamed(results, name);
+      expect(dropped).toMatchObject({ class: 'counter', unit: 'B/read' });
+      // At least the record and its header; at most the read window and an index page or two.
+      expect(dropped.median).toBeGreaterThanOrEqual(1024 + 16);
+      expect(dropped.median).toBeLessThanOrEqual(16 * 1024);
+      expect(metricNamed(withoutRoot, name).median).toBe(dropped.median);
+    }
+    expect(metricsOf(results, 'logReadBytesPerRead')).toHaveLength(2);
   });
 
   it('leaves cold figures out and says so when cold reads are turned off', async () => {

@@ -186,7 +186,7 @@ function kindRound(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, s
 function round(ctx: LabContext, plan: Plan, kind: ReadKind, index: number, seconds: number) {
   const planned = kindRound(ctx, plan, kind, index, seconds);
   if (!planned.prepare()) return false;
-  const phase = ctx.ioPhase();
+  const phase = ctx.ioPhase(plan.io);
   measureSync(measurementOf(plan, kind), planned.op, planned.budget);
   plan.totals.get(kind)?.add(phase.end());
   planned.finish?.();
@@ -222,6 +222,24 @@ function proofMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Labels): 
   ];
 }
 
+/** Old records are read a fixed count per round, at seeded offsets: the bytes are the code's. */
+const FIXED_READS: readonly ReadKind[] = ['old-warm', 'old-cold'];
+
+/** Bytes the log asked its FileIO for per read (the cold path's O_DIRECT pages not counted). */
+function logReadMetrics(plan: Plan, kind: ReadKind, ops: number, labels: Labels): Metric[] {
+  const fileIo = plan.totals.get(kind)?.total?.fileIo ?? null;
+  if (fileIo === null || !FIXED_READS.includes(kind)) return [];
+  return [
+    PAGE_CACHE_METRICS.logReadBytesPerRead.counter(
+      `page-cache.${kind}.logReadBytesPerRead`,
+      fileIo.readBytes / ops,
+      labels,
+      "bytes the log's reads asked its FileIO for per record read: the offset index and the " +
+        'read window',
+    ),
+  ];
+}
+
 function kindMetrics(ctx: LabContext, plan: Plan, kind: ReadKind): Metric[] {
   const measurement = measurementOf(plan, kind);
   if (measurement.repetitions.length === 0) return [];
@@ -233,7 +251,11 @@ function kindMetrics(ctx: LabContext, plan: Plan, kind: ReadKind): Metric[] {
     summary.latencyNs,
     labels,
   );
-  return [latency, ...proofMetrics(plan, kind, summary.ops, labels)];
+  return [
+    latency,
+    ...proofMetrics(plan, kind, summary.ops, labels),
+    ...logReadMetrics(plan, kind, summary.ops, labels),
+  ];
 }
 
 function checkoutMetric(plan: Plan): Metric {

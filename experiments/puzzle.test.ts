@@ -129,6 +129,23 @@ describe('the puzzle experiment', () => {
     expect(metricNamed(results, 'puzzle.B.always.fsyncsPerMsg').median).toBeGreaterThanOrEqual(1);
   });
 
+  it('gives the machine-decided figures a sample per round, so compare can gate them across runs', () => {
+    const rounds = metricNamed(results, 'puzzle.B.group.msgsPerSec').samples?.length ?? 0;
+    const perRound = [
+      ...metricsOf(results, 'deviceBytesPerMsg'),
+      ...metricsOf(results, 'fsyncsPerMsg').filter((metric) => metric.class === 'measurement'),
+    ];
+    // No device under a tmpfs: the device figures are left out there, the syncs never.
+    expect(perRound.length).toBeGreaterThan(0);
+    for (const metric of perRound) {
+      // A round that sent no message (a tiny one, on a slow disk) has no figure per message.
+      const count = metric.samples?.length ?? 0;
+      expect(count, metric.name).toBeGreaterThan(0);
+      expect(count, metric.name).toBeLessThanOrEqual(rounds);
+      expect(metric, metric.name).toMatchObject({ class: 'measurement', count });
+    }
+  });
+
   it("sends open-loop at fixed shares of each series' closed-loop rate, A and B", () => {
     const latency = metricsOf(results, 'openLoopLatencyNs');
     const series = ['A.always', 'B.always', 'A.group', 'B.group'];

@@ -26,6 +26,7 @@ import {
   hddCourseFigures,
   interleave,
   median,
+  type PhaseIo,
   perMessage,
   type SpinningVerdict,
   spinningVerdict,
@@ -151,7 +152,11 @@ interface Config {
   readonly cycle: QueueCycle;
   readonly send: Measurement;
   readonly consume: Measurement;
-  readonly totals: PhaseTotals;
+}
+
+/** A round of one design and the I/O it did: its figures per message are one sample each. */
+interface MeasuredRound extends CycleRound {
+  readonly io: PhaseIo;
 }
 
 function cycleOptions(ctx: LabContext, variant: Variant) {
@@ -184,7 +189,6 @@ async function openConfigs(ctx: LabContext, configs: Config[]): Promise<void> {
       cycle,
       send: new Measurement(`${prefix}.send`, 'async', labels),
       consume: new Measurement(`${prefix}.consume`, 'async', labels),
-      totals: new PhaseTotals(),
     });
   }
 }
@@ -194,7 +198,11 @@ function nameOf(config: Config): string {
 }
 
 /** Runs one round of a design, with its I/O counted from a clean page cache to a final sync. */
-async function measuredRound(ctx: LabContext, config: Config, seconds: number) {
+async function measuredRound(
+  ctx: LabContext,
+  config: Config,
+  seconds: number,
+): Promise<MeasuredRound> {
   const flushed = flushDirtyPages();
   if (flushed !== null) ctx.note(`before a round: ${flushed}`);
   const phase = ctx.ioPhase(config.cycle.io);
@@ -205,55 +213,73 @@ async function measuredRound(ctx: LabContext, config: Config, seconds: number) {
     config.consume,
   );
   flushDirtyPages();
-  config.totals.add(phase.end());
-  return round;
+  return { ...round, io: phase.end() };
 }
 
 function ratePerSec(round: CycleRound): number {
   return round.messages / (round.elapsedNs / 1e9);
 }
 
-function ioMetrics(config: Config, messages: number): Metric[] {
-  const total = config.totals.total;
-  if (total === null) return [];
-  const figures = perMessage(total, messages);
-  const labels = config.labels;
-  const metrics: Metric[] = [];
-  // The disk's counters are the whole disk's, after the kernel and the device had their say.
-  type DeviceQuantity = 'deviceBytesPerMsg' | 'deviceIosPerMsg' | 'deviceFlushesPerMsg';
-  const put = (quantity: DeviceQuantity, value: number | undefined, what: string) => {
-    if (value === undefined) return;
-    metrics.push(M[quantity].measured(`${config.prefix}.${quantity}`, value, labels, what));
-  };
-  put(
+type DeviceQuantity = 'deviceBytesPerMsg' | 'deviceIosPerMsg' | 'deviceFlushesPerMsg';
+
+/** Each device quantity, the perMessage (lab/io.ts) figure it takes, and what it counts. */
+const DEVICE_FIGURES: readonly (readonly [DeviceQuantity, string, string])[] = [
+  [
     'deviceBytesPerMsg',
-    figures.deviceWriteBytesPerMsg,
+    'deviceWriteBytesPerMsg',
     'bytes the disk wrote per message (its stat, after a sync ending each round)',
-  );
-  put(
-    'deviceIosPerMsg',
-    figures.deviceWriteIosPerMsg,
-    'write requests the disk completed per message',
-  );
-  put(
-    'deviceFlushesPerMsg',
-    figures.deviceFlushIosPerMsg,
-    'cache flushes the disk completed per message',
-  );
-  const fsyncs =
-    total.fileIo === null
-      ? undefined
-      : (total.fileIo.fdatasyncCalls + total.fileIo.dirFsyncCalls) / messages;
-  if (fsyncs === undefined) return metrics;
+  ],
+  ['deviceIosPerMsg', 'deviceWriteIosPerMsg', 'write requests the disk completed per message'],
+  ['deviceFlushesPerMsg', 'deviceFlushIosPerMsg', 'cache flushes the disk completed per message'],
+];
+
+const syncsPerMsg = (io: PhaseIo, messages: number) =>
+  io.fileIo === null ? undefined : (io.fileIo.fdatasyncCalls + io.fileIo.dirFsyncCalls) / messages;
+
+/** One value per round that sent messages; none when a round lacks it (no device, no FileIO). */
+function perRound(
+  rounds: readonly MeasuredRound[],
+  figure: (round: MeasuredRound) => number | undefined,
+): number[] | null {
+  const values = rounds.filter((round) => round.messages > 0).map(figure);
+  const complete = values.filter((value): value is number => value !== undefined);
+  return complete.length === 0 || complete.length < values.length ? null : complete;
+}
+
+/**
+ * The disk's counters per message, a sample per round: the whole disk's, after the kernel and
+ * the device had their say (measurements), so compare judges them by their rounds' interval.
+ */
+function deviceMetrics(config: Config, rounds: readonly MeasuredRound[]): Metric[] {
+  return DEVICE_FIGURES.flatMap(([quantity, figure, what]) => {
+    const samples = perRound(rounds, (round) => perMessage(round.io, round.messages)[figure]);
+    if (samples === null) return [];
+    const name = `${config.prefix}.${quantity}`;
+    return [M[quantity].fromSamples(name, samples, config.labels, `${what}, one sample per round`)];
+  });
+}
+
+/**
+ * Syncs per message. Design A syncs each write and delete itself: the code decides, one exact
+ * figure over every round. Group commit's batches and design B's head saves (every 1,000 deletes
+ * or 1 s) are decided by timing: a sample per round.
+ */
+function fsyncMetrics(config: Config, rounds: readonly MeasuredRound[]): Metric[] {
   const what = 'fdatasyncs and directory fsyncs the queue made per message (its FileIO counters)';
-  // Design A syncs each write and delete itself; group commit's batches and design B's head
-  // saves (every 1,000 deletes or 1 s) are decided by timing.
-  metrics.push(
-    config.design === 'A' && config.variant.policy !== 'group'
-      ? M.fsyncsPerMsg.counter(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what)
-      : M.sharedFsyncsPerMsg.measured(`${config.prefix}.fsyncsPerMsg`, fsyncs, labels, what),
-  );
-  return metrics;
+  const name = `${config.prefix}.fsyncsPerMsg`;
+  if (config.design === 'A' && config.variant.policy !== 'group') {
+    const totals = new PhaseTotals();
+    for (const round of rounds) totals.add(round.io);
+    const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
+    const total = totals.total;
+    const fsyncs = total === null || messages === 0 ? undefined : syncsPerMsg(total, messages);
+    return fsyncs === undefined ? [] : [M.fsyncsPerMsg.counter(name, fsyncs, config.labels, what)];
+  }
+  const samples = perRound(rounds, (round) => syncsPerMsg(round.io, round.messages));
+  if (samples === null) return [];
+  return [
+    M.sharedFsyncsPerMsg.fromSamples(name, samples, config.labels, `${what}, one sample per round`),
+  ];
 }
 
 function throughputDescription(ctx: LabContext, config: Config): string {
@@ -269,7 +295,11 @@ function throughputDescription(ctx: LabContext, config: Config): string {
   );
 }
 
-function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRound[]): Metric[] {
+function configMetrics(
+  ctx: LabContext,
+  config: Config,
+  rounds: readonly MeasuredRound[],
+): Metric[] {
   const labels = config.labels;
   const throughput = M.msgsPerSec.fromSamples(
     `${config.prefix}.msgsPerSec`,
@@ -278,14 +308,14 @@ function configMetrics(ctx: LabContext, config: Config, rounds: readonly CycleRo
     throughputDescription(ctx, config),
   );
   const sendLatency = config.send.summarize(ctx.random).latencyNs;
-  const messages = rounds.reduce((sum, round) => sum + round.messages, 0);
   return [
     throughput,
     {
       ...M.sendLatencyNs.adopt(`${config.prefix}.sendLatencyNs`, sendLatency, labels),
       description: `time until a send was acknowledged; ${sendLatency.description ?? ''}`,
     },
-    ...ioMetrics(config, messages),
+    ...deviceMetrics(config, rounds),
+    ...fsyncMetrics(config, rounds),
   ];
 }
 

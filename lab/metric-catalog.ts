@@ -53,6 +53,8 @@ export class MetricSpec {
   readonly class: MetricClass;
   readonly direction: Direction;
   readonly ratio: boolean;
+  /** The kind its metrics carry: `counter`, `ratio` for a within-run ratio, else `timing`. */
+  readonly kind: Metric['kind'];
   readonly labelKeys: readonly string[];
   /** The declaration's human title; null when it has none. */
   readonly title: string | null;
@@ -69,6 +71,7 @@ export class MetricSpec {
     this.class = declaration.class;
     this.direction = declaration.direction;
     this.ratio = declaration.ratio === true;
+    this.kind = this.class === 'counter' ? 'counter' : this.ratio ? 'ratio' : 'timing';
     this.labelKeys = [...declaration.labels];
     assert(
       declaration.title === undefined || declaration.title.trim() !== '',
@@ -122,7 +125,7 @@ export class MetricSpec {
       ...metric,
       name,
       unit: this.unit,
-      kind: this.ratio ? 'ratio' : 'timing',
+      kind: this.kind,
       class: this.class,
     };
     if (labels !== undefined) result.labels = { ...labels };

@@ -1,9 +1,10 @@
 // Writes the worsened copies scripts/check-compare.sh feeds to `loglab compare` (issue 15):
-// for every varying metric the plain rerun's comparison gated (within-run ratios; measurements
-// and timings under --timings) and for one nonzero counter per experiment (counters are
-// compared exactly, so one stands for all), a copy of the second run's results file with that
-// metric alone made 50% worse; where the metric's measured CV is below 3% on both runs (a
-// counter's is 0), one copy made 10% worse; and for one counter per experiment whose value is 0
+// for every varying metric the plain rerun's comparison gated (within-run ratios, measurements
+// of 6 rounds a side; timings under --gate-timings) and for one nonzero counter per experiment
+// (counters are compared exactly, so one stands for all), a copy of the second run's results
+// file with that metric alone made 50% worse; where the metric's measured CV is below 3% on both
+// runs (a counter's is 0) and the threshold it was judged by is below 10% (not a measurement's),
+// one copy made 10% worse; and for one counter per experiment whose value is 0
 // and lower is better (a promise: nothing lost, nothing rescanned), a copy where it is 1. "Worse" follows the metric's direction: a
 // higher-is-better figure is multiplied by 0.5 (0.9), a lower-is-better one by 1.5 (1.1).
 //
@@ -89,7 +90,10 @@ for (const comparison of comparisons) {
     const cvs = [cvOf(metricIn(before, judged.name)), cvOf(metricIn(after, judged.name))];
     const cv = cvs.includes(null) ? null : Math.max(...cvs);
     writeVariant(comparison, judged.name, 0.5, cv);
-    if (cv !== null && cv < LOW_CV) writeVariant(comparison, judged.name, 0.1, cv);
+    const belowTenPercent = (judged.thresholdRatio ?? 0) < 0.1;
+    if (cv !== null && cv < LOW_CV && belowTenPercent) {
+      writeVariant(comparison, judged.name, 0.1, cv);
+    }
   }
   const zero = zeroPromise(comparison);
   if (zero !== undefined) writeVariant(comparison, zero.name, 'one', 0);

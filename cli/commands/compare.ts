@@ -33,7 +33,7 @@ import { reportComparison, reportSuite } from './verdict.js';
 export interface GateOptions {
   readonly threshold?: string;
   readonly format: string;
-  readonly timings?: boolean;
+  readonly gateTimings?: boolean;
   readonly sideBySide?: boolean;
 }
 
@@ -43,7 +43,7 @@ export function parseGateOptions(options: GateOptions) {
       options.threshold === undefined
         ? DEFAULT_THRESHOLD
         : parsePercentArgument('--threshold', options.threshold),
-    gateTimings: options.timings === true,
+    gateTimings: options.gateTimings === true,
     format: parseChoice<CompareFormat>('--format', options.format, COMPARE_FORMATS),
   };
 }
@@ -83,9 +83,9 @@ export function registerCompareCommand(program: Command): void {
     .option('--threshold <percent>', `smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`)
     .option('--format <format>', `output: ${COMPARE_FORMATS.join(', ')}`, 'text')
     .option(
-      '--timings',
-      'let raw timings and measurements fail the comparison too (they are ' +
-        'reported either way)',
+      '--gate-timings',
+      'let raw timings fail the comparison too (they are reported either way; ratios, ' +
+        'counters and measurements of 6 rounds a side are gated without it)',
     )
     .option(
       '--side-by-side',

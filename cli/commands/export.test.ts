@@ -246,7 +246,7 @@ describe('loglab export --format junit', () => {
     );
     expect(failure!.text).toContain(`baseline: ${baseline}\ncurrent: ${current}`);
     expect(childrenNamed(cases[1]!, 'skipped')[0]!.attributes.message).toMatch(
-      /^within noise, not gated \(a raw timing, reported only without --timings\): baseline 100/,
+      /^within noise, not gated \(a raw timing, gated only with --gate-timings\): baseline 100/,
     );
     expect(childrenNamed(cases[2]!, 'skipped')[0]!.attributes.message).toMatch(
       /^within noise, not gated \(informational, no direction is better\)/,

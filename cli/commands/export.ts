@@ -43,7 +43,7 @@ interface ExportOptions {
   readonly direction?: string;
   readonly baseline?: string;
   readonly threshold?: string;
-  readonly timings?: boolean;
+  readonly gateTimings?: boolean;
 }
 
 const warn = (message: string) => process.stderr.write(`loglab: export: ${message}\n`);
@@ -56,7 +56,7 @@ function refuseForeignOptions(format: ExportFormat, options: ExportOptions): voi
     ['outDir', '--out-dir', 'github-action-benchmark'],
     ['baseline', '--baseline', 'junit'],
     ['threshold', '--threshold', 'junit'],
-    ['timings', '--timings', 'junit'],
+    ['gateTimings', '--gate-timings', 'junit'],
   ];
   for (const [key, flag, owner] of owners) {
     if (options[key] !== undefined && format !== owner) {
@@ -160,7 +160,7 @@ function exportJunit(files: readonly string[], options: ExportOptions): void {
       options.threshold === undefined
         ? DEFAULT_THRESHOLD
         : parsePercentArgument('--threshold', options.threshold),
-    gateTimings: options.timings === true,
+    gateTimings: options.gateTimings === true,
   };
   const pairs = pairWithBaseline(readExportInputs(files), options.baseline);
   inferredContractWarnings(pairs.flat()).forEach(warn);
@@ -206,6 +206,6 @@ export function registerExportCommand(program: Command): void {
       '--threshold <percent>',
       `junit: smallest change that counts (${DEFAULT_THRESHOLD * 100}%)`,
     )
-    .option('--timings', 'junit: let raw timings and measurements fail too')
+    .option('--gate-timings', 'junit: let raw timings fail too')
     .action(exportCommand);
 }

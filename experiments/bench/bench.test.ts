@@ -88,19 +88,27 @@ describe('loglab bench', () => {
     expect(fsyncs.median).toBe((2 * 20 + 1) / 20);
   });
 
-  it('codec times each CPU-bound step with tinybench', async () => {
+  it('codec times each CPU-bound step with tinybench, and counts what the code decides', async () => {
     const results = await runTiny(codecBench, {
       dir: newDir(),
       drops: 'refused',
       params: { taskMs: 20 },
     });
-    expect(results.metrics.map((metric) => metric.name)).toEqual([
+    const timed = results.metrics.filter((metric) => metric.class === 'timing');
+    expect(timed.map((metric) => metric.name)).toEqual([
       'codec.crc32c.latencyNs',
       'codec.encode.latencyNs',
       'codec.checkAndDecode.latencyNs',
       'codec.indexSearch.latencyNs',
     ]);
-    for (const metric of results.metrics) expect(metric.count).toBeGreaterThan(0);
+    for (const metric of timed) expect(metric.count).toBeGreaterThan(0);
+    const counter = (name: string) => results.metrics.find((metric) => metric.name === name);
+    // A 1 KiB body behind the 16-byte header.
+    expect(counter('codec.encode.recordBytes')).toMatchObject({ class: 'counter', median: 1040 });
+    // A binary search of 16,384 entries reads 14 or 15 keys.
+    const comparisons = counter('codec.indexSearch.comparisonsPerSearch')!.median;
+    expect(comparisons).toBeGreaterThanOrEqual(14);
+    expect(comparisons).toBeLessThanOrEqual(15);
   });
 
   it('retention times each removal beside the plain close and unlink, round by round', async () => {

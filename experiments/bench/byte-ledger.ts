@@ -47,6 +47,7 @@ import { SyncedAppendLoop } from '../support/laid-out-file.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { recycleToSteadyState } from '../support/steady-state.js';
 import type { Target } from './targets.js';
+import { BENCH_BYTE_LEDGER_METRICS } from '../metrics/bench-byte-ledger.js';
 
 const BODY_BYTES = 1024;
 /** Each log appends for this share of a round before the first, so it starts in steady state. */
@@ -642,5 +643,6 @@ export const byteLedgerBench: Experiment = {
     idleSeconds: { quick: 0.1, full: 1 },
   },
   seed: 20,
+  metrics: BENCH_BYTE_LEDGER_METRICS,
   run,
 };

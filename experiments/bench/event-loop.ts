@@ -30,6 +30,7 @@ import {
 import type { Target } from './targets.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
+import { BENCH_EVENT_LOOP_METRICS } from '../metrics/bench-event-loop.js';
 
 const BODY_BYTES = 1024;
 const PRODUCERS = 16;
@@ -187,6 +188,7 @@ export const eventLoopBench: Experiment = {
     roundSeconds: { quick: 0.3, full: 1 },
   },
   seed: 2027,
+  metrics: BENCH_EVENT_LOOP_METRICS,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.syncedRoundSeconds(ctx.numberParam('roundSeconds'));

@@ -8,6 +8,7 @@
  */
 import type { Experiment } from '../../lab/experiment.js';
 import { MiB } from '../../storage/index.js';
+import { BENCH_HOT_PATHS_METRICS } from '../metrics/bench-hot-paths.js';
 import { appendPairs, checksumMetrics, pairMetrics, recoveryScan } from './storage.js';
 import { warmLookups } from './warm-lookup.js';
 
@@ -22,6 +23,7 @@ export const hotPathsBench: Experiment = {
     lookupsPerRound: { quick: 20_000, full: 100_000 },
     recoverySegmentBytes: { quick: 16 * MiB, full: 64 * MiB },
   },
+  metrics: BENCH_HOT_PATHS_METRICS,
   seed: 2027,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');

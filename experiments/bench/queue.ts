@@ -32,6 +32,7 @@ import { recycleToSteadyState } from '../support/steady-state.js';
 import { TARGET_ROUNDS } from './targets.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
+import { BENCH_QUEUE_METRICS } from '../metrics/bench-queue.js';
 
 const BODY_BYTES = 1000;
 const VISIBILITY_TIMEOUT_MS = 60_000;
@@ -375,6 +376,7 @@ export const queueBench: Experiment = {
     inFlightMessages: { quick: 100_000, full: 1_000_000 },
   },
   seed: 4,
+  metrics: BENCH_QUEUE_METRICS,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');

@@ -21,6 +21,7 @@ import type { Metric } from '../../lab/results.js';
 import { type DurabilityPolicy, Log, MiB } from '../../storage/index.js';
 import { zeroFill } from '../support/laid-out-file.js';
 import { settleRemovals } from '../support/settled-retention.js';
+import { BENCH_RETENTION_METRICS } from '../metrics/bench-retention.js';
 
 const PREFIX = 'retention';
 const RECORD_BODY_BYTES = 1024;
@@ -155,6 +156,7 @@ export const retentionBench: Experiment = {
     segmentBytes: { quick: 4 * MiB, full: 64 * MiB },
   },
   seed: 2029,
+  metrics: BENCH_RETENTION_METRICS,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');
     const segments = ctx.numberParam('segments');

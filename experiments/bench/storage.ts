@@ -33,6 +33,7 @@ import { kafkaAppendMetrics, kafkaCodecMetrics } from './storage-kafka.js';
 import { wroteDirectly } from '../support/direct-writes.js';
 import { dropSealedSegments } from '../support/settled-retention.js';
 import { buildLog, warmLookups } from './warm-lookup.js';
+import { BENCH_STORAGE_METRICS } from '../metrics/bench-storage.js';
 
 const RATE = { class: 'timing', direction: 'higher' } as const;
 const BODY_BYTES = 1024;
@@ -481,6 +482,7 @@ export const storageBench: Experiment = {
     rssAppendBytes: { quick: 1024 * MiB, full: 4096 * MiB },
   },
   seed: 2026,
+  metrics: BENCH_STORAGE_METRICS,
   run: async (ctx) => {
     const rounds = ctx.numberParam('rounds');
     const seconds = ctx.numberParam('roundSeconds');

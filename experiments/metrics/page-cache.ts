@@ -14,6 +14,15 @@ export const PAGE_CACHE_METRICS = declareMetrics('page-cache', {
   logicalReadBytesPerRead: { unit: 'B/read', ...PROOF, title: 'bytes asked for per read' },
   deviceReadBytesPerRead: { unit: 'B/read', ...PROOF, title: 'device bytes read per read' },
   servedFromMemory: { unit: 'ratio', ratio: true, ...PROOF, title: 'share served from memory' },
+  // What the log's read path (offset index, 8 KiB read window) asks the file system for, per
+  // record, over a fixed set of seeded offsets: the code decides, so compare gates it exactly.
+  logReadBytesPerRead: {
+    unit: 'B/read',
+    class: 'counter',
+    direction: 'lower',
+    labels: READ,
+    title: 'bytes the log read per read',
+  },
   // A raw latency over a constant, not two figures of one run: a timing, reported only.
   appendSharePct: {
     unit: '%',

@@ -2,7 +2,12 @@
  * How `loglab compare` and `loglab ci` print a comparison: an aligned text table for a terminal,
  * a Markdown table for a pull-request comment, or the comparison itself as JSON.
  */
-import type { Comparison, MetricComparison } from './compare.js';
+import {
+  type Comparison,
+  type MetricComparison,
+  MEASUREMENT_THRESHOLD_FLOOR,
+  isGated,
+} from './compare.js';
 import { formatFigure } from '../format.js';
 
 export const COMPARE_FORMATS = ['text', 'md', 'json'] as const;
@@ -42,11 +47,15 @@ function interval(metric: MetricComparison): string {
   return metric.class === 'counter' ? 'exact' : (metric.intervalNote ?? 'unavailable');
 }
 
-function verdict(metric: MetricComparison): string {
+/**
+ * The verdict, and why it cannot fail where it cannot: always for a figure its contract would gate
+ * but its rounds do not, else only when it moved (the summary line says raw timings are reported).
+ */
+function verdict(metric: MetricComparison, gateTimings: boolean): string {
   const quiet = metric.verdict === 'within noise' || metric.verdict === 'unchanged';
-  if (quiet) return metric.verdict;
+  if (metric.notGated === null || (quiet && !isGated(metric, gateTimings))) return metric.verdict;
   if (metric.direction === 'informational') return `${metric.verdict} (informational)`;
-  return metric.gated ? metric.verdict : `${metric.verdict} (${metric.class}, not gated)`;
+  return `${metric.verdict} (not gated: ${metric.notGated})`;
 }
 
 /** `counter`, `measurement`, `timing`, and `ratio` after a within-run ratio's class. */
@@ -62,22 +71,30 @@ function rows(comparison: Comparison): string[][] {
     value(metric.current, metric.unit),
     change(metric),
     interval(metric),
-    verdict(metric),
+    verdict(metric, comparison.gateTimings),
   ]);
+}
+
+const percentOf = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+
+/** The rules the comparison applied, with the thresholds it used (lab/compare/compare.ts). */
+function ruleLine(comparison: Comparison): string {
+  const floor = percentOf(MEASUREMENT_THRESHOLD_FLOOR);
+  return (
+    `counters exact; threshold ${percentOf(comparison.thresholdRatio)} for ratios` +
+    `${comparison.gateTimings ? ' and timings' : ''}, ` +
+    `${percentOf(comparison.measurementThresholdRatio)} for measurements (the larger of ` +
+    `${floor} and the threshold; 6 rounds a side); ` +
+    `${comparison.gateTimings ? '' : 'raw timings reported only (--gate-timings gates them); '}` +
+    'informational never fail'
+  );
 }
 
 export function summaryLine(comparison: Comparison): string {
   const count = (verdict: string) =>
     comparison.metrics.filter((metric) => metric.verdict === verdict).length;
   const failed = comparison.failures.length;
-  const rule =
-    comparison.rule ??
-    `counters exact; threshold ${(comparison.thresholdRatio * 100).toFixed(1)}% ` +
-      `for ratios${
-        comparison.gateTimings
-          ? ', timings and measurements'
-          : ', timings and measurements reported only'
-      }; informational never fail`;
+  const rule = comparison.rule ?? ruleLine(comparison);
   const names = comparison.failures.map((metric) => metric.name).join(', ');
   const outcome = failed === 0 ? 'no gated regression' : `${failed} failing: ${names}`;
   return (
@@ -136,7 +153,8 @@ export function formatComparison(comparison: Comparison, format: CompareFormat):
 /**
  * The comparison as a side-by-side view of two machines or runs (`compare --side-by-side`): a
  * difference beyond the noise is `changed`, neither better nor worse, since a faster disk is no
- * regression of the code; nothing is gated and nothing fails.
+ * regression of the code; nothing is gated and nothing fails, so no metric carries a reason for
+ * not being gated either.
  */
 export function sideBySide(comparison: Comparison): Comparison {
   return {
@@ -144,6 +162,7 @@ export function sideBySide(comparison: Comparison): Comparison {
     metrics: comparison.metrics.map((metric) => ({
       ...metric,
       gated: false,
+      notGated: null,
       verdict:
         metric.verdict === 'regressed' || metric.verdict === 'improved'
           ? 'changed'

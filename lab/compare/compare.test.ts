@@ -194,13 +194,65 @@ describe('comparing results documents', () => {
     expect(oneByte.failures.map((metric) => metric.name)).toEqual(['x.writeBytesPerMsg']);
   });
 
-  it('reports a measurement 50% worse without failing, unless timings are gated', () => {
+  it('does not gate a measurement of one value a side, and says why', () => {
     const doc = (median: number) =>
       sampleResults({ metrics: [measured('x.deviceBytesPerMsg', 'B/msg', median)] });
-    const worse = compare(doc(1000), doc(1500));
-    expect(worse.metrics[0]).toMatchObject({ verdict: 'regressed', gated: false });
+    const worse = compare(doc(1000), doc(1500), { ...GATE, gateTimings: true });
+    expect(worse.metrics[0]).toMatchObject({
+      verdict: 'regressed',
+      gated: false,
+      notGated: 'one value, a measurement needs 6 rounds to be gated',
+    });
     expect(worse.failures).toEqual([]);
-    expect(compare(doc(1000), doc(1500), { ...GATE, gateTimings: true }).failures).toHaveLength(1);
+  });
+
+  describe('a measurement across runs', () => {
+    const MEASURED: Contract = { kind: 'timing', class: 'measurement', direction: 'lower' };
+    const doc = (values: number[]) =>
+      sampleResults({
+        metrics: [
+          {
+            name: 'x.deviceBytesPerMsg',
+            unit: 'B/msg',
+            ...MEASURED,
+            median: [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!,
+            samples: values,
+          },
+        ],
+      });
+    const rounds = [1010, 1000, 1020, 990, 1005, 1015];
+
+    it('fails 50% worse over 6 rounds a side', () => {
+      const worse = compare(doc(rounds), doc(rounds.map((value) => value * 1.5)));
+      expect(worse.failures.map((metric) => metric.name)).toEqual(['x.deviceBytesPerMsg']);
+      expect(worse.metrics[0]).toMatchObject({ thresholdRatio: 0.1, notGated: null });
+    });
+
+    it('passes a change whose intervals are disjoint but within 10%, the floor over --threshold', () => {
+      const slightly = compare(doc(rounds), doc(rounds.map((value) => value * 1.08)));
+      expect(slightly.metrics[0]).toMatchObject({ verdict: 'within noise', gated: true });
+      expect(slightly.metrics[0]!.ci95![0]).toBeGreaterThan(0);
+      expect(slightly.measurementThresholdRatio).toBe(0.1);
+      const wider = compare(doc(rounds), doc(rounds.map((value) => value * 1.2)), {
+        ...GATE,
+        thresholdRatio: 0.25,
+      });
+      expect(wider.metrics[0]).toMatchObject({ verdict: 'within noise', thresholdRatio: 0.25 });
+      expect(compare(doc(rounds), doc(rounds.map((value) => value * 1.2))).failures).toHaveLength(
+        1,
+      );
+    });
+
+    it('reports 3 rounds a side 50% worse without gating it, saying why', () => {
+      const three = rounds.slice(0, 3);
+      const worse = compare(doc(three), doc(three.map((value) => value * 1.5)));
+      expect(worse.metrics[0]).toMatchObject({
+        verdict: 'regressed',
+        gated: false,
+        notGated: 'n=3 rounds, a measurement needs 6 to be gated',
+      });
+      expect(worse.failures).toEqual([]);
+    });
   });
 
   it('never fails an informational metric, counter or not, however far it moves', () => {
@@ -341,6 +393,14 @@ describe('loglab compare', () => {
       /different schema versions: .*baseline.json is loglab\/results@1, .*current.json is .*@2/,
     ],
     [
+      'two files of a schema version this loglab does not read',
+      () => {
+        const newer = { ...puzzle(), schema: 'loglab/results@2' };
+        return files(newer, newer);
+      },
+      /baseline.json: schema: is loglab\/results@2, this loglab reads loglab\/results@1; upgrade loglab to read it\n$/,
+    ],
+    [
       'missing metrics',
       () => files(puzzle(), { ...puzzle(), metrics: puzzle().metrics.slice(1) }),
       /missing from .*current.json: 1 \(puzzle.always.ratioBA\)/,
@@ -348,7 +408,7 @@ describe('loglab compare', () => {
   ])('exits 2 for %s, saying what is wrong', async (_case, make, message) => {
     const run = await runMain(['compare', ...make()]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^loglab: INVALID_RESULTS: compare: /);
+    expect(run.stderr).toMatch(/^loglab: INVALID_RESULTS: compare: [^\n]*\n$/);
     expect(run.stderr).toMatch(message);
     expect(run.stdout).toBe('');
   });
@@ -388,6 +448,49 @@ describe('loglab compare', () => {
     const missing = await runMain(['compare', before, lone]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/missing from .*: 1 \(sample\)/);
+  });
+
+  it('says which threshold each class was judged by, and why a 3-round measurement was not gated', async () => {
+    const rounds = (scale: number): Metric => ({
+      ...measured('x.deviceBytesPerMsg', 'B/msg', 1000 * scale),
+      samples: [990, 1000, 1010].map((value) => value * scale),
+    });
+    const [baseline, current] = files(
+      sampleResults({ metrics: [rounds(1)] }),
+      sampleResults({ metrics: [rounds(1.5)] }),
+    );
+    const run = await runMain(['compare', baseline, current]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /x.deviceBytesPerMsg +measurement .* regressed \(not gated: n=3 rounds, a measurement needs 6 to be gated\)/,
+    );
+    expect(run.stdout).toMatch(
+      /\(counters exact; threshold 5.0% for ratios, 10.0% for measurements \(the larger of 10.0% and the threshold; 6 rounds a side\); raw timings reported only \(--gate-timings gates them\); informational never fail\)$/m,
+    );
+    const wider = await runMain(['compare', baseline, current, '--threshold', '25%']);
+    expect(wider.stdout).toMatch(/threshold 25.0% for ratios, 25.0% for measurements/);
+  });
+
+  it('fails a raw timing with --gate-timings, and refuses the old --timings', async () => {
+    const [baseline, current] = files(puzzle(), puzzle({ timing: 0.5 }, 7));
+    expect((await runMain(['compare', baseline, current])).code).toBe(0);
+    const gated = await runMain(['compare', baseline, current, '--gate-timings']);
+    expect(gated.code).toBe(1);
+    expect(gated.stdout).toMatch(/threshold 5.0% for ratios and timings, 10.0% for measurements/);
+    expect(gated.stderr).toMatch(/regressed: puzzle.B.always.msgsPerSec/);
+    const old = await runMain(['compare', baseline, current, '--timings']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toMatch(/unknown option '--timings'/);
+  });
+
+  it('refuses, in one line, a results file of another experiment', async () => {
+    const other = sampleResults({ experiment: { id: 'durability', question: 'q?' } });
+    const run = await runMain(['compare', ...files(puzzle(), other)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^loglab: INVALID_RESULTS: compare: .*baseline.json and .*current.json cannot be compared: different experiments: .*baseline.json is 'puzzle', .*current.json is 'durability'; compare a results file with one of the same experiment\n$/,
+    );
+    expect(run.stdout).toBe('');
   });
 
   it('refuses a bad threshold or format with exit 2', async () => {

@@ -5,15 +5,20 @@
  * - class `counter` (bytes, writes, fsyncs per message the code issues; index bytes): decided by
  *   the code alone, so any change beyond floating-point rounding counts, however small: a byte
  *   per message more is a regression. Gated.
- * - class `measurement` or `timing`: a change counts only when the two sides' exact 95%
- *   intervals of the median (order statistics, stats.ts medianCi: 6 samples at least) do not
- *   overlap and the change exceeds the threshold. Two runs of one distribution give disjoint
- *   intervals rarely (at 6 samples each, 2 in 924 orderings), so a plain rerun passes; a
- *   bootstrap of 2-3 rounds, used before, failed one in a few. With no samples (one value a side)
- *   the threshold alone decides (the output says so); with 2-5 rounds on a side the figure is
- *   reported but never gated: it cannot tell its noise from a change. Gated when kind is `ratio` (two figures of one run divided, so the machine's
- *   speed divides out); raw timings and measurements are reported only unless `gateTimings`: a
- *   busy shared machine moves them by more than any sane threshold.
+ * - kind `ratio` (two figures of one run divided, so the machine's speed divides out): a change
+ *   counts when the two sides' exact 95% intervals of the median (order statistics, stats.ts
+ *   medianCi: 6 samples at least) do not overlap and the change exceeds the threshold
+ *   (`--threshold`, 5%). Two runs of one distribution give disjoint intervals rarely (at 6
+ *   samples each, 2 in 924 orderings), so a plain rerun passes. With one value a side the
+ *   threshold alone decides (the output says so); with 2-5 rounds on a side the figure is
+ *   reported, not gated: it cannot tell its noise from a change. Gated.
+ * - class `measurement` (device bytes per message, fsyncs per message under group commit): the
+ *   machine decides it, and moves it more than a within-run ratio, so it is gated only with 6
+ *   rounds (samples) a side, disjoint intervals and a change beyond 10% or the threshold,
+ *   whichever is larger; with fewer rounds, or one value a side, it is reported and the output
+ *   says it was not gated and why.
+ * - class `timing`, kind `timing` (rates, latencies): reported only unless `gateTimings`, then
+ *   judged as a ratio is: a busy shared machine moves them by more than any sane threshold.
  * - direction `informational`: reported, never gated.
  *
  * A file written before metrics carried a contract gets one inferred (metric-legacy.ts) and a
@@ -35,9 +40,15 @@ import {
 import { MEDIAN_CI_MIN_SAMPLES, medianCi } from '../stats.js';
 
 export const DEFAULT_THRESHOLD = 0.05;
+/**
+ * The smallest change of a measurement that counts, however low `--threshold` is set: the
+ * machine decides it (the disk, the kernel's writeback, other programs on the disk), and between
+ * two runs nothing divides that out as it does within one run for a ratio.
+ */
+export const MEASUREMENT_THRESHOLD_FLOOR = 0.1;
 /** Counters differ only by floating-point rounding when the code did not change. */
 export const COUNTER_RELATIVE_TOLERANCE = 1e-9;
-/** Fixed, so the same two documents always get the same intervals and verdicts. */
+/** Fewer samples than this on a side is one value, not rounds whose spread shows their noise. */
 const MIN_SAMPLES = 2;
 
 /**
@@ -45,6 +56,8 @@ const MIN_SAMPLES = 2;
  * `changed` an informational metric's that moved.
  */
 export type Verdict = 'improved' | 'regressed' | 'within noise' | 'unchanged' | 'changed';
+
+type Contract = Pick<Metric, 'kind' | 'class' | 'direction'>;
 
 export interface MetricComparison {
   readonly name: string;
@@ -60,10 +73,17 @@ export interface MetricComparison {
   readonly ci95: readonly [number, number] | null;
   /** Why there is no interval (or that a counter needs none). */
   readonly intervalNote: string | null;
+  /** The smallest change that counts for this metric; null for a counter, compared exactly. */
+  readonly thresholdRatio: number | null;
   readonly direction: Direction;
   readonly verdict: Verdict;
   /** Whether this verdict can fail the comparison. */
   readonly gated: boolean;
+  /**
+   * Why it cannot (`n=3 rounds, a measurement needs 6 to be gated`); null when gated, and side by
+   * side (compare-format.ts sideBySide), where nothing is judged.
+   */
+  readonly notGated: string | null;
 }
 
 export interface Comparison {
@@ -71,6 +91,8 @@ export interface Comparison {
   readonly baselineFile: string;
   readonly currentFile: string;
   readonly thresholdRatio: number;
+  /** The threshold measurements were judged by: the larger of the floor and `thresholdRatio`. */
+  readonly measurementThresholdRatio: number;
   readonly gateTimings: boolean;
   readonly metrics: readonly MetricComparison[];
   /** Differences worth knowing that do not make the documents incomparable. */
@@ -148,14 +170,15 @@ function structuralProblems(
   before: Map<string, Metric>,
   after: Map<string, Metric>,
 ): string[] {
-  const problems: string[] = [];
   const [idBefore, idAfter] = [baseline.results.experiment.id, current.results.experiment.id];
   if (idBefore !== idAfter) {
-    problems.push(
+    // Their metrics differ too; listing them would bury the one problem that matters.
+    return [
       `different experiments: ${baseline.file} is '${idBefore}', ` +
-        `${current.file} is '${idAfter}'`,
-    );
+        `${current.file} is '${idAfter}'; compare a results file with one of the same experiment`,
+    ];
   }
+  const problems: string[] = [];
   const missing = [...before.keys()].filter((name) => !after.has(name));
   const added = [...after.keys()].filter((name) => !before.has(name));
   if (missing.length > 0) problems.push(`missing from ${current.file}: ${list(missing)}`);
@@ -279,30 +302,76 @@ function compareVarying(
 }
 
 /** The contract to judge by: the declared one where only one side declares it. */
-function contractOf(old: Metric, now: Metric, baselineInferred: boolean, currentInferred: boolean) {
+function contractOf(
+  old: Metric,
+  now: Metric,
+  baselineInferred: boolean,
+  currentInferred: boolean,
+): Contract {
   const declared = currentInferred && !baselineInferred ? old : now;
   return { kind: declared.kind, class: declared.class, direction: declared.direction };
 }
 
-/** Whether the contract lets this metric fail the comparison (docs/results-format.md). */
-export function isGated(
-  contract: Pick<Metric, 'kind' | 'class' | 'direction'>,
-  gateTimings: boolean,
-): boolean {
+/**
+ * Whether the contract lets a metric fail the comparison (docs/results-format.md): a counter, a
+ * within-run ratio and a measurement can, a raw timing only with `gateTimings`, an informational
+ * metric never. A varying figure needs the rounds to be judged as well (whyNotGated).
+ */
+export function isGated(contract: Contract, gateTimings: boolean): boolean {
   if (contract.direction === 'informational') return false;
-  return contract.class === 'counter' || contract.kind === 'ratio' || gateTimings;
+  return contract.class !== 'timing' || contract.kind === 'ratio' || gateTimings;
+}
+
+/** A figure the machine decided, compared across runs: not a within-run ratio. */
+const isMeasurement = (contract: Contract) =>
+  contract.class === 'measurement' && contract.kind !== 'ratio';
+
+/** The threshold a measurement is judged by: the floor, or `thresholdRatio` when larger. */
+const measurementThreshold = (thresholdRatio: number) =>
+  Math.max(MEASUREMENT_THRESHOLD_FLOOR, thresholdRatio);
+
+/** The smallest change that counts for a varying figure. */
+function thresholdFor(contract: Contract, thresholdRatio: number): number {
+  return isMeasurement(contract) ? measurementThreshold(thresholdRatio) : thresholdRatio;
+}
+
+const roundsOf = (metric: Metric) => metric.samples?.length ?? 0;
+
+/**
+ * Why a metric cannot fail the comparison, or null when it can. A per-round figure with fewer
+ * rounds than an interval needs (on either side) cannot tell its own noise from a change; a
+ * ratio or timing with one value a side keeps the threshold rule, a measurement does not: one
+ * value of the machine's says nothing of how far the next run may land.
+ */
+function whyNotGated(old: Metric, now: Metric, contract: Contract, gateTimings: boolean) {
+  if (contract.direction === 'informational') return 'informational, no direction is better';
+  if (!isGated(contract, gateTimings)) return 'a raw timing, gated only with --gate-timings';
+  if (contract.class === 'counter') return null;
+  const fewest = Math.min(roundsOf(old), roundsOf(now));
+  if (fewest >= MEDIAN_CI_MIN_SAMPLES) return null;
+  const needs = `needs ${MEDIAN_CI_MIN_SAMPLES}`;
+  if (isMeasurement(contract)) {
+    return fewest < MIN_SAMPLES
+      ? `one value, a measurement ${needs} rounds to be gated`
+      : `n=${fewest} rounds, a measurement ${needs} to be gated`;
+  }
+  if (Math.max(roundsOf(old), roundsOf(now)) < MIN_SAMPLES) return null;
+  return `n=${fewest} rounds, a ${contract.kind === 'ratio' ? 'ratio' : 'timing'} ${needs} to be gated`;
 }
 
 function compareMetric(
   old: Metric,
   now: Metric,
-  contract: Pick<Metric, 'kind' | 'class' | 'direction'>,
+  contract: Contract,
   options: CompareOptions,
 ): MetricComparison {
+  const threshold =
+    contract.class === 'counter' ? null : thresholdFor(contract, options.thresholdRatio);
   const judged =
-    contract.class === 'counter'
+    threshold === null
       ? compareCounter(old, now, contract.direction)
-      : compareVarying(old, now, contract.direction, options.thresholdRatio);
+      : compareVarying(old, now, contract.direction, threshold);
+  const notGated = whyNotGated(old, now, contract, options.gateTimings);
   return {
     name: now.name,
     unit: now.unit,
@@ -312,24 +381,12 @@ function compareMetric(
     current: now.median,
     change: old.median === 0 ? null : now.median / old.median - 1,
     difference: now.median - old.median,
+    thresholdRatio: threshold,
     direction: contract.direction,
-    gated: isGated(contract, options.gateTimings) && !tooFewRoundsToGate(old, now, contract),
+    gated: notGated === null,
+    notGated,
     ...judged,
   };
-}
-
-/**
- * A per-round figure measured over fewer rounds than an interval needs (on either side) cannot
- * tell its own noise from a change: it is reported, never gated. A figure with no samples at all
- * (one value a side) keeps the threshold rule.
- */
-function tooFewRoundsToGate(old: Metric, now: Metric, contract: Pick<Metric, 'class'>): boolean {
-  if (contract.class === 'counter') return false;
-  const counts = [old.samples?.length ?? 0, now.samples?.length ?? 0];
-  return (
-    counts.some((count) => count >= MIN_SAMPLES) &&
-    counts.some((count) => count < MEDIAN_CI_MIN_SAMPLES)
-  );
 }
 
 export function compareDocuments(
@@ -357,6 +414,7 @@ export function compareDocuments(
     baselineFile: baseline.file,
     currentFile: current.file,
     thresholdRatio: options.thresholdRatio,
+    measurementThresholdRatio: measurementThreshold(options.thresholdRatio),
     gateTimings: options.gateTimings,
     metrics,
     warnings: [

@@ -126,7 +126,7 @@ describe('a change judged against a baseline run beside it', () => {
     const five = comparePaired(pairedRuns(5, 11, { rateFactor: 0.5 }), 0.05);
     const rate = five.metrics.find((m) => m.name === 'append.ratePerSec')!;
     expect(rate).toMatchObject({ gated: false, verdict: 'within noise' });
-    expect(rate.intervalNote).toMatch(/not gated: 5 round pair\(s\), an interval needs 6/);
+    expect(rate.notGated).toBe('5 round pair(s), an interval needs 6');
     // A counter needs no interval: it is gated from one pair on.
     expect(comparePaired(pairedRuns(1, 1, { bytes: 2_000 }), 0.05).failures).toHaveLength(1);
   });

@@ -41,7 +41,7 @@ export function pairedThreshold(
   if (pairs < MEDIAN_CI_MIN_SAMPLES) {
     return {
       ratio: null,
-      note: `not gated: ${pairs} round pair(s), an interval needs ${MEDIAN_CI_MIN_SAMPLES}`,
+      note: `${pairs} round pair(s), an interval needs ${MEDIAN_CI_MIN_SAMPLES}`,
     };
   }
   if (pairs >= PAIRS_FOR_REQUESTED_THRESHOLD) {
@@ -76,11 +76,20 @@ function worse(direction: Direction, change: number): boolean {
 
 interface Judgement {
   readonly verdict: MetricComparison['verdict'];
+  readonly thresholdRatio: number | null;
+  readonly notGated: string | null;
   /** The relative change the verdict read: of the medians for a counter, of the ratios else. */
   readonly change: number | null;
   readonly ci95: readonly [number, number] | null;
   readonly note: string | null;
   readonly gated: boolean;
+}
+
+/** Whether a verdict can fail the comparison, and why not where it cannot. */
+function gate(direction: Direction, roundsTooFew: string | null) {
+  const notGated =
+    direction === 'informational' ? 'informational, no direction is better' : roundsTooFew;
+  return { gated: notGated === null, notGated };
 }
 
 function judgeCounter(
@@ -112,7 +121,8 @@ function judgeCounter(
     change: old === 0 ? null : now / old - 1,
     ci95: null,
     note: 'counter: compared exactly',
-    gated: direction !== 'informational',
+    thresholdRatio: null,
+    ...gate(direction, null),
   };
 }
 
@@ -125,7 +135,8 @@ function judgeVarying(
   const ratios = before.flatMap((old, i) => (old > 0 ? [after[i]! / old] : []));
   if (ratios.length === 0) {
     const note = 'unavailable: the baseline is 0';
-    return { verdict: 'within noise', change: null, ci95: null, note, gated: false };
+    const judged = { change: null, ci95: null, note, thresholdRatio: null };
+    return { verdict: 'within noise', ...judged, gated: false, notGated: note };
   }
   const threshold = pairedThreshold(ratios.length, requestedRatio);
   const change = median(ratios) - 1;
@@ -135,7 +146,8 @@ function judgeVarying(
     change,
     ci95,
     note: threshold.note,
-    gated: direction !== 'informational' && threshold.ratio !== null,
+    thresholdRatio: threshold.ratio,
+    ...gate(direction, threshold.ratio === null ? threshold.note : null),
   };
   const excludesOne = ci95 !== null && (ci95[0] > 0 || ci95[1] < 0);
   const counts = threshold.ratio !== null && excludesOne && Math.abs(change) > threshold.ratio;
@@ -177,7 +189,9 @@ function comparePairedMetric(
     intervalNote: judged.note,
     direction: metric.direction,
     verdict: judged.verdict,
+    thresholdRatio: judged.thresholdRatio,
     gated: judged.gated,
+    notGated: judged.notGated,
   };
 }
 
@@ -222,12 +236,16 @@ export function comparePaired(runs: PairedRuns, thresholdRatio: number): Compari
     const compared = comparePairedMetric(metric, runs, thresholdRatio, warnings);
     return compared === null ? [] : [compared];
   });
-  const pairs = pairedThreshold(runs.baseline.length, thresholdRatio).note;
+  const threshold = pairedThreshold(runs.baseline.length, thresholdRatio);
+  const pairs =
+    threshold.ratio === null ? `${threshold.note}: nothing varying gated` : threshold.note;
   return {
     experimentId: runs.experimentId,
     baselineFile: runs.baselineLabel,
     currentFile: runs.currentLabel,
     thresholdRatio,
+    measurementThresholdRatio:
+      pairedThreshold(runs.baseline.length, thresholdRatio).ratio ?? thresholdRatio,
     gateTimings: true,
     metrics,
     warnings,

@@ -4,18 +4,18 @@
  *
  *   <testsuites name="loglab compare" tests failures errors skipped>
  *     <testsuite name="<experiment id>" tests failures errors skipped>  one per experiment
- *       <properties> baseline, current, threshold, timings </properties>
+ *       <properties> baseline, current, threshold, measurementThreshold, timings </properties>
  *       <testcase classname="loglab.<experiment id>" name="<metric name>" time="0">
  *         <failure message type="regressed">…</failure>     a gated metric that regressed
  *         <skipped message="…"/>                             a metric reported, not gated
  *       </testcase>                                          (empty: a gated metric that held)
  *       <system-out> the comparison's warnings </system-out>
  *
- * Every gated metric is a test, failed when it regressed; every other metric (raw timings and
- * measurements without `--timings`, informational ones, per-round figures of too few rounds) is
- * a skipped test whose message says why it is not gated and what it did.
+ * Every gated metric is a test, failed when it regressed; every other metric (raw timings without
+ * `--gate-timings`, informational ones, per-round figures of too few rounds) is a skipped test
+ * whose message says why it is not gated (the comparison's own reason) and what it did.
  */
-import { type Comparison, type MetricComparison, isGated } from '../compare/compare.js';
+import type { Comparison, MetricComparison } from '../compare/compare.js';
 import { formatFigure } from '../format.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
 
@@ -49,12 +49,6 @@ export function describeChange(metric: MetricComparison): string {
   );
 }
 
-function whyNotGated(metric: MetricComparison, gateTimings: boolean): string {
-  if (metric.direction === 'informational') return 'informational, no direction is better';
-  if (isGated(metric, gateTimings)) return 'too few rounds on a side to tell noise from a change';
-  return `a raw ${metric.class}, reported only without --timings`;
-}
-
 const attributes = (values: Readonly<Record<string, string | number>>): string =>
   Object.entries(values)
     .map(([key, value]) => ` ${key}="${escapeXmlAttribute(String(value))}"`)
@@ -66,9 +60,8 @@ function testcase(metric: MetricComparison, comparison: Comparison): string[] {
     name: metric.name,
     time: 0,
   })}`;
-  if (!metric.gated) {
-    const why = whyNotGated(metric, comparison.gateTimings);
-    const message = `${metric.verdict}, not gated (${why}): ${describeChange(metric)}`;
+  if (metric.notGated !== null) {
+    const message = `${metric.verdict}, not gated (${metric.notGated}): ${describeChange(metric)}`;
     return [`${open}>`, `      <skipped${attributes({ message })}/>`, '    </testcase>'];
   }
   if (metric.verdict !== 'regressed') return [`${open}/>`];
@@ -106,6 +99,7 @@ function testsuite(comparison: Comparison): string[] {
     baseline: comparison.baselineFile,
     current: comparison.currentFile,
     threshold: `${(comparison.thresholdRatio * 100).toFixed(1)}%`,
+    measurementThreshold: `${(comparison.measurementThresholdRatio * 100).toFixed(1)}%`,
     timings: comparison.gateTimings ? 'gated' : 'reported only',
   };
   const warnings = comparison.warnings.map((warning) => `warning: ${warning}`).join('\n');
