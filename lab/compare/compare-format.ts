@@ -4,6 +4,7 @@
  */
 import type { Comparison, MetricComparison } from './compare.js';
 import { formatFigure } from '../format.js';
+import { alignedTable } from '../text-table.js';
 
 export const COMPARE_FORMATS = ['text', 'md', 'json'] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
@@ -42,7 +43,10 @@ function interval(metric: MetricComparison): string {
   return metric.class === 'counter' ? 'exact' : (metric.intervalNote ?? 'unavailable');
 }
 
-function verdict(metric: MetricComparison): string {
+/** The verdict as a table shows it: a change that cannot fail says why. */
+export function verdictCell(
+  metric: { readonly verdict: string } & Pick<MetricComparison, 'direction' | 'gated' | 'class'>,
+): string {
   const quiet = metric.verdict === 'within noise' || metric.verdict === 'unchanged';
   if (quiet) return metric.verdict;
   if (metric.direction === 'informational') return `${metric.verdict} (informational)`;
@@ -50,7 +54,7 @@ function verdict(metric: MetricComparison): string {
 }
 
 /** `counter`, `measurement`, `timing`, and `ratio` after a within-run ratio's class. */
-function classCell(metric: MetricComparison): string {
+export function classCell(metric: Pick<MetricComparison, 'kind' | 'class'>): string {
   return metric.kind === 'ratio' ? `${metric.class} ratio` : metric.class;
 }
 
@@ -62,7 +66,7 @@ function rows(comparison: Comparison): string[][] {
     value(metric.current, metric.unit),
     change(metric),
     interval(metric),
-    verdict(metric),
+    verdictCell(metric),
   ]);
 }
 
@@ -88,18 +92,9 @@ export function summaryLine(comparison: Comparison): string {
 }
 
 function textTable(comparison: Comparison): string {
-  const table = [[...HEADER], ...rows(comparison)];
-  const widths = HEADER.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
-  const lines = table.map((row) =>
-    row
-      .map((text, column) => text.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
-  lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
   return [
     `${comparison.baselineFile} → ${comparison.currentFile}`,
-    ...lines,
+    ...alignedTable(HEADER, rows(comparison)),
     ...comparison.warnings.map((warning) => `warning: ${warning}`),
     summaryLine(comparison),
   ].join('\n');
