@@ -29,7 +29,7 @@ function storedFiles(db: string): string[] {
 }
 
 describe('loglab history', () => {
-  it('passes the 10th of 10 noisy runs against the 9 before, saying which test it ran', async () => {
+  it('passes the 10th of 10 noisy runs against the 9 before, naming the test it ran', async () => {
     const { files, db } = setUp();
     const added = await runMain(['history', 'add', ...files.slice(0, 9), '--db', db]);
     expect(added.code).toBe(0);
@@ -58,7 +58,7 @@ describe('loglab history', () => {
     );
   });
 
-  it('adds nothing when the 2nd of 2 files is bad, and is idempotent for a file added twice', async () => {
+  it('adds nothing when the 2nd of 2 files is bad; a file added twice is skipped', async () => {
     const { files, db, dir } = setUp();
     await runMain(['history', 'add', files[0]!, '--db', db]);
     const bad = join(dir, 'bad.json');
@@ -93,7 +93,10 @@ describe('loglab history', () => {
         fs.writeFileSync(newer, JSON.stringify({ ...doc, schema: 'loglab/results@2' }));
         return ['check', newer, '--db', db];
       },
-      /INVALID_RESULTS: .*newer\.json: schema: is loglab\/results@2, this loglab reads loglab\/results@1; upgrade loglab/,
+      new RegExp(
+        'INVALID_RESULTS: .*newer\\.json: schema: is loglab/results@2, this loglab reads ' +
+          'loglab/results@1; upgrade loglab',
+      ),
     ],
     [
       'a history of another machine',
@@ -104,7 +107,10 @@ describe('loglab history', () => {
         fs.writeFileSync(elsewhere, JSON.stringify(doc));
         return ['check', elsewhere, '--db', db];
       },
-      /NO_USABLE_HISTORY: .*only of other machines \([0-9a-f]{12}, 9 run\(s\), differing in CPU Synthetic CPU @ 2\.0GHz → another cpu\)/,
+      new RegExp(
+        'NO_USABLE_HISTORY: .*only of other machines \\([0-9a-f]{12}, 9 run\\(s\\), differing ' +
+          'in CPU Synthetic CPU @ 2\\.0GHz → another cpu\\)',
+      ),
     ],
     [
       'a file that is not a history',

@@ -69,7 +69,7 @@ describe('loglab report', () => {
     );
   });
 
-  it('adds charts of the gated metrics across commits from --history, and refuses a bad one', async () => {
+  it('charts the gated metrics across commits from --history, and refuses a bad one', async () => {
     const runs = writeSyntheticRuns(dir, { runs: 4 });
     const db = path.join(dir, 'h.db');
     expect(await main(['history', 'add', ...runs, '--db', db])).toBe(0);

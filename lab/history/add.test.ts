@@ -39,7 +39,7 @@ const [first, second, third] = syntheticRuns({ runs: 3 }).map((results, i) =>
 const NOW = '2026-12-01T00:00:00.000Z';
 
 describe('history add', () => {
-  it('stores each run with its commit, machine, metrics and every round, read back as written', () => {
+  it('stores a run with its commit, machine, metrics and rounds, read back as written', () => {
     withDb((db) => {
       const outcome = addRuns(db, [runRecord(first, undefined)], NOW);
       expect(outcome.added).toHaveLength(1);
@@ -91,7 +91,7 @@ describe('history add', () => {
     });
   });
 
-  it('takes --commit over the recorded one, the tree then unknown, and refuses no commit at all', () => {
+  it('takes --commit over the recorded one (tree unknown), and refuses no commit at all', () => {
     expect(runRecord(first, OTHER_COMMIT)).toMatchObject({ commit: OTHER_COMMIT, dirty: null });
     expect(runRecord(first, syntheticCommit(1)).dirty).toBe(false);
     const bare = named(sampleResults(), 'bare.json');

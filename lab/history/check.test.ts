@@ -133,7 +133,10 @@ describe('a history with nothing to judge by', () => {
     const error = labErrorOf(() => checkDocument(db, elsewhere, OPTIONS));
     expect(error.code).toBe('NO_USABLE_HISTORY');
     expect(error.message).toMatch(
-      /holds no run of synthetic on this machine \([0-9a-f]{12}\), only of other machines \([0-9a-f]{12}, 2 run\(s\), differing in cores 2 → 8, kernel 6\.1 → 6\.18\.44\)/,
+      new RegExp(
+        'holds no run of synthetic on this machine \\([0-9a-f]{12}\\), only of other machines ' +
+          '\\([0-9a-f]{12}, 2 run\\(s\\), differing in cores 2 → 8, kernel 6\\.1 → 6\\.18\\.44\\)',
+      ),
     );
     db.close();
   });

@@ -136,7 +136,9 @@ export function formatRuns(runs: readonly HistoryRun[], json: boolean): string {
     ];
   });
   const machines = new Set(runs.map((run) => run.fingerprint)).size;
-  const summary = `${runs.length} results file(s), ${groups.size} commit(s) × machine, ${machines} machine(s)`;
+  const summary =
+    `${runs.length} results file(s), ${groups.size} commit(s) × machine, ` +
+    `${machines} machine(s)`;
   return [...alignedTable(RUNS_HEADER, rows), summary].join('\n');
 }
 

@@ -48,7 +48,7 @@ describe('tTestLimits', () => {
     expect(tTestLimits([3, 3, 3], 0.99)).toBe('no spread');
   });
 
-  it('lets a value of the same distribution past its upper limit at the rate the boundary says', () => {
+  it('lets a value of the same distribution past its limit as often as the boundary says', () => {
     const random = new SeededRandom(41);
     const trials = 4_000;
     let beyond = 0;

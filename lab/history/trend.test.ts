@@ -48,7 +48,7 @@ describe('buildTrend', () => {
     db.close();
   });
 
-  it('keeps machines and parameters apart, one series each, and leaves out other experiments', () => {
+  it('keeps machines and parameters apart, a series each, and leaves out other experiments', () => {
     const [run] = syntheticRuns({ runs: 1 });
     const elsewhere = { ...run!, environment: { ...run!.environment, cpuCores: 16 } };
     const full = { ...run!, quick: false };

@@ -41,7 +41,7 @@ const trend: TrendDocument = {
 };
 
 describe('trend charts', () => {
-  it('draws one chart per quantity of the experiment, a panel per metric, commits in run order', () => {
+  it('draws a chart per quantity of the experiment, a panel per metric, commits in order', () => {
     const charts = trendCharts(trend, 'puzzle');
     expect(charts.map((chart) => chart.chartId)).toEqual(['trend-ratioBA', 'trend-fsyncsPerMsg']);
     const ratio = charts[0]!.spec as {
