@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { LabError } from '../errors.js';
-import { DIRECTIONS, METRIC_CLASSES, type Metric, metricSchema } from '../results.js';
+import { COMMIT_ID, DIRECTIONS, METRIC_CLASSES, type Metric, metricSchema } from '../results.js';
 import { canonicalJson } from './canonical-json.js';
 import { type MachineFields, machineFieldsSchema } from './fingerprint.js';
 import type { RunRecord, SeriesKey } from './run-record.js';
@@ -39,6 +39,7 @@ export interface SeriesCount extends SeriesKey {
   readonly runs: number;
 }
 
+/** A column holding JSON: parsed, then checked by `schema`. */
 const json = <T extends z.ZodType>(schema: T) =>
   z.string().transform((text, context) => {
     try {
@@ -51,7 +52,7 @@ const json = <T extends z.ZodType>(schema: T) =>
 
 const runRow = z.object({
   id: z.number().int(),
-  commit_id: z.string(),
+  commit_id: z.string().regex(COMMIT_ID),
   dirty: z.union([z.literal(0), z.literal(1), z.null()]),
   started_at: z.iso.datetime(),
   fingerprint: z.string().length(64),
