@@ -8,6 +8,12 @@ export type LabErrorCode =
   | 'NOT_A_DISK'
   | 'UNKNOWN_EXPERIMENT'
   | 'INVALID_RESULTS'
+  // A results history (lab/history/) that cannot be used: missing, not one, newer, or conflicting.
+  | 'INVALID_HISTORY'
+  // A history holding no run to judge a results file against (another machine, experiment).
+  | 'NO_USABLE_HISTORY'
+  // The SQLite addon (better-sqlite3) did not load on this machine.
+  | 'SQLITE_UNAVAILABLE'
   | 'CHECK_FAILED'
   | 'BAD_REF';
 

@@ -62,6 +62,20 @@ export function readResultsDirectory(dir: string, fail: Fail): NamedResults[] {
   });
 }
 
+/**
+ * The documents of one input: a results file, or every results document directly in a folder
+ * (a `loglab run --out` folder). A path that does not exist, and a folder with no results file,
+ * are refused.
+ */
+export function readResultsInput(input: string, fail: Fail): NamedResults[] {
+  const stat = fs.statSync(input, { throwIfNoEntry: false });
+  if (stat === undefined) throw fail(`${input} does not exist; check the path`);
+  if (!stat.isDirectory()) return [parseNamedResults(readJson(input, fail), input, fail)];
+  const docs = readResultsDirectory(input, fail);
+  if (docs.length === 0) throw fail(`${input} holds no results file; pass a run's --out folder`);
+  return docs;
+}
+
 /** The sentence for a document whose metric contract was inferred (written before it existed). */
 export function inferredContractNote(file: string): string {
   return (

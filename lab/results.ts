@@ -79,6 +79,9 @@ export const predictionSchema = z.object({
   basis: z.string().optional(),
 });
 
+/** A full git commit id: 40 hex digits, or 64 in a SHA-256 repository. */
+export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 export const environmentSchema = z.object({
   hostname: z.string(),
   os: z.string(),
@@ -119,6 +122,15 @@ export const environmentSchema = z.object({
    * page-cache rates then depend on which memory a round gets. Missing in older files.
    */
   freePageReporting: z.boolean().optional(),
+  /**
+   * The loglab checkout that ran (lab/probes/git-checkout.ts): its commit, and whether tracked
+   * files differed from it; null when loglab was not a git checkout of its own (installed from
+   * npm). Missing in files written before it was recorded. `loglab history` keys runs by it.
+   */
+  git: z
+    .object({ commit: z.string().regex(COMMIT_ID), dirty: z.boolean() })
+    .nullable()
+    .optional(),
 });
 
 /** `cpuSteal` at or above this share is noted in the results and warned of in reports. */

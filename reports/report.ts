@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { type TrendDocument, trendDocumentSchema } from '../lab/history/trend-document.js';
 import { type ExperimentDeclarations, withDeclarations } from '../lab/results-declarations.js';
 import { experimentCharts } from './charts/experiment-charts.js';
 import {
@@ -14,6 +15,7 @@ import {
   glanceChartSpec,
 } from './charts/glance-chart.js';
 import { renderPng, renderSvg } from './charts/render.js';
+import { trendCharts } from './charts/trend-chart.js';
 import type { VegaLiteSpec } from './charts/vega-lite-spec.js';
 import { renderHtml } from './html.js';
 import { loadResults, type ReportInput } from './load-results.js';
@@ -103,9 +105,23 @@ async function drawChart(
   };
 }
 
+/** The charts the group's documents declare, then its trends across commits, if any. */
+function chartsToDraw(group: ExperimentGroup, trend: TrendDocument | null): ChartToDraw[] {
+  const declared = experimentCharts(group).map((built) => ({
+    experimentId: built.experimentId,
+    chartId: built.def.id,
+    title: built.def.title,
+    howToRead: built.def.howToRead,
+    spec: built.spec,
+  }));
+  const trends = trend === null ? [] : trendCharts(trend, group.id);
+  return [...declared, ...trends.map((built) => ({ experimentId: group.id, ...built }))];
+}
+
 async function drawAll(
   groups: readonly ExperimentGroup[],
   outDir: string,
+  trend: TrendDocument | null,
 ): Promise<{
   byExperiment: Map<string, ReportChart[]>;
   drawn: DrawnChart[];
@@ -116,18 +132,8 @@ async function drawAll(
   const drawn: DrawnChart[] = [];
   for (const group of groups) {
     const charts: ReportChart[] = [];
-    for (const built of experimentCharts(group)) {
-      const result = await drawChart(
-        {
-          experimentId: built.experimentId,
-          chartId: built.def.id,
-          title: built.def.title,
-          howToRead: built.def.howToRead,
-          spec: built.spec,
-        },
-        outDir,
-        used,
-      );
+    for (const built of chartsToDraw(group, trend)) {
+      const result = await drawChart(built, outDir, used);
       charts.push(result.chart);
       drawn.push(result);
     }
@@ -149,6 +155,11 @@ export interface ReportOptions {
    * one its experiment gets the generic chart and raw quantity names.
    */
   readonly experiments?: readonly ExperimentDeclarations[];
+  /**
+   * A results history's trends (`loglab report --history`): each experiment's section gains a
+   * chart of its gated metrics across commits. Checked against its schema here.
+   */
+  readonly trend?: TrendDocument;
 }
 
 /**
@@ -177,7 +188,8 @@ export async function writeReport(
   }));
   const order = known.map((experiment) => experiment.id);
   const groups = groupByExperiment(labelRuns(documents), order);
-  const { byExperiment, drawn } = await drawAll(groups, outDir);
+  const trend = options.trend === undefined ? null : trendDocumentSchema.parse(options.trend);
+  const { byExperiment, drawn } = await drawAll(groups, outDir, trend);
   const answer = firstPuzzleAnswer(groups);
   const glanceSpec = answer === null ? null : glanceChartSpec(answer);
   const glance =

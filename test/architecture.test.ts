@@ -34,7 +34,8 @@ const RULES: Readonly<Record<Folder, (target: string) => boolean>> = {
     ['experiments/', 'lab/'].some((folder) => target.startsWith(folder)) ||
     STORAGE_ENTRIES.includes(target),
   // The results contract: the document's types and reader, the chart declarations documents
-  // carry, and the experiments' declarations a caller may hand in for older documents; and
+  // carry, the experiments' declarations a caller may hand in for older documents, and the
+  // trend document a results history hands in (data only, never the history's database); and
   // lab/format.ts, which imports nothing, so that a figure reads the same in the report as in
   // the CLI. No experiment's own file: a report draws what the documents declare.
   reports: (target) =>
@@ -43,6 +44,7 @@ const RULES: Readonly<Record<Folder, (target: string) => boolean>> = {
       'lab/results.ts',
       'lab/chart-spec.ts',
       'lab/results-declarations.ts',
+      'lab/history/trend-document.ts',
       'lab/format.ts',
     ].includes(target),
 };

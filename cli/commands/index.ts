@@ -6,6 +6,7 @@ import { registerCiCommand } from './ci.js';
 import { registerCompareCommand } from './compare.js';
 import { registerDumpCommand } from './dump.js';
 import { registerExportCommand } from './export.js';
+import { registerHistoryCommand } from './history.js';
 import { registerLabCommand } from './lab.js';
 import { registerListCommand } from './list.js';
 import { registerModelCommand } from './model.js';
@@ -25,6 +26,7 @@ export const commands: readonly RegisterCommand[] = [
   registerPlanCommand,
   registerCompareCommand,
   registerCiCommand,
+  registerHistoryCommand,
   registerExportCommand,
   registerBenchCommand,
   registerAppendCommand,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { samplePageCache, samplePuzzle } from '../../test/fixtures/sample-experiments.js';
 import { main } from '../cli.js';
 import { writeResultsFile } from '../../lab/results.js';
+import { writeSyntheticRuns } from '../../test/fixtures/synthetic-history.js';
 
 let dir: string;
 let stdout: string[];
@@ -66,6 +67,20 @@ describe('loglab report', () => {
       `loglab: INVALID_RESULTS: reports: no valid results ` +
         `document among 1 input(s): ${broken}: `,
     );
+  });
+
+  it('charts the gated metrics across commits from --history, and refuses a bad one', async () => {
+    const runs = writeSyntheticRuns(dir, { runs: 4 });
+    const db = path.join(dir, 'h.db');
+    expect(await main(['history', 'add', ...runs, '--db', db])).toBe(0);
+    const out = path.join(dir, 'out');
+    expect(await main(['report', runs[3]!, '--history', db, '--out', out])).toBe(0);
+    expect(fs.existsSync(path.join(out, 'charts', 'synthetic-trend-ratioba.svg'))).toBe(true);
+    expect(fs.readFileSync(path.join(out, 'report.md'), 'utf8')).toContain(
+      '![synthetic across commits: ratioBA](charts/synthetic-trend-ratioba.png)',
+    );
+    expect(await main(['report', runs[3]!, '--history', runs[0]!, '--out', out])).toBe(2);
+    expect(stderr.join('')).toContain('is not a loglab history');
   });
 
   it('exits 2 when given no files', async () => {

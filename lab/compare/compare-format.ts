@@ -9,6 +9,7 @@ import {
   isGated,
 } from './compare.js';
 import { formatFigure } from '../format.js';
+import { alignedTable } from '../text-table.js';
 
 export const COMPARE_FORMATS = ['text', 'md', 'json'] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
@@ -48,18 +49,27 @@ function interval(metric: MetricComparison): string {
 }
 
 /**
- * The verdict, and why it cannot fail where it cannot: always for a figure its contract would gate
- * but its rounds do not, else only when it moved (the summary line says raw timings are reported).
+ * The verdict as a table shows it, and why it cannot fail where it cannot: always for a figure
+ * its contract would gate but its rounds do not, else only when it moved (the summary line says
+ * raw timings are reported).
  */
-function verdict(metric: MetricComparison, gateTimings: boolean): string {
+export function verdictCell(
+  metric: { readonly verdict: string; readonly notGated?: string | null } & Pick<
+    MetricComparison,
+    'direction' | 'gated' | 'class' | 'kind'
+  >,
+  gateTimings = false,
+): string {
   const quiet = metric.verdict === 'within noise' || metric.verdict === 'unchanged';
-  if (metric.notGated === null || (quiet && !isGated(metric, gateTimings))) return metric.verdict;
+  // A judgement that carries no reason of its own (a history's) says only that it cannot fail.
+  const notGated = metric.notGated ?? (metric.gated ? null : 'reported only');
+  if (notGated === null || (quiet && !isGated(metric, gateTimings))) return metric.verdict;
   if (metric.direction === 'informational') return `${metric.verdict} (informational)`;
-  return `${metric.verdict} (not gated: ${metric.notGated})`;
+  return `${metric.verdict} (not gated: ${notGated})`;
 }
 
 /** `counter`, `measurement`, `timing`, and `ratio` after a within-run ratio's class. */
-function classCell(metric: MetricComparison): string {
+export function classCell(metric: Pick<MetricComparison, 'kind' | 'class'>): string {
   return metric.kind === 'ratio' ? `${metric.class} ratio` : metric.class;
 }
 
@@ -71,7 +81,7 @@ function rows(comparison: Comparison): string[][] {
     value(metric.current, metric.unit),
     change(metric),
     interval(metric),
-    verdict(metric, comparison.gateTimings),
+    verdictCell(metric, comparison.gateTimings),
   ]);
 }
 
@@ -106,18 +116,9 @@ export function summaryLine(comparison: Comparison): string {
 }
 
 function textTable(comparison: Comparison): string {
-  const table = [[...HEADER], ...rows(comparison)];
-  const widths = HEADER.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
-  const lines = table.map((row) =>
-    row
-      .map((text, column) => text.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
-  lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
   return [
     `${comparison.baselineFile} → ${comparison.currentFile}`,
-    ...lines,
+    ...alignedTable(HEADER, rows(comparison)),
     ...comparison.warnings.map((warning) => `warning: ${warning}`),
     summaryLine(comparison),
   ].join('\n');

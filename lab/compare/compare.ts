@@ -234,19 +234,25 @@ function warningsFor(baseline: Results, current: Results): string[] {
   return warnings;
 }
 
-function judge(direction: Direction, better: boolean): Verdict {
+/** `improved` or `regressed` by the metric's direction; `changed` for an informational one. */
+export function judge(direction: Direction, better: boolean): Verdict {
   if (direction === 'informational') return 'changed';
   return better ? 'improved' : 'regressed';
 }
 
 type Judged = Pick<MetricComparison, 'verdict' | 'ci95' | 'intervalNote'>;
 
-function compareCounter(old: Metric, now: Metric, direction: Direction): Judged {
-  const difference = now.median - old.median;
-  const scale = Math.max(Math.abs(old.median), Math.abs(now.median));
+/** A counter's verdict: any change beyond floating-point rounding counts, by its direction. */
+export function counterVerdict(before: number, after: number, direction: Direction): Verdict {
+  const difference = after - before;
+  const scale = Math.max(Math.abs(before), Math.abs(after));
   const changed = Math.abs(difference) > COUNTER_RELATIVE_TOLERANCE * scale;
+  return changed ? judge(direction, (direction === 'higher') === difference > 0) : 'unchanged';
+}
+
+function compareCounter(old: Metric, now: Metric, direction: Direction): Judged {
   return {
-    verdict: changed ? judge(direction, (direction === 'higher') === difference > 0) : 'unchanged',
+    verdict: counterVerdict(old.median, now.median, direction),
     ci95: null,
     intervalNote: 'counter: compared exactly',
   };

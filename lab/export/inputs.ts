@@ -5,34 +5,14 @@
  * would give two series the same names, so they are refused. The baseline of a JUnit report is
  * matched to them by experiment id.
  */
-import * as fs from 'node:fs';
 import { LabError } from '../errors.js';
-import {
-  type NamedResults,
-  inferredContractNote,
-  parseNamedResults,
-  readJson,
-  readResultsDirectory,
-} from '../results-documents.js';
+import { type NamedResults, inferredContractNote, readResultsInput } from '../results-documents.js';
 
 function unusable(message: string): LabError {
   return new LabError('INVALID_RESULTS', `export: ${message}`);
 }
 
-/** Every results document directly in `dir`; none is refused. */
-function readDirectory(dir: string): NamedResults[] {
-  const docs = readResultsDirectory(dir, unusable);
-  if (docs.length === 0) throw unusable(`${dir} holds no results file; pass a run's --out folder`);
-  return docs;
-}
-
-function readPath(input: string): NamedResults[] {
-  const stat = fs.statSync(input, { throwIfNoEntry: false });
-  if (stat === undefined) throw unusable(`${input} does not exist; check the path`);
-  return stat.isDirectory()
-    ? readDirectory(input)
-    : [parseNamedResults(readJson(input, unusable), input, unusable)];
-}
+const readPath = (input: string): NamedResults[] => readResultsInput(input, unusable);
 
 /** The documents of every file and directory given, refusing an experiment given twice. */
 export function readExportInputs(inputs: readonly string[]): NamedResults[] {

@@ -11,6 +11,7 @@ import { readDiskAttribute, readQueueSetting, resolveBlockDevice } from './block
 import { LabError } from '../errors.js';
 import { formatBytes } from '../format.js';
 import { freePageReportingOn } from './free-page-reporting.js';
+import { loglabCheckout } from './git-checkout.js';
 import { findMount } from './mounts.js';
 import { canDropPageCache } from './page-cache.js';
 import { classifyStorage } from './storage-kind.js';
@@ -128,6 +129,7 @@ export function captureEnvironment(dir: string, options: CaptureOptions = {}): E
     storage: classifyStorage(absolute, options).kind,
     canDropCaches: canDropPageCache(),
     freePageReporting: freePageReportingOn(options.sysRoot ?? '/sys'),
+    git: loglabCheckout(),
   };
 }
 

@@ -61,7 +61,8 @@ const POINT_TEXT_SIZE = 10;
 /** Half the width a dodged series may move within its category band. */
 const DODGE_BAND = 0.5;
 
-const CONFIG: Json = {
+/** Fonts, sizes and colours every report chart shares. */
+export const CHART_CONFIG: Json = {
   font: 'sans-serif',
   background: 'white',
   padding: 12,
@@ -438,8 +439,13 @@ export function buildChartSpec(def: ChartDef, panels: readonly PanelData[]): Veg
   const only = panels[0];
   if (panels.length === 1 && only !== undefined) {
     const size = { widthPx: SINGLE_PANEL_WIDTH_PX, heightPx: PLOT_HEIGHT_PX, maxColumns: 3 };
-    return { title, config: CONFIG, ...panelSpec(only, size) };
+    return { title, config: CHART_CONFIG, ...panelSpec(only, size) };
   }
   const size = { widthPx: CONCAT_PANEL_WIDTH_PX, heightPx: SMALL_PLOT_HEIGHT_PX, maxColumns: 2 };
-  return { title, config: CONFIG, columns: 2, concat: panels.map((data) => panelSpec(data, size)) };
+  return {
+    title,
+    config: CHART_CONFIG,
+    columns: 2,
+    concat: panels.map((data) => panelSpec(data, size)),
+  };
 }
