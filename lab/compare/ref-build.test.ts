@@ -73,4 +73,22 @@ describe('building the baseline of --against', () => {
     expect(fs.readdirSync(parent)).toEqual([]);
     expect(worktrees(repo)).toBe(1);
   });
+
+  it("shares this tree's node_modules when the lockfiles are the same, and leaves them be", () => {
+    const { repo } = repository();
+    commit(repo, { 'package-lock.json': '{"lockfileVersion":3}\n' }, 'a lockfile');
+    fs.mkdirSync(path.join(repo, 'node_modules'));
+    fs.writeFileSync(path.join(repo, 'node_modules', 'kept'), 'mine\n');
+    const parent = newDir();
+    const steps: string[] = [];
+    // No tsx in these node_modules: the build stops at its smoke run, after sharing them.
+    expect(() => buildRef(repo, 'HEAD', parent, (line) => steps.push(line))).toThrow(
+      /step 'loglab list' failed/,
+    );
+    expect(steps.join('\n')).toMatch(
+      /the same package-lock.json as this tree: its node_modules shared/,
+    );
+    expect(fs.readFileSync(path.join(repo, 'node_modules', 'kept'), 'utf8')).toBe('mine\n');
+    expect(fs.readdirSync(parent)).toEqual([]);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The baseline of `--against REF`, built as a project's CI would: a temporary `git worktree` of
- * the ref, its own `npm ci` from its own lockfile (npm's cache makes a repeat take seconds), and
- * one run of its CLI (`loglab list`) to prove it loads. Each step that fails is named with the
+ * the ref, its own `npm ci` from its own lockfile (npm's cache makes a repeat take seconds; an
+ * identical lockfile shares this tree's node_modules), and one run of its CLI (`loglab list`) to
+ * prove it loads. Each step that fails is named with the
  * beginning and end of what it printed; the worktree is removed whatever happens.
  */
 import { spawnSync } from 'node:child_process';
@@ -51,6 +52,27 @@ export function resolveRef(repo: string, ref: string): string {
   return commit;
 }
 
+/**
+ * The ref's dependencies: its own `npm ci`, or, when its lockfile is byte for byte the tree
+ * under test's, that tree's node_modules (the same packages, and no second build of the native
+ * ones: better-sqlite3 compiles for a minute on a 2-core machine).
+ */
+function install(repo: string, dir: string, ref: string, progress: (line: string) => void): void {
+  const lockfile = (root: string) => {
+    const file = path.join(root, 'package-lock.json');
+    return fs.existsSync(file) ? fs.readFileSync(file) : null;
+  };
+  const ours = lockfile(repo);
+  const modules = path.join(repo, 'node_modules');
+  if (ours !== null && fs.existsSync(modules) && ours.equals(lockfile(dir) ?? Buffer.alloc(0))) {
+    progress(`against ${ref}: the same package-lock.json as this tree: its node_modules shared`);
+    fs.symlinkSync(modules, path.join(dir, 'node_modules'));
+    return;
+  }
+  progress(`against ${ref}: npm ci`);
+  step(ref, 'npm ci', 'npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], dir);
+}
+
 /** Checks out `ref` into a fresh worktree under `parent`, installs and smoke-tests it. */
 export function buildRef(
   repo: string,
@@ -78,8 +100,7 @@ export function buildRef(
       repo,
     );
     const checkout = readCheckout(dir, `the ref ${ref}`);
-    progress(`against ${ref}: npm ci`);
-    step(ref, 'npm ci', 'npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], dir);
+    install(repo, dir, ref, progress);
     const [node, args] = commandOf(checkout, ['list']);
     step(ref, 'loglab list', node, args, dir);
     return { ref, checkout, remove };
