@@ -367,8 +367,11 @@ export class Log {
   }
 
   /**
-   * The first offset whose time-index entry is at or after `timestampMs` (entries are one index
-   * interval apart, so this is precise to about one interval); the end offset when none is.
+   * The first record whose time is at or after `timestampMs`; the end offset when none is. The
+   * records carry no time: a record's time is the largest time its segment's time index read up
+   * to it (Kafka's max timestamp so far; read for each segment's first record and with each
+   * offset entry), so with a sparse index the answer is precise to one index interval
+   * (docs/storage.md).
    */
   offsetForTime(timestampMs: number): Offset {
     this.#checkOpen();
