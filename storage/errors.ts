@@ -47,6 +47,12 @@ export type StorageErrorCode =
   /** A compression codec's native library did not load on this platform. */
   | 'CODEC_UNAVAILABLE';
 
+/** Offsets `firstOffset` to `lastOffset`, both included. */
+export interface OffsetRange {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+}
+
 export interface StorageErrorContext {
   readonly file?: string;
   readonly positionBytes?: number;
@@ -59,12 +65,18 @@ export interface StorageErrorContext {
   /** Who holds a lock, as far as is known (pid, host, since). */
   readonly holder?: string;
   readonly reason?: string;
+  /** An append of several records that stopped: the record that stopped it, counted from 0. */
+  readonly recordIndex?: number;
+  /** What that append stored before it stopped (still in the log); null when nothing. */
+  readonly stored?: OffsetRange | null;
   readonly cause?: unknown;
 }
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
   readonly context: StorageErrorContext;
+  /** The message without its `storage: ` prefix, for an error that quotes this one. */
+  readonly detail: string;
 
   constructor(code: StorageErrorCode, message: string, context: StorageErrorContext = {}) {
     super(
@@ -74,6 +86,7 @@ export class StorageError extends Error {
     this.name = 'StorageError';
     this.code = code;
     this.context = context;
+    this.detail = message;
   }
 }
 
