@@ -45,7 +45,13 @@ export type StorageErrorCode =
   /** A Kafka record batch failed a check on read (magic, CRC, lengths, varints, codec, size). */
   | 'CORRUPT_BATCH'
   /** A compression codec's native library did not load on this platform. */
-  | 'CODEC_UNAVAILABLE';
+  | 'CODEC_UNAVAILABLE'
+  /**
+   * An entry under the name of one of a log's or queue's files that is not a regular file it
+   * may write (a symbolic link, a directory, a FIFO, socket or device, a file another name links):
+   * move it out of the directory (directory-entries.ts).
+   */
+  | 'UNSAFE_ENTRY';
 
 /** Offsets `firstOffset` to `lastOffset`, both included. */
 export interface OffsetRange {

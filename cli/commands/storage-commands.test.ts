@@ -6,6 +6,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -540,6 +541,23 @@ describe('append says what it stored, even when it then fails', () => {
     expect(append.stdout).toBe('appended 1 records: first offset 2, last offset 2\n');
     const quiet = await runWithInput(['append', dir], 'four\n');
     expect(quiet.stderr).toBe('');
+  });
+
+  it('a symbolic link at a file of the log is one line naming it, exit 2, nothing stored', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir], 'one\n');
+    const outside = join(newDir(), 'elsewhere.log');
+    const segment = join(dir, '00000000000000000000.log');
+    renameSync(segment, outside);
+    symlinkSync(outside, segment);
+    const before = readFileSync(outside);
+    const append = await runWithInput(['append', dir], 'two\n');
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('');
+    expect(oneLine(append.stderr)).toContain(
+      `loglab: UNSAFE_ENTRY: storage: ${segment} is a symbolic link (to ${outside})`,
+    );
+    expect(readFileSync(outside)).toEqual(before);
   });
 
   it('a directory it cannot create is one line and exit 2', async () => {
