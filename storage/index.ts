@@ -405,6 +405,13 @@ export type { FileLock } from './file-io.js';
 /** Calls and bytes a `FileIO` has made: writes, reads, fdatasyncs and directory fsyncs. */
 export type { FileIOCounters } from './file-io.js';
 
+/**
+ * What `FileIO.inspect` says of a directory entry, a symbolic link not followed: its kind, links
+ * and identity. The log refuses entries under its files' names that it would not write safely
+ * (UNSAFE_ENTRY, docs/storage.md). Needed to implement a `FileIO` of one's own.
+ */
+export type { EntryKind, EntryStat } from './file-io.js';
+
 /** The `FileIO` on node:fs that everything uses by default. */
 export { NodeFileIO } from './file-io.js';
 
