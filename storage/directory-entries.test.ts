@@ -33,6 +33,7 @@ import { isStorageError, type StorageError } from './errors.js';
 import { NodeFileIO } from './file-io.js';
 import { Log } from './log.js';
 import { LogQueue } from './log-queue.js';
+import { writeRecoveryPoint } from './recovery-point.js';
 import { segmentFileName } from './segment-files.js';
 import { SlotFileQueue } from './slot-file.js';
 
@@ -144,26 +145,23 @@ function expectRefusalNaming(refusal: unknown, file: string): void {
 }
 
 /**
- * Where the rules let an open go on: a hard link to a file replaced by a rename (directory-
- * entries.ts). Everything else is refused.
+ * Places `kind` at `name`, runs, and checks the outcome: refused, naming the entry, but where the
+ * rules let a hard link be (`linkAllowed`: a file the open does not write in place, see
+ * directory-entries.ts); and nothing outside changed either way.
  */
-function goesOn(kind: Kind, name: string): boolean {
-  return kind === 'hard link' && ['recovery-point', 'record-limit', 'head'].includes(name);
-}
-
 async function check(
   kind: Kind,
   setup: Setup,
   name: string,
+  linkAllowed: boolean,
   run: () => Promise<unknown>,
-  entryName = name,
 ): Promise<void> {
-  const entry = join(setup.dir, entryName);
+  const entry = join(setup.dir, name);
   const cleanup = await place(kind, entry, setup.outside);
   const before = snapshot(setup.outside);
   try {
     const refusal = await run();
-    if (goesOn(kind, name)) expect(refusal).toBeNull();
+    if (kind === 'hard link' && linkAllowed) expect(refusal).toBeNull();
     else expectRefusalNaming(refusal, entry);
   } finally {
     cleanup();
@@ -207,28 +205,30 @@ async function useLog(setup: Setup & { bases: number[] }): Promise<unknown> {
   );
 }
 
-const LOG_NAMES: readonly [string, (bases: number[], end: number) => string][] = [
-  ['a sealed segment', (bases) => segmentFileName(bases[0]!, '.log')],
-  ['a sealed index', (bases) => segmentFileName(bases[0]!, '.index')],
-  ['a sealed time index', (bases) => segmentFileName(bases[0]!, '.timeindex')],
-  ['the active segment', (bases) => segmentFileName(bases.at(-1)!, '.log')],
-  ['a segment to come', (_, end) => segmentFileName(end + 7, '.timeindex')],
-  ['the lock', () => '.lock'],
-  ['the recovery point', () => 'recovery-point'],
-  ["the recovery point's temporary file", () => 'recovery-point.tmp'],
-  ['the record limit', () => 'record-limit'],
-  ["the record limit's temporary file", () => 'record-limit.tmp'],
-  ['the spare segment', () => 'spare-segment'],
-  ['a spare being laid out', () => 'spare-segment.layout'],
+/** Each name of the log's files: what it is, the name, whether a hard link there is let be. */
+const LOG_NAMES: readonly [string, (bases: number[], end: number) => string, boolean][] = [
+  ['a sealed segment', (bases) => segmentFileName(bases[0]!, '.log'), true],
+  ['a sealed index', (bases) => segmentFileName(bases[0]!, '.index'), true],
+  ['a sealed time index', (bases) => segmentFileName(bases[0]!, '.timeindex'), true],
+  ['the active segment', (bases) => segmentFileName(bases.at(-1)!, '.log'), false],
+  ["the active segment's index", (bases) => segmentFileName(bases.at(-1)!, '.index'), false],
+  ['a segment to come', (_, end) => segmentFileName(end + 7, '.timeindex'), false],
+  ['the lock', () => '.lock', false],
+  ['the recovery point', () => 'recovery-point', true],
+  ["the recovery point's temporary file", () => 'recovery-point.tmp', false],
+  ['the record limit', () => 'record-limit', true],
+  ["the record limit's temporary file", () => 'record-limit.tmp', false],
+  ['the spare segment', () => 'spare-segment', true],
+  ['a spare being laid out', () => 'spare-segment.layout', true],
 ];
 
 describe.each(kinds)('a %s under the name of a file of the log', (kind) => {
   it.each(LOG_NAMES)(
     'as %s: refused, or the log goes on, and nothing outside changes',
-    async (_, nameOf) => {
+    async (_, nameOf, linkAllowed) => {
       const setup = writtenLog();
       const name = nameOf(setup.bases, setup.end);
-      await check(kind, setup, name, () => useLog(setup));
+      await check(kind, setup, name, linkAllowed, () => useLog(setup));
     },
   );
 });
@@ -264,17 +264,17 @@ describe.each(kinds)('a %s under the name of a file of a read-only log', (kind) 
 });
 
 describe.each(kinds)('a %s under the name of a file of the batched log', (kind) => {
-  const names: readonly [string, (bases: number[]) => string][] = [
-    ['a sealed segment', (bases) => segmentFileName(bases[0]!, '.log')],
-    ['a sealed index', (bases) => segmentFileName(bases[0]!, '.index')],
-    ['the active segment', (bases) => segmentFileName(bases.at(-1)!, '.log')],
-    ['the lock', () => '.lock'],
-    ['the recovery point', () => 'recovery-point'],
-    ["the recovery point's temporary file", () => 'recovery-point.tmp'],
+  const names: readonly [string, (bases: number[]) => string, boolean][] = [
+    ['a sealed segment', (bases) => segmentFileName(bases[0]!, '.log'), true],
+    ['a sealed index', (bases) => segmentFileName(bases[0]!, '.index'), true],
+    ['the active segment', (bases) => segmentFileName(bases.at(-1)!, '.log'), false],
+    ['the lock', () => '.lock', false],
+    ['the recovery point', () => 'recovery-point', true],
+    ["the recovery point's temporary file", () => 'recovery-point.tmp', false],
   ];
   it.each(names)(
     'as %s: refused, or the log goes on, and nothing outside changes',
-    async (_, nameOf) => {
+    async (_, nameOf, linkAllowed) => {
       const [dir, outside] = [newDir(), newDir()];
       const options = { durability: 'none', segmentBytes: 1024, indexIntervalBytes: 200 } as const;
       const batch = [{ value: Buffer.alloc(150) }, { value: Buffer.alloc(150) }];
@@ -283,7 +283,7 @@ describe.each(kinds)('a %s under the name of a file of the batched log', (kind) 
       const bases = written.segments().map((segment) => segment.baseOffset);
       await written.close();
       const name = nameOf(bases);
-      await check(kind, { dir, outside }, name, () =>
+      await check(kind, { dir, outside }, name, linkAllowed, () =>
         outcomeOf(
           () => BatchedLog.open(dir, options),
           async (log) => {
@@ -308,7 +308,7 @@ describe.each(kinds)("a %s under the name of the queues' own files", (kind) => {
       await queue.close();
     };
     await cycle(LogQueue.open(dir, options));
-    await check(kind, { dir, outside }, name, () =>
+    await check(kind, { dir, outside }, name, name === 'head', () =>
       outcomeOf(() => LogQueue.open(dir, options), cycle),
     );
   });
@@ -320,7 +320,7 @@ describe.each(kinds)("a %s under the name of the queues' own files", (kind) => {
       const queue = SlotFileQueue.open(dir, { durability: 'none' });
       await queue.send(Buffer.from('one'));
       await queue.close();
-      await check(kind, { dir, outside }, name, () =>
+      await check(kind, { dir, outside }, name, false, () =>
         outcomeOf(
           () => SlotFileQueue.open(dir, { durability: 'none' }),
           async (opened) => {
@@ -372,6 +372,51 @@ describe('entries left while the log runs', () => {
   });
 });
 
+describe('sealed segments with another link: read, and checked before the log writes them', () => {
+  it('retention does not keep one as the spare to write over: it unlinks the name', async () => {
+    const [dir, outside] = [newDir(), newDir()];
+    const options = { durability: 'always', syncMode: 'inline', segmentBytes: 1024 } as const;
+    const log = Log.open(dir, options);
+    for (let i = 0; i < 20; i++) await log.append(body(i));
+    const [first, second] = log.segments();
+    const target = join(outside, 'target.bin');
+    copyFileSync(first!.logPath, target);
+    rmSync(first!.logPath);
+    linkSync(target, first!.logPath);
+    const before = snapshot(outside);
+    log.deleteSegmentsBelow(second!.baseOffset);
+    for (let i = 0; i < 20; i++) await log.append(body(i));
+    expect(log.segmentsReused).toBe(0);
+    await log.close();
+    expect(snapshot(outside)).toEqual(before);
+  });
+
+  it('recovery refuses to cut one a sealing recovery point names, before writing anything', () => {
+    const setup = writtenLog();
+    const sealed = join(setup.dir, segmentFileName(setup.bases[1]!, '.log'));
+    copyFileSync(sealed, join(setup.outside, 'target.bin'));
+    rmSync(sealed);
+    linkSync(join(setup.outside, 'target.bin'), sealed);
+    // A roll under `none` saves its point before the sealed segment's sync has finished.
+    const base = setup.bases[1]!;
+    const point = { segmentBaseOffset: base, positionBytes: 0, nextOffset: base, sealing: true };
+    writeRecoveryPoint(new NodeFileIO(), setup.dir, point);
+    const [before, beforeDir] = [snapshot(setup.outside), snapshot(setup.dir)];
+    let refusal: unknown = null;
+    try {
+      Log.open(setup.dir, LOG_OPTIONS);
+    } catch (error) {
+      refusal = error;
+    }
+    expectRefusalNaming(refusal, sealed);
+    expect(snapshot(setup.outside)).toEqual(before);
+    const after = snapshot(setup.dir);
+    const changed = Object.keys(after).filter((name) => after[name] !== beforeDir[name]);
+    // The writer lock's holder text and the directory's own times aside.
+    expect(changed.filter((name) => name !== '.lock' && name !== '.')).toEqual([]);
+  });
+});
+
 describe('entries the rules allow', () => {
   it('a log whose directory is itself a symbolic link opens, writes and reopens', async () => {
     const real = newDir();
@@ -389,8 +434,11 @@ describe('entries the rules allow', () => {
   it('the spare and a segment sharing one file, as a power cut in the roll can leave them, open', async () => {
     const setup = writtenLog();
     const active = join(setup.dir, segmentFileName(setup.bases.at(-1)!, '.log'));
+    appendFileSync(active, Buffer.from([0, 0, 0, 40, 1])); // a torn tail recovery cuts
+    rmSync(join(setup.dir, 'recovery-point'));
     linkSync(active, join(setup.dir, 'spare-segment'));
     const log = Log.open(setup.dir, LOG_OPTIONS);
+    expect(log.recovery.truncation).not.toBeNull();
     expect(log.recovery.spareRemoved).toBe(true);
     expect(statSync(active).nlink).toBe(1);
     expect(log.endOffset).toBe(setup.end);

@@ -21,6 +21,7 @@
  */
 import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { assert } from './errors.js';
+import { checkSoleLink } from './directory-entries.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import { indexBehind } from './index-coverage.js';
 import { prepareSpare, spareFits, writeZeros } from './preallocation.js';
@@ -38,6 +39,7 @@ import {
   openedOrAbandoned,
   removeSegmentFiles,
   segmentPaths,
+  spareNames,
 } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
@@ -362,7 +364,10 @@ export class Segment {
    * its records, of a size a full segment of this configuration has (spareFits).
    */
   get fitsAsSpare(): boolean {
-    return this.#fileBytes === this.#sizeBytes && spareFits(this.#fileBytes, this.#config);
+    if (this.#fileBytes !== this.#sizeBytes || !spareFits(this.#fileBytes, this.#config))
+      return false;
+    // Reused, it is written over: not while another name (a hard link elsewhere) shares it.
+    return this.#io.inspect(this.logPath)?.links === 1;
   }
 
   /** True when a write ending at `endBytes` would write past the preallocated space. */
@@ -469,8 +474,12 @@ export class Segment {
     this.#dropIndexEntriesFrom(endPositionBytes);
   }
 
-  /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
+  /**
+   * Cuts the log file at `positionBytes` and drops index entries at or past it. A sealed file may
+   * have other links (directory-entries.ts): the cut is refused then.
+   */
   truncate(positionBytes: number): void {
+    checkSoleLink(this.#io, this.logPath, spareNames(this.dir));
     this.#recent?.forget();
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;

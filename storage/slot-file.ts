@@ -167,7 +167,7 @@ export class SlotFileQueue implements Queue {
     // lock comes before the file is created, so of two racing creators only one goes on.
     this.#lock = lockQueueDir(this.#io, dir, this.filePath);
     try {
-      checkDirectoryEntries(this.#io, dir, slotFileUse, true);
+      checkDirectoryEntries(this.#io, dir, () => slotFileUse, true);
       if (!this.#io.exists(this.filePath)) createSlotFile(this.#io, this.filePath, this.slotBytes);
       this.#handle = this.#io.open(this.filePath, { create: true });
     } catch (error) {
