@@ -84,6 +84,7 @@ describe('exit codes', () => {
     ['INVALID_CONFIG', 2],
     ['OFFSET_OUT_OF_RANGE', 2],
     ['INVALID_SEGMENT_FILE', 2],
+    ['UNSAFE_ENTRY', 2],
     ['RECORD_TOO_LARGE', 2],
     ['LOCK_UNAVAILABLE', 2],
     ['CODEC_UNAVAILABLE', 2],

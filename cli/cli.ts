@@ -29,6 +29,8 @@ export const STORAGE_USAGE_CODES: ReadonlySet<StorageErrorCode> = new Set<Storag
   'INVALID_CONFIG',
   'OFFSET_OUT_OF_RANGE',
   'INVALID_SEGMENT_FILE',
+  // A link, directory, FIFO or socket under the name of a log's file: moving it away fixes it.
+  'UNSAFE_ENTRY',
   // A queue directory holding a file that is not the queue's: another path fixes it.
   'INVALID_QUEUE_FILE',
   // A line of `append` longer than the log's record limit: the input, not the log, is wrong.

@@ -12,8 +12,11 @@
 import * as path from 'node:path';
 import { closeAfterFailure, type FileIO, openEmptied } from './file-io.js';
 
+/** Where a file written atomically is written before its rename: `<file>.tmp`. */
+export const TEMPORARY_SUFFIX = '.tmp';
+
 export function writeFileAtomically(io: FileIO, filePath: string, bytes: Uint8Array): void {
-  const tmpPath = `${filePath}.tmp`;
+  const tmpPath = `${filePath}${TEMPORARY_SUFFIX}`;
   // A `.tmp` left by a crash holds bytes; the usual one was renamed away and is new.
   const handle = openEmptied(io, tmpPath);
   try {

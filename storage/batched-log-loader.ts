@@ -20,6 +20,8 @@
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
+import { checkDirectoryEntries } from './directory-entries.js';
+import { logFileUses } from './log-files.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
 import type { BatchedLogConfig } from './batched-log-config.js';
 import {
@@ -81,6 +83,8 @@ export function loadBatchedLog(dir: string, config: BatchedLogConfig): LoadedBat
 
 function listBaseOffsets(dir: string, config: BatchedLogConfig): number[] {
   if (!config.io.exists(dir)) return [];
+  // Before anything is written (directory-entries.ts); the lock was taken safely already.
+  checkDirectoryEntries(config.io, dir, (names) => logFileUses(dir, names), !config.readOnly);
   const bases = new Set<number>();
   for (const name of config.io.list(dir)) {
     const parsed = parseSegmentFileName(dir, name);

@@ -31,6 +31,7 @@
  */
 import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { StorageError, assert, isStorageError } from './errors.js';
+import { checkSoleLink } from './directory-entries.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { ReadWindow } from './read-window.js';
@@ -379,6 +380,8 @@ export class BatchedSegment {
   endAt(endPositionBytes: Position, nextOffset: Offset): void {
     assert(endPositionBytes <= this.#sizeBytes, 'the end is inside the file');
     if (endPositionBytes < this.#sizeBytes && !this.#config.readOnly) {
+      // A sealed file may have other links (directory-entries.ts): the cut is refused then.
+      checkSoleLink(this.#io, this.logPath);
       this.#io.truncate(this.#file(), endPositionBytes);
     }
     this.#sizeBytes = endPositionBytes;

@@ -1,4 +1,4 @@
-import type { FileHandle, FileIO, FileIOCounters, FileLock } from './file-io.js';
+import type { EntryStat, FileHandle, FileIO, FileIOCounters, FileLock } from './file-io.js';
 
 /**
  * A FileIO that hands every call to `inner`: the base of decorators (tracing, durability
@@ -103,6 +103,10 @@ export class DelegatingFileIO implements FileIO {
 
   exists(filePath: string): boolean {
     return this.inner.exists(filePath);
+  }
+
+  inspect(filePath: string): EntryStat | null {
+    return this.inner.inspect(filePath);
   }
 
   readWholeFile(filePath: string): Buffer | null {

@@ -45,7 +45,19 @@ export type StorageErrorCode =
   /** A Kafka record batch failed a check on read (magic, CRC, lengths, varints, codec, size). */
   | 'CORRUPT_BATCH'
   /** A compression codec's native library did not load on this platform. */
-  | 'CODEC_UNAVAILABLE';
+  | 'CODEC_UNAVAILABLE'
+  /**
+   * An entry under the name of one of a log's or queue's files that is not a regular file it
+   * may write (a symbolic link, a directory, a FIFO, socket or device, a file another name links):
+   * move it out of the directory (directory-entries.ts).
+   */
+  | 'UNSAFE_ENTRY';
+
+/** Offsets `firstOffset` to `lastOffset`, both included. */
+export interface OffsetRange {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+}
 
 export interface StorageErrorContext {
   readonly file?: string;
@@ -59,12 +71,18 @@ export interface StorageErrorContext {
   /** Who holds a lock, as far as is known (pid, host, since). */
   readonly holder?: string;
   readonly reason?: string;
+  /** An append of several records that stopped: the record that stopped it, counted from 0. */
+  readonly recordIndex?: number;
+  /** What that append stored before it stopped (still in the log); null when nothing. */
+  readonly stored?: OffsetRange | null;
   readonly cause?: unknown;
 }
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
   readonly context: StorageErrorContext;
+  /** The message without its `storage: ` prefix, for an error that quotes this one. */
+  readonly detail: string;
 
   constructor(code: StorageErrorCode, message: string, context: StorageErrorContext = {}) {
     super(
@@ -74,6 +92,7 @@ export class StorageError extends Error {
     this.name = 'StorageError';
     this.code = code;
     this.context = context;
+    this.detail = message;
   }
 }
 

@@ -13,10 +13,24 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { unsafeEntry } from './directory-entries.js';
 import { StorageError, assert } from './errors.js';
 import { nativeLocks } from './native-locks.js';
 
 export type FileHandle = number & { readonly __fileHandle: true };
+
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'device';
+
+/** A directory entry as `lstat` sees it: a symbolic link is not followed. */
+export interface EntryStat {
+  readonly kind: EntryKind;
+  /** Names the file has (its hard links); 1 for anything but a regular file. */
+  readonly links: number;
+  /** Equal for two names of one file (device and inode). */
+  readonly fileId: string;
+  /** Where a symbolic link points, as written in it. */
+  readonly linkTarget?: string;
+}
 
 export interface FileIOCounters {
   writeCalls: number;
@@ -43,8 +57,13 @@ export interface FileLock {
 
 export interface FileIO {
   readonly counters: FileIOCounters;
-  /** Opens for read and write, creating the file when `create` is set. */
+  /**
+   * Opens for read and write, creating the file when `create` is set. Refuses (UNSAFE_ENTRY,
+   * directory-entries.ts) a symbolic link, which it does not follow, and anything but a regular
+   * file; with `create` (a name the caller creates or empties) also a file with another link.
+   */
   open(filePath: string, options: { create: boolean }): FileHandle;
+  /** Opens a regular file for reading; refuses what `open` refuses but a file's other links. */
   openReadOnly(filePath: string): FileHandle;
   /**
    * Opens an existing file for writes that bypass the page cache (O_DIRECT, direct-write.ts):
@@ -99,7 +118,12 @@ export interface FileIO {
   mkdirp(dirPath: string): void;
   list(dirPath: string): string[];
   exists(filePath: string): boolean;
-  /** The whole file as a Buffer (callers use its methods), null when it does not exist. */
+  /** The entry at `filePath`, a symbolic link not followed; null when there is none. */
+  inspect(filePath: string): EntryStat | null;
+  /**
+   * The whole file as a Buffer (callers use its methods), null when it does not exist; refuses
+   * what `openReadOnly` refuses.
+   */
   readWholeFile(filePath: string): Buffer | null;
   /**
    * Opens (creating, as `open` does) and locks `filePath` exclusively, without waiting; null when
@@ -213,20 +237,12 @@ export class NodeFileIO implements FileIO {
   readonly #paths = new Map<number, string>();
 
   open(filePath: string, options: { create: boolean }): FileHandle {
-    try {
-      const flags = fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0);
-      return this.#track(fs.openSync(filePath, flags, 0o644), filePath);
-    } catch (cause) {
-      throw ioError('open', filePath, cause);
-    }
+    const flags = fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0);
+    return this.#openChecked(filePath, flags, options.create);
   }
 
   openReadOnly(filePath: string): FileHandle {
-    try {
-      return this.#track(fs.openSync(filePath, 'r'), filePath);
-    } catch (cause) {
-      throw ioError('open', filePath, cause);
-    }
+    return this.#openChecked(filePath, fs.constants.O_RDONLY, false);
   }
 
   openDirect(filePath: string): FileHandle | null {
@@ -234,11 +250,42 @@ export class NodeFileIO implements FileIO {
     const direct = fs.constants.O_DIRECT as number | undefined;
     if (direct === undefined) return null;
     try {
-      return this.#track(fs.openSync(filePath, fs.constants.O_RDWR | direct), filePath);
+      return this.#openChecked(filePath, fs.constants.O_RDWR | direct, false);
+    } catch (error) {
+      const cause = error instanceof StorageError ? error.context.cause : undefined;
+      if ((cause as NodeJS.ErrnoException | undefined)?.code === 'EINVAL') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Opens without following a symbolic link (O_NOFOLLOW) or waiting for a FIFO's other end
+   * (O_NONBLOCK, which a regular file ignores), then checks what was opened: a regular file, of
+   * one link when `soleLink` (FileIO.open says why). An entry it refuses is UNSAFE_ENTRY.
+   */
+  #openChecked(filePath: string, flags: number, soleLink: boolean): FileHandle {
+    const safeFlags = flags | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+    let fd: number;
+    try {
+      fd = fs.openSync(filePath, safeFlags, 0o644);
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'EINVAL') return null;
+      // ELOOP for a symbolic link, EISDIR, ENXIO for a socket: say what stands there.
+      const stat = ignoreErrors(() => this.inspect(filePath));
+      if (stat != null && stat.kind !== 'file') throw unsafeEntry(path.resolve(filePath), stat);
       throw ioError('open', filePath, cause);
     }
+    let stat: fs.Stats;
+    try {
+      stat = fs.fstatSync(fd);
+    } catch (cause) {
+      ignoreErrors(() => fs.closeSync(fd));
+      throw ioError('fstat', filePath, cause);
+    }
+    if (!stat.isFile() || (soleLink && stat.nlink > 1)) {
+      ignoreErrors(() => fs.closeSync(fd));
+      throw unsafeEntry(path.resolve(filePath), entryStatOf(stat, undefined));
+    }
+    return this.#track(fd, filePath);
   }
 
   close(handle: FileHandle): void {
@@ -410,7 +457,13 @@ export class NodeFileIO implements FileIO {
   }
 
   fsyncDir(dirPath: string): void {
-    const handle = this.openReadOnly(dirPath);
+    // The directory itself may be a symbolic link: this open follows it.
+    let handle: FileHandle;
+    try {
+      handle = this.#track(fs.openSync(dirPath, 'r'), dirPath);
+    } catch (cause) {
+      throw ioError('open', dirPath, cause);
+    }
     try {
       fs.fsyncSync(handle);
     } catch (cause) {
@@ -442,12 +495,32 @@ export class NodeFileIO implements FileIO {
     return fs.existsSync(filePath);
   }
 
-  readWholeFile(filePath: string): Buffer | null {
+  inspect(filePath: string): EntryStat | null {
+    let stat: fs.Stats;
     try {
-      return fs.readFileSync(filePath);
+      stat = fs.lstatSync(filePath);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw ioError('lstat', filePath, cause);
+    }
+    return entryStatOf(stat, stat.isSymbolicLink() ? readLinkOrNull(filePath) : undefined);
+  }
+
+  readWholeFile(filePath: string): Buffer | null {
+    let handle: FileHandle;
+    try {
+      handle = this.openReadOnly(filePath);
+    } catch (error) {
+      const cause = error instanceof StorageError ? error.context.cause : undefined;
+      if ((cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      return fs.readFileSync(handle);
+    } catch (cause) {
       throw ioError('read', filePath, cause);
+    } finally {
+      this.close(handle);
     }
   }
 
@@ -485,5 +558,36 @@ export class NodeFileIO implements FileIO {
 
   #path(handle: FileHandle): string {
     return this.#paths.get(handle) ?? `fd ${handle}`;
+  }
+}
+
+function entryStatOf(stat: fs.Stats, linkTarget: string | null | undefined): EntryStat {
+  const fileId = `${stat.dev}:${stat.ino}`;
+  if (stat.isFile()) return { kind: 'file', links: stat.nlink, fileId };
+  const kind = kindOf(stat);
+  return linkTarget == null ? { kind, links: 1, fileId } : { kind, links: 1, fileId, linkTarget };
+}
+
+function kindOf(stat: fs.Stats): EntryKind {
+  if (stat.isSymbolicLink()) return 'symlink';
+  if (stat.isDirectory()) return 'directory';
+  if (stat.isFIFO()) return 'fifo';
+  if (stat.isSocket()) return 'socket';
+  return stat.isFile() ? 'file' : 'device';
+}
+
+function readLinkOrNull(filePath: string): string | null {
+  try {
+    return fs.readlinkSync(filePath);
+  } catch {
+    return null;
+  }
+}
+
+function ignoreErrors<T>(call: () => T): T | null {
+  try {
+    return call();
+  } catch {
+    return null;
   }
 }

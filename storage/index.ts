@@ -23,7 +23,9 @@
  * trimmed from the start by `deleteSegmentsBelow`. `Log.open(dir, options)` creates or recovers
  * it and takes the directory's writer lock; `await append(body)` resolves with the record's
  * offset once the durability policy allows answering OK (`appendNoWait` returns the offset at
- * once and `acknowledged(offset)` waits, for callers that pipeline); `read(offset)` looks a record up through the index,
+ * once and `acknowledged(offset)` waits, for callers that pipeline); `appendBatch` stores many
+ * records all or nothing, `appendEachNoWait` one at a time up to the first that fails, its error
+ * saying which it stored (`stored`, `recordIndex`); `read(offset)` looks a record up through the index,
  * `reader(fromOffset)` reads in order, `offsetForTime` finds an offset by time. Call `close()`
  * when done: it syncs and releases the lock.
  */
@@ -370,8 +372,11 @@ export { StorageError } from './errors.js';
 /** The literal codes a `StorageError` carries, each documented where it is declared. */
 export type { StorageErrorCode } from './errors.js';
 
-/** Context a `StorageError` may carry: file, position, offsets, sizes, lock holder, cause. */
-export type { StorageErrorContext } from './errors.js';
+/**
+ * Context a `StorageError` may carry: file, position, offsets, sizes, lock holder, cause, and for
+ * an append of several records that stopped, the record (`recordIndex`) and what it stored.
+ */
+export type { StorageErrorContext, OffsetRange } from './errors.js';
 
 /** True when `error` is a `StorageError` (of `code`, when one is given): for catch blocks. */
 export { isStorageError } from './errors.js';
@@ -399,6 +404,13 @@ export type { FileLock } from './file-io.js';
 
 /** Calls and bytes a `FileIO` has made: writes, reads, fdatasyncs and directory fsyncs. */
 export type { FileIOCounters } from './file-io.js';
+
+/**
+ * What `FileIO.inspect` says of a directory entry, a symbolic link not followed: its kind, links
+ * and identity. The log refuses entries under its files' names that it would not write safely
+ * (UNSAFE_ENTRY, docs/storage.md). Needed to implement a `FileIO` of one's own.
+ */
+export type { EntryKind, EntryStat } from './file-io.js';
 
 /** The `FileIO` on node:fs that everything uses by default. */
 export { NodeFileIO } from './file-io.js';

@@ -1,5 +1,5 @@
 /** The log's refusals (log.ts), each with its code, what failed and what to do. */
-import { StorageError } from './errors.js';
+import { type OffsetRange, StorageError, type StorageErrorCode } from './errors.js';
 import { MAX_APPEND_OFFSET } from './units.js';
 
 export function offsetOutOfRange(
@@ -42,4 +42,39 @@ export function offsetLimit(
       'the largest offset this log can store exactly; nothing was written. Start a new log with a lower base offset',
     { file: dir, fromOffset: endOffset, toOffset: lastOffset },
   );
+}
+
+/** Codes of an append the log turned down before writing anything of that record. */
+const REFUSED: ReadonlySet<StorageErrorCode> = new Set<StorageErrorCode>([
+  'RECORD_TOO_LARGE',
+  'OFFSET_LIMIT',
+  'LOG_CLOSED',
+  'LOG_READ_ONLY',
+  'LOG_FENCED',
+]);
+
+/**
+ * An append of several records that stopped at one (`failure`): `append: stored offsets 0–299;
+ * record 300 refused: <what failure says>`, or `nothing stored (next offset N)`.
+ * `which` names the record as the caller counts (`record 300`, `line 301`). The failure's code
+ * and fields are kept, `stored` and `recordIndex` added, and the failure is the cause.
+ */
+export function appendStopped(
+  failure: StorageError,
+  stored: OffsetRange | null,
+  recordIndex: number,
+  which: string,
+  endOffset: number,
+): StorageError {
+  const what =
+    stored === null
+      ? `nothing stored (next offset ${endOffset})`
+      : `stored offsets ${stored.firstOffset}–${stored.lastOffset}`;
+  const verb = REFUSED.has(failure.code) ? 'refused' : 'failed';
+  return new StorageError(failure.code, `append: ${what}; ${which} ${verb}: ${failure.detail}`, {
+    ...failure.context,
+    stored,
+    recordIndex,
+    cause: failure,
+  });
 }

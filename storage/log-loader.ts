@@ -34,6 +34,8 @@ import { Segment } from './segment.js';
 import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
 import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
 import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
+import { checkDirectoryEntries, checkSoleLink } from './directory-entries.js';
+import { logFileUses } from './log-files.js';
 import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import {
@@ -47,7 +49,7 @@ import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recover
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
 import { indexCovers } from './index-coverage.js';
-import { spareLayoutPath, sparePath } from './segment-files.js';
+import { spareLayoutPath, spareNames, sparePath } from './segment-files.js';
 import {
   type ChainFinding,
   checkSealedEnd,
@@ -71,6 +73,10 @@ const CHECK_WINDOW_BYTES = 8 * 1024;
 
 /** Opens the log's segments and recovers them; a writable caller has made `dir` durable. */
 export function loadLog(dir: string, configured: LogConfig): LoadedLog {
+  if (configured.readOnly && !configured.io.exists(dir)) throw logNotFound(dir);
+  // Before anything is written, the record limit included.
+  const writable = !configured.readOnly;
+  checkDirectoryEntries(configured.io, dir, (names) => logFileUses(dir, names), writable);
   const config = withStoredRecordLimit(dir, configured);
   const baseOffsets = listSegmentBaseOffsets(dir, config);
   if (baseOffsets.length === 0 && config.readOnly) throw logNotFound(dir);
@@ -122,7 +128,6 @@ function removeSpare(dir: string, config: LogConfig): boolean {
 }
 
 function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
-  if (config.readOnly && !config.io.exists(dir)) throw logNotFound(dir);
   const bases: number[] = [];
   for (const name of config.io.list(dir)) {
     const parsed = parseSegmentFileName(dir, name);
@@ -198,6 +203,10 @@ function recover(
   }
   // Every refusal comes before anything is written: the scans below load indexes for appends.
   if (sealing >= 0) checkSealingEnd(segments[sealing]!, segments[sealing + 1]!, start, window);
+  // Sealed segments the tail's walk may cut may have had other links (directory-entries.ts).
+  if (!config.readOnly && sealing >= 0)
+    for (const segment of segments.slice(sealing, lastSlot))
+      checkSoleLink(config.io, segment.logPath, spareNames(dir));
   const tail = recoverTail(
     segments,
     start,

@@ -9,6 +9,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
+import { errorOf } from '../test/fixtures/storage-error.js';
 import { isStorageError, StorageError } from './errors.js';
 import { NodeFileIO, type FileHandle } from './file-io.js';
 import { Log } from './log.js';
@@ -78,6 +79,45 @@ describe('appending and reading', () => {
       /1016 bytes exceeds the maximum record size of 1000 bytes/,
     );
     expect(log.endOffset).toBe(0);
+    await log.close();
+  });
+
+  it('refuses a batch with a record too large whole, naming the record and that nothing was stored', async () => {
+    const log = Log.open(newDir(), { maxRecordBytes: 1000 });
+    fill(log, 2);
+    const bodies = [Buffer.alloc(10), Buffer.alloc(10), Buffer.alloc(1000), Buffer.alloc(10)];
+    const refused = errorOf(() => log.appendBatchNoWait(bodies));
+    expect(refused.code).toBe('RECORD_TOO_LARGE');
+    expect(refused.context).toMatchObject({ recordIndex: 2, stored: null, sizeBytes: 1016 });
+    expect(refused.message).toMatch(
+      /^storage: append: nothing stored \(next offset 2\); record 2 of the batch .* refused: a record of 1016 bytes exceeds/,
+    );
+    expect(log.endOffset).toBe(2);
+    await log.close();
+  });
+
+  it('appends records one at a time up to one refused, and says which offsets it stored', async () => {
+    const log = Log.open(newDir(), { segmentBytes: 1024 });
+    fill(log, 3);
+    const bodies = [...Array.from({ length: 300 }, (_, i) => bodyFor(i)), Buffer.alloc(2000)];
+    const refused = errorOf(() => log.appendEachNoWait([...bodies, bodyFor(9)]));
+    expect(refused.code).toBe('RECORD_TOO_LARGE');
+    expect(refused.context).toMatchObject({
+      recordIndex: 300,
+      stored: { firstOffset: 3, lastOffset: 302 },
+      sizeBytes: 2016,
+      limitBytes: 1024,
+    });
+    expect(refused.message).toMatch(
+      /^storage: append: stored offsets 3–302; record 300 refused: a record of 2016 bytes/,
+    );
+    expect(isStorageError(refused.cause, 'RECORD_TOO_LARGE')).toBe(true);
+    expect(log.endOffset).toBe(303);
+    expect(log.read(302).body).toEqual(bodyFor(299));
+    const first = errorOf(() => log.appendEachNoWait([Buffer.alloc(2000)]));
+    expect(first.context).toMatchObject({ recordIndex: 0, stored: null });
+    expect(first.message).toMatch(/^storage: append: nothing stored \(next offset 303\); record 0/);
+    expect(log.appendEachNoWait([bodyFor(1), bodyFor(2)])).toBe(303);
     await log.close();
   });
 

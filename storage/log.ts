@@ -27,8 +27,14 @@
  * (log-retention.ts), the spare (spare-segment.ts), lookups (segment-lookup.ts) and refusals
  * (log-errors.ts) have their own files.
  */
-import { type StorageError, assert } from './errors.js';
-import { logClosed, logReadOnly, offsetLimit, offsetOutOfRange } from './log-errors.js';
+import { type StorageError, assert, isStorageError } from './errors.js';
+import {
+  appendStopped,
+  logClosed,
+  logReadOnly,
+  offsetLimit,
+  offsetOutOfRange,
+} from './log-errors.js';
 import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import type { DirectWritesState } from './direct-write.js';
@@ -274,17 +280,48 @@ export class Log {
   /**
    * Appends many records with as few writes as possible (one per segment and buffer-full);
    * returns the first offset. Every record gets its index treatment as if appended alone. A
-   * record over the size limit refuses the whole batch before anything is written.
+   * record over the size limit refuses the whole batch before anything is written: its
+   * RECORD_TOO_LARGE names it (`recordIndex`) and says nothing was stored (`stored` null).
    */
   appendBatchNoWait(bodies: readonly Uint8Array[]): Offset {
     this.#checkWritable();
     assert(bodies.length > 0, 'a batch holds records');
     this.#checkOffsetLimit(bodies.length);
-    const sizes = bodies.map((body) => this.#checkedSize(body, undefined));
+    const sizes = bodies.map((body) => recordSizeBytes(body.length, undefined));
+    const tooLarge = sizes.findIndex((sizeBytes) => sizeBytes > this.config.maxRecordBytes);
+    if (tooLarge >= 0) {
+      const refusal = recordTooLarge(sizes[tooLarge]!, this.config.maxRecordBytes);
+      const which = `record ${tooLarge} of the batch (stored whole or not at all)`;
+      throw appendStopped(refusal, null, tooLarge, which, this.endOffset);
+    }
     const first = this.endOffset;
     bodies.forEach((body, i) => this.#encode(body, undefined, sizes[i]!));
     this.#written(sizes.reduce((sum, sizeBytes) => sum + sizeBytes, 0));
     return first;
+  }
+
+  /**
+   * Appends records one at a time, in order, each as appendNoWait does (a roll may fall between
+   * two); returns the first offset. Unlike appendBatchNoWait, all or nothing, the first record
+   * that fails stops it and those before it stay: the error, with that record's code, says which
+   * offsets were stored (`stored`, still in the log; null when none) and which record stopped it
+   * (`recordIndex`). Acknowledge the stored ones as any append: `acknowledged(lastOffset)`.
+   * `loglab append` appends its lines this way.
+   */
+  appendEachNoWait(bodies: readonly Uint8Array[]): Offset {
+    const first: number = this.endOffset;
+    for (let i = 0; i < bodies.length; i++) {
+      try {
+        this.appendNoWait(bodies[i]!);
+      } catch (error) {
+        if (!isStorageError(error)) throw error;
+        // A failed write fences the log and cuts it back: only what is left counts.
+        const end = Math.min(first + i, this.endOffset);
+        const stored = end > first ? { firstOffset: first, lastOffset: end - 1 } : null;
+        throw appendStopped(error, stored, i, `record ${i}`, this.endOffset);
+      }
+    }
+    return asOffset(first);
   }
 
   /** Resolves with `offset` when the durability policy allows acknowledging it. */
@@ -367,8 +404,11 @@ export class Log {
   }
 
   /**
-   * The first offset whose time-index entry is at or after `timestampMs` (entries are one index
-   * interval apart, so this is precise to about one interval); the end offset when none is.
+   * The first record whose time is at or after `timestampMs`; the end offset when none is. The
+   * records carry no time: a record's time is the largest time its segment's time index read up
+   * to it (Kafka's max timestamp so far; read for each segment's first record and with each
+   * offset entry), so with a sparse index the answer is precise to one index interval
+   * (docs/storage.md).
    */
   offsetForTime(timestampMs: number): Offset {
     this.#checkOpen();

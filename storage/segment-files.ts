@@ -57,6 +57,14 @@ export function spareLayoutPath(dir: string): string {
   return path.join(dir, SPARE_LAYOUT_FILE);
 }
 
+/**
+ * The names that may share a segment's file: a power cut in the middle of a rename between a
+ * segment's name and the spare's can leave both (log.ts; a writable open unlinks the spare's).
+ */
+export function spareNames(dir: string): string[] {
+  return [sparePath(dir), spareLayoutPath(dir)];
+}
+
 const SEGMENT_FILE = /^(\d+)\.(log|index|timeindex)$/;
 
 /**

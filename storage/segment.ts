@@ -7,6 +7,8 @@
  * since the last entry, an entry is added for this record and the count restarts; then the record's
  * size is added to the count. `indexIntervalBytes === 0` means dense: an entry for every record.
  * The count needs no saving: it is the bytes from the last entry's position (or 0) to the end.
+ * The time index gets an entry with each offset entry and one for the segment's first record (a
+ * time, no position: the log's records carry no time, and the clock is read for no other record).
  *
  * Around it: file names (segment-files.ts), the record walk (segment-scan.ts), lookups with
  * damage recovery and their explanation (segment-lookup.ts), index coverage
@@ -19,6 +21,7 @@
  */
 import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { assert } from './errors.js';
+import { checkSoleLink } from './directory-entries.js';
 import { checkedSegmentEnd } from './segment-invariants.js';
 import { indexBehind } from './index-coverage.js';
 import { prepareSpare, spareFits, writeZeros } from './preallocation.js';
@@ -36,6 +39,7 @@ import {
   openedOrAbandoned,
   removeSegmentFiles,
   segmentPaths,
+  spareNames,
 } from './segment-files.js';
 import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
@@ -360,7 +364,10 @@ export class Segment {
    * its records, of a size a full segment of this configuration has (spareFits).
    */
   get fitsAsSpare(): boolean {
-    return this.#fileBytes === this.#sizeBytes && spareFits(this.#fileBytes, this.#config);
+    if (this.#fileBytes !== this.#sizeBytes || !spareFits(this.#fileBytes, this.#config))
+      return false;
+    // Reused, it is written over: not while another name (a hard link elsewhere) shares it.
+    return this.#io.inspect(this.logPath)?.links === 1;
   }
 
   /** True when a write ending at `endBytes` would write past the preallocated space. */
@@ -406,7 +413,13 @@ export class Segment {
     const last = offsetIndex.entries - 1;
     const bytesSinceLastEntry = positionBytes - (last < 0 ? 0 : offsetIndex.positionAt(last));
     const interval = this.#config.indexIntervalBytes;
-    if (interval !== 0 && bytesSinceLastEntry <= interval) return;
+    if (interval !== 0 && bytesSinceLastEntry <= interval) {
+      // The first record's time is read too, though it needs no offset entry (a lookup starts at
+      // byte 0 anyway): a segment no larger than one interval would otherwise have no time at
+      // all, and a lookup by time would pass over every record in it.
+      if (offset === this.baseOffset) this.#timeIndex!.maybeAppend(this.#config.nowMs(), 0);
+      return;
+    }
     const relativeOffset = offset - this.baseOffset;
     offsetIndex.append(relativeOffset, positionBytes);
     // A rebuilt offset index meets time entries that survived it: those keep their real times.
@@ -461,8 +474,12 @@ export class Segment {
     this.#dropIndexEntriesFrom(endPositionBytes);
   }
 
-  /** Cuts the log file at `positionBytes` and drops index entries at or past it. */
+  /**
+   * Cuts the log file at `positionBytes` and drops index entries at or past it. A sealed file may
+   * have other links (directory-entries.ts): the cut is refused then.
+   */
   truncate(positionBytes: number): void {
+    checkSoleLink(this.#io, this.logPath, spareNames(this.dir));
     this.#recent?.forget();
     this.#io.truncate(this.handle, positionBytes);
     this.#sizeBytes = positionBytes;
@@ -473,9 +490,7 @@ export class Segment {
   #dropIndexEntriesFrom(positionBytes: number): void {
     if (this.#offsetIndex === null) return;
     this.#offsetIndex.truncateFromPosition(positionBytes);
-    const entries = this.#offsetIndex.entries;
-    const nextRelative = entries === 0 ? 0 : this.#offsetIndex.relativeOffsetAt(entries - 1) + 1;
-    this.#timeIndex!.truncateFromRelativeOffset(nextRelative);
+    this.#timeIndex!.truncateFromRelativeOffset(timeEntriesBelow(this.#offsetIndex, positionBytes));
   }
 
   /**
@@ -615,7 +630,7 @@ export class Segment {
     const { index, load } = OffsetIndex.load(this.#io, this.indexPath, this.#sizeBytes, 'read');
     if (load.validEntries === load.fileEntries && !indexBehind(this, index)) {
       this.#offsetIndex = index;
-      const nextRelative = index.entries === 0 ? 0 : index.relativeOffsetAt(index.entries - 1) + 1;
+      const nextRelative = timeEntriesBelow(index, this.#sizeBytes);
       this.#timeIndex = TimeIndex.load(this.#io, this.timeIndexPath, nextRelative, 'read').index;
       return;
     }
@@ -639,4 +654,15 @@ export class Segment {
     this.#timeIndex.sync();
     if (!active) this.seal();
   }
+}
+
+/**
+ * The relative offset below which time entries name records in the first `endBytes` of the
+ * segment: time entries sit at offset entries and at the first record (#indexRecord), which
+ * starts at byte 0.
+ */
+function timeEntriesBelow(offsetIndex: OffsetIndex, endBytes: number): number {
+  const entries = offsetIndex.entries;
+  if (entries > 0) return offsetIndex.relativeOffsetAt(entries - 1) + 1;
+  return endBytes > 0 ? 1 : 0;
 }

@@ -27,6 +27,8 @@ import {
 } from './file-io.js';
 import { CountingFileIO } from './counting-file-io.js';
 import { mkdirpDurable } from './durable-dir.js';
+import { type FileUse, checkDirectoryEntries } from './directory-entries.js';
+import { TEMPORARY_SUFFIX } from './atomic-file.js';
 import { DurabilityEngine, type SyncPlan } from './durability-engine.js';
 import {
   DEFAULT_DURABILITY,
@@ -165,6 +167,7 @@ export class SlotFileQueue implements Queue {
     // lock comes before the file is created, so of two racing creators only one goes on.
     this.#lock = lockQueueDir(this.#io, dir, this.filePath);
     try {
+      checkDirectoryEntries(this.#io, dir, () => slotFileUse, true);
       if (!this.#io.exists(this.filePath)) createSlotFile(this.#io, this.filePath, this.slotBytes);
       this.#handle = this.#io.open(this.filePath, { create: true });
     } catch (error) {
@@ -461,6 +464,19 @@ export function freeSlotsForTesting(queue: SlotFileQueue): FreeSlots {
  * that cannot be created or written, or another writer's lock, is reported in the queue's words
  * (queueOpenError).
  */
+/**
+ * The slot file, its temporary name (a new file's header is written atomically) and its lock,
+ * each written in place: what directory-entries.ts's rules apply to in the queue's directory.
+ */
+function slotFileUse(name: string): FileUse | null {
+  const own = [
+    SLOT_FILE_NAME,
+    `${SLOT_FILE_NAME}${TEMPORARY_SUFFIX}`,
+    path.basename(lockPathForSlotFile(SLOT_FILE_NAME)),
+  ];
+  return own.includes(name) ? 'in-place' : null;
+}
+
 function lockQueueDir(io: FileIO, dir: string, filePath: string): WriterLock {
   try {
     mkdirpDurable(io, dir);

@@ -1,6 +1,6 @@
 /**
  * The time index of one segment (`<base offset>.timeindex`), written at the same moment as the
- * offset index.
+ * offset index, and for the segment's first record (segment.ts).
  *
  *   entry (12 bytes, big-endian):  +-----------------------------------+-----------------+
  *                                  |           timestamp (ms)          | relative offset |

@@ -5,10 +5,12 @@
  * 3 has stored lines 1-2, and a user who retries everything would store them twice. Under
  * `group` and `always` only what the log acknowledged counts as stored; what was appended and
  * then not acknowledged is printed on a line of its own, so it can be checked before a retry.
+ * The error line of a stop says the same: `append: stored offsets 0–1; line 3 refused: …`.
  */
 import type { Command } from 'commander';
-import { StorageError } from '../../storage/errors.js';
+import { StorageError, isStorageError } from '../../storage/errors.js';
 import { Log } from '../../storage/log.js';
+import { appendStopped } from '../../storage/log-errors.js';
 import type { LogOptions } from '../../storage/log-config.js';
 import { describeRecovery, type RecoveryReport } from '../../storage/recovery-report.js';
 import { DURABILITY_POLICIES } from '../../storage/durability.js';
@@ -89,18 +91,32 @@ export function recoveryWorthTelling(report: RecoveryReport): boolean {
   );
 }
 
-/** Appends every line of standard input; stops at the first failure. Never throws. */
+/**
+ * Appends every line of standard input, one record each; stops at the first that fails, the
+ * lines before it kept (Log.appendEachNoWait). Never throws.
+ */
 async function appendInput(log: Log): Promise<{ appended: number; failure: Failure | null }> {
-  let appended = 0;
   try {
-    for (const line of await readLines(process.stdin)) {
-      log.appendNoWait(line);
-      appended++;
-    }
-    return { appended, failure: null };
+    const lines = await readLines(process.stdin);
+    log.appendEachNoWait(lines);
+    return { appended: lines.length, failure: null };
   } catch (error) {
+    const stored = isStorageError(error) ? error.context.stored : null;
+    const appended = stored == null ? 0 : stored.lastOffset - stored.firstOffset + 1;
     return { appended, failure: { error } };
   }
+}
+
+/**
+ * The append's own failure, told the way stdout told what was stored: `append: stored offsets
+ * 0–299; line 301 refused: <why>`. Other failures (reading standard input) are passed on.
+ */
+function stoppedAtLine(error: unknown, firstOffset: number, storedEnd: number): unknown {
+  if (!isStorageError(error) || error.context.recordIndex === undefined) return error;
+  const cause = error.cause instanceof StorageError ? error.cause : error;
+  const stored = storedEnd > firstOffset ? { firstOffset, lastOffset: storedEnd - 1 } : null;
+  const line = error.context.recordIndex + 1;
+  return appendStopped(cause, stored, line - 1, `line ${line}`, storedEnd);
 }
 
 /**
@@ -180,7 +196,8 @@ async function appendCommand(dir: string, options: AppendOptions): Promise<void>
       ? appendedEnd
       : Math.min(appendedEnd, Math.max(firstOffset, log.syncedEndOffset));
   printStored({ firstOffset, storedEnd, appendedEnd, unvouched });
-  const first = failure ?? ackFailure ?? closeFailure;
+  if (failure !== null) throw stoppedAtLine(failure.error, firstOffset, storedEnd);
+  const first = ackFailure ?? closeFailure;
   if (first !== null) throw first.error;
 }
 

@@ -6,6 +6,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -454,7 +455,9 @@ describe('append says what it stored, even when it then fails', () => {
     const append = await runWithInput(['append', dir, '--segment-bytes', '1KiB'], input);
     expect(append.code).toBe(2);
     expect(append.stdout).toBe('appended 2 records: first offset 0, last offset 1\n');
-    expect(oneLine(append.stderr)).toMatch(/^loglab: RECORD_TOO_LARGE: /);
+    expect(oneLine(append.stderr)).toMatch(
+      /^loglab: RECORD_TOO_LARGE: storage: append: stored offsets 0–1; line 3 refused: a record of 2016 bytes exceeds/,
+    );
     const retry = await runWithInput(['append', dir, '--segment-bytes', '1KiB'], 'fourth\n');
     expect(retry.stdout).toBe('appended 1 records: first offset 2, last offset 2\n');
     const read = await runMain(['read', dir, '--offset', '0', '--count', '9']);
@@ -467,7 +470,25 @@ describe('append says what it stored, even when it then fails', () => {
     const append = await runWithInput(args, `${'x'.repeat(2000)}\n`);
     expect(append.code).toBe(2);
     expect(append.stdout).toBe('appended 0 records; the next offset is 5\n');
-    expect(oneLine(append.stderr)).toMatch(/RECORD_TOO_LARGE/);
+    expect(oneLine(append.stderr)).toMatch(
+      /^loglab: RECORD_TOO_LARGE: storage: append: nothing stored \(next offset 5\); line 1 refused: /,
+    );
+  });
+
+  it('names the stored range and the refused line when a line longer than a segment follows 300', async () => {
+    const dir = newDir();
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`);
+    const input = `${[...lines, 'x'.repeat(1500), 'after'].join('\n')}\n`;
+    const append = await runWithInput(['append', dir, '--segment-bytes', '1KiB'], input);
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('appended 300 records: first offset 0, last offset 299\n');
+    expect(oneLine(append.stderr)).toBe(
+      'loglab: RECORD_TOO_LARGE: storage: append: stored offsets 0–299; line 301 refused: ' +
+        'a record of 1516 bytes exceeds the maximum record size of 1024 bytes; ' +
+        'send a smaller body or open the log with a larger maxRecordBytes',
+    );
+    const read = await runMain(['read', dir, '--offset', '299', '--count', '9']);
+    expect(read.stdout).toBe('line 300\n');
   });
 
   it('refuses a base offset with no room for a record, and stops at the offset limit', async () => {
@@ -520,6 +541,23 @@ describe('append says what it stored, even when it then fails', () => {
     expect(append.stdout).toBe('appended 1 records: first offset 2, last offset 2\n');
     const quiet = await runWithInput(['append', dir], 'four\n');
     expect(quiet.stderr).toBe('');
+  });
+
+  it('a symbolic link at a file of the log is one line naming it, exit 2, nothing stored', async () => {
+    const dir = newDir();
+    await runWithInput(['append', dir], 'one\n');
+    const outside = join(newDir(), 'elsewhere.log');
+    const segment = join(dir, '00000000000000000000.log');
+    renameSync(segment, outside);
+    symlinkSync(outside, segment);
+    const before = readFileSync(outside);
+    const append = await runWithInput(['append', dir], 'two\n');
+    expect(append.code).toBe(2);
+    expect(append.stdout).toBe('');
+    expect(oneLine(append.stderr)).toContain(
+      `loglab: UNSAFE_ENTRY: storage: ${segment} is a symbolic link (to ${outside})`,
+    );
+    expect(readFileSync(outside)).toEqual(before);
   });
 
   it('a directory it cannot create is one line and exit 2', async () => {

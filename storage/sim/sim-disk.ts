@@ -49,7 +49,7 @@
  * Paths are POSIX; a relative path is taken from '/'. Handles are plain numbers, never reused,
  * unique across a disk and the disks its crashes return.
  */
-import type { FileHandle, FileIO, FileIOCounters, FileLock } from '../file-io.js';
+import type { EntryStat, FileHandle, FileIO, FileIOCounters, FileLock } from '../file-io.js';
 import { HandleLock, newCounters } from '../file-io.js';
 import { assert } from '../errors.js';
 import { isDirectAligned } from '../direct-write.js';
@@ -295,6 +295,22 @@ export class SimDisk implements FileIO {
       if (isErrnoException(cause)) return false;
       throw cause;
     }
+  }
+
+  /** Regular files and directories are all a simulated disk holds. */
+  inspect(filePath: string): EntryStat | null {
+    this.#enter('inspect');
+    let inode: SimFile | SimDirectory | undefined;
+    try {
+      inode = this.#namespace.find(filePath, 'lstat');
+    } catch (cause) {
+      if (isErrnoException(cause) && cause.code === 'ENOENT') return null;
+      throw asIoError('lstat', filePath, cause);
+    }
+    if (inode === undefined) return null;
+    const fileId = String(inode.id);
+    if (inode instanceof SimDirectory) return { kind: 'directory', links: 1, fileId };
+    return { kind: 'file', links: this.#namespace.linksTo(inode.id), fileId };
   }
 
   readWholeFile(filePath: string): Buffer | null {

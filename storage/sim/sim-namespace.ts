@@ -157,6 +157,16 @@ export class SimNamespace {
     }
   }
 
+  /** The names reads see for inode `id` in every directory: its hard links. */
+  linksTo(id: number): number {
+    let links = 0;
+    for (const inode of this.#inodes.values()) {
+      if (!(inode instanceof SimDirectory)) continue;
+      for (const target of inode.entries.values()) if (target === id) links++;
+    }
+    return links;
+  }
+
   /** Every file inode, linked or not (an unlinked file stays alive while a handle holds it). */
   files(): SimFile[] {
     return [...this.#inodes.values()].filter((inode): inode is SimFile => inode instanceof SimFile);
