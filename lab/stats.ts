@@ -170,12 +170,27 @@ export function medianCiRanks(count: number): readonly [number, number] | null {
   assert(Number.isSafeInteger(count), `count must be an integer: ${count}`);
   assert(count >= 0, `count must be >= 0: ${count}`);
   if (count < MEDIAN_CI_MIN_SAMPLES) return null;
-  const tail = (1 - CI_LEVEL) / 2;
   if (count > EXACT_RANKS_MAX_SAMPLES) {
     const j = Math.max(1, Math.floor((count - Z_975 * Math.sqrt(count)) / 2));
     return [j, count + 1 - j];
   }
-  // The largest j with P(B ≤ j - 1) ≤ tail; pmf in log space so large counts do not underflow.
+  return exactRanks(count, CI_LEVEL);
+}
+
+/**
+ * The narrowest symmetric order-statistic interval with at least `level` coverage of the median,
+ * computed exactly; [x(1), x(n)] when even that falls short (`medianCiCoverage` says how far).
+ */
+export function medianRanksAt(count: number, level: number): readonly [number, number] {
+  assert(Number.isSafeInteger(count) && count >= 1, `count must be a positive integer: ${count}`);
+  assert(level > 0 && level < 1, `a level is a probability: ${level}`);
+  const [j, k] = exactRanks(count, level);
+  return j === 0 ? [1, count] : [j, k];
+}
+
+/** The largest j with P(B ≤ j - 1) ≤ (1 - level) / 2; pmf in log space so large counts do not underflow. */
+function exactRanks(count: number, level: number): readonly [number, number] {
+  const tail = (1 - level) / 2;
   let logChoose = 0;
   let below = 0;
   let j = 0;

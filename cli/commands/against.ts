@@ -13,7 +13,7 @@ import { checkDirectoryArgument, parseChoice, parseIntegerArgument } from '../ar
 import { DEFAULT_THRESHOLD } from '../../lab/compare/compare.js';
 import { COMPARE_FORMATS, type CompareFormat } from '../../lab/compare/compare-format.js';
 import { readCheckout } from '../../lab/compare/checkout.js';
-import { comparePaired, PAIRS_FOR_REQUESTED_THRESHOLD } from '../../lab/compare/paired.js';
+import { comparePairedSet, PAIRS_FOR_REQUESTED_THRESHOLD } from '../../lab/compare/paired.js';
 import {
   type PairedSide,
   type Workload,
@@ -162,7 +162,7 @@ export function runAgainst(
       checkDirectoryArgument('--junit', path.dirname(path.resolve(options.junit)), true);
     }
     if (options.keepRuns !== undefined) writeMerged(options.keepRuns, runs);
-    const comparisons = runs.map((workload) => comparePaired(workload, thresholdRatio));
+    const comparisons = comparePairedSet(runs, thresholdRatio);
     if (options.junit !== undefined) fs.writeFileSync(options.junit, toJunitXml(comparisons));
     reportSuite(comparisons, format, `--against ${ref}`);
   } finally {

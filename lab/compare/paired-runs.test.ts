@@ -104,7 +104,7 @@ describe('two builds run in turns', () => {
   it('gives the verdict a build 20% slower earns', () => {
     const bench: Workload = { kind: 'bench', name: 'hot-paths' };
     const { runs } = run([standIn('old', 1), standIn('new', 0.8)], 6, false, [bench]);
-    const comparison = comparePaired(runs[0]!, 0.05);
+    const comparison = comparePaired(runs[0]!);
     expect(comparison.failures.map((metric) => metric.name)).toEqual(['append.ratePerSec']);
     expect(comparison.failures[0]!.change).toBeCloseTo(-0.2, 6);
     expect(mergeRuns(runs[0]!.current).metrics[0]).toMatchObject({ median: 8e4, count: 6 });

@@ -2,8 +2,13 @@
  * Judging a change against a baseline build run beside it (`--against REF`): both builds ran the
  * same workload in turns (baseline, change, change, baseline, …), so for every metric each round
  * pair gives a ratio change / baseline in which the machine's speed of that minute divides out.
- * The verdict reads the median of those ratios and its exact 95% interval (stats.ts medianCi):
+ * The verdict reads the median of those ratios and its exact order-statistic interval:
  *
+ * - the interval's coverage is 95% for one figure, more for many: a gate judges some dozen
+ *   figures at once, and at 95% each an unchanged build would fail one run in three or four;
+ *   so every interval is taken at 1 - 5%/m for a family of m gated varying figures (Bonferroni;
+ *   with ten pairs and up to 25 figures that is the pairs' whole range), and the rule line says
+ *   what coverage the pairs reached;
  * - a metric regressed when the interval excludes 1 and the median moves the wrong way by more
  *   than the threshold: the requested one (5% by default) from PAIRS_FOR_REQUESTED_THRESHOLD
  *   pairs on, at least FEWER_PAIRS_THRESHOLD below that; with fewer than MEDIAN_CI_MIN_SAMPLES
@@ -13,9 +18,20 @@
  *   runs of one build is not decided by the code, and a warning says so;
  * - informational metrics are reported, never gated.
  */
-import { COUNTER_RELATIVE_TOLERANCE, type Comparison, type MetricComparison } from './compare.js';
+import {
+  COUNTER_RELATIVE_TOLERANCE,
+  DEFAULT_THRESHOLD,
+  type Comparison,
+  type MetricComparison,
+} from './compare.js';
 import type { Direction, Metric, Results } from '../results.js';
-import { MEDIAN_CI_MIN_SAMPLES, median, medianCi } from '../stats.js';
+import {
+  CI_LEVEL,
+  MEDIAN_CI_MIN_SAMPLES,
+  median,
+  medianCiCoverage,
+  medianRanksAt,
+} from '../stats.js';
 
 /** From this many round pairs on, the requested threshold applies as it is. */
 export const PAIRS_FOR_REQUESTED_THRESHOLD = 10;
@@ -130,7 +146,7 @@ function judgeVarying(
   before: readonly number[],
   after: readonly number[],
   direction: Direction,
-  requestedRatio: number,
+  options: PairedOptions,
 ): Judgement {
   const ratios = before.flatMap((old, i) => (old > 0 ? [after[i]! / old] : []));
   if (ratios.length === 0) {
@@ -138,10 +154,10 @@ function judgeVarying(
     const judged = { change: null, ci95: null, note, thresholdRatio: null };
     return { verdict: 'within noise', ...judged, gated: false, notGated: note };
   }
-  const threshold = pairedThreshold(ratios.length, requestedRatio);
+  const threshold = pairedThreshold(ratios.length, options.thresholdRatio);
   const change = median(ratios) - 1;
-  const interval = medianCi(ratios);
-  const ci95 = interval === null ? null : ([interval.ci95[0] - 1, interval.ci95[1] - 1] as const);
+  const ci95 =
+    ratios.length < MEDIAN_CI_MIN_SAMPLES ? null : intervalOfChange(ratios, options.level);
   const judged = {
     change,
     ci95,
@@ -159,7 +175,7 @@ function judgeVarying(
 function comparePairedMetric(
   metric: Metric,
   runs: PairedRuns,
-  requestedRatio: number,
+  options: PairedOptions,
   warnings: string[],
 ): MetricComparison | null {
   const beforeAll = valuesOf(runs.baseline, metric.name);
@@ -174,7 +190,7 @@ function comparePairedMetric(
   const judged =
     metric.class === 'counter'
       ? judgeCounter(metric.name, before, after, metric.direction, warnings)
-      : judgeVarying(before, after, metric.direction, requestedRatio);
+      : judgeVarying(before, after, metric.direction, options);
   const [old, now] = [median(before), median(after)];
   return {
     name: metric.name,
@@ -219,8 +235,73 @@ function contractWarnings(runs: PairedRuns): string[] {
   return warnings;
 }
 
+/**
+ * How a set of workloads is judged: the threshold asked for, and the coverage of each metric's
+ * interval, raised above 95% so that the whole family of gated varying figures together raises
+ * a false alarm in at most FAMILY_ERROR of the runs of an unchanged build (Bonferroni).
+ */
+export interface PairedOptions {
+  readonly thresholdRatio: number;
+  readonly level: number;
+  readonly family: number;
+}
+
+/** The false alarms a whole gate may raise, over all its varying figures together. */
+export const FAMILY_ERROR = 0.05;
+
+/** The interval of the relative change at `level`, or the widest the pairs allow. */
+function intervalOfChange(ratios: readonly number[], level: number): readonly [number, number] {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const [low, high] = medianRanksAt(sorted.length, level);
+  return [sorted[low - 1]! - 1, sorted[high - 1]! - 1];
+}
+
+/** The metrics of a workload that can fail by their ratios: directed, not counters. */
+function varyingGated(runs: PairedRuns): number {
+  const before = metricsByName(runs.baseline[0]!);
+  return runs.current[0]!.metrics.filter((metric) => {
+    const old = before.get(metric.name);
+    return (
+      old !== undefined &&
+      old.unit === metric.unit &&
+      old.class === metric.class &&
+      metric.class !== 'counter' &&
+      metric.direction !== 'informational'
+    );
+  }).length;
+}
+
+/** Every workload of one gate, each metric's interval at the level its family needs. */
+export function comparePairedSet(
+  workloads: readonly PairedRuns[],
+  thresholdRatio: number,
+): Comparison[] {
+  const family = workloads.reduce((sum, runs) => sum + varyingGated(runs), 0);
+  const level = Math.max(CI_LEVEL, 1 - FAMILY_ERROR / Math.max(1, family));
+  return workloads.map((runs) => comparePaired(runs, { thresholdRatio, level, family }));
+}
+
+/** The sentence of the rule on each metric's interval, the coverage the pairs reach. */
+function levelNote(pairs: number, options: PairedOptions): string {
+  const [low] = medianRanksAt(pairs, options.level);
+  const coverage = medianCiCoverage(pairs, low);
+  const reached = coverage >= options.level;
+  const percentOf = (p: number) => `${Number((p * 100).toFixed(2))}%`;
+  return (
+    `each interval at ${percentOf(coverage)}` +
+    (options.family > 1 ? ` (a family of ${options.family} gated figures` : ' (') +
+    (reached
+      ? `${options.family > 1 ? ': ' : ''}${Number((FAMILY_ERROR * 100).toFixed(1))}% false alarms in all at most)`
+      : `${options.family > 1 ? ': ' : ''}short of the ${percentOf(options.level)} it needs: more pairs make it so)`)
+  );
+}
+
 /** Metric by metric, the change's verdict over the round pairs of one workload. */
-export function comparePaired(runs: PairedRuns, thresholdRatio: number): Comparison {
+export function comparePaired(
+  runs: PairedRuns,
+  options: PairedOptions = { thresholdRatio: DEFAULT_THRESHOLD, level: CI_LEVEL, family: 1 },
+): Comparison {
+  const { thresholdRatio } = options;
   if (runs.baseline.length === 0 || runs.baseline.length !== runs.current.length) {
     throw new Error(
       `paired runs of ${runs.experimentId} need as many baseline runs as current ones, ` +
@@ -233,19 +314,20 @@ export function comparePaired(runs: PairedRuns, thresholdRatio: number): Compari
   const metrics = [...comparable.values()].flatMap((metric) => {
     const old = before.get(metric.name);
     if (old === undefined || old.unit !== metric.unit || old.class !== metric.class) return [];
-    const compared = comparePairedMetric(metric, runs, thresholdRatio, warnings);
+    const compared = comparePairedMetric(metric, runs, options, warnings);
     return compared === null ? [] : [compared];
   });
   const threshold = pairedThreshold(runs.baseline.length, thresholdRatio);
   const pairs =
-    threshold.ratio === null ? `${threshold.note}: nothing varying gated` : threshold.note;
+    threshold.ratio === null
+      ? `${threshold.note}: nothing varying gated`
+      : `${threshold.note}; ${levelNote(runs.baseline.length, options)}`;
   return {
     experimentId: runs.experimentId,
     baselineFile: runs.baselineLabel,
     currentFile: runs.currentLabel,
     thresholdRatio,
-    measurementThresholdRatio:
-      pairedThreshold(runs.baseline.length, thresholdRatio).ratio ?? thresholdRatio,
+    measurementThresholdRatio: threshold.ratio ?? thresholdRatio,
     gateTimings: true,
     metrics,
     warnings,
