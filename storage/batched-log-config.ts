@@ -14,7 +14,8 @@ import {
   parseSyncMode,
   resolveGroupCommitOptions,
 } from './durability.js';
-import { type FileIO, NodeFileIO } from './file-io.js';
+import type { FileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { DEFAULT_DECOMPRESSION_FACTOR, DEFAULT_MAX_BATCH_BYTES } from './kafka-batch.js';
 import { wallClockMs } from './wall-clock.js';
 import { GiB, MiB } from './units.js';

@@ -19,7 +19,8 @@
  */
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
-import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
+import { listSegmentBaseOffsets } from './segment-files.js';
+import { withSegmentsOpened } from './segment-list.js';
 import { checkDirectoryEntries } from './directory-entries.js';
 import { logFileUses } from './log-files.js';
 import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from './recovery-point.js';
@@ -69,28 +70,17 @@ export function loadBatchedLog(dir: string, config: BatchedLogConfig): LoadedBat
   const bases = listBaseOffsets(dir, config);
   if (bases.length === 0 && config.readOnly) throw logNotFound(dir);
   if (bases.length === 0) return newLog(dir, config);
-  const segments: BatchedSegment[] = [];
-  try {
-    for (const base of bases) {
-      segments.push(BatchedSegment.existing(config.io, dir, base, segmentConfigOf(config)));
-    }
-    return recover(dir, config, segments);
-  } catch (error) {
-    for (const segment of segments) segment.abandon();
-    throw error;
-  }
+  const segmentConfig = segmentConfigOf(config);
+  const open = (base: number): BatchedSegment =>
+    BatchedSegment.existing(config.io, dir, base, segmentConfig);
+  return withSegmentsOpened(bases, open, (segments) => recover(dir, config, segments));
 }
 
 function listBaseOffsets(dir: string, config: BatchedLogConfig): number[] {
   if (!config.io.exists(dir)) return [];
   // Before anything is written (directory-entries.ts); the lock was taken safely already.
   checkDirectoryEntries(config.io, dir, (names) => logFileUses(dir, names), !config.readOnly);
-  const bases = new Set<number>();
-  for (const name of config.io.list(dir)) {
-    const parsed = parseSegmentFileName(dir, name);
-    if (parsed !== null && parsed.suffix === LOG_SUFFIX) bases.add(parsed.baseOffset);
-  }
-  return [...bases].sort((a, b) => a - b);
+  return listSegmentBaseOffsets(config.io, dir);
 }
 
 function newLog(dir: string, config: BatchedLogConfig): LoadedBatchedLog {

@@ -34,15 +34,9 @@ import { StorageError, assert, isStorageError } from './errors.js';
 import { checkSoleLink } from './directory-entries.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import { ReadWindow } from './read-window.js';
-import { SCAN_WINDOW_BYTES } from './segment-scan.js';
-import {
-  type SegmentPaths,
-  openedOrAbandoned,
-  removeSegmentFiles,
-  segmentPaths,
-} from './segment-files.js';
-import { checkedSegmentEnd } from './segment-invariants.js';
+import { ReadWindow, SCAN_WINDOW_BYTES } from './read-window.js';
+import { type SegmentPaths, removeSegmentFiles, segmentPaths } from './segment-files.js';
+import { openedOrAbandoned, checkedSegmentEnd } from './segment-list.js';
 import { type Offset, type Position, asOffset, asPosition } from './units.js';
 import {
   BATCH_HEADER_BYTES,

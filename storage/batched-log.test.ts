@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fixtures from '../test/fixtures/kafka-record-batches.json' with { type: 'json' };
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { isStorageError } from './errors.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { decodeBatch, type KafkaCompression } from './kafka-batch.js';
 import { BatchedLog } from './batched-log.js';
 import type { BatchedRecordInput } from './batched-log-records.js';

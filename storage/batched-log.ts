@@ -12,11 +12,13 @@
  *   topic-0/recovery-point                   loglab's: where the last sync left the log whole
  *   topic-0/.lock                            the writer lock (writer-lock.ts)
  *
- * Durability (durability.ts's policies): `none` acknowledges a batch once written; `always`
- * after an fdatasync of the log file per batch; `group` after a shared fdatasync
- * (group-commit.ts; inline on the event loop). Index entries are written behind, as in
- * loglab's log, and synced at a roll, at a recovery point and on close. A roll syncs the
- * sealed segment under every policy before the next segment is created.
+ * Durability (durability.ts's policies, run by durability-engine.ts as for loglab's log):
+ * `none` acknowledges a batch once written; `always` after an fdatasync of the log file per
+ * batch; `group` after a shared fdatasync; the syncs run on the thread pool unless `syncMode`
+ * says `inline`. Index entries are written behind, as in loglab's log, and synced at a roll, at
+ * a recovery point and on close. A roll syncs the sealed segment under every policy before the
+ * next segment is created. The segment list, its lookup by offset and its close are
+ * segment-list.ts's, shared with loglab's log.
  *
  * After a failed write or sync the log is fenced (LOG_FENCED on every later append, as
  * log.ts explains): the active segment is cut back to what the failed call began with, or to
@@ -26,19 +28,11 @@
  * batched-log-reads.ts's, the refusals batched-log-errors.ts's.
  */
 import { assert } from './errors.js';
-import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-engine.js';
-import { largestLowerBoundSlot } from './index-file.js';
 import { encodeBatch } from './kafka-batch.js';
 import { MAX_APPEND_OFFSET, MiB, type Offset, asOffset, asPosition } from './units.js';
-import { mkdirpDurable } from './durable-dir.js';
 import { writeRecoveryPoint } from './recovery-point.js';
-import {
-  type WriterLock,
-  acquireWriterLock,
-  lockPathForLog,
-  releaseAfterFailure,
-} from './writer-lock.js';
+import { type WriterLock, openUnderWriterLock } from './writer-lock.js';
 import {
   type BatchedLogConfig,
   type BatchedLogOptions,
@@ -51,8 +45,7 @@ import {
   segmentConfigOf,
 } from './batched-log-loader.js';
 import { BatchedSegment } from './batched-log-segment.js';
-import { closeSegments } from './segment-removal.js';
-import type { SyncedPoint as LogSyncedPoint } from './log-sync.js';
+import { SegmentList, type SyncedPoint as ListSyncedPoint } from './segment-list.js';
 import {
   batchTooLarge,
   closedError,
@@ -74,21 +67,20 @@ import {
 import { batchesFrom, lookupIn, recordAtTime, recordsFrom } from './batched-log-reads.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
-type SyncedPoint = LogSyncedPoint<BatchedSegment>;
+type SyncedPoint = ListSyncedPoint<BatchedSegment>;
 
 /** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
-let segmentsOf: (log: BatchedLog) => BatchedSegment[];
+let segmentsOf: (log: BatchedLog) => readonly BatchedSegment[];
 
 export class BatchedLog {
   static {
-    segmentsOf = (log) => log.#segments;
+    segmentsOf = (log) => log.#segments.all;
   }
 
   readonly dir: string;
   readonly config: BatchedLogConfig;
   readonly recovery: BatchedRecoveryReport;
-  readonly #segments: BatchedSegment[];
-  readonly #baseOffsets: number[];
+  readonly #segments: SegmentList<BatchedSegment>;
   readonly #lock: WriterLock | null;
   /** Owns the policy, the fence and the synced point. */
   readonly #engine: DurabilityEngine<SyncedPoint>;
@@ -119,8 +111,7 @@ export class BatchedLog {
     this.dir = dir;
     this.config = config;
     this.recovery = recovery;
-    this.#segments = segments;
-    this.#baseOffsets = segments.map((segment) => segment.baseOffset);
+    this.#segments = new SegmentList(segments);
     this.#lock = lock;
     this.#engine = new DurabilityEngine<SyncedPoint>(
       { ...config, subject: `the batched log in ${dir}`, fencedCode: 'LOG_FENCED' },
@@ -141,23 +132,18 @@ export class BatchedLog {
       const loaded = loadBatchedLog(dir, config);
       return new BatchedLog(dir, config, loaded.segments, loaded.report, null);
     }
-    mkdirpDurable(config.io, dir);
-    const lock = acquireWriterLock(config.io, lockPathForLog(dir), `the batched log in ${dir}`);
-    try {
+    return openUnderWriterLock(config.io, dir, `the batched log in ${dir}`, (lock) => {
       const loaded = loadBatchedLog(dir, config);
       return new BatchedLog(dir, config, loaded.segments, loaded.report, lock);
-    } catch (error) {
-      releaseAfterFailure(lock);
-      throw error;
-    }
+    });
   }
 
   #active(): BatchedSegment {
-    return this.#segments[this.#segments.length - 1]!;
+    return this.#segments.active;
   }
 
   get startOffset(): Offset {
-    return asOffset(this.#segments[0]!.baseOffset);
+    return asOffset(this.#segments.oldest.baseOffset);
   }
 
   /** The offset the next batch's first record gets. */
@@ -254,8 +240,7 @@ export class BatchedLog {
         sealed.nextOffset,
         segmentConfigOf(this.config),
       );
-      this.#segments.push(next);
-      this.#baseOffsets.push(next.baseOffset);
+      this.#segments.rolled(next);
       this.config.io.fsyncDir(this.dir);
       this.#savePoint();
     });
@@ -323,11 +308,9 @@ export class BatchedLog {
    * point inside the log, and each segment's own (BatchedSegment.checkInvariants).
    */
   checkInvariants(): void {
-    const segments = this.#segments;
-    checkSegmentList(segments, this.#baseOffsets);
+    this.#segments.checkInvariants(this.#engine.synced, this.endOffset);
     assert(this.startOffset <= this.endOffset, 'the log starts at or before its end');
     assert(this.#writeStart === null, 'no write is half-done between calls');
-    checkSyncedPoint(segments, this.#engine.synced, this.endOffset);
   }
 
   #checkWritable(): void {
@@ -358,15 +341,15 @@ export class BatchedLog {
     assert(Number.isSafeInteger(offset), `offset is an integer: ${offset}`);
     if (offset < this.startOffset || offset >= this.endOffset)
       throw outOfRange(offset, this.startOffset, this.endOffset);
-    const base = this.#baseOffsets;
-    return this.#segments[largestLowerBoundSlot((i) => base[i]!, base.length, offset)]!;
+    return this.#segments.holding(offset);
   }
 
   /** Decoded batches from the one holding `fromOffset` to the end, in order. */
   *readBatches(fromOffset: number = this.startOffset): Generator<StoredBatch> {
     if (fromOffset === this.endOffset) return;
-    const first = this.#segments.indexOf(this.#segmentFor(fromOffset));
-    yield* batchesFrom(this.#segments, first, fromOffset);
+    const segments = this.#segments.all;
+    const first = segments.indexOf(this.#segmentFor(fromOffset));
+    yield* batchesFrom(segments, first, fromOffset);
   }
 
   /** Records from `fromOffset` to the end, in offset order. */
@@ -377,12 +360,12 @@ export class BatchedLog {
   /** The first record whose timestamp is at or after `timestampMs` (Kafka's ListOffsets). */
   lookupByTime(timestampMs: number): BatchedLogRecord | null {
     this.#checkOpen();
-    return recordAtTime(this.#segments, timestampMs);
+    return recordAtTime(this.#segments.all, timestampMs);
   }
 
   segments(): BatchedSegmentInfo[] {
     this.#checkOpen();
-    return this.#segments.map(segmentInfoOf);
+    return this.#segments.all.map(segmentInfoOf);
   }
 
   /** Waits for appends made so far, then makes them and the indexes durable (any policy). */
@@ -426,9 +409,11 @@ export class BatchedLog {
   }
 
   #closeFiles(): void {
-    const failures = closeSegments(this.#segments);
-    this.#lock?.release();
-    if (failures.length > 0) throw failures[0];
+    try {
+      this.#segments.close();
+    } finally {
+      this.#lock?.release();
+    }
   }
 }
 
@@ -436,7 +421,7 @@ export class BatchedLog {
  * The log's live segments, for a test that proves checkInvariants fails on state a bug could
  * leave. Not exported through storage/index.ts.
  */
-export function batchedSegmentsForTesting(log: BatchedLog): BatchedSegment[] {
+export function batchedSegmentsForTesting(log: BatchedLog): readonly BatchedSegment[] {
   return segmentsOf(log);
 }
 

@@ -30,7 +30,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { BatchedLog } from './batched-log.js';
 import { isStorageError, type StorageError } from './errors.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { Log } from './log.js';
 import { LogQueue } from './log-queue.js';
 import { writeRecoveryPoint } from './recovery-point.js';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import type { DumpedIndexEntry, DumpedTimeIndexEntry } from './dump-entries.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js';
-import { readU64 } from './record.js';
+import { readU64 } from './big-endian.js';
 import { INDEX_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from './segment-files.js';
 import { TIME_INDEX_ENTRY_BYTES } from './time-index.js';
 

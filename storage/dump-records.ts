@@ -5,10 +5,9 @@
  */
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
-import { ReadWindow } from './read-window.js';
-import { SCAN_WINDOW_BYTES } from './segment-scan.js';
+import { ReadWindow, SCAN_WINDOW_BYTES, endOfNonZeroBytes } from './read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, storedCrcAt } from './record.js';
-import { endOfNonZeroBytes, findRecordAfterDamage } from './resync.js';
+import { findRecordAfterDamage } from './resync.js';
 import { recordAfterGap } from './page-alignment.js';
 import { findRecycledTail } from './recycled-tail.js';
 import { startsLikeRecord } from './segment-chain.js';

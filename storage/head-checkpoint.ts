@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import type { FileIO } from './file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
-import { readU64, writeU64 } from './record.js';
+import { readU64, writeU64 } from './big-endian.js';
 import { StorageError } from './errors.js';
 
 export const HEAD_CHECKPOINT_FILE = 'head';

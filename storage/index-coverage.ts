@@ -4,9 +4,26 @@
  * (Kafka rebuilds a missing index file too). Recovery asks it of the segment it starts in,
  * a sealed segment's first lookup of the index it loads.
  */
+import type { FileIO } from './file-io.js';
 import type { OffsetIndex } from './offset-index.js';
 import { ReadWindow } from './read-window.js';
-import type { Segment } from './segment.js';
+import type { ScanOptions, ScanResult } from './segment-scan.js';
+
+/** What the coverage checks read of a segment (segment.ts's Segment), which calls them. */
+export interface CoveredSegment {
+  readonly baseOffset: number;
+  /** Bytes between index entries (0: an entry for every record). */
+  readonly indexIntervalBytes: number;
+  readonly io: FileIO;
+  offsetIndex(): OffsetIndex;
+  /** Walks records from `fromPosition` (segment-scan.ts). */
+  scan(
+    window: ReadWindow,
+    fromPosition: number,
+    expectedOffset: number,
+    options: ScanOptions,
+  ): ScanResult;
+}
 
 /** A lookup window: one index interval and a record, rounded up to whole pages. */
 const LOOKUP_WINDOW_BYTES = 8 * 1024;
@@ -18,7 +35,7 @@ const LOOKUP_WINDOW_BYTES = 8 * 1024;
  * a missing index file too). Entries written under another interval fail as well; the rebuild
  * then follows the interval in force.
  */
-export function indexCovers(segment: Segment, window: ReadWindow, endBytes: number): boolean {
+export function indexCovers(segment: CoveredSegment, window: ReadWindow, endBytes: number): boolean {
   const index = segment.offsetIndex();
   const entries = index.entries;
   const firstExpected = firstEntryPosition(segment, window, endBytes);
@@ -35,7 +52,7 @@ export function indexCovers(segment: Segment, window: ReadWindow, endBytes: numb
 }
 
 /** Where the rule puts the first entry (the first record past one interval); null: none below `endBytes`. */
-function firstEntryPosition(segment: Segment, window: ReadWindow, endBytes: number): number | null {
+function firstEntryPosition(segment: CoveredSegment, window: ReadWindow, endBytes: number): number | null {
   const interval = segment.indexIntervalBytes;
   let found: number | null = null;
   const stopAt = (_offset: number, position: number): boolean => {
@@ -49,7 +66,7 @@ function firstEntryPosition(segment: Segment, window: ReadWindow, endBytes: numb
 
 /** True when a record between the entry at `fromPosition` and `endBytes` should have had an entry. */
 function entryDueAfter(
-  segment: Segment,
+  segment: CoveredSegment,
   window: ReadWindow,
   fromPosition: number,
   fromOffset: number,
@@ -71,7 +88,7 @@ function entryDueAfter(
  * would add an entry, or when the last entry does not land on its record. A damaged record the
  * rebuild cannot index does not count, or its segment would be rebuilt at every open.
  */
-export function indexBehind(segment: Segment, index: OffsetIndex): boolean {
+export function indexBehind(segment: CoveredSegment, index: OffsetIndex): boolean {
   const last = index.entries - 1;
   const lastPosition = last < 0 ? 0 : index.positionAt(last);
   const lastOffset = segment.baseOffset + (last < 0 ? 0 : index.relativeOffsetAt(last));

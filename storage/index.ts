@@ -49,7 +49,7 @@ export type { LogConfig } from './log-config.js';
  * One record as `Log.read` and `LogReader.next` return it: its offset, body and attributes, and
  * where it lies (segment base offset, byte position and size), for tools that show the layout.
  */
-export type { LogRecord } from './log.js';
+export type { LogRecord } from './log-reader.js';
 
 /** One segment file of a log (`log.segments()`): its base offset, path and size in bytes. */
 export type { SegmentInfo } from './log.js';
@@ -413,7 +413,7 @@ export type { FileIOCounters } from './file-io.js';
 export type { EntryKind, EntryStat } from './file-io.js';
 
 /** The `FileIO` on node:fs that everything uses by default. */
-export { NodeFileIO } from './file-io.js';
+export { NodeFileIO } from './node-file-io.js';
 
 /** A `FileIO` that passes every call to another: extend it to observe or alter some calls. */
 export { DelegatingFileIO } from './delegating-file-io.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fixtures from '../test/fixtures/kafka-record-batches.json' with { type: 'json' };
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import type { KafkaCompression } from './kafka-batch.js';
 import { BatchedLog } from './batched-log.js';
 import type { BatchedRecordInput } from './batched-log-records.js';

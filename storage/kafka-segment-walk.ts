@@ -22,8 +22,7 @@
 import { crc32c } from '@node-rs/crc32';
 import type { FileIO } from './file-io.js';
 import { StorageError, isStorageError } from './errors.js';
-import { ReadWindow } from './read-window.js';
-import { endOfNonZeroBytes } from './resync.js';
+import { ReadWindow, endOfNonZeroBytes } from './read-window.js';
 import {
   BATCH_HEADER_BYTES,
   DEFAULT_DECOMPRESSION_FACTOR,

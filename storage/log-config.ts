@@ -7,7 +7,7 @@ import { checkInteger, invalidConfig } from './config-checks.js';
 import { DEFAULT_PAGE_BYTES, checkPageBytes } from './page-fill.js';
 import { DirectWrites } from './direct-write.js';
 import type { FileIO } from './file-io.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from './record.js';
 import {
   DEFAULT_DURABILITY,

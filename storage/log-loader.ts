@@ -31,12 +31,18 @@ import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from './errors.js';
 import { Segment } from './segment.js';
-import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
-import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
-import { LOG_SUFFIX, parseSegmentFileName } from './segment-files.js';
+import { closeSegments, deleteSegmentsDurably, withSegmentsOpened } from './segment-list.js';
+import type { ScanResult } from './segment-scan.js';
+import { SCAN_WINDOW_BYTES, ReadWindow } from './read-window.js';
+import {
+  LOG_SUFFIX,
+  listSegmentBaseOffsets,
+  spareLayoutPath,
+  spareNames,
+  sparePath,
+} from './segment-files.js';
 import { checkDirectoryEntries, checkSoleLink } from './directory-entries.js';
 import { logFileUses } from './log-files.js';
-import { ReadWindow } from './read-window.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import {
   RECOVERY_POINT_FILE,
@@ -49,7 +55,6 @@ import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recover
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
 import { indexCovers } from './index-coverage.js';
-import { spareLayoutPath, spareNames, sparePath } from './segment-files.js';
 import {
   type ChainFinding,
   checkSealedEnd,
@@ -78,7 +83,7 @@ export function loadLog(dir: string, configured: LogConfig): LoadedLog {
   const writable = !configured.readOnly;
   checkDirectoryEntries(configured.io, dir, (names) => logFileUses(dir, names), writable);
   const config = withStoredRecordLimit(dir, configured);
-  const baseOffsets = listSegmentBaseOffsets(dir, config);
+  const baseOffsets = listSegmentBaseOffsets(config.io, dir);
   if (baseOffsets.length === 0 && config.readOnly) throw logNotFound(dir);
   if (baseOffsets.length === 0) {
     refuseIfPointVouches(dir, config);
@@ -86,18 +91,13 @@ export function loadLog(dir: string, configured: LogConfig): LoadedLog {
     const report = { ...created.report, spareRemoved: removeSpare(dir, config) };
     return { ...created, report, segmentConfig: config };
   }
-  const segments: Segment[] = [];
-  try {
-    for (const base of baseOffsets) segments.push(Segment.existing(config.io, dir, base, config));
+  const open = (base: number): Segment => Segment.existing(config.io, dir, base, config);
+  return withSegmentsOpened(baseOffsets, open, (segments) => {
     const recovered = recover(dir, config, segments);
     // After every refusal, before the log can roll: see removeSpare.
     const report = { ...recovered.report, spareRemoved: removeSpare(dir, config) };
     return { ...recovered, report, segmentConfig: config };
-  } catch (error) {
-    // An open that fails part-way (EMFILE at the 500th segment) must not leak the 499 before.
-    for (const segment of segments) segment.abandon();
-    throw error;
-  }
+  });
 }
 
 /** The configured limit, raised to the stored one; a writable open stores a larger one. */
@@ -125,15 +125,6 @@ function removeSpare(dir: string, config: LogConfig): boolean {
   for (const file of found) config.io.unlink(file);
   config.io.fsyncDir(dir);
   return true;
-}
-
-function listSegmentBaseOffsets(dir: string, config: LogConfig): number[] {
-  const bases: number[] = [];
-  for (const name of config.io.list(dir)) {
-    const parsed = parseSegmentFileName(dir, name);
-    if (parsed !== null && parsed.suffix === LOG_SUFFIX) bases.push(parsed.baseOffset);
-  }
-  return bases.sort((a, b) => a - b);
 }
 
 /**

@@ -19,24 +19,29 @@
  */
 import { assert, isStorageError } from './errors.js';
 import { CountingFileIO } from './counting-file-io.js';
-import { type FileIOCounters, NodeFileIO } from './file-io.js';
+import type { FileIOCounters } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { Log } from './log.js';
 import type { LogReader } from './log-reader.js';
 import { DeliveryTable } from './delivery-table.js';
 import { OffsetStates } from './offset-states.js';
 import { readHeadCheckpoint, writeHeadCheckpoint } from './head-checkpoint.js';
 import { recordSizeBytes } from './record.js';
-import type {
-  Queue,
-  QueueClock,
-  QueueMessage,
-  QueueOptions,
-  QueueStats,
-  ReceiveOptions,
-  ReceiveWaitOptions,
-  SendOptions,
+import {
+  type Queue,
+  type QueueClock,
+  type QueueMessage,
+  type QueueOptions,
+  type QueueStats,
+  type ReceiveOptions,
+  type ReceiveWaitOptions,
+  type SendOptions,
+  delayMsOf,
+  maxBodyBytesOf,
+  visibilityTimeoutMsOf,
+  waitMsOf,
+  wallClock,
 } from './queue.js';
-import { delayMsOf, maxBodyBytesOf, visibilityTimeoutMsOf, waitMsOf, wallClock } from './queue.js';
 import {
   asQueueError,
   messageTooLarge,

@@ -14,11 +14,20 @@ import { StorageError, isStorageError } from './errors.js';
 import type { Segment } from './segment.js';
 import { type SegmentRecord, readRecordAt } from './segment-lookup.js';
 import { ReadWindow } from './read-window.js';
-import { corruptRecord } from './record.js';
-import { asOffset } from './units.js';
-import type { LogRecord } from './log.js';
+import { type RecordAttributes, corruptRecord } from './record.js';
+import { type Offset, asOffset } from './units.js';
 
 const READER_WINDOW_BYTES = 256 * 1024;
+
+/** A record as the log's reads return it (Log.read, LogReader.next), with its place. */
+export interface LogRecord {
+  readonly offset: Offset;
+  readonly body: Buffer;
+  readonly attributes: RecordAttributes | undefined;
+  readonly segmentBaseOffset: number;
+  readonly positionBytes: number;
+  readonly sizeBytes: number;
+}
 
 /** Where the reader starts: a record boundary, and the first offset it returns. */
 export interface ReaderStart {

@@ -10,14 +10,14 @@
 import type { FileIO } from './file-io.js';
 import type { Segment } from './segment.js';
 import { removeSegmentFiles } from './segment-files.js';
+import type { SegmentList } from './segment-list.js';
 import type { SpareSegment } from './spare-segment.js';
 
-/** The log's segments, oldest first, with their base offsets (what lookups search). */
+/** The log's segments, oldest first, and where they are. */
 export interface RetainedSegments {
   readonly io: FileIO;
   readonly dir: string;
-  readonly segments: Segment[];
-  readonly baseOffsets: number[];
+  readonly segments: SegmentList<Segment>;
 }
 
 export class LogRetention {
@@ -53,13 +53,12 @@ export class LogRetention {
 
   /** Deletes the sealed segments whose records are all below `offset`; returns what went. */
   deleteBelow(offset: number): { segments: number; bytes: number } {
-    const { io, dir, segments: list, baseOffsets } = this.#log;
+    const { io, dir, segments: list } = this.#log;
     this.#finishRemoval();
     let segments = 0;
     let bytes = 0;
-    while (list.length > 1 && list[1]!.baseOffset <= offset) {
-      const segment = list.shift()!;
-      baseOffsets.shift();
+    while (list.all.length > 1 && list.all[1]!.baseOffset <= offset) {
+      const segment = list.takeOldest();
       bytes += segment.sizeBytes;
       // Out of the log now, whatever happens to its files: readers must not reach it.
       this.#unremoved = segment;

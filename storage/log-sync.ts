@@ -16,16 +16,20 @@ import { DurabilityEngine, type FailedCall, type SyncPlan } from './durability-e
 import type { LogConfig } from './log-config.js';
 import { type RecoveryPoint, sealingUnder, writeRecoveryPoint } from './recovery-point.js';
 import type { Segment } from './segment.js';
-import { closeSegments, deleteSegmentsDurably } from './segment-removal.js';
-import { type Offset, type Position, asOffset, asPosition } from './units.js';
+import {
+  type SegmentList,
+  type SyncedPoint as ListSyncedPoint,
+  closeSegments,
+  deleteSegmentsDurably,
+} from './segment-list.js';
+import { asOffset, asPosition } from './units.js';
 
 /** What a LogSync needs of the log it serves. */
 export interface SyncedLog {
   readonly dir: string;
   readonly config: LogConfig;
-  /** The log's segments, oldest first, and their base offsets: a roll adds, a fence removes. */
-  readonly segments: Segment[];
-  readonly baseOffsets: number[];
+  /** The log's segments, oldest first: a roll adds, a fence removes. */
+  readonly segments: SegmentList<Segment>;
   /** Writes the records held back for the group's sync. */
   writePending(): void;
   /** Drops the records held back: never written, never acknowledged. */
@@ -35,15 +39,8 @@ export interface SyncedLog {
   isClosed(): boolean;
 }
 
-/**
- * How far the active segment is known to be on the device: the engine's synced point (the batched
- * log's, of its own segments, too).
- */
-export interface SyncedPoint<S = Segment> {
-  readonly segment: S;
-  readonly positionBytes: Position;
-  readonly nextOffset: Offset;
-}
+/** How far the active segment is known to be on the device: the engine's synced point. */
+type SyncedPoint = ListSyncedPoint<Segment>;
 
 /**
  * Under `none`, the fdatasync of the segment a roll sealed, running on the thread pool (see
@@ -108,7 +105,7 @@ export class LogSync {
   }
 
   #active(): Segment {
-    return this.#log.segments[this.#log.segments.length - 1]!;
+    return this.#log.segments.active;
   }
 
   /** `sizeBytes` were written to the active segment: toward the next recovery point. */
@@ -156,7 +153,8 @@ export class LogSync {
     const afterRoll = this.#pointAfterSync;
     this.#pointAfterSync = null;
     const due = this.#bytesSinceRecoveryPoint >= this.#log.config.recoveryPointIntervalBytes;
-    if (!due && (afterRoll === null || !this.#log.segments.includes(afterRoll.segment))) return;
+    if (!due && (afterRoll === null || !this.#log.segments.all.includes(afterRoll.segment)))
+      return;
     try {
       this.engine.guard('sync', () => {
         if (due) this.saveRecoveryPoint();
@@ -202,8 +200,7 @@ export class LogSync {
       if (sealingAt !== null) this.#writeRecoveryPointAt(sealingAt, true);
       active.seal();
       const next = this.#log.newSegment(active.nextOffset);
-      this.#log.segments.push(next);
-      this.#log.baseOffsets.push(next.baseOffset);
+      this.#log.segments.rolled(next);
       // The new names are durable before a point names them: a point naming a missing segment
       // then always means a segment removed from outside, which opening refuses.
       this.#log.config.io.fsyncDir(this.#log.dir);
@@ -293,7 +290,7 @@ export class LogSync {
     sync.sealed.sync();
     const next = startOf(sync.next);
     if (
-      !this.#log.segments.includes(sync.next) ||
+      !this.#log.segments.all.includes(sync.next) ||
       this.engine.synced.segment.baseOffset >= next.segment.baseOffset
     )
       return;
@@ -355,10 +352,7 @@ export class LogSync {
     const keep =
       call === 'sync' ? this.#syncedPointStillHere(synced) : this.#syncedPointOf(this.#active());
     const removed: Segment[] = [];
-    while (this.#active() !== keep.segment) {
-      this.#log.baseOffsets.pop();
-      removed.push(this.#log.segments.pop()!);
-    }
+    while (this.#active() !== keep.segment) removed.push(this.#log.segments.takeActive());
     // Best effort throughout: the log is fenced either way, and reopening recovers from the files.
     try {
       // A roll or flush during a failed thread-pool sync may have saved a point past `keep`.
@@ -382,8 +376,8 @@ export class LogSync {
 
   /** The synced point, or the start of the log when retention removed the segment it was in. */
   #syncedPointStillHere(synced: SyncedPoint): SyncedPoint {
-    if (this.#log.segments.includes(synced.segment)) return synced;
-    return startOf(this.#log.segments[0]!);
+    if (this.#log.segments.all.includes(synced.segment)) return synced;
+    return startOf(this.#log.segments.oldest);
   }
 
   #syncedPointOf(segment: Segment): SyncedPoint {

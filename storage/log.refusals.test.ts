@@ -22,7 +22,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import type { WriterOutcome } from '../test/fixtures/log-writer-child.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { Log } from './log.js';
 import { RECOVERY_POINT_FILE, writeRecoveryPoint } from './recovery-point.js';
 import { encodeRecordInto, recordSizeBytes } from './record.js';

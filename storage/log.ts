@@ -4,7 +4,7 @@
  *
  * Appends are synchronous writes into the page cache (plus an fdatasync under `always`), so an
  * append costs one positional write and no promise; `acknowledged(offset)` says when the
- * durability policy allows answering OK. `appendAcknowledged` does both.
+ * durability policy allows answering OK. `append` does both.
  *
  * After any write or sync fails the log is fenced (LOG_FENCED until it is reopened) and cut back
  * to what it can vouch for: log-sync.ts says why, and owns the syncs, rolls and recovery points.
@@ -35,19 +35,18 @@ import {
   offsetLimit,
   offsetOutOfRange,
 } from './log-errors.js';
-import { checkSegmentList, checkSyncedPoint } from './segment-invariants.js';
 import { resolveLogConfig, type LogConfig, type LogOptions } from './log-config.js';
 import type { DirectWritesState } from './direct-write.js';
 import { type LoadedLog, loadLog } from './log-loader.js';
 import type { RecoveryReport } from './recovery-report.js';
 import type { Segment } from './segment.js';
-import { closeSegments } from './segment-removal.js';
+import { SegmentList, type SyncedPoint } from './segment-list.js';
 import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
 import { SpareSegment } from './spare-segment.js';
 import { LogRetention } from './log-retention.js';
 import { ReadWindow } from './read-window.js';
 import type { DurabilityEngine } from './durability-engine.js';
-import { LogSync, type SyncedPoint, ignoreFailure } from './log-sync.js';
+import { LogSync, ignoreFailure } from './log-sync.js';
 import {
   encodeRecordInto,
   frameSizeAt,
@@ -55,25 +54,9 @@ import {
   recordTooLarge,
   type RecordAttributes,
 } from './record.js';
-import { largestLowerBoundSlot } from './index-file.js';
 import { MAX_APPEND_OFFSET, asOffset, type Offset } from './units.js';
-import { mkdirpDurable } from './durable-dir.js';
-import {
-  type WriterLock,
-  acquireWriterLock,
-  lockPathForLog,
-  releaseAfterFailure,
-} from './writer-lock.js';
-import { LogReader, type ReaderSource } from './log-reader.js';
-
-export interface LogRecord {
-  readonly offset: Offset;
-  readonly body: Buffer;
-  readonly attributes: RecordAttributes | undefined;
-  readonly segmentBaseOffset: number;
-  readonly positionBytes: number;
-  readonly sizeBytes: number;
-}
+import { type WriterLock, openUnderWriterLock, releaseAfterFailure } from './writer-lock.js';
+import { type LogRecord, LogReader, type ReaderSource } from './log-reader.js';
 
 export interface SegmentInfo {
   readonly baseOffset: number;
@@ -86,19 +69,18 @@ const LOOKUP_WINDOW_BYTES = 8 * 1024;
 const BATCH_BUFFER_BYTES = 1024 * 1024;
 
 /** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
-let segmentsOf: (log: Log) => Segment[];
+let segmentsOf: (log: Log) => readonly Segment[];
 
 export class Log {
   static {
-    segmentsOf = (log) => log.#segments;
+    segmentsOf = (log) => log.#segments.all;
   }
 
   readonly dir: string;
   /** As opened: `maxRecordBytes` is what appends may write. */
   readonly config: LogConfig;
   readonly recovery: RecoveryReport;
-  readonly #segments: Segment[];
-  readonly #baseOffsets: number[];
+  readonly #segments: SegmentList<Segment>;
   readonly #lookupWindow: ReadWindow;
   #writeBuffer: Buffer;
   /** How many bytes of records `#writeBuffer` holds at most; a page fill may follow them. */
@@ -116,7 +98,7 @@ export class Log {
   /** The engine's syncs, each roll's sync, recovery points and the fence's cut back. */
   readonly #sync: LogSync;
   /** The sync's engine, held directly: every append asks it something. */
-  readonly #engine: DurabilityEngine<SyncedPoint>;
+  readonly #engine: DurabilityEngine<SyncedPoint<Segment>>;
   #closed = false;
   /** The close in progress or done (close returns it to every caller). */
   #closing: Promise<void> | null = null;
@@ -131,8 +113,7 @@ export class Log {
     this.dir = dir;
     this.config = config;
     this.recovery = recovery;
-    this.#segments = segments;
-    this.#baseOffsets = segments.map((segment) => segment.baseOffset);
+    this.#segments = new SegmentList(segments);
     this.#lookupWindow = new ReadWindow(config.io, LOOKUP_WINDOW_BYTES);
     this.#writeCapacityBytes = Math.max(config.maxRecordBytes, BATCH_BUFFER_BYTES);
     // A page more than the records take: room for a write's page fill (page-fill.ts).
@@ -142,7 +123,6 @@ export class Log {
         dir,
         config,
         segments: this.#segments,
-        baseOffsets: this.#baseOffsets,
         writePending: () => this.#writePending(),
         dropPending: () => this.#dropPending(),
         newSegment: (baseOffset) => this.#spare.newSegment(baseOffset),
@@ -155,7 +135,7 @@ export class Log {
     // Segments read with the log's stored record limit, never below the configured one.
     this.#spare = new SpareSegment(config.io, dir, segmentConfig, reuses, config.layOutSpares);
     this.#retention = new LogRetention(
-      { io: config.io, dir, segments: this.#segments, baseOffsets: this.#baseOffsets },
+      { io: config.io, dir, segments: this.#segments },
       this.#spare,
       (segment) => this.#sync.releaseForRemoval(segment),
     );
@@ -168,25 +148,18 @@ export class Log {
   static open(dir: string, options: LogOptions = {}): Log {
     const config = resolveLogConfig(options);
     if (config.readOnly) return new Log(dir, config, loadLog(dir, config), null);
-    mkdirpDurable(config.io, dir);
-    // Before anything in the directory is read: a second writer would recover, cut and append
-    // under the first one's feet.
-    const lock = acquireWriterLock(config.io, lockPathForLog(dir), `the log in ${dir}`);
-    try {
+    return openUnderWriterLock(config.io, dir, `the log in ${dir}`, (lock) => {
       return new Log(dir, config, loadLog(dir, config), lock);
-    } catch (error) {
-      releaseAfterFailure(lock);
-      throw error;
-    }
+    });
   }
 
   #active(): Segment {
-    return this.#segments[this.#segments.length - 1]!;
+    return this.#segments.active;
   }
 
   /** The oldest offset still in the log. */
   get startOffset(): Offset {
-    return asOffset(this.#segments[0]!.baseOffset);
+    return asOffset(this.#segments.oldest.baseOffset);
   }
 
   /** The offset the next append gets. */
@@ -207,7 +180,7 @@ export class Log {
    */
   checkInvariants(): void {
     const segments = this.#segments;
-    checkSegmentList(segments, this.#baseOffsets);
+    segments.checkInvariants(this.#engine.synced, this.endOffset);
     assert(this.startOffset <= this.endOffset, 'the log starts at or before its end');
     assert(
       (this.#pendingBytes === 0) === (this.#pendingRecords === 0),
@@ -215,9 +188,8 @@ export class Log {
     );
     assert(this.#pendingBytes === 0 || this.#engine.gathersWrites, 'only group holds records back');
     assert(this.#pendingBytes <= this.#writeCapacityBytes, 'pending records fit the buffer');
-    checkSyncedPoint(segments, this.#engine.synced, this.endOffset);
     assert(
-      this.#retention.unremoved === null || !segments.includes(this.#retention.unremoved),
+      this.#retention.unremoved === null || !segments.all.includes(this.#retention.unremoved),
       'a segment retention took out is out of the log',
     );
   }
@@ -260,7 +232,10 @@ export class Log {
   }
 
   get sizeBytes(): number {
-    return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, this.#pendingBytes);
+    return this.#segments.all.reduce(
+      (sum, segment) => sum + segment.sizeBytes,
+      this.#pendingBytes,
+    );
   }
 
   /**
@@ -389,7 +364,7 @@ export class Log {
       // A reader at the end asks again: pending appends are written first, so it finds them.
       segments: () => {
         this.#writePending();
-        return this.#segments;
+        return this.#segments.all;
       },
       fenced: () => this.#engine.fenced,
     };
@@ -413,7 +388,7 @@ export class Log {
   offsetForTime(timestampMs: number): Offset {
     this.#checkOpen();
     this.#writePending();
-    for (const segment of this.#segments) {
+    for (const segment of this.#segments.all) {
       const timeIndex = segment.timeIndex();
       const slot = timeIndex.firstSlotAtOrAfter(timestampMs);
       if (slot < timeIndex.entries)
@@ -425,7 +400,7 @@ export class Log {
   /** The segment files, every append written to them first. */
   segments(): SegmentInfo[] {
     this.#writePending();
-    return this.#segments.map((segment) => ({
+    return this.#segments.all.map((segment) => ({
       baseOffset: segment.baseOffset,
       logPath: segment.logPath,
       sizeBytes: segment.sizeBytes,
@@ -490,8 +465,7 @@ export class Log {
     if (inUse !== null) await inUse;
     const removedClosing = this.#retention.filesClosing();
     if (removedClosing !== null) await removedClosing;
-    const failures = closeSegments(this.#segments);
-    if (failures.length > 0) throw failures[0];
+    this.#segments.close();
   }
 
   /** The synchronous part of close: the last sync and point, then the writer lock. */
@@ -511,7 +485,7 @@ export class Log {
     } catch (error) {
       // The files are closed all the same: a failed close must not leak them.
       engine.abandon();
-      for (const segment of this.#segments) segment.abandon();
+      this.#segments.abandon();
       this.#closed = true;
       if (this.#lock !== null) releaseAfterFailure(this.#lock);
       throw error;
@@ -618,12 +592,7 @@ export class Log {
     if (!Number.isSafeInteger(offset) || offset < this.startOffset || offset >= this.endOffset) {
       throw this.#outOfRange(offset);
     }
-    const slot = largestLowerBoundSlot(
-      (i) => this.#baseOffsets[i]!,
-      this.#baseOffsets.length,
-      offset,
-    );
-    return this.#segments[slot]!;
+    return this.#segments.holding(offset);
   }
 
   #outOfRange(offset: number): StorageError {
@@ -656,6 +625,6 @@ export class Log {
  * The log's live segments, for a test that proves checkInvariants fails on state a bug could
  * leave. Not exported through storage/index.ts.
  */
-export function segmentsForTesting(log: Log): Segment[] {
+export function segmentsForTesting(log: Log): readonly Segment[] {
   return segmentsOf(log);
 }

@@ -18,7 +18,7 @@
  */
 import type { FileHandle, FileIO } from './file-io.js';
 import { StorageError, assert } from './errors.js';
-import { putU32 } from './record.js';
+import { putU32 } from './big-endian.js';
 import {
   type IndexFile,
   TwoColumnIndex,

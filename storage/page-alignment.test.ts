@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isStorageError } from './errors.js';
-import { Log, type LogRecord } from './log.js';
+import { Log } from './log.js';
+import { type LogRecord, type LogReader } from './log-reader.js';
 import type { LogOptions } from './log-config.js';
 import { LogQueue } from './log-queue.js';
-import type { LogReader } from './log-reader.js';
 import { alignedWriteStart } from './page-alignment.js';
 import { RECORD_HEADER_BYTES } from './record.js';
 import { SimDisk } from './sim/sim-disk.js';

@@ -5,7 +5,13 @@
  */
 import { type FileHandle, type FileIO, closeAfterFailure } from './file-io.js';
 import { RECORD_HEADER_BYTES } from './record.js';
-import type { SegmentConfig } from './segment.js';
+
+/** What decides whether a spare fits: the segment's options (segment.ts's SegmentConfig). */
+export interface SpareLimits {
+  /** The segment size, which preallocation fills. */
+  readonly preallocateBytes: number;
+  readonly maxRecordBytes: number;
+}
 
 /** Zeros are written this much at a time. */
 const ZERO_CHUNK_BYTES = 1 << 20;
@@ -30,7 +36,7 @@ export function writeZeros(
  * log reopened with a new one) is not reused: a larger one would let appends run past
  * `segmentBytes`, a much smaller one saves little of the zero-fill.
  */
-export function spareFits(sizeBytes: number, config: SegmentConfig): boolean {
+export function spareFits(sizeBytes: number, config: SpareLimits): boolean {
   const segmentBytes = config.preallocateBytes;
   return (
     sizeBytes >= RECORD_HEADER_BYTES &&
@@ -49,7 +55,7 @@ const ZERO_HEADER = Buffer.alloc(RECORD_HEADER_BYTES);
 export function prepareSpare(
   io: FileIO,
   spare: string,
-  config: SegmentConfig,
+  config: SpareLimits,
   zeroed: boolean,
 ): number | null {
   const handle = io.open(spare, { create: false });

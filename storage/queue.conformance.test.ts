@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { rejectionOf } from '../test/fixtures/storage-error.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import type { DurabilityPolicy } from './durability.js';
-import { NodeFileIO, ioError } from './file-io.js';
+import { ioError } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { DelegatingFileIO } from './delegating-file-io.js';
 import { LogQueue } from './log-queue.js';
 import {

@@ -28,6 +28,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { StorageError, assert } from './errors.js';
+import { putU32, readU64, writeU64 } from './big-endian.js';
 import { MiB } from './units.js';
 
 export const LENGTH_FIELD_BYTES = 4;
@@ -45,7 +46,6 @@ const KNOWN_FLAGS = FLAG_DUE_TIME | FLAG_GROUP_ID | FLAG_SEQUENCE_ID;
 /** Smallest legal value of the masked length field: crc + id, empty body. */
 export const MIN_LENGTH_FIELD = CRC_FIELD_BYTES + ID_FIELD_BYTES;
 export const DEFAULT_MAX_RECORD_BYTES = MiB;
-const TWO_TO_32 = 0x1_0000_0000;
 /** Where the CRC of a record with attributes starts: the CRC of the byte 0x01. */
 const ATTRIBUTES_CRC_SEED = crc32c(Buffer.of(0x01));
 
@@ -68,31 +68,6 @@ export function attributesSizeBytes(attributes: RecordAttributes | undefined): n
 /** Whole record size on disk, length field included. */
 export function recordSizeBytes(bodyBytes: number, attributes?: RecordAttributes): number {
   return RECORD_HEADER_BYTES + attributesSizeBytes(attributes) + bodyBytes;
-}
-
-/**
- * A big-endian u32 by byte stores: the append path writes three per record, and Buffer's
- * writeUInt32BE re-checks its arguments each time (about 10 ns of a 350 ns encode).
- * The caller guarantees `at + 4` is inside `buffer` and `value` is a u32.
- */
-export function putU32(buffer: Uint8Array, value: number, at: number): void {
-  buffer[at] = value >>> 24;
-  buffer[at + 1] = value >>> 16;
-  buffer[at + 2] = value >>> 8;
-  buffer[at + 3] = value;
-}
-
-export function writeU64(buffer: Buffer, value: number, at: number): void {
-  assert(Number.isSafeInteger(value) && value >= 0, 'a u64 written is a safe integer >= 0');
-  assert(at >= 0 && at + 8 <= buffer.length, 'a u64 fits the buffer');
-  putU32(buffer, Math.floor(value / TWO_TO_32), at);
-  putU32(buffer, value >>> 0, at + 4);
-}
-
-/** Reads a u64 as a number; values above 2^53 are not produced by this log and read as NaN-free floats. */
-export function readU64(buffer: Uint8Array, at: number): number {
-  const view = buffer as Buffer;
-  return view.readUInt32BE(at) * TWO_TO_32 + view.readUInt32BE(at + 4);
 }
 
 /**

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { type DurabilityPolicy, syncsBeforeAcknowledging } from './durability.js';
 import type { FileIO } from './file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
-import { readU64, writeU64 } from './record.js';
+import { readU64, writeU64 } from './big-endian.js';
 
 export const RECOVERY_POINT_FILE = 'recovery-point';
 const MAGIC = 0x4c4c5250; // "LLRP"

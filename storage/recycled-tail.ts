@@ -20,8 +20,7 @@
  */
 import { MAX_PAGE_BYTES } from './page-fill.js';
 import { frameAfterGap } from './page-alignment.js';
-import type { ReadWindow } from './read-window.js';
-import { startOfNonZeroBytes } from './resync.js';
+import { type ReadWindow, startOfNonZeroBytes } from './read-window.js';
 import {
   LENGTH_FIELD_BYTES,
   RECORD_HEADER_BYTES,

@@ -92,43 +92,6 @@ function nextRecordStart(
   );
 }
 
-/**
- * The position just after the last non-zero byte at or after `from` (`from` when all are zero):
- * where a preallocated segment's zero tail starts. No record starts in a zero tail, since a
- * record opens with its non-zero length. `window` is bound to the file.
- */
-export function endOfNonZeroBytes(window: ReadWindow, from: number, fileSizeBytes: number): number {
-  let end = from;
-  for (let position = from; position < fileSizeBytes; ) {
-    const length = Math.min(window.buffer.length, fileSizeBytes - position);
-    const at = window.ensure(position, length, fileSizeBytes);
-    if (at < 0) break;
-    for (let i = length - 1; i >= 0; i--) {
-      if (window.buffer[at + i] !== 0) {
-        end = position + i + 1;
-        break;
-      }
-    }
-    position += length;
-  }
-  return end;
-}
-
-/**
- * The position of the first non-zero byte from `from` to `to`, `to` when all are zero: where the
- * data after a page fill's zeros starts (recycled-tail.ts).
- */
-export function startOfNonZeroBytes(window: ReadWindow, from: number, to: number): number {
-  for (let position = from; position < to; ) {
-    const length = Math.min(window.buffer.length, to - position);
-    const at = window.ensure(position, length, to);
-    if (at < 0) return to;
-    for (let i = 0; i < length; i++) if (window.buffer[at + i] !== 0) return position + i;
-    position += length;
-  }
-  return to;
-}
-
 /** Where the damaged record ends if its length is plausible; null otherwise. */
 function declaredEndOf(
   window: ReadWindow,

@@ -13,9 +13,8 @@
  */
 import * as path from 'node:path';
 import { StorageError } from './errors.js';
-import type { ReadWindow } from './read-window.js';
+import { type ReadWindow, endOfNonZeroBytes } from './read-window.js';
 import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from './record.js';
-import { endOfNonZeroBytes } from './resync.js';
 import { soundRecordIdAt } from './segment-lookup.js';
 import { OffsetIndex } from './offset-index.js';
 import type { Segment } from './segment.js';

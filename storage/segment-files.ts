@@ -90,16 +90,12 @@ export function parseSegmentFileName(
   return { baseOffset, suffix: `.${match[2]!}` };
 }
 
-/**
- * Runs `open` on a segment being opened or created; when it fails, abandons the segment (closing
- * what it had opened) before rethrowing, so a failed open leaves no handle behind.
- */
-export function openedOrAbandoned<T extends { abandon(): void }>(segment: T, open: () => void): T {
-  try {
-    open();
-  } catch (error) {
-    segment.abandon();
-    throw error;
+/** The base offsets of the segments in `dir`, named by their `.log` files, in ascending order. */
+export function listSegmentBaseOffsets(io: FileIO, dir: string): number[] {
+  const baseOffsets: number[] = [];
+  for (const name of io.list(dir)) {
+    const parsed = parseSegmentFileName(dir, name);
+    if (parsed !== null && parsed.suffix === LOG_SUFFIX) baseOffsets.push(parsed.baseOffset);
   }
-  return segment;
+  return baseOffsets.sort((a, b) => a - b);
 }

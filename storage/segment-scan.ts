@@ -1,15 +1,29 @@
 /**
  * The record walk every check of a segment makes (recovery, index coverage and rebuild, the chain
- * check): record by record from a known position, validating length, CRC and id.
+ * check): record by record from a known position, validating length, CRC and id. It is handed
+ * what it reads of the segment (ScannedSegment), so it knows no Segment: the segment calls it.
  */
+import type { FileHandle } from './file-io.js';
 import type { ReadWindow } from './read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from './record.js';
-import type { Segment } from './segment.js';
 import { recordAfterGap } from './page-alignment.js';
+import type { RecordStart } from './resync.js';
 import { type Offset, type Position, asOffset, asPosition } from './units.js';
 
-/** Scans read this much at a time: few system calls, still small next to a segment. */
-export const SCAN_WINDOW_BYTES = 1 << 20;
+/** What a scan reads of the segment it walks (segment.ts's Segment). */
+export interface ScannedSegment {
+  /** Where the segment's records end. */
+  readonly sizeBytes: number;
+  readonly handle: FileHandle;
+  /** The longest record its readers accept. */
+  readonly maxRecordBytes: number;
+  /** The first good record after the damaged one at `positionBytes`; null when none is left. */
+  recordAfterDamage(
+    window: ReadWindow,
+    positionBytes: number,
+    damagedOffset: number,
+  ): RecordStart | null;
+}
 
 /** How a scan walks. */
 export interface ScanOptions {
@@ -42,7 +56,7 @@ export interface ScanResult {
  * the record after it (resync.ts); recovery stops, since a bad record there is a torn tail.
  */
 export function scanRecords(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   fromPosition: number,
   expectedOffset: number,
@@ -94,7 +108,7 @@ export function scanRecords(
 
 /** The size of record `offset` when it is whole at `position`; else why it is not. */
 function checkedSizeAt(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   position: number,
   offset: number,

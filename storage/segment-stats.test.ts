@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { BatchedLog } from './batched-log.js';
 import type { BatchedRecordInput } from './batched-log-records.js';
 import { encodeRecords } from './kafka-batch.js';

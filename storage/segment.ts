@@ -22,21 +22,15 @@
 import { type FileHandle, type FileIO, closeAfterFailure, openEmptied } from './file-io.js';
 import { assert } from './errors.js';
 import { checkSoleLink } from './directory-entries.js';
-import { checkedSegmentEnd } from './segment-invariants.js';
+import { checkedSegmentEnd, openedOrAbandoned } from './segment-list.js';
 import { indexBehind } from './index-coverage.js';
 import { prepareSpare, spareFits, writeZeros } from './preallocation.js';
-import {
-  SCAN_WINDOW_BYTES,
-  type ScanOptions,
-  type ScanResult,
-  scanRecords,
-} from './segment-scan.js';
+import { type ScanOptions, type ScanResult, scanRecords } from './segment-scan.js';
+import { SCAN_WINDOW_BYTES, ReadWindow } from './read-window.js';
 import { OffsetIndex, type IndexMode } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import { ReadWindow } from './read-window.js';
 import {
   type SegmentPaths,
-  openedOrAbandoned,
   removeSegmentFiles,
   segmentPaths,
   spareNames,
@@ -45,8 +39,13 @@ import { type RecordStart, findRecordAfterDamage } from './resync.js';
 import { pageFillBytes } from './page-fill.js';
 import { alignedWriteStart } from './page-alignment.js';
 import { frameSizeAt } from './record.js';
-import { DirectWriter, RecentBytes, directBlockEnd, isDirectRefusal } from './direct-write.js';
-import type { DirectWrites } from './direct-write.js';
+import {
+  DirectWriter,
+  RecentBytes,
+  directBlockEnd,
+  isDirectRefusal,
+  type DirectWrites,
+} from './direct-write.js';
 import type { Offset, Position } from './units.js';
 
 export interface SegmentConfig {

@@ -18,13 +18,8 @@
  * or moves it; what stands apart from that state already has its file.
  */
 import * as path from 'node:path';
-import {
-  closeAfterFailure,
-  NodeFileIO,
-  type FileHandle,
-  type FileIO,
-  type FileIOCounters,
-} from './file-io.js';
+import { closeAfterFailure, type FileHandle, type FileIO, type FileIOCounters } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { CountingFileIO } from './counting-file-io.js';
 import { mkdirpDurable } from './durable-dir.js';
 import { type FileUse, checkDirectoryEntries } from './directory-entries.js';
@@ -40,17 +35,20 @@ import {
 import { DeliveryState, DeliveryTable } from './delivery-table.js';
 import { KeyRing } from './deadline-heap.js';
 import { queueClosed, queueDirError, queueOpenError, unknownMessage } from './queue-errors.js';
-import type {
-  Queue,
-  QueueClock,
-  QueueMessage,
-  QueueOptions,
-  QueueStats,
-  ReceiveOptions,
-  ReceiveWaitOptions,
-  SendOptions,
+import {
+  type Queue,
+  type QueueClock,
+  type QueueMessage,
+  type QueueOptions,
+  type QueueStats,
+  type ReceiveOptions,
+  type ReceiveWaitOptions,
+  type SendOptions,
+  delayMsOf,
+  visibilityTimeoutMsOf,
+  waitMsOf,
+  wallClock,
 } from './queue.js';
-import { delayMsOf, visibilityTimeoutMsOf, waitMsOf, wallClock } from './queue.js';
 import { ReceiveWaiters } from './receive-waiters.js';
 import {
   acquireWriterLock,

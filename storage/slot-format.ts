@@ -23,7 +23,7 @@ import { crc32c } from '@node-rs/crc32';
 import { writeFileAtomically } from './atomic-file.js';
 import { StorageError, assert } from './errors.js';
 import type { FileHandle, FileIO } from './file-io.js';
-import { readU64, writeU64 } from './record.js';
+import { readU64, writeU64 } from './big-endian.js';
 
 export const SLOT_HEADER_BYTES = 20;
 assert(

@@ -26,7 +26,7 @@ import {
   type IndexLoad,
   type IndexMode,
 } from './index-file.js';
-import { putU32, readU64, writeU64 } from './record.js';
+import { putU32, readU64, writeU64 } from './big-endian.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 assert(TIME_INDEX_ENTRY_BYTES === 8 + 4, 'time index entry is timestamp + relative offset');

@@ -4,11 +4,10 @@
  * file (log.ts, segment reuse) the older segment's records apart from a torn write.
  */
 import { RECORD_HEADER_BYTES, frameSizeAt } from './record.js';
-import { ReadWindow } from './read-window.js';
+import { ReadWindow, SCAN_WINDOW_BYTES, endOfNonZeroBytes } from './read-window.js';
 import { findRecycledTail } from './recycled-tail.js';
-import { endOfNonZeroBytes } from './resync.js';
 import type { Segment } from './segment.js';
-import { SCAN_WINDOW_BYTES, type ScanResult } from './segment-scan.js';
+import type { ScanResult } from './segment-scan.js';
 
 export interface TruncationReport {
   readonly segment: string;

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import type { LockAttempt } from '../test/fixtures/writer-lock-child.js';
 import { isStorageError } from './errors.js';
-import { NodeFileIO } from './file-io.js';
+import { NodeFileIO } from './node-file-io.js';
 import { loadNativeLocks } from './native-locks.js';
 import { SimDisk } from './sim/sim-disk.js';
 import {

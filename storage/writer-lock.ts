@@ -15,6 +15,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StorageError, assert, isStorageError } from './errors.js';
+import { mkdirpDurable } from './durable-dir.js';
 import type { FileIO, FileLock } from './file-io.js';
 import { wallClockMs } from './wall-clock.js';
 
@@ -71,6 +72,28 @@ export function acquireWriterLock(io: FileIO, lockPath: string, what: string): W
     throw error;
   }
   return new HeldWriterLock(lockPath, lock);
+}
+
+/**
+ * Opens the log in `dir` for writing with `open`, under the log's writer lock (`<dir>/.lock`):
+ * the directory is made durable first (durable-dir.ts), the lock is taken before anything in the
+ * directory is read (a second writer would recover, cut and append under the first one's feet),
+ * and released again when `open` fails. `what` names the log in a LOG_LOCKED error.
+ */
+export function openUnderWriterLock<T>(
+  io: FileIO,
+  dir: string,
+  what: string,
+  open: (lock: WriterLock) => T,
+): T {
+  mkdirpDurable(io, dir);
+  const lock = acquireWriterLock(io, lockPathForLog(dir), what);
+  try {
+    return open(lock);
+  } catch (error) {
+    releaseAfterFailure(lock);
+    throw error;
+  }
 }
 
 /** Releases `lock` on the way out of another failure: that one is reported, this one dropped. */

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { NodeFileIO } from '../../storage/file-io.js';
+import { NodeFileIO } from '../../storage/node-file-io.js';
 import { dumpLog, segmentsToDump, type DumpTarget } from '../../storage/dump.js';
 import type { DumpEntry, DumpedIndexEntry, DumpedRecord } from '../../storage/dump-entries.js';
 import {

@@ -21,7 +21,7 @@ import {
   segmentStatsLines,
 } from '../../lab/plan/plan-from-segments.js';
 import { LabError } from '../../lab/errors.js';
-import { NodeFileIO } from '../../storage/file-io.js';
+import { NodeFileIO } from '../../storage/node-file-io.js';
 import { type SegmentStats, readSegmentStats } from '../../storage/segment-stats.js';
 
 interface PlanOptions {

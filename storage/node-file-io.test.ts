@@ -52,7 +52,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...mocked, default: mocked };
 });
 
-const { NodeFileIO } = await import('./file-io.js');
+const { NodeFileIO } = await import('./node-file-io.js');
 const { isStorageError } = await import('./errors.js');
 const newDir = tempDirs('file-io');
 
