@@ -49,10 +49,10 @@
  * Paths are POSIX; a relative path is taken from '/'. Handles are plain numbers, never reused,
  * unique across a disk and the disks its crashes return.
  */
-import type { EntryStat, FileHandle, FileIO, FileIOCounters, FileLock } from '../file-io.js';
-import { HandleLock, newCounters } from '../file-io.js';
+import type { EntryStat, FileHandle, FileIO, FileIOCounters, FileLock } from '../io/file-io.js';
+import { HandleLock, newCounters } from '../io/file-io.js';
 import { assert } from '../errors.js';
-import { isDirectAligned } from '../direct-write.js';
+import { isDirectAligned } from '../io/direct-write.js';
 import { SeededRandom } from './prng.js';
 import { SimDirectory } from './sim-directory.js';
 import {

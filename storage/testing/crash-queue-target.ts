@@ -5,13 +5,13 @@
  * and drops segments below it), and clock ticks that make messages ready again.
  */
 import * as path from 'node:path';
-import type { DurabilityPolicy } from '../durability.js';
-import { readHeadCheckpoint } from '../head-checkpoint.js';
-import { LogQueue } from '../log-queue.js';
-import type { Log } from '../log.js';
-import type { Queue } from '../queue.js';
+import type { DurabilityPolicy } from '../io/durability.js';
+import { readHeadCheckpoint } from '../queue/head-checkpoint.js';
+import { LogQueue } from '../queue/log-queue.js';
+import type { Log } from '../log/log.js';
+import type { Queue } from '../queue/queue.js';
 import type { SimDisk } from '../sim/sim-disk.js';
-import { SlotFileQueue } from '../slot-file.js';
+import { SlotFileQueue } from '../queue/slot-file.js';
 import { crashBodySeq } from './crash-body.js';
 import { logOfQueueForTesting } from './queue-log.js';
 import type { Found } from './crash-model.js';

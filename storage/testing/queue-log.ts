@@ -4,4 +4,4 @@
  * that appended to it would slip records behind the queue's back, and they would be delivered as
  * messages. Only test code imports this.
  */
-export { logOfQueueForTesting } from '../log-queue.js';
+export { logOfQueueForTesting } from '../queue/log-queue.js';
