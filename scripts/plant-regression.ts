@@ -40,7 +40,7 @@ const PLANTS: Readonly<Record<string, Plant>> = {
     return offset;`,
   },
   'write-bytes-50pct': {
-    file: 'storage/io/file-io.ts',
+    file: 'storage/io/node-file-io.ts',
     anchor: `        throw this.#shortWrite(handle, done, length, positionBytes);
     }
     this.#wrote(length);

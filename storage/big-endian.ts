@@ -1,9 +1,10 @@
 /**
  * Integers in the byte order every loglab file uses, big-endian (Kafka's too): a u32 written by
  * byte stores on the append path, and u64s as safe-integer numbers (offsets, times), shared by
- * the record format, the index files, the checkpoint files and the slot file.
+ * the record format, the index files, the checkpoint files and the slot file. It imports
+ * nothing, so whatever reads or writes bytes can stand on it: its two checks throw as
+ * errors.ts's assert does.
  */
-import { assert } from './errors.js';
 
 const TWO_TO_32 = 0x1_0000_0000;
 
@@ -20,8 +21,9 @@ export function putU32(buffer: Uint8Array, value: number, at: number): void {
 }
 
 export function writeU64(buffer: Buffer, value: number, at: number): void {
-  assert(Number.isSafeInteger(value) && value >= 0, 'a u64 written is a safe integer >= 0');
-  assert(at >= 0 && at + 8 <= buffer.length, 'a u64 fits the buffer');
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error('assertion failed: a u64 written is a safe integer >= 0');
+  if (at < 0 || at + 8 > buffer.length) throw new Error('assertion failed: a u64 fits the buffer');
   putU32(buffer, Math.floor(value / TWO_TO_32), at);
   putU32(buffer, value >>> 0, at + 4);
 }

@@ -68,7 +68,7 @@ export type { RecordAttributes } from './record/record.js';
 export type { RecoveryReport } from './log/recovery-report.js';
 
 /** The torn tail an open cut away, inside `RecoveryReport.truncation`; null when none was. */
-export type { TruncationReport } from './log/truncation.js';
+export type { TruncationReport } from './log/recovery-report.js';
 
 /**
  * A sequential reader from `log.reader(fromOffset)`: `next()` returns the following record, or

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../storage/errors.js';
 import { Log } from '../../storage/log/log.js';
-import { RECORD_LIMIT_FILE } from '../../storage/log/record-limit.js';
+import { RECORD_LIMIT_FILE } from '../../storage/segments/segment-files.js';
 import { type MainRun, runMain } from '../../test/fixtures/main-in-process.js';
 import { runCli } from '../../test/fixtures/run-cli.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';

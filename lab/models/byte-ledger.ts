@@ -30,9 +30,9 @@
  */
 import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
-import { HEAD_CHECKPOINT_FILE } from '../../storage/queue/head-checkpoint.js';
-import { RECOVERY_POINT_FILE } from '../../storage/segments/recovery-point.js';
 import {
+  HEAD_CHECKPOINT_FILE,
+  RECOVERY_POINT_FILE,
   INDEX_SUFFIX,
   LOG_SUFFIX,
   SPARE_LAYOUT_FILE,

@@ -23,13 +23,8 @@ import * as path from 'node:path';
 import type { FileIO } from '../io/file-io.js';
 import { ReadWindow } from '../io/read-window.js';
 import { LOG_SUFFIX, parseSegmentFileName, segmentFileName } from '../segments/segment-files.js';
-import {
-  RECORD_HEADER_BYTES,
-  checkRecord,
-  frameSizeAt,
-  recordIdAt,
-  DEFAULT_MAX_RECORD_BYTES,
-} from '../record/record.js';
+import { RECORD_HEADER_BYTES, DEFAULT_MAX_RECORD_BYTES } from '../record/record.js';
+import { soundRecordIdAt } from '../record/page-alignment.js';
 import { StorageError } from '../errors.js';
 import { readRecoveryPoint } from '../segments/recovery-point.js';
 import {
@@ -152,20 +147,13 @@ function segmentStart(
   return { baseOffset, logName, hasLog, startOffset: firstOffset ?? baseOffset, firstOffset };
 }
 
-/** As soundRecordIdAt at 0 (segment-lookup.ts): the first record's id when it is sound. */
+/** The first record's id when it is sound (soundRecordIdAt, page-alignment.ts). */
 function firstSoundRecordId(io: FileIO, logPath: string, maxRecordBytes: number): number | null {
   const handle = io.openReadOnly(logPath);
   try {
-    const sizeBytes = io.sizeBytes(handle);
     const window = new ReadWindow(io, RECORD_HEADER_BYTES);
     window.bind(handle);
-    const at = window.ensure(0, RECORD_HEADER_BYTES, sizeBytes);
-    if (at < 0) return null;
-    const size = frameSizeAt(window.buffer, at, maxRecordBytes);
-    if (typeof size === 'string') return null;
-    const whole = window.ensure(0, size, sizeBytes);
-    if (whole < 0 || checkRecord(window.buffer, whole, size) !== null) return null;
-    return recordIdAt(window.buffer, whole);
+    return soundRecordIdAt(window, 0, io.sizeBytes(handle), maxRecordBytes);
   } finally {
     io.close(handle);
   }

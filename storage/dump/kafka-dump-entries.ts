@@ -3,9 +3,8 @@
  * place that knows Kafka's field names and their order, from a batch or record to its line.
  */
 import * as path from 'node:path';
-import type { KafkaBatch, KafkaRecord } from '../kafka/kafka-batch.js';
+import { type KafkaBatch, type KafkaRecord, recordTimestampMs } from '../kafka/kafka-batch.js';
 import { LOG_SUFFIX } from '../segments/segment-files.js';
-import { recordTimestampMs } from '../kafka/batched-segment-lookup.js';
 import type { WalkedBatch } from '../kafka/kafka-segment-walk.js';
 
 export type KafkaCheckedKind = 'batch' | 'record' | 'index' | 'timeindex';

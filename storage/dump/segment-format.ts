@@ -16,9 +16,12 @@
  */
 import * as path from 'node:path';
 import type { FileIO } from '../io/file-io.js';
-import { LOG_SUFFIX, parseSegmentFileName } from '../segments/segment-files.js';
-import { RECORD_LIMIT_FILE } from '../log/record-limit.js';
-import { HEAD_CHECKPOINT_FILE } from '../queue/head-checkpoint.js';
+import {
+  LOG_SUFFIX,
+  parseSegmentFileName,
+  RECORD_LIMIT_FILE,
+  HEAD_CHECKPOINT_FILE,
+} from '../segments/segment-files.js';
 import { walkKafkaSegment } from '../kafka/kafka-segment-walk.js';
 import { KAFKA_MAGIC_V2 } from '../kafka/kafka-batch.js';
 

@@ -25,8 +25,12 @@ import { LOG_SUFFIX, INDEX_SUFFIX, segmentFileName } from '../segments/segment-f
 import { segmentsToDump, dumpLog, type DumpTarget } from './dump.js';
 import { detectSegmentFormat, type SegmentFormat } from './segment-format.js';
 import { type WalkedBatch, damagedSegmentBatch, walkKafkaSegment } from '../kafka/kafka-segment-walk.js';
-import { BATCH_HEADER_BYTES, encodeRecords, type KafkaBatch } from '../kafka/kafka-batch.js';
-import { recordTimestampMs } from '../kafka/batched-segment-lookup.js';
+import {
+  BATCH_HEADER_BYTES,
+  encodeRecords,
+  type KafkaBatch,
+  recordTimestampMs,
+} from '../kafka/kafka-batch.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from '../segments/offset-index.js';
 import { RECORD_HEADER_BYTES } from '../record/record.js';
 import { MiB } from '../units.js';

@@ -12,7 +12,6 @@
  * message without guessing. The real disk is node-file-io.ts's NodeFileIO, the simulated one
  * sim/sim-disk.ts's SimDisk.
  */
-import { StorageError, assert } from '../errors.js';
 
 export type FileHandle = number & { readonly __fileHandle: true };
 
@@ -140,29 +139,6 @@ export function newCounters(): FileIOCounters {
   };
 }
 
-/** What to do about a failed call, by errno; most need a look at the disk. */
-const IO_ERROR_ADVICE: Readonly<Record<string, string>> = {
-  EMFILE: 'too many open files in this process: raise the limit (ulimit -n) or open fewer logs',
-  ENFILE: 'too many open files on this system: raise fs.file-max or close other programs',
-  ENOSPC: 'the disk is full: free space on it',
-};
-const DEFAULT_IO_ERROR_ADVICE = 'check the disk, its free space and permissions';
-
-/** The IO_ERROR both NodeFileIO and SimDisk throw: the errno in `reason`, advice in the text. */
-export function ioError(operation: string, file: string, cause: unknown): StorageError {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-  const advice = IO_ERROR_ADVICE[code] ?? DEFAULT_IO_ERROR_ADVICE;
-  return new StorageError(
-    'IO_ERROR',
-    `${operation} failed on ${file} (${code}); ${advice}, then reopen the log`,
-    {
-      file,
-      reason: code,
-      cause,
-    },
-  );
-}
-
 /**
  * Closes `handle` on the way out of another failure: that failure is the one to report, so a
  * failure to close is dropped. Without it an EMFILE would leak the handles opened before it.
@@ -190,38 +166,4 @@ export function openEmptied(io: FileIO, filePath: string): FileHandle {
     throw error;
   }
   return handle;
-}
-
-/**
- * A lock held through an open handle of `io`: its note is written with `io`'s own calls (so they
- * are counted), and release runs `unlock` and then closes the handle.
- */
-export class HandleLock implements FileLock {
-  readonly #io: FileIO;
-  readonly #handle: FileHandle;
-  readonly #unlock: () => void;
-  #released = false;
-
-  constructor(io: FileIO, handle: FileHandle, unlock: () => void) {
-    this.#io = io;
-    this.#handle = handle;
-    this.#unlock = unlock;
-  }
-
-  writeHolder(description: string): void {
-    assert(!this.#released, 'writeHolder after release');
-    const bytes = Buffer.from(description, 'utf8');
-    this.#io.truncate(this.#handle, 0);
-    this.#io.write(this.#handle, bytes, 0, bytes.length, 0);
-  }
-
-  release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    try {
-      this.#unlock();
-    } finally {
-      this.#io.close(this.#handle);
-    }
-  }
 }

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unsafeEntry } from './directory-entries.js';
-import { StorageError } from '../errors.js';
+import { StorageError, ioError } from '../errors.js';
 import {
   type EntryKind,
   type EntryStat,
@@ -15,11 +15,10 @@ import {
   type FileIO,
   type FileIOCounters,
   type FileLock,
-  HandleLock,
   closeAfterFailure,
-  ioError,
   newCounters,
 } from './file-io.js';
+import { HandleLock } from './handle-lock.js';
 import { nativeLocks } from './native-locks.js';
 
 const MAX_SHORT_IO_RETRIES = 8;

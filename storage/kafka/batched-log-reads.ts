@@ -7,6 +7,7 @@ import type { BatchedSegment } from './batched-log-segment.js';
 import { batchesOf, findBatch, findByTime } from './batched-segment-lookup.js';
 import {
   type BatchedLogRecord,
+  type BatchedSegmentInfo,
   type BatchedLookup,
   type StoredBatch,
   locationOf,
@@ -25,7 +26,7 @@ export function lookupIn(segment: BatchedSegment, offset: number): BatchedLookup
   const batch = segment.readBatch(found);
   const record = recordAt(batch, offset);
   if (record === null) throw noRecord(offset, `not in batch ${batch.baseOffset}`);
-  const location = locationOf(segment, found.positionBytes, batch);
+  const location = locationOf(segment.baseOffset, found.positionBytes, batch);
   return {
     record: recordOf(batch, record, location),
     walk: { ...found.walk, segmentBaseOffset: segment.baseOffset },
@@ -52,7 +53,7 @@ export function* batchesFrom(
     const from = i === firstSlot ? findBatch(segment, fromOffset)?.positionBytes : 0;
     if (from === undefined) continue;
     for (const { batch, positionBytes } of batchesOf(segment, from)) {
-      yield { batch, location: locationOf(segment, positionBytes, batch) };
+      yield { batch, location: locationOf(segment.baseOffset, positionBytes, batch) };
     }
   }
 }
@@ -79,8 +80,19 @@ export function recordAtTime(
   for (const segment of segments) {
     const hit = findByTime(segment, timestampMs);
     if (hit === null) continue;
-    const location = locationOf(segment, hit.found.positionBytes, hit.batch);
+    const location = locationOf(segment.baseOffset, hit.found.positionBytes, hit.batch);
     return recordOf(hit.batch, hit.record, location);
   }
   return null;
+}
+
+/** A segment's files and index sizes, as `BatchedLog.segments` lists them. */
+export function segmentInfoOf(segment: BatchedSegment): BatchedSegmentInfo {
+  return {
+    baseOffset: segment.baseOffset,
+    logPath: segment.logPath,
+    sizeBytes: segment.sizeBytes,
+    indexEntries: segment.offsetIndex().entries,
+    timeIndexEntries: segment.timeIndex().entries,
+  };
 }

@@ -3,15 +3,14 @@
  * them, made into a batch's input; records, batches and their places as reads return them.
  */
 import { assert } from '../errors.js';
-import type {
-  KafkaBatch,
-  KafkaBatchInput,
-  KafkaCompression,
-  KafkaHeader,
-  KafkaRecord,
+import {
+  type KafkaBatch,
+  type KafkaBatchInput,
+  type KafkaCompression,
+  type KafkaHeader,
+  type KafkaRecord,
+  recordTimestampMs,
 } from './kafka-batch.js';
-import type { BatchedSegment } from './batched-log-segment.js';
-import { type BatchWalk, recordTimestampMs } from './batched-segment-lookup.js';
 import { type Offset, asOffset } from '../units.js';
 
 export interface BatchedRecordInput {
@@ -42,6 +41,21 @@ export interface BatchedLogRecord {
   readonly value: Uint8Array | null;
   readonly headers: readonly KafkaHeader[];
   readonly batch: BatchLocation & { readonly compression: KafkaCompression };
+}
+
+export interface IndexEntry {
+  readonly relativeOffset: number;
+  readonly positionBytes: number;
+}
+
+/** Where a lookup started and what it read to reach its batch. */
+export interface BatchWalk {
+  /** The index entry the walk started from; null: from position 0. */
+  readonly indexEntry: IndexEntry | null;
+  /** Batch headers read (61 bytes each), the target batch's included. */
+  readonly headersRead: number;
+  /** Bytes read: the headers and the whole target batch. */
+  readonly bytesRead: number;
 }
 
 export interface BatchedLookup {
@@ -91,13 +105,13 @@ export function recordAt(batch: KafkaBatch, offset: number): KafkaRecord | null 
 }
 
 export function locationOf(
-  segment: BatchedSegment,
+  segmentBaseOffset: number,
   positionBytes: number,
   batch: KafkaBatch,
 ): BatchLocation {
   const baseOffset = Number(batch.baseOffset);
   return {
-    segmentBaseOffset: segment.baseOffset,
+    segmentBaseOffset,
     positionBytes,
     sizeBytes: batch.sizeBytes,
     baseOffset: asOffset(baseOffset),
@@ -126,15 +140,4 @@ export interface BatchedSegmentInfo {
   readonly sizeBytes: number;
   readonly indexEntries: number;
   readonly timeIndexEntries: number;
-}
-
-/** A segment's files and index sizes, as `BatchedLog.segments` lists them. */
-export function segmentInfoOf(segment: BatchedSegment): BatchedSegmentInfo {
-  return {
-    baseOffset: segment.baseOffset,
-    logPath: segment.logPath,
-    sizeBytes: segment.sizeBytes,
-    indexEntries: segment.offsetIndex().entries,
-    timeIndexEntries: segment.timeIndex().entries,
-  };
 }

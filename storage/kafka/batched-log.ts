@@ -62,9 +62,14 @@ import {
   type StoredBatch,
   type BatchedSegmentInfo,
   batchInput,
-  segmentInfoOf,
 } from './batched-log-records.js';
-import { batchesFrom, lookupIn, recordAtTime, recordsFrom } from './batched-log-reads.js';
+import {
+  segmentInfoOf,
+  batchesFrom,
+  lookupIn,
+  recordAtTime,
+  recordsFrom,
+} from './batched-log-reads.js';
 import { type BatchFrame, assignBaseOffset, readBatchFrame } from './batched-log-frame.js';
 
 type SyncedPoint = ListSyncedPoint<BatchedSegment>;

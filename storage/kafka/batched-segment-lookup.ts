@@ -5,27 +5,17 @@
  * checked (CRC) and decompressed. An entry that does not land on a batch at or below its offset
  * is not trusted: the walk starts again at position 0.
  */
-import type { BatchFrame } from './batched-log-frame.js';
-import { corruptBatchAt } from './batched-log-frame.js';
+import { type BatchFrame, corruptBatchAt } from './batched-log-frame.js';
 import type { BatchedSegment } from './batched-log-segment.js';
 import { largestLowerBoundSlot } from '../segments/index-file.js';
-import { BATCH_HEADER_BYTES, type KafkaBatch, type KafkaRecord } from './kafka-batch.js';
+import {
+  BATCH_HEADER_BYTES,
+  type KafkaBatch,
+  type KafkaRecord,
+  recordTimestampMs,
+} from './kafka-batch.js';
 import type { OffsetIndex } from '../segments/offset-index.js';
-
-export interface IndexEntry {
-  readonly relativeOffset: number;
-  readonly positionBytes: number;
-}
-
-/** Where a lookup started and what it read to reach its batch. */
-export interface BatchWalk {
-  /** The index entry the walk started from; null: from position 0. */
-  readonly indexEntry: IndexEntry | null;
-  /** Batch headers read (61 bytes each), the target batch's included. */
-  readonly headersRead: number;
-  /** Bytes read: the headers and the whole target batch. */
-  readonly bytesRead: number;
-}
+import type { BatchWalk, IndexEntry } from './batched-log-records.js';
 
 export interface FoundBatch {
   readonly frame: BatchFrame;
@@ -85,12 +75,6 @@ export function* batchesOf(
     yield { batch: segment.readBatch({ frame, positionBytes: position }), positionBytes: position };
     position += frame.sizeBytes;
   }
-}
-
-/** A record's timestamp: the batch's max timestamp when the broker set log-append time. */
-export function recordTimestampMs(batch: KafkaBatch, record: KafkaRecord): number {
-  if (batch.timestampType === 'log-append') return batch.maxTimestampMs;
-  return batch.baseTimestampMs + record.timestampDeltaMs;
 }
 
 /** The offset index's entry at or below `offset` when it lands on its batch; else null. */

@@ -464,3 +464,9 @@ function corrupt(reason: string, positionBytes: number): StorageError {
     { positionBytes, reason },
   );
 }
+
+/** A record's timestamp: the batch's max timestamp when the broker set log-append time. */
+export function recordTimestampMs(batch: KafkaBatch, record: KafkaRecord): number {
+  if (batch.timestampType === 'log-append') return batch.maxTimestampMs;
+  return batch.baseTimestampMs + record.timestampDeltaMs;
+}

@@ -7,22 +7,32 @@
 import type { FileIO } from '../io/file-io.js';
 import type { OffsetIndex } from '../segments/offset-index.js';
 import { ReadWindow } from '../io/read-window.js';
-import type { ScanOptions, ScanResult } from './segment-scan.js';
 
-/** What the coverage checks read of a segment (segment.ts's Segment), which calls them. */
+/** A walk that only looks (segment-scan.ts's ScanOptions, without reindexing). */
+interface LookingWalk {
+  readonly reindex: false;
+  readonly skipDamaged?: boolean;
+  readonly stopAt: (offset: number, positionBytes: number) => boolean;
+  readonly endBytes?: number;
+}
+
+/**
+ * What the coverage checks read of a segment (segment.ts's Segment, which calls them), named
+ * here rather than imported so that they stand beside the segment and its walk, not above them.
+ */
 export interface CoveredSegment {
   readonly baseOffset: number;
   /** Bytes between index entries (0: an entry for every record). */
   readonly indexIntervalBytes: number;
   readonly io: FileIO;
   offsetIndex(): OffsetIndex;
-  /** Walks records from `fromPosition` (segment-scan.ts). */
+  /** Walks records from `fromPosition` (segment-scan.ts); what the checks read of the result. */
   scan(
     window: ReadWindow,
     fromPosition: number,
     expectedOffset: number,
-    options: ScanOptions,
-  ): ScanResult;
+    options: LookingWalk,
+  ): { readonly endPositionBytes: number; readonly problem: unknown };
 }
 
 /** A lookup window: one index interval and a record, rounded up to whole pages. */

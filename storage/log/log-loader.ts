@@ -40,28 +40,27 @@ import {
   spareLayoutPath,
   spareNames,
   sparePath,
+  RECOVERY_POINT_FILE,
 } from '../segments/segment-files.js';
 import { checkDirectoryEntries, checkSoleLink } from '../io/directory-entries.js';
 import { logFileUses } from '../segments/log-files.js';
 import { readRecordLimit, settleRecordLimit } from './record-limit.js';
 import {
-  RECOVERY_POINT_FILE,
   type RecoveryPoint,
   readRecoveryPoint,
   sealingUnder,
   writeRecoveryPoint,
 } from '../segments/recovery-point.js';
-import { type RecoveryCounts, type RecoveryReport, emptyReport } from './recovery-report.js';
+import {
+  type RecoveryCounts,
+  type RecoveryReport,
+  emptyReport,
+  type ChainFinding,
+} from './recovery-report.js';
 import { type ScanStart, chooseScanStart } from './recovery-start.js';
 import { truncateAt } from './truncation.js';
 import { indexCovers } from './index-coverage.js';
-import {
-  type ChainFinding,
-  checkSealedEnd,
-  checkSegmentName,
-  overlap,
-  trailing,
-} from './segment-chain.js';
+import { checkSealedEnd, checkSegmentName, overlap, trailing } from './segment-chain.js';
 import { MAX_END_OFFSET_WRITABLE, asPosition } from '../units.js';
 
 export interface LoadedLog {

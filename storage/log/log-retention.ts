@@ -11,7 +11,6 @@ import type { FileIO } from '../io/file-io.js';
 import type { Segment } from './segment.js';
 import { removeSegmentFiles } from '../segments/segment-files.js';
 import type { SegmentList } from '../segments/segment-list.js';
-import type { SpareSegment } from './spare-segment.js';
 
 /** The log's segments, oldest first, and where they are. */
 export interface RetainedSegments {
@@ -20,9 +19,21 @@ export interface RetainedSegments {
   readonly segments: SegmentList<Segment>;
 }
 
+/** What retention asks of the log's spare (spare-segment.ts's SpareSegment). */
+export interface RetainedSpare {
+  /** Whether a spare file stands in the directory. */
+  readonly exists: boolean;
+  /** Where `segment`'s `.log` is renamed instead of unlinked; null: unlink it. */
+  pathFor(segment: Segment): string | null;
+  /** The rename to `pathFor`'s name is durable. */
+  kept(): void;
+  /** Unlinks the spare's name if it is there; the caller fsyncs the directory. */
+  remove(): void;
+}
+
 export class LogRetention {
   readonly #log: RetainedSegments;
-  readonly #spare: SpareSegment;
+  readonly #spare: RetainedSpare;
   /** What still holds a removed segment's file open (a background sync), null when nothing. */
   readonly #inUse: (segment: Segment) => Promise<unknown> | null;
   /**
@@ -39,7 +50,7 @@ export class LogRetention {
 
   constructor(
     log: RetainedSegments,
-    spare: SpareSegment,
+    spare: RetainedSpare,
     inUse: (segment: Segment) => Promise<unknown> | null,
   ) {
     this.#log = log;

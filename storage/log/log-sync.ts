@@ -12,6 +12,7 @@
  * while still showing their data, and no later fdatasync writes them again, so served or
  * recovered they would be data that looks durable and is not. Reopening recovers from the files.
  */
+import { ignoreFailure } from '../errors.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from '../io/durability-engine.js';
 import type { LogConfig } from './log-config.js';
 import { type RecoveryPoint, sealingUnder, writeRecoveryPoint } from '../segments/recovery-point.js';
@@ -64,14 +65,6 @@ function settled(
 /** A segment's start: the point a roll makes, or a fence goes back to. */
 function startOf(segment: Segment): SyncedPoint {
   return { segment, positionBytes: asPosition(0), nextOffset: asOffset(segment.baseOffset) };
-}
-
-export function ignoreFailure(action: () => void): void {
-  try {
-    action();
-  } catch {
-    // The caller is already failing; this step was an attempt to leave less behind.
-  }
 }
 
 export class LogSync {

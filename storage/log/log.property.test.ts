@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { Log } from './log.js';
-import { RECOVERY_POINT_FILE } from '../segments/recovery-point.js';
+import { RECOVERY_POINT_FILE } from '../segments/segment-files.js';
 
 type Op =
   | { kind: 'append'; bytes: number }

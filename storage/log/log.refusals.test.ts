@@ -24,9 +24,9 @@ import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import type { WriterOutcome } from '../../test/fixtures/log-writer-child.js';
 import { NodeFileIO } from '../io/node-file-io.js';
 import { Log } from './log.js';
-import { RECOVERY_POINT_FILE, writeRecoveryPoint } from '../segments/recovery-point.js';
+import { writeRecoveryPoint } from '../segments/recovery-point.js';
+import { RECOVERY_POINT_FILE, segmentFileName } from '../segments/segment-files.js';
 import { encodeRecordInto, recordSizeBytes } from '../record/record.js';
-import { segmentFileName } from '../segments/segment-files.js';
 import { errorOf, rejectionOf } from '../../test/fixtures/storage-error.js';
 
 const newDir = tempDirs('refusals');

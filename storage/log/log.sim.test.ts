@@ -8,17 +8,18 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DurabilityPolicy } from '../io/durability.js';
-import { type FileHandle, ioError } from '../io/file-io.js';
+import type { FileHandle } from '../io/file-io.js';
+import { ioError } from '../errors.js';
 import { DelegatingFileIO } from '../io/delegating-file-io.js';
 import { Log } from './log.js';
 import type { LogOptions } from './log-config.js';
 import { readRecordLimit } from './record-limit.js';
 import {
-  RECOVERY_POINT_FILE,
   type RecoveryPoint,
   readRecoveryPoint,
   writeRecoveryPoint,
 } from '../segments/recovery-point.js';
+import { RECOVERY_POINT_FILE } from '../segments/segment-files.js';
 import { SimDisk, SimPowerCutError, type SimFault } from '../sim/sim-disk.js';
 import { PoolIO, SlowPoolIO } from '../testing/pool-io.js';
 import { asOffset } from '../units.js';

@@ -15,7 +15,7 @@ import type { FileHandle } from '../io/file-io.js';
 import { NodeFileIO } from '../io/node-file-io.js';
 import { Log } from './log.js';
 import { DEFAULT_PREALLOCATE_EXTENT_BYTES as PREALLOCATE_EXTENT_BYTES } from './log-config.js';
-import { RECOVERY_POINT_FILE } from '../segments/recovery-point.js';
+import { RECOVERY_POINT_FILE } from '../segments/segment-files.js';
 
 const newDir = tempDirs('log');
 const bodyFor = (offset: number, sizeBytes = 100): Buffer => Buffer.alloc(sizeBytes, offset % 256);

@@ -23,11 +23,12 @@
  * Why this file is over 450 lines: the Log's own state (its segments, the records held back for
  * the group's sync, the open, closing and closed states, the writer lock) is what every remaining
  * method reads or moves: appends encode into the write buffer and roll, reads write the held
- * records first, flush and close sync them. Durability (log-sync.ts), retention
+ * records first, flush and close sync them. The segment list, its lookup by offset and its
+ * close (segment-list.ts, shared with the batched log), durability (log-sync.ts), retention
  * (log-retention.ts), the spare (spare-segment.ts), lookups (segment-lookup.ts) and refusals
  * (log-errors.ts) have their own files.
  */
-import { type StorageError, assert, isStorageError } from '../errors.js';
+import { type StorageError, assert, isStorageError, ignoreFailure } from '../errors.js';
 import {
   appendStopped,
   logClosed,
@@ -46,7 +47,7 @@ import { SpareSegment } from './spare-segment.js';
 import { LogRetention } from './log-retention.js';
 import { ReadWindow } from '../io/read-window.js';
 import type { DurabilityEngine } from '../io/durability-engine.js';
-import { LogSync, ignoreFailure } from './log-sync.js';
+import { LogSync } from './log-sync.js';
 import {
   encodeRecordInto,
   frameSizeAt,

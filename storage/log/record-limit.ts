@@ -12,8 +12,8 @@
 import * as path from 'node:path';
 import type { FileIO } from '../io/file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js';
+import { RECORD_LIMIT_FILE } from '../segments/segment-files.js';
 
-export const RECORD_LIMIT_FILE = 'record-limit';
 const MAGIC = 0x4c4c524c; // "LLRL"
 const PAYLOAD_BYTES = 4;
 

@@ -3,8 +3,35 @@
  * cut and removed, what it left in place; and the same as lines for people.
  */
 import * as path from 'node:path';
-import type { ChainFinding } from './segment-chain.js';
-import type { TruncationReport } from './truncation.js';
+
+/** What recovery's cut of the tail discarded (truncation.ts measures it). */
+export interface TruncationReport {
+  readonly segment: string;
+  readonly positionBytes: number;
+  /** Bytes cut up to the last non-zero byte: data that was written but is not a whole record. */
+  readonly discardedBytes: number;
+  /** Zero bytes after that: preallocated or zero-filled space, nothing that was ever data. */
+  readonly zeroTailBytes: number;
+  /**
+   * In a recycled file (log.ts, segment reuse): the bytes from the end of the discarded ones to
+   * the end of the file, records of the older segment the file held (and any zeros after them),
+   * never data of this segment. Discarded then counts only frames that carry this segment's
+   * next ids. 0 in a file that was not recycled.
+   */
+  readonly recycledBytes: number;
+  /** Record-shaped frames in the discarded bytes (a torn last record counts as one). */
+  readonly discardedRecords: number;
+  readonly reason: string;
+}
+
+/** Something found at the end of a sealed segment that does not stop the log from opening. */
+export interface ChainFinding {
+  readonly segment: string;
+  readonly kind: 'trailing-zeros' | 'trailing-bytes' | 'damaged-end';
+  readonly positionBytes: number;
+  readonly sizeBytes: number;
+  readonly message: string;
+}
 
 export interface RecoveryReport {
   /** How the scan of the active segment started: nothing to scan, from the point, or whole. */

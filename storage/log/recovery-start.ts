@@ -10,9 +10,8 @@ import { StorageError } from '../errors.js';
 import type { ReadWindow } from '../io/read-window.js';
 import type { RecoveryPoint } from '../segments/recovery-point.js';
 import type { RecoveryCounts, RecoveryReport } from './recovery-report.js';
-import type { Segment } from './segment.js';
-import { soundRecordIdAt } from './segment-lookup.js';
 import { OffsetIndex } from '../segments/offset-index.js';
+import type { ScannedSegment } from './segment-scan.js';
 
 /**
  * Where the scan of the active segment starts and what it may cut. `afterSync`: everything
@@ -41,7 +40,7 @@ export interface ScanStart {
  * the point it saves, or a fence that moved it back): the scan then starts there.
  */
 export function chooseScanStart(
-  segments: readonly Segment[],
+  segments: readonly ScannedSegment[],
   point: RecoveryPoint | { unreadable: string } | null,
   window: ReadWindow,
   counts: RecoveryCounts,
@@ -92,7 +91,7 @@ export function chooseScanStart(
  * and a tear in the active one is cut at its first bad record. Taken as no point, the whole scan
  * kept what a power cut tore between good records as damage and served around it.
  */
-function startOfRetainedLog(first: Segment): ScanStart {
+function startOfRetainedLog(first: ScannedSegment): ScanStart {
   return {
     segmentSlot: 0,
     positionBytes: 0,
@@ -107,7 +106,7 @@ function startOfRetainedLog(first: Segment): ScanStart {
 
 /** Why the data disagrees with the point (null: it agrees), and the bytes walked to tell. */
 function checkPoint(
-  segment: Segment,
+  segment: ScannedSegment,
   point: RecoveryPoint,
   window: ReadWindow,
 ): { problem: string | null; walkedBytes: number; entryLanded: boolean } {
@@ -122,7 +121,7 @@ function checkPoint(
   const entry = indexEntryBelowOnDisk(segment, point.positionBytes);
   const entryLanded =
     entry.positionBytes === 0 ||
-    soundRecordIdAt(segment, window, entry.positionBytes) === entry.offset;
+    segment.soundRecordIdAt(window, entry.positionBytes) === entry.offset;
   const from = entryLanded ? entry : { positionBytes: 0, offset: segment.baseOffset };
   const walk = segment.scan(window, from.positionBytes, from.offset, {
     reindex: false,
@@ -148,7 +147,7 @@ function checkPoint(
  * the loaded index; the segment's start when there is none.
  */
 function indexEntryBelowOnDisk(
-  segment: Segment,
+  segment: ScannedSegment,
   positionBytes: number,
 ): { positionBytes: number; offset: number } {
   const { index } = OffsetIndex.load(segment.io, segment.indexPath, positionBytes, 'read');
@@ -160,7 +159,7 @@ function indexEntryBelowOnDisk(
   };
 }
 
-function activeSegmentMissing(active: Segment, point: RecoveryPoint): StorageError {
+function activeSegmentMissing(active: ScannedSegment, point: RecoveryPoint): StorageError {
   return new StorageError(
     'LOG_GAP',
     `the recovery point of the log in ${active.dir} says offsets up to ${point.nextOffset - 1} were synced in ` +

@@ -18,8 +18,7 @@
  * does (the new data reached the older segment's last record), the tail reads as a fresh file's
  * would: bytes that are not a record, reported as discarded.
  */
-import { MAX_PAGE_BYTES } from '../record/page-fill.js';
-import { frameAfterGap } from '../record/page-alignment.js';
+import { MAX_PAGE_BYTES, frameAfterGap } from '../record/page-alignment.js';
 import { type ReadWindow, startOfNonZeroBytes } from '../io/read-window.js';
 import {
   LENGTH_FIELD_BYTES,

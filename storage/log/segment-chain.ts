@@ -15,23 +15,14 @@ import * as path from 'node:path';
 import { StorageError } from '../errors.js';
 import { type ReadWindow, endOfNonZeroBytes } from '../io/read-window.js';
 import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from '../record/record.js';
-import { soundRecordIdAt } from './segment-lookup.js';
 import { OffsetIndex } from '../segments/offset-index.js';
-import type { Segment } from './segment.js';
 import { LOG_SUFFIX, segmentFileName } from '../segments/segment-files.js';
-
-/** Something found at the end of a sealed segment that does not stop the log from opening. */
-export interface ChainFinding {
-  readonly segment: string;
-  readonly kind: 'trailing-zeros' | 'trailing-bytes' | 'damaged-end';
-  readonly positionBytes: number;
-  readonly sizeBytes: number;
-  readonly message: string;
-}
+import type { ChainFinding } from './recovery-report.js';
+import type { ScannedSegment } from './segment-scan.js';
 
 /** Refuses a segment whose first record is sound but carries another offset than its name. */
-export function checkSegmentName(segment: Segment, window: ReadWindow): void {
-  const firstId = soundRecordIdAt(segment, window, 0);
+export function checkSegmentName(segment: ScannedSegment, window: ReadWindow): void {
+  const firstId = segment.soundRecordIdAt(window, 0);
   if (firstId === null || firstId === segment.baseOffset) return;
   const file = segment.logPath;
   throw new StorageError(
@@ -50,8 +41,8 @@ export function checkSegmentName(segment: Segment, window: ReadWindow): void {
  * limits the segment's data to its records when bytes follow them. Returns the bytes walked.
  */
 export function checkSealedEnd(
-  segment: Segment,
-  next: Segment,
+  segment: ScannedSegment,
+  next: ScannedSegment,
   window: ReadWindow,
   findings: ChainFinding[],
 ): number {
@@ -91,7 +82,7 @@ export function checkSealedEnd(
  * a gap, which bytes written after the segment must not hide.
  */
 function couldHold(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   fromBytes: number,
   nextOffset: number,
@@ -129,14 +120,14 @@ export function startsLikeRecord(
 
 /** The index's last entry when it lands on its record; else the segment's start. */
 function walkStartOf(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
 ): { positionBytes: number; offset: number } {
   // The last entry read alone (8 bytes): checking the chain loads no index.
   const entry = OffsetIndex.lastEntryOnDisk(segment.io, segment.indexPath, segment.sizeBytes);
   if (entry !== null) {
     const offset = segment.baseOffset + entry.relativeOffset;
-    if (soundRecordIdAt(segment, window, entry.positionBytes) === offset) {
+    if (segment.soundRecordIdAt(window, entry.positionBytes) === offset) {
       return { positionBytes: entry.positionBytes, offset };
     }
   }
@@ -145,10 +136,10 @@ function walkStartOf(
 
 /** Bytes after a sealed segment's last record, as a finding; null when there are none. */
 export function trailing(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   dataEndBytes: number,
-  next: Segment,
+  next: ScannedSegment,
 ): ChainFinding | null {
   const extraBytes = segment.sizeBytes - dataEndBytes;
   if (extraBytes === 0) return null;
@@ -168,8 +159,8 @@ export function trailing(
 }
 
 function damagedEnd(
-  segment: Segment,
-  next: Segment,
+  segment: ScannedSegment,
+  next: ScannedSegment,
   positionBytes: number,
   fromOffset: number,
 ): ChainFinding {
@@ -185,7 +176,7 @@ function damagedEnd(
 }
 
 /** LOG_GAP: `segment` ends whole at `fromOffset` - 1, and `next` starts later. */
-export function gap(segment: Segment, next: Segment, fromOffset: number): StorageError {
+export function gap(segment: ScannedSegment, next: ScannedSegment, fromOffset: number): StorageError {
   const toOffset = next.baseOffset - 1;
   return new StorageError(
     'LOG_GAP',
@@ -199,7 +190,7 @@ export function gap(segment: Segment, next: Segment, fromOffset: number): Storag
   );
 }
 
-export function overlap(segment: Segment, next: Segment): StorageError {
+export function overlap(segment: ScannedSegment, next: ScannedSegment): StorageError {
   return new StorageError(
     'SEGMENT_OVERLAP',
     `${segment.logPath} holds records at or past offset ${next.baseOffset}, where the next segment, ` +

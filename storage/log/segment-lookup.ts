@@ -20,9 +20,8 @@ import {
   type DecodedRecord,
   type FrameProblem,
 } from '../record/record.js';
-import type { RecordStart } from '../record/resync.js';
-import type { Segment } from './segment.js';
-import { recordAfterGap } from '../record/page-alignment.js';
+import { type RecordStart, recordAfterGap } from '../record/page-alignment.js';
+import type { ScannedSegment } from './segment-scan.js';
 
 export interface SegmentRecord extends DecodedRecord {
   readonly positionBytes: number;
@@ -61,7 +60,7 @@ class IndexEntryMismatch extends Error {}
  * is wrong, not the log: it is rebuilt and the lookup tried once more.
  */
 export function findRecord(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   offset: number,
 ): SegmentRecord | null {
@@ -80,7 +79,7 @@ export function findRecord(
  * over unchecked) is what led here. The damaged record is stepped over (resync.ts); the target
  * itself, or a target lost with a damaged record before it, is CORRUPT_RECORD.
  */
-function walkTo(segment: Segment, window: ReadWindow, offset: number): SegmentRecord | null {
+function walkTo(segment: ScannedSegment, window: ReadWindow, offset: number): SegmentRecord | null {
   const start = walkStart(segment, offset);
   let position = start.positionBytes;
   let current = start.offset;
@@ -136,28 +135,9 @@ function walkTo(segment: Segment, window: ReadWindow, offset: number): SegmentRe
   return null;
 }
 
-/**
- * The id of the record at `positionBytes` when it is sound (plausible length, good CRC),
- * whatever id it holds; null when there is none or it is damaged.
- */
-export function soundRecordIdAt(
-  segment: Segment,
-  window: ReadWindow,
-  positionBytes: number,
-): number | null {
-  segment.bindWindow(window);
-  const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, segment.sizeBytes);
-  if (at < 0) return null;
-  const size = frameSizeAt(window.buffer, at, segment.maxRecordBytes);
-  if (typeof size === 'string') return null;
-  const whole = window.ensure(positionBytes, size, segment.sizeBytes);
-  if (whole < 0 || checkRecord(window.buffer, whole, size) !== null) return null;
-  return recordIdAt(window.buffer, whole);
-}
-
 /** The record's size when its header is plausible and holds `expectedOffset`; else why not. */
 function headerProblem(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   position: number,
   expectedOffset: number,
@@ -171,7 +151,7 @@ function headerProblem(
 
 /** Why the whole record at `position` is not record `expectedOffset`; null when it is. */
 function recordProblem(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   position: number,
   expectedOffset: number,
@@ -187,7 +167,7 @@ function recordProblem(
  * where the record must end: at the next entry (whose offset is above the target) or the end.
  */
 export function walkStart(
-  segment: Segment,
+  segment: ScannedSegment,
   offset: number,
 ): RecordStart & { readonly fromIndex: boolean; readonly endBytes: number } {
   const index = segment.offsetIndex();
@@ -204,7 +184,7 @@ export function walkStart(
 }
 
 /** The lookup of `offset` step by step (the course, lesson 2), for tools and experiments. */
-export function explainLookup(segment: Segment, window: ReadWindow, offset: number): LookupWalk {
+export function explainLookup(segment: ScannedSegment, window: ReadWindow, offset: number): LookupWalk {
   const index = segment.offsetIndex();
   const relativeOffset = offset - segment.baseOffset;
   let comparisons = 0;
@@ -240,7 +220,7 @@ export function explainLookup(segment: Segment, window: ReadWindow, offset: numb
 }
 
 function decodeAt(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   position: number,
   size: number,
@@ -262,7 +242,7 @@ function decodeAt(
  * here, per record, would throw away the window and read it again for every record.
  */
 export function readRecordAt(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   positionBytes: number,
   expectedOffset: number,

@@ -1,29 +1,17 @@
 /**
  * The record walk every check of a segment makes (recovery, index coverage and rebuild, the chain
- * check): record by record from a known position, validating length, CRC and id. It is handed
- * what it reads of the segment (ScannedSegment), so it knows no Segment: the segment calls it.
+ * check): record by record from a known position, validating length, CRC and id; and the segment
+ * as the walks and checks read it (ScannedSegment). The lookups (segment-lookup.ts), the chain
+ * check (segment-chain.ts), where recovery starts (recovery-start.ts) and what its cut discards
+ * (truncation.ts) take a ScannedSegment, never segment.ts's Segment, which calls them: they stand
+ * beside the class, not above it.
  */
-import type { FileHandle } from '../io/file-io.js';
+import type { FileHandle, FileIO } from '../io/file-io.js';
 import type { ReadWindow } from '../io/read-window.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from '../record/record.js';
-import { recordAfterGap } from '../record/page-alignment.js';
-import type { RecordStart } from '../record/resync.js';
+import { recordAfterGap, type RecordStart } from '../record/page-alignment.js';
+import type { OffsetIndex } from '../segments/offset-index.js';
 import { type Offset, type Position, asOffset, asPosition } from '../units.js';
-
-/** What a scan reads of the segment it walks (segment.ts's Segment). */
-export interface ScannedSegment {
-  /** Where the segment's records end. */
-  readonly sizeBytes: number;
-  readonly handle: FileHandle;
-  /** The longest record its readers accept. */
-  readonly maxRecordBytes: number;
-  /** The first good record after the damaged one at `positionBytes`; null when none is left. */
-  recordAfterDamage(
-    window: ReadWindow,
-    positionBytes: number,
-    damagedOffset: number,
-  ): RecordStart | null;
-}
 
 /** How a scan walks. */
 export interface ScanOptions {
@@ -46,6 +34,42 @@ export interface ScanResult {
   readonly records: number;
   /** Why the scan stopped before the end of the file, or null when it reached the end. */
   readonly problem: FrameProblem | null;
+}
+
+/** A segment as the walks and checks read it: segment.ts's Segment. */
+export interface ScannedSegment {
+  readonly baseOffset: number;
+  readonly dir: string;
+  readonly logPath: string;
+  readonly indexPath: string;
+  readonly io: FileIO;
+  readonly handle: FileHandle;
+  /** Where the segment's records end. */
+  readonly sizeBytes: number;
+  /** The longest record its readers accept. */
+  readonly maxRecordBytes: number;
+  /** The offset index, loaded (and rebuilt when damaged or behind) on first use. */
+  offsetIndex(): OffsetIndex;
+  /** Points a reader's window at the segment's file. */
+  bindWindow(window: ReadWindow): void;
+  /** The first good record after the damaged one at `positionBytes`; null when none is left. */
+  recordAfterDamage(
+    window: ReadWindow,
+    positionBytes: number,
+    damagedOffset: number,
+  ): RecordStart | null;
+  /** The id of the sound record at `positionBytes`, whatever id it holds; null: none there. */
+  soundRecordIdAt(window: ReadWindow, positionBytes: number): number | null;
+  /** Walks records from `fromPosition` (scanRecords), applying the index rule with `reindex`. */
+  scan(
+    window: ReadWindow,
+    fromPosition: number,
+    expectedOffset: number,
+    options: ScanOptions,
+  ): ScanResult;
+  /** A sealed segment's records end at `dataEndBytes`, before its file does. */
+  endDataAt(dataEndBytes: number): void;
+  rebuildIndexes(): void;
 }
 
 /**

@@ -35,9 +35,9 @@ import {
   segmentPaths,
   spareNames,
 } from '../segments/segment-files.js';
-import { type RecordStart, findRecordAfterDamage } from '../record/resync.js';
+import { findRecordAfterDamage } from '../record/resync.js';
+import { type RecordStart, alignedWriteStart, soundRecordIdAt } from '../record/page-alignment.js';
 import { pageFillBytes } from '../record/page-fill.js';
-import { alignedWriteStart } from '../record/page-alignment.js';
 import { frameSizeAt } from '../record/record.js';
 import {
   DirectWriter,
@@ -540,6 +540,12 @@ export class Segment {
       damagedOffset,
       this.#config.maxRecordBytes,
     );
+  }
+
+  /** The id of the sound record at `positionBytes`, whatever id it holds; null: none there. */
+  soundRecordIdAt(window: ReadWindow, positionBytes: number): number | null {
+    this.bindWindow(window);
+    return soundRecordIdAt(window, positionBytes, this.#sizeBytes, this.#config.maxRecordBytes);
   }
 
   /**

@@ -24,7 +24,7 @@
  * retention stops a layout in progress: a recycled file needs no zeros at all.
  */
 import { type FileIO, openEmptied } from '../io/file-io.js';
-import { ignoreFailure } from './log-sync.js';
+import { ignoreFailure } from '../errors.js';
 import { Segment, type SegmentConfig } from './segment.js';
 import { spareLayoutPath, sparePath } from '../segments/segment-files.js';
 

@@ -6,31 +6,12 @@
 import { RECORD_HEADER_BYTES, frameSizeAt } from '../record/record.js';
 import { ReadWindow, SCAN_WINDOW_BYTES, endOfNonZeroBytes } from '../io/read-window.js';
 import { findRecycledTail } from './recycled-tail.js';
-import type { Segment } from './segment.js';
-import type { ScanResult } from './segment-scan.js';
-
-export interface TruncationReport {
-  readonly segment: string;
-  readonly positionBytes: number;
-  /** Bytes cut up to the last non-zero byte: data that was written but is not a whole record. */
-  readonly discardedBytes: number;
-  /** Zero bytes after that: preallocated or zero-filled space, nothing that was ever data. */
-  readonly zeroTailBytes: number;
-  /**
-   * In a recycled file (log.ts, segment reuse): the bytes from the end of the discarded ones to
-   * the end of the file, records of the older segment the file held (and any zeros after them),
-   * never data of this segment. Discarded then counts only frames that carry this segment's
-   * next ids. 0 in a file that was not recycled.
-   */
-  readonly recycledBytes: number;
-  /** Record-shaped frames in the discarded bytes (a torn last record counts as one). */
-  readonly discardedRecords: number;
-  readonly reason: string;
-}
+import type { ScanResult, ScannedSegment } from './segment-scan.js';
+import type { TruncationReport } from './recovery-report.js';
 
 /** The report of cutting `segment` where `scan` stopped; read before the cut is made. */
 export function truncateAt(
-  segment: Segment,
+  segment: ScannedSegment,
   scan: ScanResult,
   maxRecordBytes: number,
 ): TruncationReport {
@@ -76,7 +57,7 @@ export function truncateAt(
 
 /** Frames that look like records (a plausible length) from `from` to the end of the file. */
 function countFrames(
-  segment: Segment,
+  segment: ScannedSegment,
   window: ReadWindow,
   from: number,
   maxRecordBytes: number,

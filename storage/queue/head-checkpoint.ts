@@ -11,8 +11,8 @@ import type { FileIO } from '../io/file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js';
 import { readU64, writeU64 } from '../big-endian.js';
 import { StorageError } from '../errors.js';
+import { HEAD_CHECKPOINT_FILE } from '../segments/segment-files.js';
 
-export const HEAD_CHECKPOINT_FILE = 'head';
 const MAGIC = 0x4c4c4844; // "LLHD"
 
 export function writeHeadCheckpoint(io: FileIO, dir: string, headOffset: number): void {

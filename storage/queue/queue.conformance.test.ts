@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { rejectionOf } from '../../test/fixtures/storage-error.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import type { DurabilityPolicy } from '../io/durability.js';
-import { ioError } from '../io/file-io.js';
+import { ioError } from '../errors.js';
 import { NodeFileIO } from '../io/node-file-io.js';
 import { DelegatingFileIO } from '../io/delegating-file-io.js';
 import { LogQueue } from './log-queue.js';

@@ -24,10 +24,25 @@
  * the last good record, and a recycled file's records carry ids from below its base offset. So a
  * gap cannot hide a damaged record (the record after a damaged one carries a higher id) and an
  * old record cannot pass for the next one.
+ *
+ * The search's check of a frame (frameSizeWithId) is here too, and its sibling soundRecordIdAt,
+ * the id of any sound record at a position, which the chain check, recovery and dump use.
  */
 import type { ReadWindow } from '../io/read-window.js';
-import { MAX_PAGE_BYTES, MIN_PAGE_BYTES } from './page-fill.js';
 import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, recordIdAt } from './record.js';
+
+/**
+ * The page sizes a log may use (`pageBytes`, checked by page-fill.ts): the boundaries a gap may
+ * end at, and the largest page fill, how far past a log's last record its zeros can reach.
+ */
+export const MIN_PAGE_BYTES = 512;
+export const MAX_PAGE_BYTES = 1 << 20;
+
+/** Where a record starts, and its offset. */
+export interface RecordStart {
+  readonly positionBytes: number;
+  readonly offset: number;
+}
 
 /**
  * Where a write whose first record is `firstRecordBytes` long starts when the data ends at
@@ -127,4 +142,20 @@ export function frameSizeWithId(
   if (!whole) return size;
   const record = window.ensure(positionBytes, size, endBytes);
   return record >= 0 && checkRecord(window.buffer, record, size, expectedId) === null ? size : 0;
+}
+
+/**
+ * The id of the record at `positionBytes` when it is sound (plausible length, good CRC), whatever
+ * id it holds; null when there is none or it is damaged. `window` is bound to the file.
+ */
+export function soundRecordIdAt(
+  window: ReadWindow,
+  positionBytes: number,
+  endBytes: number,
+  maxRecordBytes: number,
+): number | null {
+  const at = window.ensure(positionBytes, RECORD_HEADER_BYTES, endBytes);
+  if (at < 0) return null;
+  const id = recordIdAt(window.buffer, at);
+  return frameSizeWithId(window, positionBytes, id, endBytes, maxRecordBytes, true) > 0 ? id : null;
 }

@@ -24,15 +24,13 @@
  */
 
 import { invalidConfig } from '../config-checks.js';
+import { MAX_PAGE_BYTES, MIN_PAGE_BYTES } from './page-alignment.js';
 
 /**
  * The page cache's unit on Linux x86-64 and most arm64 kernels, the default of the log's
  * `pageBytes`; a kernel of 16 or 64 KiB pages wants its own (`getconf PAGESIZE`).
  */
 export const DEFAULT_PAGE_BYTES = 4096;
-export const MIN_PAGE_BYTES = 512;
-/** The largest page fill: how far past a log's last record its zeros can reach. */
-export const MAX_PAGE_BYTES = 1 << 20;
 
 /** `pageBytes` is 0 (no fill) or a power of two from 512 bytes to 1 MiB. */
 export function checkPageBytes(value: number): number {

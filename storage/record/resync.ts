@@ -14,13 +14,8 @@
  * is passed over.
  */
 import type { ReadWindow } from '../io/read-window.js';
-import { frameSizeWithId, recordAfterGap } from './page-alignment.js';
+import { type RecordStart, frameSizeWithId, recordAfterGap } from './page-alignment.js';
 import { RECORD_HEADER_BYTES, frameSizeAt, recordIdAt } from './record.js';
-
-export interface RecordStart {
-  readonly positionBytes: number;
-  readonly offset: number;
-}
 
 /**
  * The first good record after the damaged record at `damagedPosition` (expected to hold

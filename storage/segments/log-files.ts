@@ -12,10 +12,10 @@
  */
 import { TEMPORARY_SUFFIX } from '../io/atomic-file.js';
 import type { FileUse } from '../io/directory-entries.js';
-import { HEAD_CHECKPOINT_FILE } from '../queue/head-checkpoint.js';
-import { RECORD_LIMIT_FILE } from '../log/record-limit.js';
-import { RECOVERY_POINT_FILE } from './recovery-point.js';
 import {
+  HEAD_CHECKPOINT_FILE,
+  RECORD_LIMIT_FILE,
+  RECOVERY_POINT_FILE,
   LOG_SUFFIX,
   SPARE_LAYOUT_FILE,
   SPARE_SEGMENT_FILE,

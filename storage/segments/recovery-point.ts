@@ -19,8 +19,8 @@ import { type DurabilityPolicy, syncsBeforeAcknowledging } from '../io/durabilit
 import type { FileIO } from '../io/file-io.js';
 import { readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js';
 import { readU64, writeU64 } from '../big-endian.js';
+import { RECOVERY_POINT_FILE } from './segment-files.js';
 
-export const RECOVERY_POINT_FILE = 'recovery-point';
 const MAGIC = 0x4c4c5250; // "LLRP"
 const FIRST_PAYLOAD_BYTES = 20;
 const PAYLOAD_BYTES = 21;

@@ -1,7 +1,9 @@
 /**
- * The three files of a segment, named by its base offset (Kafka's names): the log, its offset
- * index and its time index. Both segment kinds (segment.ts, batched-log-segment.ts) and the
- * log's retention name and remove them through here.
+ * The names of the files in a log directory. A segment's three are named by its base offset
+ * (Kafka's names): the log, its offset index and its time index. Both segment kinds (segment.ts,
+ * batched-log-segment.ts) and the log's retention name and remove them through here. Beside the
+ * segments stand single files, each replaced whole (atomic-file.ts): the recovery point, the
+ * record limit and design B's saved head.
  *
  * Beside them a log under `always` or `group` may hold one spare: the `.log` of a segment
  * retention removed, kept under SPARE_SEGMENT_FILE for the next roll to rename into place
@@ -23,6 +25,13 @@ export const SPARE_SEGMENT_FILE = 'spare-segment';
  * renamed to SPARE_SEGMENT_FILE: a file under this name is never a whole spare.
  */
 export const SPARE_LAYOUT_FILE = 'spare-segment.layout';
+
+/** Where the last sync left the log whole (recovery-point.ts). */
+export const RECOVERY_POINT_FILE = 'recovery-point';
+/** The largest record the log was opened for (log/record-limit.ts). */
+export const RECORD_LIMIT_FILE = 'record-limit';
+/** Design B's saved head, beside its log's segments (queue/head-checkpoint.ts). */
+export const HEAD_CHECKPOINT_FILE = 'head';
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return `${String(baseOffset).padStart(BASE_OFFSET_DIGITS, '0')}${suffix}`;

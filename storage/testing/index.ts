@@ -129,7 +129,7 @@ export { rewindLogDir } from './log-surgery.js';
 // ---- File names and sizes of the formats ----
 
 /** The recovery point's file name in a log directory (`recovery-point`). Not stable API. */
-export { RECOVERY_POINT_FILE } from '../segments/recovery-point.js';
+export { RECOVERY_POINT_FILE } from '../segments/segment-files.js';
 
 /** Suffix of a segment's log file (`.log`). Not part of the stable API. */
 export { LOG_SUFFIX } from '../segments/segment-files.js';
