@@ -66,7 +66,9 @@ function storageAllows(from: string, target: string): boolean {
   const part = storagePartOf(from);
   const targetPart = storagePartOf(target);
   if (part === null) {
-    return from === 'storage/index.ts' && targetPart !== null && !['sim', 'testing'].includes(targetPart);
+    return (
+      from === 'storage/index.ts' && targetPart !== null && !['sim', 'testing'].includes(targetPart)
+    );
   }
   return targetPart === part || (targetPart !== null && STORAGE_PARTS[part]!.includes(targetPart));
 }
@@ -214,7 +216,8 @@ describe('the import rules', () => {
   it('lets each folder import only what its rule allows, apart from the listed exceptions', () => {
     const broken = edges
       .filter(
-        (edge) => !RULES[folderOf(edge.from)](edge.to, edge.from) && exceptionFor(edge) === undefined,
+        (edge) =>
+          !RULES[folderOf(edge.from)](edge.to, edge.from) && exceptionFor(edge) === undefined,
       )
       .map((edge) => `${edge.from} -> ${edge.to}`);
     expect(broken, "imports that break docs/architecture.md's rules").toEqual([]);
@@ -245,7 +248,8 @@ describe("storage/'s parts", () => {
   it('holds at its top only the public face and the shared files, the rest in part folders', () => {
     const top = sourceFiles('storage').filter((file) => storagePartOf(file) === null);
     expect(top).toEqual(['storage/index.ts', ...STORAGE_SHARED].sort());
-    const folders = new Set(sourceFiles('storage').map(storagePartOf).filter((part) => part !== null));
+    const parts = sourceFiles('storage').map(storagePartOf);
+    const folders = new Set(parts.filter((part) => part !== null));
     expect([...folders].sort()).toEqual(Object.keys(STORAGE_PARTS).sort());
   });
 
@@ -274,9 +278,11 @@ describe("storage/'s parts", () => {
 /** Each folder's import graph: a non-test file to the files of the same folder it imports. */
 function importGraph(folder: Folder): Map<string, string[]> {
   const files = new Set(sourceFiles(folder));
-  return new Map(
-    [...files].map((file) => [file, importsOf(file).map((edge) => edge.to).filter((to) => files.has(to))]),
-  );
+  const local = (file: string): string[] =>
+    importsOf(file)
+      .map((edge) => edge.to)
+      .filter((to) => files.has(to));
+  return new Map([...files].map((file) => [file, local(file)]));
 }
 
 /**

@@ -26,7 +26,11 @@ import {
   formatKafkaEntry,
   isKafkaProblem,
 } from '../../storage/dump/kafka-dump-entries.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segments/segment-files.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+} from '../../storage/segments/segment-files.js';
 import { parseByteSize } from '../arguments.js';
 import { LabError, badArgument } from '../../lab/errors.js';
 

@@ -12,7 +12,10 @@
  * figure; the difference from the floor is at most one record.
  */
 import { assert } from '../../storage/errors.js';
-import { DEFAULT_INDEX_INTERVAL_BYTES, DEFAULT_SEGMENT_BYTES } from '../../storage/log/log-config.js';
+import {
+  DEFAULT_INDEX_INTERVAL_BYTES,
+  DEFAULT_SEGMENT_BYTES,
+} from '../../storage/log/log-config.js';
 import { DEFAULT_PAGE_BYTES } from '../../storage/record/page-fill.js';
 import { alignedSegmentBytesPerRecord } from '../models/page-floor.js';
 import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/segments/offset-index.js';

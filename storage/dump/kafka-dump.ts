@@ -24,7 +24,12 @@
  */
 import * as path from 'node:path';
 import type { FileIO } from '../io/file-io.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFileName } from '../segments/segment-files.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  segmentFileName,
+} from '../segments/segment-files.js';
 import {
   type KafkaCheckedKind,
   type KafkaDumpEntry,

@@ -24,7 +24,11 @@ import { StorageError } from '../errors.js';
 import { LOG_SUFFIX, INDEX_SUFFIX, segmentFileName } from '../segments/segment-files.js';
 import { segmentsToDump, dumpLog, type DumpTarget } from './dump.js';
 import { detectSegmentFormat, type SegmentFormat } from './segment-format.js';
-import { type WalkedBatch, damagedSegmentBatch, walkKafkaSegment } from '../kafka/kafka-segment-walk.js';
+import {
+  type WalkedBatch,
+  damagedSegmentBatch,
+  walkKafkaSegment,
+} from '../kafka/kafka-segment-walk.js';
 import {
   BATCH_HEADER_BYTES,
   encodeRecords,

@@ -23,7 +23,11 @@ import { listSegmentBaseOffsets } from '../segments/segment-files.js';
 import { withSegmentsOpened } from '../segments/segment-list.js';
 import { checkDirectoryEntries } from '../io/directory-entries.js';
 import { logFileUses } from '../segments/log-files.js';
-import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from '../segments/recovery-point.js';
+import {
+  readRecoveryPoint,
+  writeRecoveryPoint,
+  type RecoveryPoint,
+} from '../segments/recovery-point.js';
 import type { BatchedLogConfig } from './batched-log-config.js';
 import {
   BatchedSegment,

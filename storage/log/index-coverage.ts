@@ -45,7 +45,11 @@ const LOOKUP_WINDOW_BYTES = 8 * 1024;
  * a missing index file too). Entries written under another interval fail as well; the rebuild
  * then follows the interval in force.
  */
-export function indexCovers(segment: CoveredSegment, window: ReadWindow, endBytes: number): boolean {
+export function indexCovers(
+  segment: CoveredSegment,
+  window: ReadWindow,
+  endBytes: number,
+): boolean {
   const index = segment.offsetIndex();
   const entries = index.entries;
   const firstExpected = firstEntryPosition(segment, window, endBytes);
@@ -62,7 +66,11 @@ export function indexCovers(segment: CoveredSegment, window: ReadWindow, endByte
 }
 
 /** Where the rule puts the first entry (the first record past one interval); null: none below `endBytes`. */
-function firstEntryPosition(segment: CoveredSegment, window: ReadWindow, endBytes: number): number | null {
+function firstEntryPosition(
+  segment: CoveredSegment,
+  window: ReadWindow,
+  endBytes: number,
+): number | null {
   const interval = segment.indexIntervalBytes;
   let found: number | null = null;
   const stopAt = (_offset: number, position: number): boolean => {

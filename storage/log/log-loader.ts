@@ -31,7 +31,11 @@ import * as path from 'node:path';
 import type { LogConfig } from './log-config.js';
 import { StorageError } from '../errors.js';
 import { Segment } from './segment.js';
-import { closeSegments, deleteSegmentsDurably, withSegmentsOpened } from '../segments/segment-list.js';
+import {
+  closeSegments,
+  deleteSegmentsDurably,
+  withSegmentsOpened,
+} from '../segments/segment-list.js';
 import type { ScanResult } from './segment-scan.js';
 import { SCAN_WINDOW_BYTES, ReadWindow } from '../io/read-window.js';
 import {

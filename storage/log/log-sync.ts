@@ -15,7 +15,11 @@
 import { ignoreFailure } from '../errors.js';
 import { DurabilityEngine, type FailedCall, type SyncPlan } from '../io/durability-engine.js';
 import type { LogConfig } from './log-config.js';
-import { type RecoveryPoint, sealingUnder, writeRecoveryPoint } from '../segments/recovery-point.js';
+import {
+  type RecoveryPoint,
+  sealingUnder,
+  writeRecoveryPoint,
+} from '../segments/recovery-point.js';
 import type { Segment } from './segment.js';
 import {
   type SegmentList,
@@ -146,8 +150,7 @@ export class LogSync {
     const afterRoll = this.#pointAfterSync;
     this.#pointAfterSync = null;
     const due = this.#bytesSinceRecoveryPoint >= this.#log.config.recoveryPointIntervalBytes;
-    if (!due && (afterRoll === null || !this.#log.segments.all.includes(afterRoll.segment)))
-      return;
+    if (!due && (afterRoll === null || !this.#log.segments.all.includes(afterRoll.segment))) return;
     try {
       this.engine.guard('sync', () => {
         if (due) this.saveRecoveryPoint();

@@ -233,10 +233,7 @@ export class Log {
   }
 
   get sizeBytes(): number {
-    return this.#segments.all.reduce(
-      (sum, segment) => sum + segment.sizeBytes,
-      this.#pendingBytes,
-    );
+    return this.#segments.all.reduce((sum, segment) => sum + segment.sizeBytes, this.#pendingBytes);
   }
 
   /**

@@ -176,7 +176,11 @@ function damagedEnd(
 }
 
 /** LOG_GAP: `segment` ends whole at `fromOffset` - 1, and `next` starts later. */
-export function gap(segment: ScannedSegment, next: ScannedSegment, fromOffset: number): StorageError {
+export function gap(
+  segment: ScannedSegment,
+  next: ScannedSegment,
+  fromOffset: number,
+): StorageError {
   const toOffset = next.baseOffset - 1;
   return new StorageError(
     'LOG_GAP',

@@ -184,7 +184,11 @@ export function walkStart(
 }
 
 /** The lookup of `offset` step by step (the course, lesson 2), for tools and experiments. */
-export function explainLookup(segment: ScannedSegment, window: ReadWindow, offset: number): LookupWalk {
+export function explainLookup(
+  segment: ScannedSegment,
+  window: ReadWindow,
+  offset: number,
+): LookupWalk {
   const index = segment.offsetIndex();
   const relativeOffset = offset - segment.baseOffset;
   let comparisons = 0;

@@ -8,7 +8,12 @@
  */
 import type { FileHandle, FileIO } from '../io/file-io.js';
 import type { ReadWindow } from '../io/read-window.js';
-import { RECORD_HEADER_BYTES, checkRecord, frameSizeAt, type FrameProblem } from '../record/record.js';
+import {
+  RECORD_HEADER_BYTES,
+  checkRecord,
+  frameSizeAt,
+  type FrameProblem,
+} from '../record/record.js';
 import { recordAfterGap, type RecordStart } from '../record/page-alignment.js';
 import type { OffsetIndex } from '../segments/offset-index.js';
 import { type Offset, type Position, asOffset, asPosition } from '../units.js';

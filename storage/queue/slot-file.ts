@@ -18,7 +18,12 @@
  * or moves it; what stands apart from that state already has its file.
  */
 import * as path from 'node:path';
-import { closeAfterFailure, type FileHandle, type FileIO, type FileIOCounters } from '../io/file-io.js';
+import {
+  closeAfterFailure,
+  type FileHandle,
+  type FileIO,
+  type FileIOCounters,
+} from '../io/file-io.js';
 import { NodeFileIO } from '../io/node-file-io.js';
 import { CountingFileIO } from '../io/counting-file-io.js';
 import { mkdirpDurable } from '../io/durable-dir.js';

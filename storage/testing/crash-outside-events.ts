@@ -37,7 +37,11 @@ import {
   frameSizeAt,
   RECORD_HEADER_BYTES,
 } from '../record/record.js';
-import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from '../segments/recovery-point.js';
+import {
+  readRecoveryPoint,
+  writeRecoveryPoint,
+  type RecoveryPoint,
+} from '../segments/recovery-point.js';
 import {
   INDEX_SUFFIX,
   LOG_SUFFIX,
