@@ -8,12 +8,13 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { NodeFileIO } from '../../storage/io/node-file-io.js';
 import { dumpLog, segmentsToDump, type DumpTarget } from '../../storage/dump/dump.js';
-import type { DumpEntry, DumpedIndexEntry, DumpedRecord } from '../../storage/dump/dump-entries.js';
-import {
-  type DumpedChainProblem,
-  chainProblemAdvice,
-  describeChainProblem,
-} from '../../storage/dump/dump-chain.js';
+import type {
+  DumpEntry,
+  DumpedChainProblem,
+  DumpedIndexEntry,
+  DumpedRecord,
+} from '../../storage/dump/dump-entries.js';
+import { chainProblemAdvice, describeChainProblem } from '../../storage/dump/dump-chain.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record/record.js';
 import { readRecordLimit } from '../../storage/log/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';

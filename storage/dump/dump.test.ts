@@ -6,14 +6,14 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DumpOptions, dumpLog, segmentsToDump } from './dump.js';
-import type { DumpEntry } from './dump-entries.js';
+import type { DumpEntry, DumpedChainProblem } from './dump-entries.js';
 import { isStorageError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import { Log } from '../log/log.js';
 import { LOG_SUFFIX, segmentFileName } from '../segments/segment-files.js';
 import { SimDisk } from '../sim/sim-disk.js';
 import { writeRecoveryPoint } from '../segments/recovery-point.js';
-import { type DumpedChainProblem, chainProblemAdvice } from './dump-chain.js';
+import { chainProblemAdvice } from './dump-chain.js';
 
 const DIR = '/data/log';
 const SEGMENT_BYTES = 1024;

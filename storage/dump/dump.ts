@@ -27,13 +27,9 @@ import { RECORD_HEADER_BYTES, DEFAULT_MAX_RECORD_BYTES } from '../record/record.
 import { soundRecordIdAt } from '../record/page-alignment.js';
 import { StorageError } from '../errors.js';
 import { readRecoveryPoint } from '../segments/recovery-point.js';
-import {
-  type DumpedChainProblem,
-  type NextSegment,
-  chainProblemsAtEnd,
-  nameMismatch,
-} from './dump-chain.js';
+import { type NextSegment, chainProblemsAtEnd, nameMismatch } from './dump-chain.js';
 import type {
+  DumpedChainProblem,
   DumpEntry,
   DumpedIndexEntry,
   DumpedRecord,

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStorageError } from '../errors.js';
 import { Log } from './log.js';
-import { type LogRecord, type LogReader } from './log-reader.js';
+import type { LogRecord, LogReader } from './log-reader.js';
 import { LogQueue } from '../queue/log-queue.js';
 import { RECORD_HEADER_BYTES } from '../record/record.js';
 import { SimDisk } from '../sim/sim-disk.js';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStorageError } from '../errors.js';
 import { Log } from '../log/log.js';
-import { type LogRecord, type LogReader } from '../log/log-reader.js';
+import type { LogRecord, LogReader } from '../log/log-reader.js';
 import type { LogOptions } from '../log/log-config.js';
 import { LogQueue } from '../queue/log-queue.js';
 import { alignedWriteStart } from './page-alignment.js';
