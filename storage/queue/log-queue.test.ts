@@ -5,7 +5,7 @@ import { errorOf } from '../../test/fixtures/storage-error.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { LogQueue } from './log-queue.js';
 import { SimDisk } from '../sim/sim-disk.js';
-import { logOfQueueForTesting } from '../testing/queue-log.js';
+import { logOfQueueForTesting } from './log-queue.js';
 
 const newDir = tempDirs('log-queue');
 

@@ -12,7 +12,7 @@ import { LogQueue, type LogQueueOptions } from './log-queue.js';
 import { SimDisk, SimPowerCutError } from '../sim/sim-disk.js';
 import { SlotFileQueue, type SlotFileOptions } from './slot-file.js';
 import { SlowPoolIO } from '../testing/pool-io.js';
-import { logOfQueueForTesting } from '../testing/queue-log.js';
+import { logOfQueueForTesting } from './log-queue.js';
 
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 /** Design A's queue directory is /data: its slot file is /data/slots. */

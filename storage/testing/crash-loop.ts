@@ -39,8 +39,9 @@ import {
   emptyOutsideCounts,
   formatOutsideCounts,
 } from './crash-outside-events.js';
-import { CRASH_DATA_DIR, logQueueDriver, slotFileDriver } from './crash-queue-target.js';
+import { logQueueDriver, slotFileDriver } from './crash-queue-target.js';
 import {
+  CRASH_DATA_DIR,
   CRASH_TARGETS,
   type CrashTargetName,
   ManualClock,

@@ -10,6 +10,9 @@ import { type SimDisk, SimPowerCutError } from '../sim/sim-disk.js';
 import type { SeededRandom } from '../sim/prng.js';
 import type { CrashModel, Found } from './crash-model.js';
 
+/** Where every target keeps its files on the simulated disk. */
+export const CRASH_DATA_DIR = '/data';
+
 export type CrashTargetName = 'log' | 'log-queue' | 'slot-file';
 export const CRASH_TARGETS: readonly CrashTargetName[] = ['log', 'log-queue', 'slot-file'];
 

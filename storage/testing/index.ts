@@ -169,7 +169,7 @@ export { SLOT_HEADER_BYTES } from '../queue/slot-format.js';
  * delivered as messages), for a test or a bench that fills or inspects it on purpose. Not part
  * of the stable API.
  */
-export { logOfQueueForTesting } from './queue-log.js';
+export { logOfQueueForTesting } from '../queue/log-queue.js';
 
 // ---- The record codec ----
 
