@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runExperiment } from '../lab/experiment.js';
 import { findMetric } from '../lab/results.js';
-import { DURABILITY_POLICIES } from '../storage/durability.js';
+import { DURABILITY_POLICIES } from '../storage/io/durability.js';
 import { expectMetricContract } from '../test/fixtures/metric-contract.js';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
 import { experiment } from './crash-safety.js';

@@ -81,7 +81,7 @@ export const GROUP_COMMIT_TARGETS: readonly Target[] = [
 ];
 /**
  * Counts at which both policies also run with inline syncs, and `none` runs; and at which both
- * also write directly (storage/direct-write.ts), taking turns with the page-cache pair.
+ * also write directly (storage/io/direct-write.ts), taking turns with the page-cache pair.
  */
 const SIDE_COUNTS = { quick: [1, 16], full: [1, 16, 64] } as const;
 /** Group commit with a delay the caller asked for, at this many producers (full runs only). */

@@ -16,7 +16,7 @@
  * lays its records end to end, so they start only at multiples of g = gcd(R, P), each equally
  * often, and the same count gives 1 + (R - g)/P (lab/models/page-floor.ts counts it): 1.25
  * blocks for a 1 KiB body behind its 16-byte header, and one, not two, for a record of exactly
- * one block. Under `always` the log aligns (storage/page-alignment.ts): a record that would cross
+ * one block. Under `always` the log aligns (storage/record/page-alignment.ts): a record that would cross
  * a block starts at the next one, so a record of at most a block touches one block, and the
  * model follows the log's layout. P times that is the floor of device bytes per synced append;
  * the file system's journal comes on top when a sync changes metadata (rarely here: under

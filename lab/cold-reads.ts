@@ -16,9 +16,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assert } from '../storage/errors.js';
-import { type FileHandle, type FileIO, NodeFileIO, ioError } from '../storage/file-io.js';
-import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
+import { assert, ioError } from '../storage/errors.js';
+import type { FileHandle, FileIO } from '../storage/io/file-io.js';
+import { NodeFileIO } from '../storage/io/node-file-io.js';
+import { HandleTaggingFileIO } from '../storage/io/handle-tagging-file-io.js';
 import { ALIGNMENT_SEARCH_BYTES, errorCode, findAlignedStart } from './probes/direct-io.js';
 import { type DropOptions, dropPageCache, flushDirtyPages } from './probes/page-cache.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DelegatingFileIO } from '../storage/delegating-file-io.js';
+import { DelegatingFileIO } from '../storage/io/delegating-file-io.js';
 import { SimDisk } from '../storage/sim/sim-disk.js';
 import { DurableWatermarkFileIO } from './durable-watermark.js';
 

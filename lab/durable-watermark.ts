@@ -15,8 +15,8 @@
  * bytes after that are offered to `recordsIn`. Everything else is delegated unchanged, counters
  * included.
  */
-import type { FileHandle, FileIO } from '../storage/file-io.js';
-import { HandleTaggingFileIO } from '../storage/handle-tagging-file-io.js';
+import type { FileHandle, FileIO } from '../storage/io/file-io.js';
+import { HandleTaggingFileIO } from '../storage/io/handle-tagging-file-io.js';
 
 interface WatchedFile {
   readonly path: string;

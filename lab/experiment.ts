@@ -18,7 +18,7 @@
  * hands them in (experiments/index.ts).
  */
 import { assert } from '../storage/errors.js';
-import type { FileIOCounters } from '../storage/file-io.js';
+import type { FileIOCounters } from '../storage/io/file-io.js';
 import { type BlockDevice, resolveBlockDevice } from './probes/block-device.js';
 import {
   type ColdReadFileIO,

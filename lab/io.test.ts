@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../test/fixtures/temp-dir.js';
-import { NodeFileIO } from '../storage/file-io.js';
+import { NodeFileIO } from '../storage/io/node-file-io.js';
 import { resolveBlockDevice } from './probes/block-device.js';
 import {
   IoPhase,

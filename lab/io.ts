@@ -12,7 +12,7 @@
  *   reach it later; `sync` before closing a phase when the bytes must all be counted.
  */
 import * as fs from 'node:fs';
-import type { FileIOCounters } from '../storage/file-io.js';
+import type { FileIOCounters } from '../storage/io/file-io.js';
 import { assert } from '../storage/errors.js';
 import { readDirtyMemory } from './probes/meminfo.js';
 import {

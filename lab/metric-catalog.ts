@@ -25,7 +25,13 @@ import {
   measuredMetric,
   metricFromSamples,
 } from './metric.js';
-import type { Direction, Metric, MetricClass, Results } from './results.js';
+import type { Direction, Metric, MetricClass } from './metric-schema.js';
+
+/** What `MetricSpec.in` reads of a results document (lab/results.ts's `Results`). */
+interface MetricsDocument {
+  readonly experiment: { readonly id: string };
+  readonly metrics: readonly Metric[];
+}
 
 export interface MetricDeclaration {
   readonly unit: string;
@@ -139,7 +145,7 @@ export class MetricSpec {
   }
 
   /** This declaration's metrics in a document of its experiment (none for another one). */
-  in(results: Results): Metric[] {
+  in(results: MetricsDocument): Metric[] {
     if (results.experiment.id !== this.experimentId) return [];
     return results.metrics.filter((metric) => this.matches(metric));
   }

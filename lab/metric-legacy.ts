@@ -11,7 +11,7 @@
  * `measurement`, as are device figures stored as timings; other counters stay counters, and
  * timings and ratios are timings.
  */
-import type { Direction, Metric, MetricClass } from './results.js';
+import type { Direction, Metric, MetricClass } from './metric-schema.js';
 
 export type LegacyMetric = Omit<Metric, 'class' | 'direction'>;
 

@@ -10,11 +10,11 @@
  *   group commit, loss windows, anything read from /proc or /sys): varies run to run.
  * - `timing`: durations, rates, and ratios of them.
  */
-import type { Direction, Metric, MetricClass } from './results.js';
+import type { Direction, Metric, MetricClass } from './metric-schema.js';
 import type { SeededRandom } from '../storage/sim/prng.js';
 import { medianCi, type Summary, summarize } from './stats.js';
 
-export type { Direction, MetricClass } from './results.js';
+export type { Direction, MetricClass } from './metric-schema.js';
 export type Labels = Record<string, string | number | boolean>;
 
 /** What varies from run to run: everything but a counter. */

@@ -4,7 +4,7 @@
  * missing from any piece (no device, no /proc/self/io) is missing from the total, never counted
  * as zero.
  */
-import type { FileIOCounters } from '../storage/file-io.js';
+import type { FileIOCounters } from '../storage/io/file-io.js';
 import type { DeviceIo, PhaseIo, ProcIo } from './io.js';
 
 function addNumbers<T extends object>(a: T, b: T): T {

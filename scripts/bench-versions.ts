@@ -188,9 +188,9 @@ async function main(): Promise<void> {
     throw new Error('usage: bench-versions.ts <old checkout> [rounds] [roundSeconds]');
   const rounds = Number(roundsArg ?? 5);
   const seconds = Number(secondsArg ?? 1);
-  const Old = (
-    (await import(pathToFileURL(path.join(oldRoot, 'storage/log.ts')).href)) as { Log: OldLogClass }
-  ).Log;
+  // Through the public face, whose path every version keeps (the files behind it moved).
+  const oldEntry = pathToFileURL(path.join(oldRoot, 'storage/index.ts')).href;
+  const Old = ((await import(oldEntry)) as { Log: OldLogClass }).Log;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loglab-versions-'));
   console.log(
     `old: ${oldRoot}; ${rounds} rounds of ${seconds} s, interleaved; load ${os

@@ -28,7 +28,7 @@ interface Plant {
 
 const PLANTS: Readonly<Record<string, Plant>> = {
   'append-10pct': {
-    file: 'storage/log.ts',
+    file: 'storage/log/log.ts',
     anchor: `    const offset = this.#encode(body, attributes, sizeBytes);
     this.#written(sizeBytes);
     return offset;`,
@@ -40,7 +40,7 @@ const PLANTS: Readonly<Record<string, Plant>> = {
     return offset;`,
   },
   'write-bytes-50pct': {
-    file: 'storage/file-io.ts',
+    file: 'storage/io/node-file-io.ts',
     anchor: `        throw this.#shortWrite(handle, done, length, positionBytes);
     }
     this.#wrote(length);

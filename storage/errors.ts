@@ -1,7 +1,9 @@
 /**
  * Typed storage errors. Every error carries a stable `code` a caller can switch on, context fields
  * (file, position, sizes), and a message that says what failed, where, and what to do about it.
- * Corruption is thrown, never returned as data.
+ * Corruption is thrown, never returned as data. Also what every part uses around them: `assert`
+ * for programmer mistakes, `ioError` for a failed file call (NodeFileIO's and the simulated
+ * disk's alike), and `ignoreFailure` for a step taken on the way out of another failure.
  */
 
 export type StorageErrorCode =
@@ -103,4 +105,39 @@ export function isStorageError(error: unknown, code?: StorageErrorCode): error i
 /** Programmer mistakes: fail loudly, at function entry, one condition each. */
 export function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+/**
+ * Runs a step taken on the way out of a failure that is already reported (closing, cutting back,
+ * removing a spare): an attempt to leave less behind, whose own failure is dropped.
+ */
+export function ignoreFailure(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // The caller is already failing; this step was an attempt to leave less behind.
+  }
+}
+
+/** What to do about a failed call, by errno; most need a look at the disk. */
+const IO_ERROR_ADVICE: Readonly<Record<string, string>> = {
+  EMFILE: 'too many open files in this process: raise the limit (ulimit -n) or open fewer logs',
+  ENFILE: 'too many open files on this system: raise fs.file-max or close other programs',
+  ENOSPC: 'the disk is full: free space on it',
+};
+const DEFAULT_IO_ERROR_ADVICE = 'check the disk, its free space and permissions';
+
+/** The IO_ERROR both NodeFileIO and SimDisk throw: the errno in `reason`, advice in the text. */
+export function ioError(operation: string, file: string, cause: unknown): StorageError {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
+  const advice = IO_ERROR_ADVICE[code] ?? DEFAULT_IO_ERROR_ADVICE;
+  return new StorageError(
+    'IO_ERROR',
+    `${operation} failed on ${file} (${code}); ${advice}, then reopen the log`,
+    {
+      file,
+      reason: code,
+      cause,
+    },
+  );
 }

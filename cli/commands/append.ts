@@ -9,11 +9,11 @@
  */
 import type { Command } from 'commander';
 import { StorageError, isStorageError } from '../../storage/errors.js';
-import { Log } from '../../storage/log.js';
-import { appendStopped } from '../../storage/log-errors.js';
-import type { LogOptions } from '../../storage/log-config.js';
-import { describeRecovery, type RecoveryReport } from '../../storage/recovery-report.js';
-import { DURABILITY_POLICIES } from '../../storage/durability.js';
+import { Log } from '../../storage/log/log.js';
+import { appendStopped } from '../../storage/log/log-errors.js';
+import type { LogOptions } from '../../storage/log/log-config.js';
+import { describeRecovery, type RecoveryReport } from '../../storage/log/recovery-report.js';
+import { DURABILITY_POLICIES } from '../../storage/io/durability.js';
 import { MAX_POSITION_BYTES, asOffset } from '../../storage/units.js';
 import { parseByteSize, parseChoice, parseIntegerArgument } from '../arguments.js';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
-import { BatchedLog } from '../../storage/batched-log.js';
-import type { KafkaCompression } from '../../storage/kafka-batch.js';
+import { BatchedLog } from '../../storage/kafka/batched-log.js';
+import type { KafkaCompression } from '../../storage/kafka/kafka-batch.js';
 
 const newDir = tempDirs('dump-kafka');
 const SEGMENT = '00000000000000000000';

@@ -1,32 +1,37 @@
 /**
  * `loglab dump DIR_OR_FILE`: segment files for people, like kafka-dump-log.sh. It reads the files
  * as they are, never opens the log, and so never creates, recovers or changes anything. A Kafka
- * partition directory or segment (storage/segment-format.ts tells them apart) is printed as
- * Kafka's own tool prints it (storage/kafka-dump.ts).
+ * partition directory or segment (storage/dump/segment-format.ts tells them apart) is printed as
+ * Kafka's own tool prints it (storage/dump/kafka-dump.ts).
  */
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { dumpLog, segmentsToDump, type DumpTarget } from '../../storage/dump.js';
-import type { DumpEntry, DumpedIndexEntry, DumpedRecord } from '../../storage/dump-entries.js';
-import {
-  type DumpedChainProblem,
-  chainProblemAdvice,
-  describeChainProblem,
-} from '../../storage/dump-chain.js';
-import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record.js';
-import { readRecordLimit } from '../../storage/record-limit.js';
+import { NodeFileIO } from '../../storage/io/node-file-io.js';
+import { dumpLog, segmentsToDump, type DumpTarget } from '../../storage/dump/dump.js';
+import type {
+  DumpEntry,
+  DumpedChainProblem,
+  DumpedIndexEntry,
+  DumpedRecord,
+} from '../../storage/dump/dump-entries.js';
+import { chainProblemAdvice, describeChainProblem } from '../../storage/dump/dump-chain.js';
+import { DEFAULT_MAX_RECORD_BYTES, RECORD_HEADER_BYTES } from '../../storage/record/record.js';
+import { readRecordLimit } from '../../storage/log/record-limit.js';
 import { MAX_POSITION_BYTES } from '../../storage/units.js';
 import { StorageError } from '../../storage/errors.js';
-import { detectSegmentFormat } from '../../storage/segment-format.js';
-import { type KafkaDumpOptions, dumpKafkaSegments } from '../../storage/kafka-dump.js';
+import { detectSegmentFormat } from '../../storage/dump/segment-format.js';
+import { type KafkaDumpOptions, dumpKafkaSegments } from '../../storage/dump/kafka-dump.js';
 import {
   type KafkaCheckedKind,
   type KafkaDumpEntry,
   formatKafkaEntry,
   isKafkaProblem,
-} from '../../storage/kafka-dump-entries.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX } from '../../storage/segment-files.js';
+} from '../../storage/dump/kafka-dump-entries.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+} from '../../storage/segments/segment-files.js';
 import { parseByteSize } from '../arguments.js';
 import { LabError, badArgument } from '../../lab/errors.js';
 
@@ -228,7 +233,7 @@ function describeKafkaProblem(first: KafkaDumpEntry): string {
   }
 }
 
-/** `dump` of a Kafka partition directory or segment file (storage/kafka-dump.ts). */
+/** `dump` of a Kafka partition directory or segment file (storage/dump/kafka-dump.ts). */
 function dumpKafka(io: NodeFileIO, target: DumpTarget, named: string, flags: DumpFlags): void {
   const counts: Record<KafkaCheckedKind, number> = { batch: 0, record: 0, index: 0, timeindex: 0 };
   const options = {

@@ -21,8 +21,8 @@ import {
   segmentStatsLines,
 } from '../../lab/plan/plan-from-segments.js';
 import { LabError } from '../../lab/errors.js';
-import { NodeFileIO } from '../../storage/file-io.js';
-import { type SegmentStats, readSegmentStats } from '../../storage/segment-stats.js';
+import { NodeFileIO } from '../../storage/io/node-file-io.js';
+import { type SegmentStats, readSegmentStats } from '../../storage/dump/segment-stats.js';
 
 interface PlanOptions {
   readonly rate?: string;

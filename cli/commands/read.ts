@@ -5,8 +5,8 @@
  */
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { Log } from '../../storage/log.js';
-import type { LogOptions } from '../../storage/log-config.js';
+import { Log } from '../../storage/log/log.js';
+import type { LogOptions } from '../../storage/log/log-config.js';
 import { parseIntegerArgument } from '../arguments.js';
 import { badArgument } from '../../lab/errors.js';
 

@@ -62,7 +62,7 @@ const PREFIX = 'byteLedger.always';
  * Issue 20's bounds on a synced append's device bytes in steady state: one 4 KiB block and 300 B
  * with retention (reused segments: no preallocation), and 1,000 B more without it (extent
  * preallocation's zeros). The log reaches the first since it aligns records to blocks
- * (storage/page-alignment.ts): each sync writes the one block its record is in. Without retention
+ * (storage/record/page-alignment.ts): each sync writes the one block its record is in. Without retention
  * the floor is that block plus the zeros preallocation lays over the segment bytes a record
  * takes, a third of a block for 1,040-byte records (three to a block): 5,461 B, above the bound.
  * Without alignment it is 5,120 + 1,040. The plain loop beside the log is the same records
@@ -82,7 +82,7 @@ export const BYTE_LEDGER_TARGETS: readonly Target[] = [
 ];
 
 type SettingName = 'noRetention' | 'retention' | 'direct.noRetention' | 'direct.retention';
-/** Through the page cache (the default), then with direct writes (storage/direct-write.ts). */
+/** Through the page cache (the default), then with direct writes (storage/io/direct-write.ts). */
 const SETTINGS: readonly SettingName[] = [
   'noRetention',
   'retention',
@@ -306,8 +306,8 @@ const MEASURED = { class: 'measurement', direction: 'lower' } as const;
 
 /**
  * The floor of a synced append's device bytes: the blocks its record touches (one when the log
- * aligns records to blocks: storage/page-alignment.ts; 512-byte ones when it writes directly:
- * storage/direct-write.ts), and without retention also the zeros preallocation lays over the
+ * aligns records to blocks: storage/record/page-alignment.ts; 512-byte ones when it writes directly:
+ * storage/io/direct-write.ts), and without retention also the zeros preallocation lays over the
  * segment bytes the record takes (its gap included).
  */
 function floorBytesPerMsg(setting: SettingName, aligns: boolean, blockBytes: number): number {
@@ -451,7 +451,7 @@ function abovePlainLoopMetric(
 
 interface Summary {
   readonly setting: SettingName;
-  /** Whether the setting's log aligns records to pages (storage/page-alignment.ts). */
+  /** Whether the setting's log aligns records to pages (storage/record/page-alignment.ts). */
   readonly aligns: boolean;
   readonly rounds: readonly LedgerRound[];
   readonly each: readonly ByteLedger[];

@@ -54,7 +54,7 @@ export const EVENT_LOOP_TARGETS: readonly Target[] = [
 interface Setting {
   readonly policy: DurabilityPolicy;
   readonly syncMode: SyncMode;
-  /** With direct writes (storage/direct-write.ts): each write waits for the device on the loop. */
+  /** With direct writes (storage/io/direct-write.ts): each write waits for the device on the loop. */
   readonly directWrites: boolean;
   readonly name: string;
   readonly log: Log;
@@ -229,7 +229,7 @@ export const eventLoopBench: Experiment = {
             'acknowledgement; always and group, each with the default thread-pool fdatasyncs ' +
             'and with syncMode inline, in interleaved rounds on logs of their own; `.direct`: ' +
             'thread-pool fdatasyncs with directWrites, whose writes wait for the device on the ' +
-            'event loop (storage/direct-write.ts).',
+            'event loop (storage/io/direct-write.ts).',
           'Still on the event loop whatever the mode: a recovery point every 16 MiB and a ' +
             "roll per segment, and the first segment's 4 MiB preallocation extents (later " +
             'segments are laid out on the thread pool); delayMaxNs shows them.',

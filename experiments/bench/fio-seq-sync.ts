@@ -220,7 +220,7 @@ export async function fioSeqSyncMetrics(
       'append under always in their steady state with retention, into a recycled segment file, ' +
       "laid out as fio's is; " +
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread); ' +
-      '`.direct.inline` the same with directWrites (storage/direct-write.ts: 512-byte blocks ' +
+      '`.direct.inline` the same with directWrites (storage/io/direct-write.ts: 512-byte blocks ' +
       'through O_DIRECT, where fio writes through the page cache). ' +
       'vsNodeThreadPoolSync: the log with its default thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +

@@ -80,7 +80,7 @@ const BESIDE_LOG_SEGMENT_BYTES = 16 * MiB;
  * one side's turns or in none, and round ratios ranged over 0.84-1.24 in one run (five rounds
  * cannot resolve 5% so). The queue's head checkpoints remove its sealed segments; the bare
  * log's are removed after each round. A second pair does the same with direct writes on both
- * sides (storage/direct-write.ts; `queue.B.always.direct.vsLogAppend`): what the queue reads
+ * sides (storage/io/direct-write.ts; `queue.B.always.direct.vsLogAppend`): what the queue reads
  * back of the newest records it takes from the segment's memory, not the device.
  */
 async function openBesideLog(ctx: LabContext, body: Buffer, directWrites: boolean) {

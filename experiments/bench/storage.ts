@@ -311,7 +311,7 @@ type GroupDesign = keyof typeof GROUP_DESIGNS;
  * retention, into recycled segment files (support/steady-state.ts), as the durability experiment's
  * and the fio comparison's logs do: a fresh log zero-fills an extent ahead of the appends every
  * 4 MiB, which at group commit's rate doubles the bytes it writes (the byte ledger's noRetention
- * figures show that cost apart). The same pair with direct writes (storage/direct-write.ts) runs
+ * figures show that cost apart). The same pair with direct writes (storage/io/direct-write.ts) runs
  * beside them: `append.group.direct.vsAlways`, what the target would read with both sides direct.
  */
 async function groupVsAlways(

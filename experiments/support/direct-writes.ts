@@ -1,5 +1,5 @@
 /**
- * The benches' logs with direct writes (storage/direct-write.ts), measured beside the defaults: a
+ * The benches' logs with direct writes (storage/io/direct-write.ts), measured beside the defaults: a
  * system may refuse them, and then the log's figures are the page cache's, which must not be
  * printed under a direct name.
  */

@@ -4,7 +4,7 @@
  * KB").
  *
  * A copy of a log's .index file per search kind is searched on disk, a pread per probe
- * (storage/offset-index.ts searchIndexFile): plainly, and Kafka's way, the last 8 KiB first.
+ * (storage/segments/offset-index.ts searchIndexFile): plainly, and Kafka's way, the last 8 KiB first.
  * Counted for recent offsets (the newest `recentBytes` of the log) and for any offset: probes and
  * distinct 4 KiB pages touched. Timed for recent offsets on a cold file whose last 8 KiB are warm,
  * as appends and recent lookups keep them: the page-cache state Kafka's comment describes.

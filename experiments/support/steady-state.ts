@@ -1,6 +1,6 @@
 /**
  * A log brought to its steady state under retention before it is timed: appending into a
- * recycled segment file (storage/log.ts, segment reuse), laid out as fio's file and the plain
+ * recycled segment file (storage/log/log.ts, segment reuse), laid out as fio's file and the plain
  * loops' files are. A new log zero-fills each extent of its first segments ahead of the appends,
  * and the sync after it writes the extent (about 2-3% of synced appends per second on this lab's
  * disk); with retention that happens once per log, and the byte ledger's noRetention figures
@@ -14,7 +14,7 @@ const BATCH_RECORDS = 256;
 
 /**
  * Fills and drops two segments, so that the active one is a recycled file, or a laid-out one
- * (storage/spare-segment.ts) when a layout finished before retention's removal: either way a
+ * (storage/log/spare-segment.ts) when a layout finished before retention's removal: either way a
  * file of the segment size that the appends write into without zero-filling it.
  */
 export async function recycleToSteadyState(log: Log, body: Uint8Array): Promise<void> {

@@ -21,7 +21,7 @@ import {
 const BLOCK = 4096;
 const RECORD = 1040;
 
-/** A synthetic trace of a log under `always`, written the way storage/log.ts writes it. */
+/** A synthetic trace of a log under `always`, written the way storage/log/log.ts writes it. */
 class LogTrace {
   readonly trace = new WriteTrace();
   readonly dir = this.trace.fileId('/d');
@@ -46,7 +46,7 @@ class LogTrace {
     return this.sync(this.log);
   }
 
-  /** One record written directly (storage/direct-write.ts): its 512-byte blocks, then a sync. */
+  /** One record written directly (storage/io/direct-write.ts): its 512-byte blocks, then a sync. */
   appendDirect(): this {
     const start = this.sizeBytes - (this.sizeBytes % 512);
     const end = Math.ceil((this.sizeBytes + RECORD) / 512) * 512;
@@ -83,7 +83,7 @@ interface SimulatedLog {
 }
 
 /**
- * The writes of storage/segment.ts and log.ts in miniature, with the truth recorded: before a
+ * The writes of storage/log/segment.ts and log.ts in miniature, with the truth recorded: before a
  * record that does not fit the preallocated space, zeros from its end to the next extent (in
  * chunks) and their sync; the record; a sync after every `writesPerSync` records.
  */
@@ -168,7 +168,7 @@ describe('telling preallocated zeros from records', () => {
   });
 
   it('calls records the writes whose page fill the next append writes over', () => {
-    // storage/page-fill.ts: the first record reaching a page writes zeros to the page's end.
+    // storage/record/page-fill.ts: the first record reaching a page writes zeros to the page's end.
     const log = new LogTrace();
     const file = log.log;
     log.write(file, 0, BLOCK).sync(file).write(file, RECORD, RECORD).sync(file);

@@ -30,14 +30,14 @@
  */
 import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
-import { HEAD_CHECKPOINT_FILE } from '../../storage/head-checkpoint.js';
-import { RECOVERY_POINT_FILE } from '../../storage/recovery-point.js';
 import {
+  HEAD_CHECKPOINT_FILE,
+  RECOVERY_POINT_FILE,
   INDEX_SUFFIX,
   LOG_SUFFIX,
   SPARE_LAYOUT_FILE,
   TIME_INDEX_SUFFIX,
-} from '../../storage/segment-files.js';
+} from '../../storage/segments/segment-files.js';
 import { formatNumber } from '../format.js';
 import {
   TRACE_DIRECT_WRITE,
@@ -109,7 +109,7 @@ type FileKind =
   | 'queueHead'
   | 'otherFiles';
 
-/** What a file is, by its name (storage/segment-files.ts, the checkpoint files' names). */
+/** What a file is, by its name (storage/segments/segment-files.ts, the checkpoint files' names). */
 export function fileKindOf(filePath: string): FileKind {
   const name = path.basename(filePath);
   const named = (file: string) => name === file || name === `${file}.tmp`;
@@ -196,7 +196,7 @@ export function zeroFillWrites(trace: WriteTrace, fromEvent: number, toEvent: nu
 /**
  * The run's writes that start at or after `startBytes`, from the last back: written again, so
  * zeros. One that starts before it and ends after is a record write whose page fill
- * (storage/page-fill.ts) the next append writes over: records, not zeros.
+ * (storage/record/page-fill.ts) the next append writes over: records, not zeros.
  */
 function markOverwritten(
   trace: WriteTrace,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignedWriteStart } from '../../storage/page-alignment.js';
+import { alignedWriteStart } from '../../storage/record/page-alignment.js';
 import {
   alignedFloorBytesPerAppend,
   alignedSegmentBytesPerRecord,

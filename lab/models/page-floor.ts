@@ -8,7 +8,7 @@
  * For 1,040-byte records (a 1 KiB body and the 16-byte header) in 4 KiB blocks: starts at
  * multiples of 16, a quarter of them cross, 1.25 blocks, 5,120 bytes per synced append. fio's
  * 1,024-byte writes never cross: 4,096. Nor does a record the log moves to the next block instead
- * of crossing (storage/page-alignment.ts): one block per append, and a block holds fewer records
+ * of crossing (storage/record/page-alignment.ts): one block per append, and a block holds fewer records
  * (three 1,040-byte ones), so a segment takes more bytes per record.
  */
 import { assert } from '../../storage/errors.js';

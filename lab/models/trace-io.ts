@@ -9,8 +9,8 @@
  */
 import * as path from 'node:path';
 import { assert } from '../../storage/errors.js';
-import type { FileHandle } from '../../storage/file-io.js';
-import { HandleTaggingFileIO } from '../../storage/handle-tagging-file-io.js';
+import type { FileHandle } from '../../storage/io/file-io.js';
+import { HandleTaggingFileIO } from '../../storage/io/handle-tagging-file-io.js';
 
 export const TRACE_WRITE = 0;
 /** fdatasync of one file: the writes to it before this point are durable after it. */
@@ -18,7 +18,7 @@ export const TRACE_SYNC = 1;
 /** fsync of a directory: makes creations and renames in it durable. */
 export const TRACE_DIR_SYNC = 2;
 /**
- * A write through a direct handle (storage/direct-write.ts): its bytes went to the device as
+ * A write through a direct handle (storage/io/direct-write.ts): its bytes went to the device as
  * written, not through the page cache.
  */
 export const TRACE_DIRECT_WRITE = 3;

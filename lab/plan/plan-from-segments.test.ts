@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
 import { runMain } from '../../test/fixtures/main-in-process.js';
-import { BatchedLog } from '../../storage/batched-log.js';
-import type { SegmentStats } from '../../storage/segment-stats.js';
+import { BatchedLog } from '../../storage/kafka/batched-log.js';
+import type { SegmentStats } from '../../storage/dump/segment-stats.js';
 import { intervalFromData } from './plan-from-segments.js';
 
 const newDir = tempDirs('plan-segments');

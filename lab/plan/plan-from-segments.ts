@@ -1,6 +1,6 @@
 /**
  * `loglab plan --from-segments DIR`: the workload read from a Kafka partition directory or a
- * loglab log (storage/segment-stats.ts) instead of typed in. Each plan input says where it came
+ * loglab log (storage/dump/segment-stats.ts) instead of typed in. Each plan input says where it came
  * from: the data, a flag (a flag always wins), or the plan's default.
  *
  *   rate            flag --rate, else records over the span of their timestamps
@@ -11,8 +11,8 @@
  *                   them, else the roundest size that does), else the default
  *   segment, memory, retention, consumer lag, lookup position   flags or defaults, as without
  */
-import type { SegmentStats, SizeSummary } from '../../storage/segment-stats.js';
-import { RECORD_HEADER_BYTES } from '../../storage/record.js';
+import type { SegmentStats, SizeSummary } from '../../storage/dump/segment-stats.js';
+import { RECORD_HEADER_BYTES } from '../../storage/record/record.js';
 import { LabError } from '../errors.js';
 import { formatBytes, formatFigure, formatNumber } from '../format.js';
 import { PLAN_DEFAULTS, type PlanInput } from './plan.js';

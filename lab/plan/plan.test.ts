@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../../test/fixtures/main-in-process.js';
 import { tempDirs } from '../../test/fixtures/temp-dir.js';
-import { Log } from '../../storage/log.js';
-import { RECORD_HEADER_BYTES } from '../../storage/record.js';
+import { Log } from '../../storage/log/log.js';
+import { RECORD_HEADER_BYTES } from '../../storage/record/record.js';
 import { formatAboutDuration } from '../format.js';
 import { EXOS_X20 } from '../models/models.js';
 import { modelCosts } from './plan-costs.js';

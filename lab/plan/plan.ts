@@ -12,12 +12,15 @@
  * figure; the difference from the floor is at most one record.
  */
 import { assert } from '../../storage/errors.js';
-import { DEFAULT_INDEX_INTERVAL_BYTES, DEFAULT_SEGMENT_BYTES } from '../../storage/log-config.js';
-import { DEFAULT_PAGE_BYTES } from '../../storage/page-fill.js';
+import {
+  DEFAULT_INDEX_INTERVAL_BYTES,
+  DEFAULT_SEGMENT_BYTES,
+} from '../../storage/log/log-config.js';
+import { DEFAULT_PAGE_BYTES } from '../../storage/record/page-fill.js';
 import { alignedSegmentBytesPerRecord } from '../models/page-floor.js';
-import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/offset-index.js';
-import { RECORD_HEADER_BYTES } from '../../storage/record.js';
-import { TIME_INDEX_ENTRY_BYTES } from '../../storage/time-index.js';
+import { OFFSET_INDEX_ENTRY_BYTES } from '../../storage/segments/offset-index.js';
+import { RECORD_HEADER_BYTES } from '../../storage/record/record.js';
+import { TIME_INDEX_ENTRY_BYTES } from '../../storage/segments/time-index.js';
 import { GiB, MAX_POSITION_BYTES, MiB } from '../../storage/units.js';
 import { LabError } from '../errors.js';
 import { formatBytes, formatNumber } from '../format.js';
@@ -71,7 +74,7 @@ export interface SegmentLife {
 }
 
 /**
- * One segment under `always`, where page alignment (storage/page-alignment.ts) starts a record
+ * One segment under `always`, where page alignment (storage/record/page-alignment.ts) starts a record
  * that would cross a page at the next one: each record then takes `recordSegmentBytes` of the
  * segment, gaps included. Under `group` only a sync's first record moves.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hex, patternBytes } from '../../test/fixtures/sim-disk-tree.js';
-import type { FileHandle } from '../file-io.js';
+import type { FileHandle } from '../io/file-io.js';
 import { SimDisk, SimPowerCutError } from './sim-disk.js';
 import { errorOf } from '../../test/fixtures/storage-error.js';
 

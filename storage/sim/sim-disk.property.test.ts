@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { patternBytes } from '../../test/fixtures/sim-disk-tree.js';
 import { isStorageError } from '../errors.js';
-import type { FileHandle } from '../file-io.js';
+import type { FileHandle } from '../io/file-io.js';
 import { SimDisk } from './sim-disk.js';
 
 const FILES = ['/d/f0', '/d/f1'] as const;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hex, patternBytes, treeOf } from '../../test/fixtures/sim-disk-tree.js';
 import { isStorageError, StorageError } from '../errors.js';
-import { NodeFileIO, type FileHandle, type FileIO } from '../file-io.js';
+import type { FileHandle, FileIO } from '../io/file-io.js';
+import { NodeFileIO } from '../io/node-file-io.js';
 import { SECTOR_BYTES, SimDisk } from './sim-disk.js';
 
 const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);

@@ -54,7 +54,7 @@ export function isErrnoException(value: unknown): value is NodeJS.ErrnoException
 }
 
 /** NodeFileIO's own: the same text and context whichever disk failed. */
-export { ioError } from '../file-io.js';
+export { ioError } from '../errors.js';
 
 /** Same text and context as NodeFileIO's error when retried short writes make no progress. */
 export function shortWriteError(

@@ -8,12 +8,12 @@
  */
 import * as path from 'node:path';
 import type { SimDisk } from '../sim/sim-disk.js';
-import { Log } from '../log.js';
-import type { LogReader } from '../log-reader.js';
+import { Log } from '../log/log.js';
+import type { LogReader } from '../log/log-reader.js';
 import { asOffset } from '../units.js';
 import type { Found } from './crash-model.js';
-import { CRASH_DATA_DIR } from './crash-queue-target.js';
 import {
+  CRASH_DATA_DIR,
   type ManualClock,
   type OpenTarget,
   type StepContext,

@@ -25,9 +25,9 @@
  * seeded streams, the counts) is what every step of the loop reads and moves; the targets, the
  * model and the outside events already have files of their own.
  */
-import type { DurabilityPolicy } from '../durability.js';
+import type { DurabilityPolicy } from '../io/durability.js';
 import { isStorageError } from '../errors.js';
-import type { Log } from '../log.js';
+import type { Log } from '../log/log.js';
 import { SimDisk, type SimFault } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { CrashModel } from './crash-model.js';
@@ -39,8 +39,9 @@ import {
   emptyOutsideCounts,
   formatOutsideCounts,
 } from './crash-outside-events.js';
-import { CRASH_DATA_DIR, logQueueDriver, slotFileDriver } from './crash-queue-target.js';
+import { logQueueDriver, slotFileDriver } from './crash-queue-target.js';
 import {
+  CRASH_DATA_DIR,
   CRASH_TARGETS,
   type CrashTargetName,
   ManualClock,

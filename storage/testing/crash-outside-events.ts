@@ -30,21 +30,25 @@
 import * as path from 'node:path';
 import type { StorageErrorCode } from '../errors.js';
 import { isStorageError } from '../errors.js';
-import type { Log } from '../log.js';
+import type { Log } from '../log/log.js';
 import {
   checkRecord,
   DEFAULT_MAX_RECORD_BYTES,
   frameSizeAt,
   RECORD_HEADER_BYTES,
-} from '../record.js';
-import { readRecoveryPoint, writeRecoveryPoint, type RecoveryPoint } from '../recovery-point.js';
+} from '../record/record.js';
+import {
+  readRecoveryPoint,
+  writeRecoveryPoint,
+  type RecoveryPoint,
+} from '../segments/recovery-point.js';
 import {
   INDEX_SUFFIX,
   LOG_SUFFIX,
   parseSegmentFileName,
   segmentFileName,
   TIME_INDEX_SUFFIX,
-} from '../segment-files.js';
+} from '../segments/segment-files.js';
 import type { SimDisk } from '../sim/sim-disk.js';
 import { SeededRandom } from '../sim/prng.js';
 import { describeError, isPowerCut, type OpenTarget } from './crash-target.js';

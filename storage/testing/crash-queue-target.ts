@@ -5,15 +5,14 @@
  * and drops segments below it), and clock ticks that make messages ready again.
  */
 import * as path from 'node:path';
-import type { DurabilityPolicy } from '../durability.js';
-import { readHeadCheckpoint } from '../head-checkpoint.js';
-import { LogQueue } from '../log-queue.js';
-import type { Log } from '../log.js';
-import type { Queue } from '../queue.js';
+import type { DurabilityPolicy } from '../io/durability.js';
+import { readHeadCheckpoint } from '../queue/head-checkpoint.js';
+import { LogQueue, logOfQueueForTesting } from '../queue/log-queue.js';
+import type { Log } from '../log/log.js';
+import type { Queue } from '../queue/queue.js';
 import type { SimDisk } from '../sim/sim-disk.js';
-import { SlotFileQueue } from '../slot-file.js';
+import { SlotFileQueue } from '../queue/slot-file.js';
 import { crashBodySeq } from './crash-body.js';
-import { logOfQueueForTesting } from './queue-log.js';
 import type { Found } from './crash-model.js';
 import {
   type ManualClock,
@@ -21,10 +20,10 @@ import {
   type StepContext,
   type TargetConfig,
   type TargetDriver,
+  CRASH_DATA_DIR,
   pickWeighted,
 } from './crash-target.js';
 
-export const CRASH_DATA_DIR = '/data';
 const QUEUE_DIR = path.posix.join(CRASH_DATA_DIR, 'queue');
 /** Design A's directory: its slot file is /data/slots, its lock /data/slots.lock. */
 const SLOT_QUEUE_DIR = CRASH_DATA_DIR;

@@ -3,12 +3,15 @@
  * A driver opens its target on a (possibly crashed) SimDisk; the open target takes random steps
  * against the model and, after a reopen, hands back every message it still holds.
  */
-import type { DurabilityPolicy } from '../durability.js';
+import type { DurabilityPolicy } from '../io/durability.js';
 import { isStorageError } from '../errors.js';
-import type { Log } from '../log.js';
+import type { Log } from '../log/log.js';
 import { type SimDisk, SimPowerCutError } from '../sim/sim-disk.js';
 import type { SeededRandom } from '../sim/prng.js';
 import type { CrashModel, Found } from './crash-model.js';
+
+/** Where every target keeps its files on the simulated disk. */
+export const CRASH_DATA_DIR = '/data';
 
 export type CrashTargetName = 'log' | 'log-queue' | 'slot-file';
 export const CRASH_TARGETS: readonly CrashTargetName[] = ['log', 'log-queue', 'slot-file'];

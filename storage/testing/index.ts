@@ -52,7 +52,7 @@ export { dropRecoveryPoint } from './log-surgery.js';
 export { segmentFilePaths } from './log-surgery.js';
 
 /** The three paths `segmentFilePaths` returns. Not part of the stable API. */
-export type { SegmentPaths } from '../segment-files.js';
+export type { SegmentPaths } from '../segments/segment-files.js';
 
 /**
  * The segment file names in a directory (files per GiB, a layout check); a misnamed segment
@@ -129,47 +129,47 @@ export { rewindLogDir } from './log-surgery.js';
 // ---- File names and sizes of the formats ----
 
 /** The recovery point's file name in a log directory (`recovery-point`). Not stable API. */
-export { RECOVERY_POINT_FILE } from '../recovery-point.js';
+export { RECOVERY_POINT_FILE } from '../segments/segment-files.js';
 
 /** Suffix of a segment's log file (`.log`). Not part of the stable API. */
-export { LOG_SUFFIX } from '../segment-files.js';
+export { LOG_SUFFIX } from '../segments/segment-files.js';
 
 /** Suffix of a segment's offset index file (`.index`). Not part of the stable API. */
-export { INDEX_SUFFIX } from '../segment-files.js';
+export { INDEX_SUFFIX } from '../segments/segment-files.js';
 
 /** Suffix of a segment's time index file (`.timeindex`). Not part of the stable API. */
-export { TIME_INDEX_SUFFIX } from '../segment-files.js';
+export { TIME_INDEX_SUFFIX } from '../segments/segment-files.js';
 
 /**
  * A segment file's name: its base offset in 20 digits and a suffix, as Kafka names them. Not
  * part of the stable API.
  */
-export { segmentFileName } from '../segment-files.js';
+export { segmentFileName } from '../segments/segment-files.js';
 
 /**
  * The base offset and suffix a file name claims, null for a file that is not a segment's; a
  * misnamed segment throws INVALID_SEGMENT_FILE. Not part of the stable API.
  */
-export { parseSegmentFileName } from '../segment-files.js';
+export { parseSegmentFileName } from '../segments/segment-files.js';
 
 /**
  * Bytes of one offset-index entry (a 4-byte relative offset and a 4-byte position): index size
  * from an entry count. Not part of the stable API.
  */
-export { OFFSET_INDEX_ENTRY_BYTES } from '../offset-index.js';
+export { OFFSET_INDEX_ENTRY_BYTES } from '../segments/offset-index.js';
 
 /**
  * Bytes of a design-A slot's header (CRC, state, flags, length, id), for notes that size a
  * slot. Not part of the stable API.
  */
-export { SLOT_HEADER_BYTES } from '../slot-format.js';
+export { SLOT_HEADER_BYTES } from '../queue/slot-format.js';
 
 /**
  * The log under a design-B queue (`LogQueue` keeps it private: records appended to it would be
  * delivered as messages), for a test or a bench that fills or inspects it on purpose. Not part
  * of the stable API.
  */
-export { logOfQueueForTesting } from './queue-log.js';
+export { logOfQueueForTesting } from '../queue/log-queue.js';
 
 // ---- The record codec ----
 
@@ -177,40 +177,40 @@ export { logOfQueueForTesting } from './queue-log.js';
  * Encodes one record (header, CRC-32C, body) into a new buffer, byte for byte what the log
  * writes: for raw loops that write the same bytes and for codec benchmarks. Not stable API.
  */
-export { encodeRecord } from '../record.js';
+export { encodeRecord } from '../record/record.js';
 
 /**
  * Encodes one record into a buffer at a position and returns its size: the log's own append
  * path, for codec benchmarks. Not part of the stable API.
  */
-export { encodeRecordInto } from '../record.js';
+export { encodeRecordInto } from '../record/record.js';
 
 /**
  * Checks one record in a buffer (length, CRC, id) and returns what is wrong, or null: the read
  * path's check, for codec benchmarks. Not part of the stable API.
  */
-export { checkRecord } from '../record.js';
+export { checkRecord } from '../record/record.js';
 
 /** Decodes a record `checkRecord` passed, without checking it again. Not stable API. */
-export { decodeCheckedRecord } from '../record.js';
+export { decodeCheckedRecord } from '../record/record.js';
 
 /**
  * The size of the record frame at a position of a buffer, or the problem with it: counts the
  * records in a write to a `.log`. Not part of the stable API.
  */
-export { frameSizeAt } from '../record.js';
+export { frameSizeAt } from '../record/record.js';
 
 /** What `checkRecord` and `frameSizeAt` report about a bad frame. Not stable API. */
-export type { FrameProblem } from '../record.js';
+export type { FrameProblem } from '../record/record.js';
 
 /** A record `decodeCheckedRecord` returned: id, body, attributes. Not stable API. */
-export type { DecodedRecord } from '../record.js';
+export type { DecodedRecord } from '../record/record.js';
 
 /**
  * Encodes the records section of a Kafka v2 batch, uncompressed: the bytes a codec compresses,
  * for compression ratios. Not part of the stable API.
  */
-export { encodeRecords } from '../kafka-batch.js';
+export { encodeRecords } from '../kafka/kafka-batch.js';
 
 // ---- Index searches ----
 
@@ -219,19 +219,19 @@ export { encodeRecords } from '../kafka-batch.js';
  * first, counting probes and pages: what an index whose pages left the cache costs. Not part
  * of the stable API.
  */
-export { searchIndexFile } from '../offset-index.js';
+export { searchIndexFile } from '../segments/offset-index.js';
 
 /** What one `searchIndexFile` found and did. Not part of the stable API. */
-export type { IndexFileSearch } from '../offset-index.js';
+export type { IndexFileSearch } from '../segments/offset-index.js';
 
 /** Options of `searchIndexFile`: warm section and page size. Not part of the stable API. */
-export type { IndexFileSearchOptions } from '../offset-index.js';
+export type { IndexFileSearchOptions } from '../segments/offset-index.js';
 
 /**
  * The binary search the resident indexes run (the largest slot whose key is at most a target),
  * for codec benchmarks. Not part of the stable API.
  */
-export { largestLowerBoundSlot } from '../index-file.js';
+export { largestLowerBoundSlot } from '../segments/index-file.js';
 
 // ---- The crash loop ----
 

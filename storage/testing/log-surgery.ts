@@ -11,9 +11,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assert } from '../errors.js';
-import { RECOVERY_POINT_FILE } from '../recovery-point.js';
-import { parseSegmentFileName } from '../segment-files.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, type SegmentPaths, segmentPaths } from '../segment-files.js';
+import {
+  RECOVERY_POINT_FILE,
+  parseSegmentFileName,
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  type SegmentPaths,
+  segmentPaths,
+} from '../segments/segment-files.js';
 
 /** A segment's three files, in the order they are linked: log, offset index, time index. */
 const SEGMENT_FILES = ['log', 'index', 'timeIndex'] as const;

@@ -4,7 +4,7 @@
  * no timing assertion. Setting `ms` directly moves the clock without firing anything.
  */
 import { assert } from '../errors.js';
-import type { QueueClock } from '../queue.js';
+import type { QueueClock } from '../queue/queue.js';
 
 interface Timer {
   readonly dueMs: number;

@@ -2,8 +2,8 @@
  * Stand-ins for libuv's thread pool in tests: a group's fdatasync on the pool, its outcome
  * reaching the event loop a few ms later, so the code under test can run meanwhile.
  */
-import type { FileHandle } from '../file-io.js';
-import { DelegatingFileIO } from '../delegating-file-io.js';
+import type { FileHandle } from '../io/file-io.js';
+import { DelegatingFileIO } from '../io/delegating-file-io.js';
 
 const POOL_DELAY_MS = 5;
 

@@ -3,8 +3,8 @@
  * (`zeroBytes`) and on the thread pool (`poolZeroBytes`). Tests of preallocation, segment reuse
  * and spare layout read which file got a segment's zeros.
  */
-import type { FileHandle } from '../file-io.js';
-import { HandleTaggingFileIO } from '../handle-tagging-file-io.js';
+import type { FileHandle } from '../io/file-io.js';
+import { HandleTaggingFileIO } from '../io/handle-tagging-file-io.js';
 
 export class ZerosByFile extends HandleTaggingFileIO<string> {
   readonly zeroBytes = new Map<string, number>();
