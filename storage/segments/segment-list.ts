@@ -65,7 +65,8 @@ export class SegmentList<S extends ListedSegment> {
   holding(offset: number): S {
     const baseOffsets = this.#baseOffsets;
     const slot = largestLowerBoundSlot((i) => baseOffsets[i]!, baseOffsets.length, offset);
-    assert(slot >= 0, `offset ${offset} is at or after the first segment's base`);
+    // A constant message: a template here would build a string on every lookup (~0.2 µs).
+    assert(slot >= 0, "the offset is at or after the first segment's base");
     return this.#segments[slot]!;
   }
 
