@@ -17,6 +17,8 @@ export const BENCH_BYTE_LEDGER_METRICS = declareMetrics('bench-byte-ledger', {
   },
   deviceBytesPerMsg: { unit: 'B/msg', ...MEASURED, labels: [...SETTING, 'cause'] },
   aboveFloorBytesPerMsg: { unit: 'B/msg', ...MEASURED, labels: [...SETTING, 'cause'] },
+  // Device bytes over the floor the ledger computes: a ratio of one round's measurement to a model.
+  vsFloor: { unit: 'ratio', ...MEASURED, ratio: true, labels: SETTING },
   abovePlainLoopBytesPerMsg: { unit: 'B/msg', ...MEASURED, labels: [...SETTING, 'cause'] },
   fdatasyncsPerMsg: { unit: 'fsyncs/msg', ...MEASURED, labels: SETTING },
   dirFsyncsPerMsg: { unit: 'fsyncs/msg', ...MEASURED, labels: SETTING },

@@ -20,7 +20,8 @@ const HEADER = [
   'baseline',
   'current',
   'change',
-  '95% interval',
+  // The summary line's rule says the coverage: 95% between two files, more for paired rounds.
+  'interval',
   'verdict',
 ] as const;
 
@@ -91,7 +92,7 @@ const percentOf = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 function ruleLine(comparison: Comparison): string {
   const floor = percentOf(MEASUREMENT_THRESHOLD_FLOOR);
   return (
-    `counters exact; threshold ${percentOf(comparison.thresholdRatio)} for ratios` +
+    `counters exact; intervals at 95%; threshold ${percentOf(comparison.thresholdRatio)} for ratios` +
     `${comparison.gateTimings ? ' and timings' : ''}, ` +
     `${percentOf(comparison.measurementThresholdRatio)} for measurements (the larger of ` +
     `${floor} and the threshold; 6 rounds a side); ` +

@@ -465,7 +465,7 @@ describe('loglab compare', () => {
       /x.deviceBytesPerMsg +measurement .* regressed \(not gated: n=3 rounds, a measurement needs 6 to be gated\)/,
     );
     expect(run.stdout).toMatch(
-      /\(counters exact; threshold 5.0% for ratios, 10.0% for measurements \(the larger of 10.0% and the threshold; 6 rounds a side\); raw timings reported only \(--gate-timings gates them\); informational never fail\)$/m,
+      /\(counters exact; intervals at 95%; threshold 5.0% for ratios, 10.0% for measurements \(the larger of 10.0% and the threshold; 6 rounds a side\); raw timings reported only \(--gate-timings gates them\); informational never fail\)$/m,
     );
     const wider = await runMain(['compare', baseline, current, '--threshold', '25%']);
     expect(wider.stdout).toMatch(/threshold 25.0% for ratios, 25.0% for measurements/);
