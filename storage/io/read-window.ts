@@ -10,6 +10,9 @@ import { assert } from '../errors.js';
 /** Scans read this much at a time: few system calls, still small next to a segment. */
 export const SCAN_WINDOW_BYTES = 1 << 20;
 
+/** Lookups read about one index interval and a record: a small window keeps warm reads cheap. */
+export const LOOKUP_WINDOW_BYTES = 8 * 1024;
+
 /**
  * Bytes of a file held in memory, read from there when they cover a read: what direct writes
  * left out of the page cache (direct-write.ts's RecentBytes).

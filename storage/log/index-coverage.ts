@@ -6,7 +6,7 @@
  */
 import type { FileIO } from '../io/file-io.js';
 import type { OffsetIndex } from '../segments/offset-index.js';
-import { ReadWindow } from '../io/read-window.js';
+import { LOOKUP_WINDOW_BYTES, ReadWindow } from '../io/read-window.js';
 
 /** A walk that only looks (segment-scan.ts's ScanOptions, without reindexing). */
 interface LookingWalk {
@@ -34,9 +34,6 @@ export interface CoveredSegment {
     options: LookingWalk,
   ): { readonly endPositionBytes: number; readonly problem: unknown };
 }
-
-/** A lookup window: one index interval and a record, rounded up to whole pages. */
-const LOOKUP_WINDOW_BYTES = 8 * 1024;
 
 /**
  * Whether the loaded offset index holds every entry the index rule puts below `endBytes`, as

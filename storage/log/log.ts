@@ -45,7 +45,7 @@ import { SegmentList, type SyncedPoint } from '../segments/segment-list.js';
 import { type LookupWalk, explainLookup, findRecord, walkStart } from './segment-lookup.js';
 import { SpareSegment } from './spare-segment.js';
 import { LogRetention } from './log-retention.js';
-import { ReadWindow } from '../io/read-window.js';
+import { LOOKUP_WINDOW_BYTES, ReadWindow } from '../io/read-window.js';
 import type { DurabilityEngine } from '../io/durability-engine.js';
 import { LogSync } from './log-sync.js';
 import {
@@ -65,8 +65,6 @@ export interface SegmentInfo {
   readonly sizeBytes: number;
 }
 
-/** Lookups step forward about one index interval: a small window keeps warm reads cheap. */
-const LOOKUP_WINDOW_BYTES = 8 * 1024;
 const BATCH_BUFFER_BYTES = 1024 * 1024;
 
 /** Lets a test damage a log's segments as a bug would (segmentsForTesting); nothing else. */
