@@ -92,6 +92,29 @@ describe('loglab bench byte-ledger', () => {
     }
   });
 
+  it("gives each round's total over the floor that the figure above the floor was taken from", () => {
+    for (const setting of ['noRetention', 'retention', 'direct.noRetention', 'direct.retention']) {
+      const { total } = ledgerOf(results, setting);
+      if (total === undefined) continue; // no device counters, or no direct writes, here
+      const metric = (name: string) =>
+        results.metrics.find(
+          (candidate) => candidate.name === `byteLedger.always.${setting}.${name}`,
+        );
+      const above = metric('aboveFloorBytesPerMsg')!.samples!;
+      const floors = total.samples!.map((bytes, round) => bytes - above[round]!);
+      // One floor a setting, the same in every round, and named in the figure's description.
+      expect(new Set(floors.map((floor) => Math.round(floor))).size).toBe(1);
+      const vsFloor = metric('vsFloor')!;
+      expect(vsFloor).toMatchObject({ unit: 'ratio', class: 'measurement', direction: 'lower' });
+      vsFloor.samples!.forEach((ratio, round) =>
+        expect(ratio).toBeCloseTo(total.samples![round]! / floors[round]!, 9),
+      );
+      expect(vsFloor.description).toContain(
+        `floor of ${Math.round(floors[0]!).toLocaleString('en-US')} B`,
+      );
+    }
+  });
+
   it('says in its notes what every row of the pooled ledger holds', () => {
     for (const setting of ['noRetention', 'retention']) {
       const pooled = results.notes.find((note) => note.startsWith(`${setting}, all rounds`));
