@@ -19,6 +19,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { median } from '../lab/stats.js';
 
 const RECORD = Buffer.alloc(1049, 0x6c);
 const FILE_BYTES = 64 << 20;
@@ -104,12 +105,6 @@ async function turn(side: Side, seconds: number): Promise<[number, number]> {
   }
   return [appends, Number(process.hrtime.bigint() - start)];
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);

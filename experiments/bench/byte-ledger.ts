@@ -58,6 +58,15 @@ const FILL_BATCH_RECORDS = 256;
 const MAX_SYNCED_BYTES_PER_SEC = 64 * MiB;
 const PREFIX = 'byteLedger.always';
 
+type SettingName = 'noRetention' | 'retention' | 'direct.noRetention' | 'direct.retention';
+/** Through the page cache (the default), then with direct writes (storage/io/direct-write.ts). */
+const SETTINGS: readonly SettingName[] = [
+  'noRetention',
+  'retention',
+  'direct.noRetention',
+  'direct.retention',
+];
+
 /**
  * Issue 43's bound on a synced append's device bytes in steady state, for every setting: at most
  * 5% above the floor `floorBytesPerMsg` computes. The floor is the block the record is in (the log
@@ -67,22 +76,11 @@ const PREFIX = 'byteLedger.always';
  * the blocks are 512 bytes. The plain loop beside the log is the same records written back to
  * back, as fio or plain Node would.
  */
-export const BYTE_LEDGER_TARGETS: readonly Target[] = (
-  ['retention', 'noRetention', 'direct.retention', 'direct.noRetention'] as const
-).map((setting) => ({
+export const BYTE_LEDGER_TARGETS: readonly Target[] = SETTINGS.map((setting) => ({
   metric: `${PREFIX}.${setting}.vsFloor`,
   atMost: 1.05,
   why: `a synced append (${setting}) writes at most 5% above the floor the ledger computes (issue 43)`,
 }));
-
-type SettingName = 'noRetention' | 'retention' | 'direct.noRetention' | 'direct.retention';
-/** Through the page cache (the default), then with direct writes (storage/io/direct-write.ts). */
-const SETTINGS: readonly SettingName[] = [
-  'noRetention',
-  'retention',
-  'direct.noRetention',
-  'direct.retention',
-];
 
 function keepsRetention(setting: SettingName): boolean {
   return setting === 'retention' || setting === 'direct.retention';
