@@ -6,7 +6,7 @@
  * starts at the end of the event-loop turn; sends made while it runs are synced together when it
  * ends; a delay only where a configuration asks for one), `none` acknowledges once the bytes are
  * in the page cache. Producer counts from 1 to 256 (quick: 1 to 64) run `group` against `always`
- * (both with the default thread-pool syncs), taking turns of a tenth of a second within each
+ * (both with thread-pool syncs), taking turns of a tenth of a second within each
  * round, and `groupVsAlways` is their round-by-round ratio; a few counts repeat both with inline
  * syncs (`threadPoolVsInline`). Every configuration runs on its own log, the rounds interleaved.
  *
@@ -662,9 +662,10 @@ const NOTES: readonly string[] = [
     'producer count. groupVsAlways is group over always at each producer count, round by ' +
     `round; the two take turns of ${TURN_SECONDS} s within each round, so a jump in the disk's ` +
     'rate lands on both.',
-  "Syncs run on libuv's thread pool by default (the event loop stays free); the .inline " +
-    'configurations run them on the event loop, which saves two thread hand-offs per sync. ' +
-    "threadPoolVsInline is the default over inline, round by round. group writes a group's " +
+  "The sweep syncs on libuv's thread pool (syncMode thread-pool: the event loop stays free); " +
+    'the .inline configurations sync on the event loop, which saves two thread hand-offs per ' +
+    'sync; the default, adaptive, takes each where it is cheap (bench event-loop measures it). ' +
+    "threadPoolVsInline is the one over the other, round by round. group writes a group's " +
     'records with one write just before its fdatasync.',
   'The .direct configurations write their records directly to the device (the log option ' +
     'directWrites: O_DIRECT, only the 512-byte blocks a write touches), then fdatasync as the ' +

@@ -8,7 +8,8 @@
  *
  * One shape throughout: what may wait for the disk returns a promise (`append`, `appendBatch`,
  * `flush`, `close`, a queue's `send`, `delete`, `flush`, `close` and `receiveWait`), and no
- * fdatasync blocks the event loop unless `syncMode: 'inline'` asks for it. Reads (`read`, readers, lookups by time) are
+ * fdatasync holds the event loop for more than the default `syncMode`'s 0.5 ms budget a turn
+ * (`thread-pool`: none at all; `inline`: every one). Reads (`read`, readers, lookups by time) are
  * synchronous positional reads, as in better-sqlite3: from the page cache they take microseconds,
  * and a promise per read would cost more than the read. Opening recovers synchronously (the scan
  * is bounded by the recovery point). The default durability is `group`: nothing is acknowledged
@@ -148,14 +149,16 @@ export { DURABILITY_POLICIES } from './io/durability.js';
 export { parseDurabilityPolicy } from './io/durability.js';
 
 /**
- * Where the fdatasyncs of `always` and `group` run: `thread-pool` (the default: the event loop
- * stays free while the disk flushes) or `inline` on the event loop (two thread hand-offs fewer
- * per sync, for a process that does nothing but append).
+ * Where the fdatasyncs of `always` and `group` run: `adaptive` (the default: a sync of one write
+ * on the event loop while the syncs of this turn of it stay within 0.5 ms, on the thread pool
+ * otherwise),
+ * `thread-pool` (the event loop stays free while the disk flushes) or `inline` on the event loop
+ * (two thread hand-offs fewer per sync, for a process that does nothing but append).
  */
 export type { SyncMode } from './io/durability.js';
 
-/** Both sync modes, for option parsers. */
-export { SYNC_MODES } from './io/durability.js';
+/** The sync modes, for option parsers; the one a log gets when none is chosen. */
+export { DEFAULT_SYNC_MODE, SYNC_MODES } from './io/durability.js';
 
 /** The policy a log or queue gets when none is chosen: `group`. */
 export { DEFAULT_DURABILITY } from './io/durability.js';

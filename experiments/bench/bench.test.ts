@@ -35,7 +35,7 @@ describe('loglab bench', () => {
     // fio is not installed.
     const skipped =
       fioVersion() === null
-        ? ['append.always.inline.vsFioSeqSync', 'append.always.vsNodeThreadPoolSync']
+        ? ['append.always.inline.vsFioSeqSync', 'append.always.threadPool.vsNodeThreadPoolSync']
         : [];
     for (const check of checkTargets(results, storage.targets)) {
       if (!skipped.includes(check.target.metric))
@@ -60,12 +60,12 @@ describe('loglab bench', () => {
     if (fioVersion() !== null) {
       // The log's event-loop time per synced append above plain Node's, from the same rounds.
       const loop = (name: string) => results.metrics.find((metric) => metric.name === name)!;
-      const logNs = loop('append.always.loopNsPerAppend').samples!;
+      const logNs = loop('append.always.threadPool.loopNsPerAppend').samples!;
       const nodeNs = loop('append.always.nodeThreadPoolSync.loopNsPerAppend').samples!;
       expect(logNs.every((ns) => ns > 0) && nodeNs.every((ns) => ns > 0)).toBe(true);
-      expect(loop('append.always.aboveNodeThreadPoolSync.loopNsPerAppend').samples).toEqual(
-        logNs.map((ns, i) => ns - nodeNs[i]!),
-      );
+      expect(
+        loop('append.always.threadPool.aboveNodeThreadPoolSync.loopNsPerAppend').samples,
+      ).toEqual(logNs.map((ns, i) => ns - nodeNs[i]!));
     }
   });
 

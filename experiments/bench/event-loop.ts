@@ -1,7 +1,7 @@
 /**
  * `loglab bench event-loop`: how long the event loop waits while 16 producers append with their
- * acknowledgements, under `always` and `group`, with the engine's fdatasyncs on the thread pool
- * (the default) and inline on the event loop. A program that serves anything else beside its
+ * acknowledgements, under `always` and `group`, with the engine's fdatasyncs in each sync mode:
+ * `adaptive` (the default), on the thread pool and inline on the event loop. A program that serves anything else beside its
  * appends (an HTTP server, a consumer) feels this delay on every other callback.
  *
  * The delay is measured as `perf_hooks.monitorEventLoopDelay` does it: a timer due every
@@ -10,7 +10,8 @@
  * chain of microtasks) the timer never runs, and the histogram would report no delay at all
  * where the loop was held for the whole round. The figure is the median over rounds of each
  * round's p99 and max. The same rounds give the rate, so `threadPoolVsInline` says what keeping
- * the loop free costs in messages a second.
+ * the loop free costs in messages a second, and `adaptiveVsInline` what the default's budget
+ * (storage/io/loop-budget.ts) keeps of inline's rate.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,10 +22,12 @@ import { metricFromSamples } from '../../lab/metric.js';
 import type { Metric } from '../../lab/results.js';
 import { interleave, measureAsync, warmUpAsync } from '../../lab/runner.js';
 import {
+  DEFAULT_SYNC_MODE,
   type DurabilityPolicy,
   Log,
   type LogOptions,
   MiB,
+  SYNC_MODES,
   type SyncMode,
 } from '../../storage/index.js';
 import type { Target } from './targets.js';
@@ -51,6 +54,13 @@ export const EVENT_LOOP_TARGETS: readonly Target[] = [
   },
 ];
 
+/** A setting's name: the policy alone for the default sync mode, a suffix for the others. */
+const MODE_SUFFIX: Record<SyncMode, string> = {
+  adaptive: '',
+  'thread-pool': '.threadPool',
+  inline: '.inline',
+};
+
 interface Setting {
   readonly policy: DurabilityPolicy;
   readonly syncMode: SyncMode;
@@ -69,15 +79,14 @@ function openSetting(
   syncMode: SyncMode,
   directWrites = false,
 ): Setting {
-  const name = `${policy}${syncMode === 'inline' ? '.inline' : ''}${directWrites ? '.direct' : ''}`;
+  const name = `${policy}${MODE_SUFFIX[syncMode]}${directWrites ? '.direct' : ''}`;
   const dir = path.join(ctx.dir, name);
   fs.mkdirSync(dir, { recursive: true });
-  // Only the policy changes between settings: the sync mode is the default or `inline`, and
-  // direct writes are off or on.
+  // Only the policy, the sync mode and whether writes are direct change between settings.
   const options: LogOptions = {
     durability: policy,
     segmentBytes: SEGMENT_BYTES,
-    ...(syncMode === 'inline' ? { syncMode } : {}),
+    ...(syncMode === DEFAULT_SYNC_MODE ? {} : { syncMode }),
     ...(directWrites ? { directWrites } : {}),
   };
   const log = Log.open(dir, options);
@@ -163,19 +172,24 @@ function settingMetrics(ctx: LabContext, setting: Setting): Metric[] {
   ];
 }
 
-function ratioMetric(ctx: LabContext, pooled: Setting, inline: Setting): Metric {
+function ratioMetric(
+  ctx: LabContext,
+  other: Setting,
+  inline: Setting,
+  name: 'threadPoolVsInline' | 'adaptiveVsInline',
+): Metric {
   const inlineRates = inline.measurement.repetitions.map((rep) => rep.ratePerSec);
-  const samples = pooled.measurement.repetitions.map(
+  const samples = other.measurement.repetitions.map(
     (rep, i) => rep.ratePerSec / (inlineRates[i] ?? Number.NaN),
   );
-  return metricFromSamples(`${PREFIX}.${pooled.policy}.threadPoolVsInline`, 'ratio', samples, {
+  return metricFromSamples(`${PREFIX}.${other.policy}.${name}`, 'ratio', samples, {
     class: 'timing',
     direction: 'higher',
     ratio: true,
     random: ctx.random,
-    labels: { policy: pooled.policy, producers: PRODUCERS },
+    labels: { policy: other.policy, producers: PRODUCERS },
     description:
-      `${pooled.policy} with thread-pool syncs over inline ones, messages a second, ` +
+      `${other.policy} with ${other.syncMode} syncs over inline ones, messages a second, ` +
       'round by round',
   });
 }
@@ -197,11 +211,10 @@ export const eventLoopBench: Experiment = {
     const settings: Setting[] = [];
     try {
       for (const policy of ['always', 'group'] as const) {
-        for (const syncMode of ['thread-pool', 'inline'] as const)
-          settings.push(openSetting(ctx, policy, syncMode));
+        for (const syncMode of SYNC_MODES) settings.push(openSetting(ctx, policy, syncMode));
       }
       for (const policy of ['always', 'group'] as const)
-        settings.push(openSetting(ctx, policy, 'thread-pool', true));
+        settings.push(openSetting(ctx, policy, DEFAULT_SYNC_MODE, true));
       for (const setting of settings) {
         await warmUpAsync(
           setting.measurement,
@@ -219,17 +232,21 @@ export const eventLoopBench: Experiment = {
         ctx.progress,
       );
       const byName = new Map(settings.map((setting) => [setting.name, setting]));
-      const ratios = (['always', 'group'] as const).map((policy) =>
-        ratioMetric(ctx, byName.get(policy)!, byName.get(`${policy}.inline`)!),
-      );
+      const ratios = (['always', 'group'] as const).flatMap((policy) => {
+        const inline = byName.get(`${policy}.inline`)!;
+        return [
+          ratioMetric(ctx, byName.get(`${policy}.threadPool`)!, inline, 'threadPoolVsInline'),
+          ratioMetric(ctx, byName.get(policy)!, inline, 'adaptiveVsInline'),
+        ];
+      });
       return ctx.results({
         metrics: [...settings.flatMap((setting) => settingMetrics(ctx, setting)), ...ratios],
         notes: [
           `${PRODUCERS} closed-loop producers append ${BODY_BYTES}-byte bodies and await each ` +
-            'acknowledgement; always and group, each with the default thread-pool fdatasyncs ' +
-            'and with syncMode inline, in interleaved rounds on logs of their own; `.direct`: ' +
-            'thread-pool fdatasyncs with directWrites, whose writes wait for the device on the ' +
-            'event loop (storage/io/direct-write.ts).',
+            'acknowledgement; always and group, each with the default adaptive fdatasyncs (no ' +
+            'suffix), on the thread pool (`.threadPool`) and inline (`.inline`), in interleaved ' +
+            'rounds on logs of their own; `.direct`: the default mode with directWrites, whose ' +
+            'writes wait for the device on the event loop (storage/io/direct-write.ts).',
           'Still on the event loop whatever the mode: a recovery point every 16 MiB and a ' +
             "roll per segment, and the first segment's 4 MiB preallocation extents (later " +
             'segments are laid out on the thread pool); delayMaxNs shows them.',

@@ -8,13 +8,14 @@
  * laid out, as fio's file is.
  *
  * fio's psync engine writes and syncs on one thread, as the log does with `syncMode: 'inline'`:
- * `append.always.inline.vsFioSeqSync` is the like-for-like ratio (issue 20: at least 1.0). With
- * the default thread-pool syncs every fdatasync costs two thread hand-offs, which fio never pays;
- * so the bench also runs the plainest Node program that syncs the same way (`writeSync` of a
- * record's bytes, then `fs.fdatasync` on the pool, awaiting each) on a laid-out file of its own,
- * and `append.always.vsNodeThreadPoolSync` is the log's default over it: what the log itself
- * costs above Node's hand-off. `append.always.vsFioSeqSync` (the default over fio) is printed beside
- * them. Where fio is missing its figures are skipped, with a note.
+ * `append.always.inline.vsFioSeqSync` is the like-for-like ratio (issue 20: at least 1.0).
+ * `append.always.vsFioSeqSync` is the default's (`adaptive`: inline while the event loop's budget
+ * allows, on the thread pool between). On the thread pool every fdatasync costs two thread
+ * hand-offs, which fio never pays; so the bench also runs the log with `syncMode: 'thread-pool'`
+ * and the plainest Node program that syncs the same way (`writeSync` of a record's bytes, then
+ * `fs.fdatasync` on the pool, awaiting each) on a laid-out file of its own, and
+ * `append.always.threadPool.vsNodeThreadPoolSync` is the one over the other: what the log itself
+ * costs above Node's hand-off. Where fio is missing its figures are skipped, with a note.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,9 +43,11 @@ const SEGMENT_BYTES = 64 * MiB;
  */
 const FIO_SLICE_SECONDS = 0.25;
 
+type LogSideName = 'default' | 'thread-pool' | 'inline' | 'direct';
+
 /** One program appending with an fdatasync per append, one append at a time. */
 interface Side extends TurnTakingDesign {
-  readonly name: 'default' | 'inline' | 'direct' | 'node-thread-pool';
+  readonly name: LogSideName | 'node-thread-pool';
   /** The log a log's side appends to: whether its direct writes were taken. */
   readonly log?: Log;
   /** Starts timing the event loop's busy time afresh. */
@@ -91,11 +94,7 @@ function sideOf(
 }
 
 /** The log in its steady state with retention: appending into a recycled segment file. */
-async function logSide(
-  dir: string,
-  name: 'default' | 'inline' | 'direct',
-  options: LogOptions,
-): Promise<Side> {
+async function logSide(dir: string, name: LogSideName, options: LogOptions): Promise<Side> {
   const log = Log.open(path.join(dir, `log-${name}`), {
     durability: 'always',
     segmentBytes: SEGMENT_BYTES,
@@ -196,6 +195,7 @@ export async function fioSeqSyncMetrics(
   try {
     sides.push(
       await logSide(dir, 'default', {}),
+      await logSide(dir, 'thread-pool', { syncMode: 'thread-pool' }),
       await logSide(dir, 'inline', { syncMode: 'inline' }),
       await logSide(dir, 'direct', { syncMode: 'inline', directWrites: true }),
       nodeThreadPoolSide(path.join(dir, 'node-laid-out')),
@@ -219,17 +219,24 @@ export async function fioSeqSyncMetrics(
       `${TURN_SECONDS} s between fio's runs for as long as fio ran (one producer each); the logs ` +
       'append under always in their steady state with retention, into a recycled segment file, ' +
       "laid out as fio's is; " +
+      'no suffix: the default syncMode (adaptive); `.threadPool`: syncMode thread-pool; ' +
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread); ' +
       '`.direct.inline` the same with directWrites (storage/io/direct-write.ts: 512-byte blocks ' +
       'through O_DIRECT, where fio writes through the page cache). ' +
-      'vsNodeThreadPoolSync: the log with its default thread-pool syncs over a plain Node loop ' +
+      'threadPool.vsNodeThreadPoolSync: the log with thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +
       "pool) on a laid-out file: the hand-off both pay. loopNsPerAppend: the event loop's busy " +
       "time per append over the same turns (perf_hooks eventLoopUtilization), the log's and the " +
       "plain loop's; aboveNodeThreadPoolSync is their difference, the log's own CPU per append.",
   );
   const timing = { class: 'timing', direction: 'higher', random: ctx.random } as const;
-  const [byDefault, inline, direct, nodeThreadPool] = sides as [Side, Side, Side, Side];
+  const [byDefault, threadPool, inline, direct, nodeThreadPool] = sides as [
+    Side,
+    Side,
+    Side,
+    Side,
+    Side,
+  ];
   const over = (side: Side, base: readonly number[]) =>
     side.rates.map((rate, i) => rate / (base[i] ?? Number.NaN));
   const ratio = (
@@ -269,8 +276,15 @@ export async function fioSeqSyncMetrics(
       'append.always.vsFioSeqSync',
       byDefault,
       fioRates,
+      'adaptive',
+      `the log's synced appends per second (one producer, the default adaptive syncs) ${FIO}`,
+    ),
+    ratio(
+      'append.always.threadPool.vsFioSeqSync',
+      threadPool,
+      fioRates,
       'thread-pool',
-      `the log's synced appends per second (one producer, default thread-pool syncs) ${FIO}`,
+      `the log's synced appends per second (one producer, thread-pool syncs) ${FIO}`,
     ),
     ratio(
       'append.always.inline.vsFioSeqSync',
@@ -298,14 +312,14 @@ export async function fioSeqSyncMetrics(
       `plain Node's appends synced on the thread pool ${FIO}: what the hand-off costs`,
     ),
     ratio(
-      'append.always.vsNodeThreadPoolSync',
-      byDefault,
+      'append.always.threadPool.vsNodeThreadPoolSync',
+      threadPool,
       nodeThreadPool.rates,
       'thread-pool',
-      "the log's synced appends per second (default thread-pool syncs) over plain Node's " +
+      "the log's synced appends per second (thread-pool syncs) over plain Node's " +
         'writeSync + fs.fdatasync on the thread pool',
     ),
-    ...loopTimeMetrics(ctx, byDefault, nodeThreadPool),
+    ...loopTimeMetrics(ctx, threadPool, nodeThreadPool),
   ];
 }
 
@@ -325,7 +339,7 @@ function loopTimeMetrics(ctx: LabContext, log: Side, node: Side): Metric[] {
       description: `the event loop's busy time (perf_hooks eventLoopUtilization) per synced append of ${what}, round by round: JavaScript and synchronous calls (the write, handing the fdatasync to the pool), not the wait for the disk`,
     });
   return [
-    perAppend('append.always.loopNsPerAppend', log.loopNsPerAppend, 'loglab', 'the log'),
+    perAppend('append.always.threadPool.loopNsPerAppend', log.loopNsPerAppend, 'loglab', 'the log'),
     perAppend(
       'append.always.nodeThreadPoolSync.loopNsPerAppend',
       node.loopNsPerAppend,
@@ -333,7 +347,7 @@ function loopTimeMetrics(ctx: LabContext, log: Side, node: Side): Metric[] {
       'the plain Node loop',
     ),
     metricFromSamples(
-      'append.always.aboveNodeThreadPoolSync.loopNsPerAppend',
+      'append.always.threadPool.aboveNodeThreadPoolSync.loopNsPerAppend',
       'ns',
       log.loopNsPerAppend.map((ns, i) => ns - (node.loopNsPerAppend[i] ?? Number.NaN)),
       {

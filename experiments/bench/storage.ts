@@ -306,8 +306,8 @@ type GroupDesign = keyof typeof GROUP_DESIGNS;
 /**
  * `always` (one producer) vs `group` (16 producers), all async, taking turns (lab/runner.ts
  * takeTurns says why); group commit both with its fdatasync on the event loop (`inline`, as the
- * `always` side syncs) and on the thread pool (the default, DEFAULT_SYNC_MODE), so the default is
- * measured too. Each metric's labels name its sync mode. Every log appends in the steady state of
+ * `always` side syncs) and on the thread pool (where the default, `adaptive`, syncs a group of
+ * more than one write), so the default is measured too. Each metric's labels name its sync mode. Every log appends in the steady state of
  * retention, into recycled segment files (support/steady-state.ts), as the durability experiment's
  * and the fio comparison's logs do: a fresh log zero-fills an extent ahead of the appends every
  * 4 MiB, which at group commit's rate doubles the bytes it writes (the byte ledger's noRetention

@@ -6,15 +6,18 @@ import { declareMetrics } from '../../lab/metric-catalog.js';
 
 const SETTING = ['policy', 'syncMode', 'producers', 'directWrites'];
 
+const OVER_INLINE = {
+  unit: 'ratio',
+  class: 'timing',
+  direction: 'higher',
+  ratio: true,
+  labels: ['policy', 'producers'],
+} as const;
+
 export const BENCH_EVENT_LOOP_METRICS = declareMetrics('bench-event-loop', {
   delayP99Ns: { unit: 'ns', class: 'timing', direction: 'lower', labels: SETTING },
   delayMaxNs: { unit: 'ns', class: 'timing', direction: 'lower', labels: SETTING },
   msgsPerSec: { unit: 'msgs/s', class: 'timing', direction: 'higher', labels: SETTING },
-  threadPoolVsInline: {
-    unit: 'ratio',
-    class: 'timing',
-    direction: 'higher',
-    ratio: true,
-    labels: ['policy', 'producers'],
-  },
+  threadPoolVsInline: OVER_INLINE,
+  adaptiveVsInline: OVER_INLINE,
 });

@@ -16,9 +16,10 @@
  *   and are synced, when it ends, together with the writes of the producers it released (at the
  *   end of that turn). `maxBytes` gathered start one at once.
  *
- * Syncs run on libuv's thread pool (`thread-pool`, the default) so the event loop never waits for
- * the device; `inline` runs them on the event loop, which costs the loop but saves two thread
- * hand-offs per sync (docs/storage.md has the measurement).
+ * Syncs run on libuv's thread pool (`thread-pool`) so the event loop never waits for the device;
+ * `inline` runs them on the event loop, which costs the loop but saves two thread hand-offs per
+ * sync (docs/storage.md has the measurement); `adaptive`, the default, runs each inline while it
+ * fits the loop's budget (loop-budget.ts) and on the pool when not.
  *
  * The synced point (`synced`) is what the last successful sync vouches for, in the design's own
  * terms (P). Before each sync the engine asks the design, through `beforeSync`, to write what it
@@ -35,6 +36,7 @@
 import { StorageError, assert } from '../errors.js';
 import type { FileHandle, FileIO } from './file-io.js';
 import { type DurabilityPolicy, type SyncMode, syncsBeforeAcknowledging } from './durability.js';
+import { inlineSyncFits } from './loop-budget.js';
 
 /** What a sync started now will cover. */
 export interface SyncPlan<P> {
@@ -110,6 +112,10 @@ export class DurabilityEngine<P> {
   #closed = false;
   /** Callers of `exclusive` waiting or running: no sync of the engine's starts meanwhile. */
   #exclusive = 0;
+  /** How long the last sync took, hand-off included: `adaptive`'s guess at the next one. */
+  #lastSyncMs = Number.POSITIVE_INFINITY;
+  /** Writes reported since the last sync started: what the next one covers. */
+  #writesSinceSync = 0;
 
   constructor(options: EngineOptions, synced: P, durableEnd: number) {
     assert(
@@ -185,6 +191,7 @@ export class DurabilityEngine<P> {
   wrote(endTicket: number, sizeBytes: number): void {
     if (this.policy === 'none') return;
     assert(endTicket >= this.#durableEnd, 'tickets only grow');
+    this.#writesSinceSync++;
     if (this.policy === 'always') {
       this.#owedEnds.push(endTicket);
       this.#startSync();
@@ -319,11 +326,17 @@ export class DurabilityEngine<P> {
     const acknowledgedEnd = this.#nextAcknowledgedEnd();
     if (acknowledgedEnd === null) return;
     this.#gatheredBytes = 0;
+    const writes = this.#writesSinceSync;
+    this.#writesSinceSync = 0;
     const plan = this.guard('write', () => this.#design!.beforeSync());
     const ackEnd = acknowledgedEnd === 'all' ? plan.endTicket : acknowledgedEnd;
-    if (this.#options.syncMode === 'inline') {
+    const startedMs = performance.now();
+    if (this.#syncsInline(writes)) {
       this.guard('sync', () => this.#options.io.fdatasync(plan.handle));
+      this.#lastSyncMs = performance.now() - startedMs;
       this.#recordSynced(plan, ackEnd);
+      // Writes owed a sync while a thread-pool one ran (`adaptive`) each get theirs now.
+      this.#startNext();
       return;
     }
     const before = this.#synced;
@@ -331,6 +344,7 @@ export class DurabilityEngine<P> {
     this.#inFlight = this.#options.io.fdatasyncAsync(plan.handle).then(
       () => {
         this.#inFlight = null;
+        this.#lastSyncMs = performance.now() - startedMs;
         this.#recordSynced(plan, ackEnd);
         this.#startNext();
       },
@@ -342,6 +356,17 @@ export class DurabilityEngine<P> {
         this.fence(error, 'sync');
       },
     );
+  }
+
+  /**
+   * `adaptive`: inline only a sync that covers one write at most (one producer waits on it, so
+   * the hand-off is a large share of its wait; a sync many writes share pays it once and keeps
+   * the loop free for them), and only within the loop's budget (loop-budget.ts).
+   */
+  #syncsInline(writes: number): boolean {
+    const mode = this.#options.syncMode;
+    if (mode !== 'adaptive') return mode === 'inline';
+    return writes <= 1 && inlineSyncFits(this.#lastSyncMs);
   }
 
   /**

@@ -31,15 +31,20 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Where the engine's fdatasyncs run (durability-engine.ts). `thread-pool`, the default: on libuv's
- * thread pool, so the event loop never waits for the device and appends made meanwhile overlap
- * the sync. `inline`: on the event loop, which saves two thread hand-offs per sync (measured in
- * docs/storage.md) and stalls everything else the process does for each sync (milliseconds on a
- * hard disk). Choose `inline` only for a process that does nothing but append.
+ * Where the engine's fdatasyncs run (durability-engine.ts). `thread-pool`: on libuv's thread pool,
+ * so the event loop never waits for the device and appends made meanwhile overlap the sync, at
+ * the price of two thread hand-offs per sync (about a fifth of a synced append's rate on an SSD,
+ * docs/storage.md). `inline`: on the event loop, which saves the hand-offs and stalls everything
+ * else the process does for each sync (milliseconds on a hard disk). `adaptive`, the default:
+ * inline a sync that covers one write at most while the syncs of this turn of the loop, the one
+ * about to start counted at the length of the log's last sync, stay within 0.5 ms
+ * (loop-budget.ts); on the thread pool otherwise, which lets the loop turn. A device whose syncs
+ * take longer than that budget is always synced on the pool; the first sync of a log, not yet
+ * measured, is too.
  */
-export type SyncMode = 'inline' | 'thread-pool';
-export const SYNC_MODES: readonly SyncMode[] = ['inline', 'thread-pool'];
-export const DEFAULT_SYNC_MODE: SyncMode = 'thread-pool';
+export type SyncMode = 'adaptive' | 'inline' | 'thread-pool';
+export const SYNC_MODES: readonly SyncMode[] = ['adaptive', 'inline', 'thread-pool'];
+export const DEFAULT_SYNC_MODE: SyncMode = 'adaptive';
 
 export function parseSyncMode(value: string): SyncMode {
   return parseChoice('syncMode', value, SYNC_MODES);

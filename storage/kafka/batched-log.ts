@@ -14,8 +14,8 @@
  *
  * Durability (durability.ts's policies, run by durability-engine.ts as for loglab's log):
  * `none` acknowledges a batch once written; `always` after an fdatasync of the log file per
- * batch; `group` after a shared fdatasync; the syncs run on the thread pool unless `syncMode`
- * says `inline`. Index entries are written behind, as in loglab's log, and synced at a roll, at
+ * batch; `group` after a shared fdatasync; the syncs run where `syncMode` says (durability.ts:
+ * the default, `adaptive`, inline within the event loop's budget). Index entries are written behind, as in loglab's log, and synced at a roll, at
  * a recovery point and on close. A roll syncs the sealed segment under every policy before the
  * next segment is created. The segment list, its lookup by offset and its close are
  * segment-list.ts's, shared with loglab's log.

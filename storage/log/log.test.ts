@@ -422,7 +422,7 @@ describe('durability', () => {
   it('refuses an unknown syncMode, naming the accepted ones', () => {
     expect(() =>
       Log.open(newDir(), { durability: 'group', syncMode: 'later' as 'inline' }),
-    ).toThrow(/syncMode must be one of inline, thread-pool, got 'later'/);
+    ).toThrow(/syncMode must be one of adaptive, inline, thread-pool, got 'later'/);
   });
 
   it('syncs at once when groupMaxBytes are waiting', async () => {

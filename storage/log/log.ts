@@ -302,8 +302,8 @@ export class Log {
 
   /**
    * Appends one record and resolves with its offset once the durability policy allows answering
-   * OK (see durability.ts). Never blocks the event loop on an fdatasync unless `syncMode` is
-   * `inline`. A refused record (too large, log fenced or closed) rejects and writes nothing.
+   * OK (see durability.ts). Its fdatasync holds the event loop only as `syncMode` allows
+   * (durability.ts). A refused record (too large, log fenced or closed) rejects and writes nothing.
    */
   append(body: Uint8Array, attributes?: RecordAttributes): Promise<Offset> {
     let offset: Offset;

@@ -1,0 +1,149 @@
+/**
+ * The engine's sync modes, `adaptive` above all: which syncs run inline on the event loop and
+ * which on the thread pool. The clock (`performance.now`) is faked, so a sync "takes" what the
+ * stub advances it by and the decisions do not depend on this machine's speed; `setImmediate`
+ * stays real, so the loop turns when a test awaits one.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MiB } from '../units.js';
+import type { SyncMode } from './durability.js';
+import { DurabilityEngine } from './durability-engine.js';
+import type { FileHandle, FileIO } from './file-io.js';
+import { INLINE_BUDGET_MS } from './loop-budget.js';
+
+/** A FileIO of two calls, counting where each sync ran; each takes `syncMs` of the fake clock. */
+class SyncCounter {
+  inline = 0;
+  pooled = 0;
+  constructor(public syncMs: number) {}
+
+  readonly io = {
+    fdatasync: () => {
+      this.inline++;
+      vi.advanceTimersByTime(this.syncMs);
+    },
+    fdatasyncAsync: () => {
+      this.pooled++;
+      vi.advanceTimersByTime(this.syncMs);
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  } as unknown as FileIO;
+}
+
+function engineOf(counter: SyncCounter, syncMode: SyncMode, durability: 'always' | 'group') {
+  let written = 0;
+  const engine = new DurabilityEngine<number>(
+    {
+      durability,
+      syncMode,
+      groupMaxDelayMs: 0,
+      groupMaxBytes: MiB,
+      io: counter.io,
+      subject: 'the test log',
+      fencedCode: 'LOG_FENCED',
+    },
+    0,
+    0,
+  );
+  engine.attach({
+    beforeSync: () => ({ handle: 3 as FileHandle, point: written, endTicket: written }),
+    onFence: () => {},
+  });
+  /** One write of one ticket, reported as a design reports it. */
+  const write = () => {
+    written++;
+    engine.wrote(written, 1024);
+    return engine.acknowledged(written - 1);
+  };
+  return { engine, write };
+}
+
+/** Lets the event loop turn: pool syncs complete, the budget's turn ends. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['performance'] });
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await turn();
+});
+
+describe('syncMode adaptive', () => {
+  it('syncs the first write on the pool, then inline within the budget of a turn', async () => {
+    const counter = new SyncCounter(0.1);
+    const { write } = engineOf(counter, 'adaptive', 'always');
+    await write();
+    expect([counter.inline, counter.pooled]).toEqual([0, 1]); // not measured yet
+    await turn();
+    // One turn, one write after another: each inline sync is 0.1 ms of the budget.
+    const fitting = Math.floor(INLINE_BUDGET_MS / 0.1 + 1e-9);
+    for (let i = 0; i < fitting; i++) write();
+    expect([counter.inline, counter.pooled]).toEqual([fitting, 1]);
+    const overBudget = write();
+    expect([counter.inline, counter.pooled]).toEqual([fitting, 2]);
+    await overBudget;
+    await turn();
+    await write();
+    expect([counter.inline, counter.pooled]).toEqual([fitting + 1, 2]);
+  });
+
+  it('never syncs inline on a device whose syncs take longer than the budget', async () => {
+    const counter = new SyncCounter(INLINE_BUDGET_MS * 1.2);
+    const { write } = engineOf(counter, 'adaptive', 'always');
+    for (let i = 0; i < 5; i++) {
+      await write();
+      await turn();
+    }
+    expect([counter.inline, counter.pooled]).toEqual([0, 5]);
+  });
+
+  it('goes back to the pool when a sync took longer than the budget', async () => {
+    const counter = new SyncCounter(0.1);
+    const { write } = engineOf(counter, 'adaptive', 'always');
+    await write();
+    await turn();
+    counter.syncMs = INLINE_BUDGET_MS * 2; // this inline sync is slow: the next goes to the pool
+    await write();
+    await turn();
+    await write();
+    expect([counter.inline, counter.pooled]).toEqual([1, 2]);
+  });
+
+  it('syncs inline a group of one write, on the pool a group of several', async () => {
+    const counter = new SyncCounter(0.1);
+    const { write } = engineOf(counter, 'adaptive', 'group');
+    await write();
+    await turn();
+    await write();
+    expect([counter.inline, counter.pooled]).toEqual([1, 1]);
+    await turn();
+    await Promise.all([write(), write(), write()]);
+    expect([counter.inline, counter.pooled]).toEqual([1, 2]);
+  });
+
+  it('under always, gives each write owed a sync while the pool synced its own', async () => {
+    const counter = new SyncCounter(0.01);
+    const { write } = engineOf(counter, 'adaptive', 'always');
+    const first = write(); // the pool's
+    const owed = [write(), write(), write()];
+    await Promise.all([first, ...owed]);
+    // The first pool sync covered the four writes; each of the three after it still got a sync
+    // of its own, started after it was written: the second on the pool (it covers three
+    // writes), the two after it inline (they cover none).
+    expect([counter.inline, counter.pooled]).toEqual([2, 2]);
+  });
+});
+
+describe('syncMode inline and thread-pool', () => {
+  for (const syncMode of ['inline', 'thread-pool'] as const) {
+    it(`${syncMode} syncs every write ${syncMode === 'inline' ? 'inline' : 'on the pool'}`, async () => {
+      const counter = new SyncCounter(0.1);
+      const { write } = engineOf(counter, syncMode, 'always');
+      for (let i = 0; i < 20; i++) await write();
+      const expected = syncMode === 'inline' ? [20, 0] : [0, 20];
+      expect([counter.inline, counter.pooled]).toEqual(expected);
+    });
+  }
+});
