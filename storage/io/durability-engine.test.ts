@@ -111,6 +111,23 @@ describe('syncMode adaptive', () => {
     expect([counter.inline, counter.pooled]).toEqual([1, 2]);
   });
 
+  it('after a stall, syncs on the pool until the stall has faded from its estimate', async () => {
+    const counter = new SyncCounter(0.1);
+    const { write } = engineOf(counter, 'adaptive', 'always');
+    await write();
+    await turn();
+    counter.syncMs = 5; // one inline sync stalls
+    await write();
+    counter.syncMs = 0.1;
+    const pooledBefore = counter.pooled;
+    while (counter.inline === 1) {
+      await write();
+      await turn();
+    }
+    // 5 ms fading by a tenth a sync is under the 0.5 ms budget after 22 syncs (5 x 0.9^22).
+    expect(counter.pooled - pooledBefore).toBe(22);
+  });
+
   it('syncs inline a group of one write, on the pool a group of several', async () => {
     const counter = new SyncCounter(0.1);
     const { write } = engineOf(counter, 'adaptive', 'group');

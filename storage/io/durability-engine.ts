@@ -78,6 +78,8 @@ interface Waiter {
 }
 
 const COMPACT_WAITERS_AFTER = 1024;
+/** What's left of a sync's length in `adaptive`'s estimate one sync later (#timed). */
+const SYNC_ESTIMATE_FADE = 0.9;
 
 export class DurabilityEngine<P> {
   readonly policy: DurabilityPolicy;
@@ -112,8 +114,8 @@ export class DurabilityEngine<P> {
   #closed = false;
   /** Callers of `exclusive` waiting or running: no sync of the engine's starts meanwhile. */
   #exclusive = 0;
-  /** How long the last sync took, hand-off included: `adaptive`'s guess at the next one. */
-  #lastSyncMs = Number.POSITIVE_INFINITY;
+  /** `adaptive`'s guess at how long the next sync takes (#timed); unknown before the first. */
+  #syncEstimateMs = Number.POSITIVE_INFINITY;
   /** Writes reported since the last sync started: what the next one covers. */
   #writesSinceSync = 0;
 
@@ -333,7 +335,7 @@ export class DurabilityEngine<P> {
     const startedMs = performance.now();
     if (this.#syncsInline(writes)) {
       this.guard('sync', () => this.#options.io.fdatasync(plan.handle));
-      this.#lastSyncMs = performance.now() - startedMs;
+      this.#timed(startedMs);
       this.#recordSynced(plan, ackEnd);
       // Writes owed a sync while a thread-pool one ran (`adaptive`) each get theirs now.
       this.#startNext();
@@ -344,7 +346,7 @@ export class DurabilityEngine<P> {
     this.#inFlight = this.#options.io.fdatasyncAsync(plan.handle).then(
       () => {
         this.#inFlight = null;
-        this.#lastSyncMs = performance.now() - startedMs;
+        this.#timed(startedMs);
         this.#recordSynced(plan, ackEnd);
         this.#startNext();
       },
@@ -366,7 +368,19 @@ export class DurabilityEngine<P> {
   #syncsInline(writes: number): boolean {
     const mode = this.#options.syncMode;
     if (mode !== 'adaptive') return mode === 'inline';
-    return writes <= 1 && inlineSyncFits(this.#lastSyncMs);
+    return writes <= 1 && inlineSyncFits(this.#syncEstimateMs);
+  }
+
+  /**
+   * A sync started at `startedMs` ended (hand-off included). The estimate is the longest recent
+   * sync, fading by a tenth a sync: a device that stalls (ext4 committing a journal full of other
+   * files' data; one inline sync in a run of the event-loop bench took 20 ms) is synced on the
+   * pool for the 20-odd syncs after a stall, not inline again at the next fast one.
+   */
+  #timed(startedMs: number): void {
+    const tookMs = performance.now() - startedMs;
+    const fading = this.#syncEstimateMs * SYNC_ESTIMATE_FADE;
+    this.#syncEstimateMs = Number.isFinite(fading) ? Math.max(tookMs, fading) : tookMs;
   }
 
   /**

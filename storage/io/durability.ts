@@ -37,7 +37,7 @@ export interface GroupCommitOptions {
  * docs/storage.md). `inline`: on the event loop, which saves the hand-offs and stalls everything
  * else the process does for each sync (milliseconds on a hard disk). `adaptive`, the default:
  * inline a sync that covers one write at most while the syncs of this turn of the loop, the one
- * about to start counted at the length of the log's last sync, stay within 0.5 ms
+ * about to start counted at the longest of the log's recent syncs, stay within 0.5 ms
  * (loop-budget.ts); on the thread pool otherwise, which lets the loop turn. A device whose syncs
  * take longer than that budget is always synced on the pool; the first sync of a log, not yet
  * measured, is too.
