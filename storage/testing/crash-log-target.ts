@@ -207,6 +207,7 @@ export const logDriver: TargetDriver = {
       io: disk,
       nowMs: () => clock.nowMs(),
       durability: config.durability,
+      syncMode: config.syncMode,
       segmentBytes: config.segmentBytes,
       preallocateExtentBytes: config.preallocateExtentBytes,
       indexIntervalBytes: config.indexIntervalBytes,

@@ -18,8 +18,9 @@
  * one length (older records in a reused file line up with the new ones) or of lengths that
  * change from round to round (they do not). Iterations that draw no profile run as before.
  *
- * Group commit runs on setImmediate (groupMaxDelayMs 0) and every acknowledgement is awaited
- * before the next operation, so the order of FileIO calls depends on the seed only.
+ * Group commit runs with groupMaxDelayMs 0, the syncs inline or on the pool as the seed draws
+ * (TargetConfig.syncMode), and every acknowledgement is awaited before the next operation, so
+ * the order of FileIO calls depends on the seed only.
  *
  * Why this file is over 450 lines: one iteration's state (the disk, the model, the target, the
  * seeded streams, the counts) is what every step of the loop reads and moves; the targets, the
@@ -170,6 +171,8 @@ const LAYOUT_STREAM_SALT = 0x1a7_0075;
 const ALIGN_STREAM_SALT = 0x0a1_16e5;
 /** Salt of the direct-writes draw (TargetConfig.directWrites). */
 const DIRECT_STREAM_SALT = 0xd1e_c7ed;
+/** Salt of the sync-mode draw (TargetConfig.syncMode). */
+const SYNC_MODE_STREAM_SALT = 0x5c_1d0e;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -194,7 +197,7 @@ function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): Re
 function drawConfig(
   rng: SeededRandom,
   durability: DurabilityPolicy,
-): Omit<TargetConfig, 'reuse' | 'pageAlign' | 'directWrites'> {
+): Omit<TargetConfig, 'reuse' | 'pageAlign' | 'directWrites' | 'syncMode'> {
   return {
     durability,
     segmentBytes: rng.pick([1024, 2048, 4096]),
@@ -245,11 +248,16 @@ class CrashIteration {
       options.target === 'log' &&
       options.durability !== 'none' &&
       new SeededRandom((options.seed ^ DIRECT_STREAM_SALT) >>> 0).chance(0.5);
+    const syncMode = new SeededRandom((options.seed ^ SYNC_MODE_STREAM_SALT) >>> 0).pick([
+      'inline',
+      'thread-pool',
+    ] as const);
     const config = {
       ...drawConfig(this.#rng, options.durability),
       reuse,
       pageAlign,
       directWrites,
+      syncMode,
     };
     // Small segments with reuse: every few appends a roll, which finds a spare.
     if (reuse !== null) config.segmentBytes = this.#reuseRng.pick([1024, 1024, 2048]);

@@ -40,6 +40,13 @@ export interface TargetConfig {
    * rewrites the data's last 512-byte block before its records and zeroes the rest of its own.
    */
   readonly directWrites: boolean;
+  /**
+   * Where the target's syncs run: `inline` or `thread-pool`, the two paths `adaptive` (the
+   * default) chooses between by the time a sync takes, which would make the order of FileIO
+   * calls depend on the machine's speed and not the seed alone. Which one `adaptive` takes when
+   * is tested in storage/io/durability-engine.test.ts.
+   */
+  readonly syncMode: 'inline' | 'thread-pool';
 }
 
 /**
