@@ -115,6 +115,27 @@ describe('loglab bench byte-ledger', () => {
     }
   });
 
+  it("adds the file system's bytes a second, over the setting's rate, to the targets' floor", () => {
+    const fs = results.metrics.find(
+      (metric) => metric.name === 'byteLedger.always.plainLoop.fsBytesPerSec',
+    );
+    for (const setting of ['noRetention', 'retention', 'direct.noRetention', 'direct.retention']) {
+      const { total } = ledgerOf(results, setting);
+      if (total === undefined) continue;
+      const metric = (name: string) =>
+        results.metrics.find(
+          (candidate) => candidate.name === `byteLedger.always.${setting}.${name}`,
+        )!;
+      const above = metric('aboveFloorBytesPerMsg').samples!;
+      const rates = metric('ratePerSec').samples!;
+      metric('vsFsFloor').samples!.forEach((ratio, round) => {
+        const floor = total.samples![round]! - above[round]!;
+        const fsFloor = floor + fs!.samples![round]! / rates[round]!;
+        expect(ratio).toBeCloseTo(total.samples![round]! / fsFloor, 9);
+      });
+    }
+  });
+
   it('says in its notes what every row of the pooled ledger holds', () => {
     for (const setting of ['noRetention', 'retention']) {
       const pooled = results.notes.find((note) => note.startsWith(`${setting}, all rounds`));

@@ -19,6 +19,15 @@ export const BENCH_BYTE_LEDGER_METRICS = declareMetrics('bench-byte-ledger', {
   aboveFloorBytesPerMsg: { unit: 'B/msg', ...MEASURED, labels: [...SETTING, 'cause'] },
   // Device bytes over the floor the ledger computes: a ratio of one round's measurement to a model.
   vsFloor: { unit: 'ratio', ...MEASURED, ratio: true, labels: SETTING },
+  // The same over the floor plus the file system's own bytes a second over the setting's rate.
+  vsFsFloor: { unit: 'ratio', ...MEASURED, ratio: true, labels: SETTING },
+  // What the file system writes a second beside a plain loop's records: the machine's.
+  fsBytesPerSec: {
+    unit: 'B/s',
+    class: 'measurement',
+    direction: 'informational',
+    labels: ['policy'],
+  },
   abovePlainLoopBytesPerMsg: { unit: 'B/msg', ...MEASURED, labels: [...SETTING, 'cause'] },
   fdatasyncsPerMsg: { unit: 'fsyncs/msg', ...MEASURED, labels: SETTING },
   dirFsyncsPerMsg: { unit: 'fsyncs/msg', ...MEASURED, labels: SETTING },
