@@ -373,9 +373,9 @@ export class DurabilityEngine<P> {
 
   /**
    * A sync started at `startedMs` ended (hand-off included). The estimate is the longest recent
-   * sync, fading by a tenth a sync: a device that stalls (ext4 committing a journal full of other
-   * files' data; one inline sync in a run of the event-loop bench took 20 ms) is synced on the
-   * pool for the 20-odd syncs after a stall, not inline again at the next fast one.
+   * sync, fading by a tenth a sync: a device that stalls (behind the write-back of other files'
+   * data, one inline sync in a run of the event-loop bench took 20 ms) is synced on the pool for
+   * the 20-odd syncs after a stall, not inline again at the next fast one.
    */
   #timed(startedMs: number): void {
     const tookMs = performance.now() - startedMs;
