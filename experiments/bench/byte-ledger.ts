@@ -403,18 +403,18 @@ function syncMetrics(setting: SettingName, each: readonly ByteLedger[]): Metric[
   ];
 }
 
+/** A round's appends a second. */
+function ratePerSec(round: LedgerRound): number {
+  return round.messages / (round.elapsedNs / 1e9);
+}
+
 function rateMetric(setting: SettingName, rounds: readonly LedgerRound[]): Metric {
-  return metricFromSamples(
-    `${PREFIX}.${setting}.ratePerSec`,
-    'ops/s',
-    rounds.map((round) => round.messages / (round.elapsedNs / 1e9)),
-    {
-      class: 'timing',
-      direction: 'higher',
-      labels: { ...settingLabels(setting), cache: 'page cache' },
-      description: 'synced appends per second, one producer, awaiting each, per round',
-    },
-  );
+  return metricFromSamples(`${PREFIX}.${setting}.ratePerSec`, 'ops/s', rounds.map(ratePerSec), {
+    class: 'timing',
+    direction: 'higher',
+    labels: { ...settingLabels(setting), cache: 'page cache' },
+    description: 'synced appends per second, one producer, awaiting each, per round',
+  });
 }
 
 /** A round's device bytes per message; NaN without the disk's counters. */
@@ -448,20 +448,15 @@ function fsBytesPerSec(round: LedgerRound, blockBytes: number): number {
   return ((round.deviceBytes ?? Number.NaN) - recordsBytes) / (round.elapsedNs / 1e9);
 }
 
-function fsBytesPerSecMetric(plainRounds: readonly LedgerRound[], blockBytes: number): Metric {
-  return metricFromSamples(
-    `${PREFIX}.${PLAIN_LOOP}.fsBytesPerSec`,
-    'B/s',
-    plainRounds.map((round) => fsBytesPerSec(round, blockBytes)),
-    {
-      class: 'measurement',
-      direction: 'informational',
-      labels: { policy: 'always' },
-      description:
-        "what the disk wrote a second beside the plain loop's record blocks: the file " +
-        "system's own share of synced appends (and other programs' writes), per round",
-    },
-  );
+function fsBytesPerSecMetric(fsBytesPerSecs: readonly number[]): Metric {
+  return metricFromSamples(`${PREFIX}.${PLAIN_LOOP}.fsBytesPerSec`, 'B/s', fsBytesPerSecs, {
+    class: 'measurement',
+    direction: 'informational',
+    labels: { policy: 'always' },
+    description:
+      "what the disk wrote a second beside the plain loop's record blocks: the file " +
+      "system's own share of synced appends (and other programs' writes), per round",
+  });
 }
 
 /**
@@ -471,15 +466,12 @@ function fsBytesPerSecMetric(plainRounds: readonly LedgerRound[], blockBytes: nu
  */
 function vsFsFloorMetric(
   summary: Summary,
-  plainRounds: readonly LedgerRound[],
+  fsBytesPerSecs: readonly number[],
   blockBytes: number,
 ): Metric {
   const { setting, rounds, each } = summary;
   const floorBytes = floorBytesPerMsg(setting, summary.aligns, blockBytes);
-  const fsFloor = (i: number) => {
-    const ratePerSec = rounds[i]!.messages / (rounds[i]!.elapsedNs / 1e9);
-    return floorBytes + fsBytesPerSec(plainRounds[i]!, blockBytes) / ratePerSec;
-  };
+  const fsFloor = (i: number) => floorBytes + fsBytesPerSecs[i]! / ratePerSec(rounds[i]!);
   return metricFromSamples(
     `${PREFIX}.${setting}.vsFsFloor`,
     'ratio',
@@ -583,7 +575,7 @@ function headline(
 function settingNotes(summary: Summary): string[] {
   const { setting, rounds, pooled } = summary;
   const idle = median(rounds.map((round) => round.idleDeviceBytesPerSec ?? 0));
-  const rate = median(rounds.map((round) => round.messages / (round.elapsedNs / 1e9)));
+  const rate = median(rounds.map(ratePerSec));
   const lines = [
     `${setting}, all rounds pooled: ${describeLedger(pooled)}.`,
     `${setting}: with this process idle before each round the disk wrote a median ` +
@@ -679,12 +671,13 @@ async function run(ctx: LabContext) {
     }
     const summaries = summarize(ctx, logs, measured);
     const plainRounds = measured.get(PLAIN_LOOP) ?? [];
-    metrics.push(plainLoopMetric(plainRounds), fsBytesPerSecMetric(plainRounds, blockBytes));
+    const fsBytesPerSecs = plainRounds.map((round) => fsBytesPerSec(round, blockBytes));
+    metrics.push(plainLoopMetric(plainRounds), fsBytesPerSecMetric(fsBytesPerSecs));
     for (const summary of summaries) {
       const { setting, each, pooled } = summary;
       metrics.push(
         ...ledgerMetrics(setting, each, pooled, blockBytes, summary.aligns),
-        vsFsFloorMetric(summary, plainRounds, blockBytes),
+        vsFsFloorMetric(summary, fsBytesPerSecs, blockBytes),
         abovePlainLoopMetric(setting, each, plainRounds),
         ...syncMetrics(setting, each),
         idleMetric(summary),

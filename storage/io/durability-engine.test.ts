@@ -55,7 +55,12 @@ function engineOf(counter: SyncCounter, syncMode: SyncMode, durability: 'always'
     engine.wrote(written, 1024);
     return engine.acknowledged(written - 1);
   };
-  return { engine, write };
+  /** One write, acknowledged, then a turn of the loop: a producer alone, unhurried. */
+  const writeAlone = async () => {
+    await write();
+    await turn();
+  };
+  return { engine, write, writeAlone };
 }
 
 /** Lets the event loop turn: pool syncs complete, the budget's turn ends. */
@@ -91,48 +96,38 @@ describe('syncMode adaptive', () => {
 
   it('never syncs inline on a device whose syncs take longer than the budget', async () => {
     const counter = new SyncCounter(INLINE_BUDGET_MS * 1.2);
-    const { write } = engineOf(counter, 'adaptive', 'always');
-    for (let i = 0; i < 5; i++) {
-      await write();
-      await turn();
-    }
+    const { writeAlone } = engineOf(counter, 'adaptive', 'always');
+    for (let i = 0; i < 5; i++) await writeAlone();
     expect([counter.inline, counter.pooled]).toEqual([0, 5]);
   });
 
   it('goes back to the pool when a sync took longer than the budget', async () => {
     const counter = new SyncCounter(0.1);
-    const { write } = engineOf(counter, 'adaptive', 'always');
-    await write();
-    await turn();
+    const { write, writeAlone } = engineOf(counter, 'adaptive', 'always');
+    await writeAlone();
     counter.syncMs = INLINE_BUDGET_MS * 2; // this inline sync is slow: the next goes to the pool
-    await write();
-    await turn();
+    await writeAlone();
     await write();
     expect([counter.inline, counter.pooled]).toEqual([1, 2]);
   });
 
   it('after a stall, syncs on the pool until the stall has faded from its estimate', async () => {
     const counter = new SyncCounter(0.1);
-    const { write } = engineOf(counter, 'adaptive', 'always');
-    await write();
-    await turn();
+    const { write, writeAlone } = engineOf(counter, 'adaptive', 'always');
+    await writeAlone();
     counter.syncMs = 5; // one inline sync stalls
     await write();
     counter.syncMs = 0.1;
     const pooledBefore = counter.pooled;
-    while (counter.inline === 1) {
-      await write();
-      await turn();
-    }
+    while (counter.inline === 1) await writeAlone();
     // 5 ms fading by a tenth a sync is under the 0.5 ms budget after 22 syncs (5 x 0.9^22).
     expect(counter.pooled - pooledBefore).toBe(22);
   });
 
   it('syncs inline a group of one write, on the pool a group of several', async () => {
     const counter = new SyncCounter(0.1);
-    const { write } = engineOf(counter, 'adaptive', 'group');
-    await write();
-    await turn();
+    const { write, writeAlone } = engineOf(counter, 'adaptive', 'group');
+    await writeAlone();
     await write();
     expect([counter.inline, counter.pooled]).toEqual([1, 1]);
     await turn();
