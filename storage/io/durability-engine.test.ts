@@ -5,6 +5,7 @@
  * stays real, so the loop turns when a test awaits one.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StorageError } from '../errors.js';
 import { MiB } from '../units.js';
 import type { SyncMode } from './durability.js';
 import { DurabilityEngine } from './durability-engine.js';
@@ -15,10 +16,16 @@ import { INLINE_BUDGET_MS } from './loop-budget.js';
 class SyncCounter {
   inline = 0;
   pooled = 0;
+  /** The next inline sync fails as a device error would. */
+  failNext = false;
   constructor(public syncMs: number) {}
 
   readonly io = {
     fdatasync: () => {
+      if (this.failNext) {
+        this.failNext = false;
+        throw new StorageError('IO_ERROR', 'fdatasync failed: EIO (the test device)');
+      }
       this.inline++;
       vi.advanceTimersByTime(this.syncMs);
     },
@@ -30,7 +37,12 @@ class SyncCounter {
   } as unknown as FileIO;
 }
 
-function engineOf(counter: SyncCounter, syncMode: SyncMode, durability: 'always' | 'group') {
+function engineOf(
+  counter: SyncCounter,
+  syncMode: SyncMode,
+  durability: 'always' | 'group',
+  fences: string[] = [],
+) {
   let written = 0;
   const engine = new DurabilityEngine<number>(
     {
@@ -47,7 +59,7 @@ function engineOf(counter: SyncCounter, syncMode: SyncMode, durability: 'always'
   );
   engine.attach({
     beforeSync: () => ({ handle: 3 as FileHandle, point: written, endTicket: written }),
-    onFence: () => {},
+    onFence: (call) => fences.push(call),
   });
   /** One write of one ticket, reported as a design reports it. */
   const write = () => {
@@ -86,12 +98,59 @@ describe('syncMode adaptive', () => {
     const fitting = Math.floor(INLINE_BUDGET_MS / 0.1 + 1e-9);
     for (let i = 0; i < fitting; i++) write();
     expect([counter.inline, counter.pooled]).toEqual([fitting, 1]);
+    // Over budget: neither now nor in this turn's check phase, but inline in the next turn.
     const overBudget = write();
-    expect([counter.inline, counter.pooled]).toEqual([fitting, 2]);
+    let syncsInThisTurn = -1;
+    setImmediate(() => {
+      syncsInThisTurn = counter.inline;
+    });
     await overBudget;
-    await turn();
-    await write();
-    expect([counter.inline, counter.pooled]).toEqual([fitting + 1, 2]);
+    expect(syncsInThisTurn).toBe(fitting);
+    expect([counter.inline, counter.pooled]).toEqual([fitting + 1, 1]);
+  });
+
+  it('shares one budget a turn among logs: a sync that waited waits again when another took it', async () => {
+    const counter = new SyncCounter(INLINE_BUDGET_MS * 0.6); // one fits a turn, not two
+    const first = engineOf(counter, 'adaptive', 'always');
+    const second = engineOf(counter, 'adaptive', 'always');
+    await first.writeAlone(); // each log's first sync, on the pool
+    await second.writeAlone();
+    const inlineBefore = counter.inline;
+    const both = [first.write(), second.write()];
+    expect(counter.inline - inlineBefore).toBe(1); // the second waits for a turn
+    await both[1];
+    expect(counter.inline - inlineBefore).toBe(2);
+    // Its turn's budget taken, the first log's next write waits; no sync went to the pool.
+    await Promise.all([first.write(), second.write()]);
+    expect([counter.inline - inlineBefore, counter.pooled]).toEqual([4, 2]);
+  });
+
+  it('holds a flush or close back until a sync waiting for a turn has run', async () => {
+    const counter = new SyncCounter(INLINE_BUDGET_MS * 0.6);
+    const { engine, write, writeAlone } = engineOf(counter, 'adaptive', 'always');
+    await writeAlone();
+    await writeAlone();
+    write(); // inline: the budget of this turn is spent
+    const waiting = write();
+    expect(engine.inFlight).not.toBeNull();
+    const syncsBeforeAction = await engine.exclusive(() => counter.inline);
+    expect(syncsBeforeAction).toBe(3);
+    await waiting;
+  });
+
+  it('fences when a sync that waited for a turn fails, and its write is not acknowledged', async () => {
+    const counter = new SyncCounter(INLINE_BUDGET_MS * 0.6);
+    const fences: string[] = [];
+    const { engine, write, writeAlone } = engineOf(counter, 'adaptive', 'always', fences);
+    await writeAlone();
+    await writeAlone();
+    write();
+    const failing = write();
+    counter.failNext = true;
+    await expect(failing).rejects.toMatchObject({ code: 'LOG_FENCED' });
+    expect(fences).toEqual(['sync']);
+    expect(engine.fenced).not.toBeNull();
+    expect(engine.inFlight).toBeNull();
   });
 
   it('never syncs inline on a device whose syncs take longer than the budget', async () => {

@@ -19,7 +19,8 @@
  * Syncs run on libuv's thread pool (`thread-pool`) so the event loop never waits for the device;
  * `inline` runs them on the event loop, which costs the loop but saves two thread hand-offs per
  * sync (docs/storage.md has the measurement); `adaptive`, the default, runs each inline while it
- * fits the loop's budget (loop-budget.ts) and on the pool when not.
+ * fits the loop's budget (loop-budget.ts), in the loop's next turn when this turn's is spent, and
+ * on the pool when it would not fit a turn or covers several writes.
  *
  * The synced point (`synced`) is what the last successful sync vouches for, in the design's own
  * terms (P). Before each sync the engine asks the design, through `beforeSync`, to write what it
@@ -36,7 +37,7 @@
 import { StorageError, assert } from '../errors.js';
 import type { FileHandle, FileIO } from './file-io.js';
 import { type DurabilityPolicy, type SyncMode, syncsBeforeAcknowledging } from './durability.js';
-import { inlineSyncFits } from './loop-budget.js';
+import { type SyncPlace, inNextTurn, placeSync } from './loop-budget.js';
 
 /** What a sync started now will cover. */
 export interface SyncPlan<P> {
@@ -104,8 +105,9 @@ export class DurabilityEngine<P> {
   /** A sync queued as a microtask (group, thread pool, no delay): cleared to call it off. */
   #microtaskArmed = false;
   /**
-   * The thread-pool sync running now, settling once its outcome is handled; null between syncs.
-   * Whoever closes the file it syncs waits for it (closing under it fails it with EBADF).
+   * The sync running on the thread pool now, or waiting for the loop's next turn (`adaptive`),
+   * settling once its outcome is handled; null between syncs. Whoever closes the file it syncs
+   * waits for it (closing under it fails it with EBADF).
    */
   #inFlight: Promise<void> | null = null;
   /** Vouched for by another path while a sync was in flight: released when that one succeeds. */
@@ -118,6 +120,8 @@ export class DurabilityEngine<P> {
   #syncEstimateMs = Number.POSITIVE_INFINITY;
   /** Writes reported since the last sync started: what the next one covers. */
   #writesSinceSync = 0;
+  /** When the running sync started: after its wait for a turn, so #timed sees the device. */
+  #syncStartedMs = 0;
 
   constructor(options: EngineOptions, synced: P, durableEnd: number) {
     assert(
@@ -158,16 +162,16 @@ export class DurabilityEngine<P> {
     return this.#fence;
   }
 
-  /** The thread-pool sync in flight, or null (see #inFlight). */
+  /** The sync in flight (on the pool or waiting for a turn), or null (see #inFlight). */
   get inFlight(): Promise<void> | null {
     return this.#inFlight;
   }
 
   /**
-   * Runs `action` (a flush, a close: syncs of the design's own) once no thread-pool sync is in
-   * flight, starting none meanwhile. A sync in flight may yet fail, leaving the pages it covered
-   * marked clean: a sync of the same file made meanwhile would succeed without writing them and
-   * vouch for what is not on the device. Waiting for it, and holding the next one back so a busy
+   * Runs `action` (a flush, a close: syncs of the design's own) once no sync of the engine's is in
+   * flight (on the pool or waiting for a turn), starting none meanwhile. A sync in flight may yet
+   * fail, leaving the pages it covered marked clean: a sync of the same file made meanwhile would
+   * succeed without writing them and vouch for what is not on the device. Waiting for it, and holding the next one back so a busy
    * log cannot starve the caller, closes that race.
    */
   async exclusive<T>(action: () => T): Promise<T> {
@@ -332,10 +336,11 @@ export class DurabilityEngine<P> {
     this.#writesSinceSync = 0;
     const plan = this.guard('write', () => this.#design!.beforeSync());
     const ackEnd = acknowledgedEnd === 'all' ? plan.endTicket : acknowledgedEnd;
-    const startedMs = performance.now();
-    if (this.#syncsInline(writes)) {
+    const place = this.#placeOf(writes);
+    if (place === 'inline') {
+      this.#syncStartedMs = performance.now();
       this.guard('sync', () => this.#options.io.fdatasync(plan.handle));
-      this.#timed(startedMs);
+      this.#timed();
       this.#recordSynced(plan, ackEnd);
       // Writes owed a sync while a thread-pool one ran (`adaptive`) each get theirs now.
       this.#startNext();
@@ -343,10 +348,11 @@ export class DurabilityEngine<P> {
     }
     const before = this.#synced;
     const beforeEnd = this.#syncedEnd;
-    this.#inFlight = this.#options.io.fdatasyncAsync(plan.handle).then(
+    const sync = place === 'pool' ? this.#syncOnPool(plan.handle) : this.#syncNextTurn(plan.handle);
+    this.#inFlight = sync.then(
       () => {
         this.#inFlight = null;
-        this.#timed(startedMs);
+        this.#timed();
         this.#recordSynced(plan, ackEnd);
         this.#startNext();
       },
@@ -363,22 +369,53 @@ export class DurabilityEngine<P> {
   /**
    * `adaptive`: inline only a sync that covers one write at most (one producer waits on it, so
    * the hand-off is a large share of its wait; a sync many writes share pays it once and keeps
-   * the loop free for them), and only within the loop's budget (loop-budget.ts).
+   * the loop free for them), and only within the loop's budget (loop-budget.ts); when this turn's
+   * budget is spent, in the next turn, where it is still cheaper than the hand-off.
    */
-  #syncsInline(writes: number): boolean {
+  #placeOf(writes: number): SyncPlace {
     const mode = this.#options.syncMode;
-    if (mode !== 'adaptive') return mode === 'inline';
-    return writes <= 1 && inlineSyncFits(this.#syncEstimateMs);
+    if (mode !== 'adaptive') return mode === 'inline' ? 'inline' : 'pool';
+    return writes <= 1 ? placeSync(this.#syncEstimateMs) : 'pool';
+  }
+
+  #syncOnPool(handle: FileHandle): Promise<void> {
+    this.#syncStartedMs = performance.now();
+    return this.#options.io.fdatasyncAsync(handle);
   }
 
   /**
-   * A sync started at `startedMs` ended (hand-off included). The estimate is the longest recent
-   * sync, fading by a tenth a sync: a device that stalls (behind the write-back of other files'
-   * data, one inline sync in a run of the event-loop bench took 20 ms) is synced on the pool for
-   * the 20-odd syncs after a stall, not inline again at the next fast one.
+   * Syncs inline in the loop's next turn that has budget for it: meanwhile the loop runs its
+   * timers and I/O as it would while a pool sync ran, and the sync pays no hand-off. Made once
+   * per turn a log runs out of budget, so the closure costs nothing an append would feel.
    */
-  #timed(startedMs: number): void {
-    const tookMs = performance.now() - startedMs;
+  #syncNextTurn(handle: FileHandle): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const attempt = (): void => {
+        // The estimate has not moved since this sync was placed: the answer is inline or wait.
+        if (placeSync(this.#syncEstimateMs) === 'next-turn') {
+          inNextTurn(attempt);
+          return;
+        }
+        this.#syncStartedMs = performance.now();
+        try {
+          this.#options.io.fdatasync(handle);
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      };
+      inNextTurn(attempt);
+    });
+  }
+
+  /**
+   * The sync started at #syncStartedMs ended (a pool's hand-off included). The estimate is the
+   * longest recent sync, fading by a tenth a sync: a device that stalls (behind the write-back of
+   * other files' data, one inline sync in a run of the event-loop bench took 20 ms) is synced on
+   * the pool for the 20-odd syncs after a stall, not inline again at the next fast one.
+   */
+  #timed(): void {
+    const tookMs = performance.now() - this.#syncStartedMs;
     const fading = this.#syncEstimateMs * SYNC_ESTIMATE_FADE;
     this.#syncEstimateMs = Number.isFinite(fading) ? Math.max(tookMs, fading) : tookMs;
   }

@@ -38,9 +38,9 @@ export interface GroupCommitOptions {
  * else the process does for each sync (milliseconds on a hard disk). `adaptive`, the default:
  * inline a sync that covers one write at most while the syncs of this turn of the loop, the one
  * about to start counted at the longest of the log's recent syncs, stay within 0.5 ms
- * (loop-budget.ts); on the thread pool otherwise, which lets the loop turn. A device whose syncs
- * take longer than that budget is always synced on the pool; the first sync of a log, not yet
- * measured, is too.
+ * (loop-budget.ts), and inline in the loop's next turn when this turn's budget is spent; on the
+ * thread pool a sync several writes share, every sync of a device whose syncs take longer than
+ * that budget, and the first sync of a log, not yet measured.
  */
 export type SyncMode = 'adaptive' | 'inline' | 'thread-pool';
 export const SYNC_MODES: readonly SyncMode[] = ['adaptive', 'inline', 'thread-pool'];
