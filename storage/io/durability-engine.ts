@@ -37,7 +37,7 @@
 import { StorageError, assert } from '../errors.js';
 import type { FileHandle, FileIO } from './file-io.js';
 import { type DurabilityPolicy, type SyncMode, syncsBeforeAcknowledging } from './durability.js';
-import { type SyncPlace, inNextTurn, placeSync } from './loop-budget.js';
+import { type SyncPlace, inNextTurn, loopClockMs, placeSync } from './loop-budget.js';
 
 /** What a sync started now will cover. */
 export interface SyncPlan<P> {
@@ -338,7 +338,7 @@ export class DurabilityEngine<P> {
     const ackEnd = acknowledgedEnd === 'all' ? plan.endTicket : acknowledgedEnd;
     const place = this.#placeOf(writes);
     if (place === 'inline') {
-      this.#syncStartedMs = performance.now();
+      this.#syncStartedMs = loopClockMs();
       this.guard('sync', () => this.#options.io.fdatasync(plan.handle));
       this.#timed();
       this.#recordSynced(plan, ackEnd);
@@ -379,7 +379,7 @@ export class DurabilityEngine<P> {
   }
 
   #syncOnPool(handle: FileHandle): Promise<void> {
-    this.#syncStartedMs = performance.now();
+    this.#syncStartedMs = loopClockMs();
     return this.#options.io.fdatasyncAsync(handle);
   }
 
@@ -396,7 +396,7 @@ export class DurabilityEngine<P> {
           inNextTurn(attempt);
           return;
         }
-        this.#syncStartedMs = performance.now();
+        this.#syncStartedMs = loopClockMs();
         try {
           this.#options.io.fdatasync(handle);
           resolve();
@@ -415,7 +415,7 @@ export class DurabilityEngine<P> {
    * the pool for the 20-odd syncs after a stall, not inline again at the next fast one.
    */
   #timed(): void {
-    const tookMs = performance.now() - this.#syncStartedMs;
+    const tookMs = loopClockMs() - this.#syncStartedMs;
     const fading = this.#syncEstimateMs * SYNC_ESTIMATE_FADE;
     this.#syncEstimateMs = Number.isFinite(fading) ? Math.max(tookMs, fading) : tookMs;
   }

@@ -17,6 +17,11 @@ export const INLINE_BUDGET_MS = 0.5;
 /** Where a sync expected to take some time runs (placeSync). */
 export type SyncPlace = 'inline' | 'next-turn' | 'pool';
 
+/** Milliseconds on a monotonic clock (loopClockMs). */
+export type LoopClock = () => number;
+
+const performanceClock: LoopClock = () => performance.now();
+let clock = performanceClock;
 /** When the loop was first held by an inline sync in this turn; -1 once the loop turned. */
 let heldSinceMs = -1;
 /** Syncs waiting for the next turn, each asking again where it runs when that turn comes. */
@@ -50,7 +55,7 @@ function runWaiting(): void {
  */
 export function placeSync(expectedMs: number): SyncPlace {
   if (expectedMs > INLINE_BUDGET_MS) return 'pool';
-  const nowMs = performance.now();
+  const nowMs = clock();
   if (heldSinceMs < 0) holdFrom(nowMs);
   return nowMs - heldSinceMs + expectedMs <= INLINE_BUDGET_MS ? 'inline' : 'next-turn';
 }
@@ -62,4 +67,24 @@ export function placeSync(expectedMs: number): SyncPlace {
 export function inNextTurn(attempt: () => void): void {
   assert(heldSinceMs >= 0, 'a sync waits for the next turn only when this one is held');
   waiting.push(attempt);
+}
+
+/** The clock the budget and the syncs' lengths are read on: `performance.now` but in a replay. */
+export function loopClockMs(): number {
+  return clock();
+}
+
+/**
+ * Reads the budget and the syncs' lengths on `replacement` until the returned function restores
+ * `performance.now`: the crash loop's simulated time, where a sync's length is drawn from the
+ * seed and `adaptive` then places each sync the same way in every replay. Each switch starts the
+ * turn's count afresh, so no hold read on one clock is compared with the other.
+ */
+export function useLoopClock(replacement: LoopClock): () => void {
+  clock = replacement;
+  heldSinceMs = -1;
+  return () => {
+    clock = performanceClock;
+    heldSinceMs = -1;
+  };
 }

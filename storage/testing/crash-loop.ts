@@ -18,15 +18,17 @@
  * one length (older records in a reused file line up with the new ones) or of lengths that
  * change from round to round (they do not). Iterations that draw no profile run as before.
  *
- * Group commit runs with groupMaxDelayMs 0, the syncs inline or on the pool as the seed draws
- * (TargetConfig.syncMode), and every acknowledgement is awaited before the next operation, so
- * the order of FileIO calls depends on the seed only.
+ * Group commit runs with groupMaxDelayMs 0, the syncs inline, on the pool or placed by `adaptive`
+ * on simulated time as the seed draws (TargetConfig.syncMode, sim-loop-clock.ts), and every
+ * acknowledgement is awaited before the next operation, so the order of FileIO calls depends on
+ * the seed only.
  *
  * Why this file is over 450 lines: one iteration's state (the disk, the model, the target, the
  * seeded streams, the counts) is what every step of the loop reads and moves; the targets, the
  * model and the outside events already have files of their own.
  */
-import type { DurabilityPolicy } from '../io/durability.js';
+import { type DurabilityPolicy, SYNC_MODES } from '../io/durability.js';
+import { useLoopClock } from '../io/loop-budget.js';
 import { isStorageError } from '../errors.js';
 import type { Log } from '../log/log.js';
 import { SimDisk, type SimFault } from '../sim/sim-disk.js';
@@ -41,6 +43,7 @@ import {
   formatOutsideCounts,
 } from './crash-outside-events.js';
 import { logQueueDriver, slotFileDriver } from './crash-queue-target.js';
+import { SimLoopClock } from './sim-loop-clock.js';
 import {
   CRASH_DATA_DIR,
   CRASH_TARGETS,
@@ -173,6 +176,11 @@ const ALIGN_STREAM_SALT = 0x0a1_16e5;
 const DIRECT_STREAM_SALT = 0xd1e_c7ed;
 /** Salt of the sync-mode draw (TargetConfig.syncMode). */
 const SYNC_MODE_STREAM_SALT = 0x5c_1d0e;
+/** Salt of the sync lengths `adaptive` iterations read on their SimLoopClock. */
+const SYNC_LENGTH_STREAM_SALT = 0x5e_c1e7;
+/** Turns of the event loop after an `adaptive` iteration: a sync a crashed target left waiting for
+ * a turn (loop-budget.ts) runs in the second; the third ends the hold it started. */
+const TURNS_TO_SETTLE = 3;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 8 },
@@ -248,10 +256,9 @@ class CrashIteration {
       options.target === 'log' &&
       options.durability !== 'none' &&
       new SeededRandom((options.seed ^ DIRECT_STREAM_SALT) >>> 0).chance(0.5);
-    const syncMode = new SeededRandom((options.seed ^ SYNC_MODE_STREAM_SALT) >>> 0).pick([
-      'inline',
-      'thread-pool',
-    ] as const);
+    const syncMode = new SeededRandom((options.seed ^ SYNC_MODE_STREAM_SALT) >>> 0).pick(
+      SYNC_MODES,
+    );
     const config = {
       ...drawConfig(this.#rng, options.durability),
       reuse,
@@ -282,6 +289,22 @@ class CrashIteration {
   }
 
   async run(): Promise<void> {
+    if (this.#config.syncMode !== 'adaptive') return this.#rounds();
+    const clock = new SimLoopClock(
+      new SeededRandom((this.#options.seed ^ SYNC_LENGTH_STREAM_SALT) >>> 0),
+      () => this.#disk.counters,
+    );
+    const restore = useLoopClock(clock.nowMs);
+    try {
+      await this.#rounds();
+    } finally {
+      // What crashed targets left waiting for a turn runs now, on this iteration's clock.
+      for (let turn = 0; turn < TURNS_TO_SETTLE; turn++) await new Promise(setImmediate);
+      restore();
+    }
+  }
+
+  async #rounds(): Promise<void> {
     const rounds = 1 + this.#rng.nextInt(MAX_ROUNDS);
     for (this.#round = 0; this.#round <= rounds; this.#round++) {
       const last = this.#round === rounds;

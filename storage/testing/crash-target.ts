@@ -3,7 +3,7 @@
  * A driver opens its target on a (possibly crashed) SimDisk; the open target takes random steps
  * against the model and, after a reopen, hands back every message it still holds.
  */
-import type { DurabilityPolicy } from '../io/durability.js';
+import type { DurabilityPolicy, SyncMode } from '../io/durability.js';
 import { isStorageError } from '../errors.js';
 import type { Log } from '../log/log.js';
 import { type SimDisk, SimPowerCutError } from '../sim/sim-disk.js';
@@ -41,12 +41,11 @@ export interface TargetConfig {
    */
   readonly directWrites: boolean;
   /**
-   * Where the target's syncs run: `inline` or `thread-pool`, the two paths `adaptive` (the
-   * default) chooses between by the time a sync takes, which would make the order of FileIO
-   * calls depend on the machine's speed and not the seed alone. Which one `adaptive` takes when
-   * is tested in storage/io/durability-engine.test.ts.
+   * Where the target's syncs run. Under `adaptive` (the default) the loop's clock is the
+   * iteration's SimLoopClock, so each sync is placed (inline, in the next turn, on the pool) by
+   * lengths drawn from the seed and an iteration replays exactly.
    */
-  readonly syncMode: 'inline' | 'thread-pool';
+  readonly syncMode: SyncMode;
 }
 
 /**
