@@ -66,6 +66,12 @@ describe('loglab bench', () => {
       expect(
         loop('append.always.threadPool.aboveNodeThreadPoolSync.loopNsPerAppend').samples,
       ).toEqual(logNs.map((ns, i) => ns - nodeNs[i]!));
+      // The default over inline, from the same rounds as both over fio.
+      const overFio = loop('append.always.vsFioSeqSync').samples!;
+      const inlineOverFio = loop('append.always.inline.vsFioSeqSync').samples!;
+      const vsInline = loop('append.always.vsInline').samples!;
+      expect(vsInline).toHaveLength(overFio.length);
+      vsInline.forEach((ratio, i) => expect(ratio).toBeCloseTo(overFio[i]! / inlineOverFio[i]!, 9));
     }
   });
 

@@ -223,6 +223,8 @@ export async function fioSeqSyncMetrics(
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread); ' +
       '`.direct.inline` the same with directWrites (storage/io/direct-write.ts: 512-byte blocks ' +
       'through O_DIRECT, where fio writes through the page cache). ' +
+      'vsInline: the default over `.inline`, round by round (no fio in it: the steadier figure ' +
+      "for a gate when the device's own rate moves from hour to hour). " +
       'threadPool.vsNodeThreadPoolSync: the log with thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +
       "pool) on a laid-out file: the hand-off both pay. loopNsPerAppend: the event loop's busy " +
@@ -278,6 +280,14 @@ export async function fioSeqSyncMetrics(
       fioRates,
       'adaptive',
       `the log's synced appends per second (one producer, the default adaptive syncs) ${FIO}`,
+    ),
+    ratio(
+      'append.always.vsInline',
+      byDefault,
+      inline.rates,
+      'adaptive',
+      "the log's synced appends per second with the default adaptive syncs over the same log's " +
+        'with inline syncs (one producer): what holding the event loop to its budget costs',
     ),
     ratio(
       'append.always.threadPool.vsFioSeqSync',

@@ -38,6 +38,7 @@ export const BENCH_STORAGE_DECLARATIONS = {
   vsAlways: { ...OVER, labels: ['cache', 'producers', 'syncMode', 'directWrites'] },
   vsFioSeqSync: { ...OVER, labels: ['policy', 'syncMode'] },
   vsNodeThreadPoolSync: { ...OVER, labels: ['policy', 'syncMode'] },
+  vsInline: { ...OVER, labels: ['policy', 'syncMode'] },
   vsOwnLogBatched: { ...OVER, labels: BATCHES },
   latencyNs: { unit: 'ns', class: 'timing', direction: 'lower', labels: ['mode', 'policy'] },
   loopNsPerAppend: {
