@@ -171,8 +171,8 @@ export class DurabilityEngine<P> {
    * Runs `action` (a flush, a close: syncs of the design's own) once no sync of the engine's is in
    * flight (on the pool or waiting for a turn), starting none meanwhile. A sync in flight may yet
    * fail, leaving the pages it covered marked clean: a sync of the same file made meanwhile would
-   * succeed without writing them and vouch for what is not on the device. Waiting for it, and holding the next one back so a busy
-   * log cannot starve the caller, closes that race.
+   * succeed without writing them and vouch for what is not on the device. Waiting for it, and
+   * holding the next one back so a busy log cannot starve the caller, closes that race.
    */
   async exclusive<T>(action: () => T): Promise<T> {
     this.#exclusive++;

@@ -35,7 +35,7 @@ function holdFrom(nowMs: number): void {
 
 function loopTurned(): void {
   heldSinceMs = -1;
-  // Queued from the check phase, runDeferred runs in the next turn's, after the loop polled for
+  // Queued from the check phase, runWaiting runs in the next turn's, after the loop polled for
   // I/O and ran its timers: queued beside loopTurned, it would run in this check phase, holding
   // the loop for a second budget with nothing run in between.
   if (waiting.length > 0) setImmediate(runWaiting);
