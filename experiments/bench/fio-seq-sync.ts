@@ -223,8 +223,8 @@ export async function fioSeqSyncMetrics(
       '`.inline` is the log with syncMode inline (like for like: psync waits on its own thread); ' +
       '`.direct.inline` the same with directWrites (storage/io/direct-write.ts: 512-byte blocks ' +
       'through O_DIRECT, where fio writes through the page cache). ' +
-      'vsInline: the default over `.inline`, round by round (no fio in it: the steadier figure ' +
-      "for a gate when the device's own rate moves from hour to hour). " +
+      'vsInline: the default over `.inline`, round by round (no fio in it: what holding the ' +
+      'event loop to its budget costs the default, beside the same log syncing inline). ' +
       'threadPool.vsNodeThreadPoolSync: the log with thread-pool syncs over a plain Node loop ' +
       `(writeSync of ${RECORD.length} bytes, the log's record, then fs.fdatasync on the thread ` +
       "pool) on a laid-out file: the hand-off both pay. loopNsPerAppend: the event loop's busy " +

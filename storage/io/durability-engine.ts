@@ -338,8 +338,7 @@ export class DurabilityEngine<P> {
     const ackEnd = acknowledgedEnd === 'all' ? plan.endTicket : acknowledgedEnd;
     const place = this.#placeOf(writes);
     if (place === 'inline') {
-      this.#syncStartedMs = loopClockMs();
-      this.guard('sync', () => this.#options.io.fdatasync(plan.handle));
+      this.guard('sync', () => this.#syncHere(plan.handle));
       this.#timed();
       this.#recordSynced(plan, ackEnd);
       // Writes owed a sync while a thread-pool one ran (`adaptive`) each get theirs now.
@@ -378,6 +377,12 @@ export class DurabilityEngine<P> {
     return writes <= 1 ? placeSync(this.#syncEstimateMs) : 'pool';
   }
 
+  /** Syncs on the event loop, timed for #timed. */
+  #syncHere(handle: FileHandle): void {
+    this.#syncStartedMs = loopClockMs();
+    this.#options.io.fdatasync(handle);
+  }
+
   #syncOnPool(handle: FileHandle): Promise<void> {
     this.#syncStartedMs = loopClockMs();
     return this.#options.io.fdatasyncAsync(handle);
@@ -396,9 +401,8 @@ export class DurabilityEngine<P> {
           inNextTurn(attempt);
           return;
         }
-        this.#syncStartedMs = loopClockMs();
         try {
-          this.#options.io.fdatasync(handle);
+          this.#syncHere(handle);
           resolve();
         } catch (error) {
           reject(error);

@@ -20,8 +20,7 @@ export type SyncPlace = 'inline' | 'next-turn' | 'pool';
 /** Milliseconds on a monotonic clock (loopClockMs). */
 export type LoopClock = () => number;
 
-const performanceClock: LoopClock = () => performance.now();
-let clock = performanceClock;
+let clock: LoopClock = () => performance.now();
 /** When the loop was first held by an inline sync in this turn; -1 once the loop turned. */
 let heldSinceMs = -1;
 /** Syncs waiting for the next turn, each asking again where it runs when that turn comes. */
@@ -76,15 +75,17 @@ export function loopClockMs(): number {
 
 /**
  * Reads the budget and the syncs' lengths on `replacement` until the returned function restores
- * `performance.now`: the crash loop's simulated time, where a sync's length is drawn from the
+ * the clock before it (`performance.now`): the crash loop's simulated time, where a sync's length is drawn from the
  * seed and `adaptive` then places each sync the same way in every replay. Each switch starts the
  * turn's count afresh, so no hold read on one clock is compared with the other.
  */
 export function useLoopClock(replacement: LoopClock): () => void {
-  clock = replacement;
+  const previous = clock;
+  switchClock(replacement);
+  return () => switchClock(previous);
+}
+
+function switchClock(next: LoopClock): void {
+  clock = next;
   heldSinceMs = -1;
-  return () => {
-    clock = performanceClock;
-    heldSinceMs = -1;
-  };
 }

@@ -178,8 +178,10 @@ const DIRECT_STREAM_SALT = 0xd1e_c7ed;
 const SYNC_MODE_STREAM_SALT = 0x5c_1d0e;
 /** Salt of the sync lengths `adaptive` iterations read on their SimLoopClock. */
 const SYNC_LENGTH_STREAM_SALT = 0x5e_c1e7;
-/** Turns of the event loop after an `adaptive` iteration: a sync a crashed target left waiting for
- * a turn (loop-budget.ts) runs in the second; the third ends the hold it started. */
+/**
+ * Turns of the event loop after an `adaptive` iteration: a sync a crashed target left waiting for
+ * a turn (loop-budget.ts) runs in the second; the third ends the hold it started.
+ */
 const TURNS_TO_SETTLE = 3;
 /** Body length ranges a `by-round` profile draws from, one a round. */
 const ROUND_BODY_SIZES = [
