@@ -156,6 +156,7 @@ describe('loglab bench', () => {
     const lookup = metric('lookup.warm.p50Ns').samples!;
     const pread = metric('lookup.warm.preadP50Ns').samples!;
     expect(pread.every((ns) => ns > 0)).toBe(true);
+    expect(metric('lookup.warm.checkedPreadP50Ns').samples).toHaveLength(2);
     expect(metric('lookup.warm.vsPread').samples).toEqual(lookup.map((ns, i) => ns / pread[i]!));
     expect(metric('recovery.scan.bytesPerSec').samples).toHaveLength(2);
   });

@@ -16,5 +16,6 @@ export const BENCH_HOT_PATHS_METRICS = declareMetrics('bench-hot-paths', {
   p50Ns: STORAGE.p50Ns,
   p99Ns: STORAGE.p99Ns,
   preadP50Ns: STORAGE.preadP50Ns,
+  checkedPreadP50Ns: STORAGE.checkedPreadP50Ns,
   vsPread: STORAGE.vsPread,
 });

@@ -50,6 +50,8 @@ export const BENCH_STORAGE_DECLARATIONS = {
   p50Ns: { unit: 'ns', class: 'timing', direction: 'lower', labels: LOOKUP },
   p99Ns: { unit: 'ns', class: 'timing', direction: 'lower', labels: LOOKUP },
   preadP50Ns: { unit: 'ns', class: 'timing', direction: 'lower', labels: LOOKUP },
+  // The pread and the record's check: the least a checked lookup does, on this machine.
+  checkedPreadP50Ns: { unit: 'ns', class: 'timing', direction: 'lower', labels: LOOKUP },
   // The lookup's median over a bare pread's of the same records: lower is closer to the floor.
   vsPread: { ...OVER, direction: 'lower', labels: LOOKUP },
   // The resident set is the process's, after the garbage collector and the kernel had their say.
