@@ -75,9 +75,9 @@ export function loopClockMs(): number {
 
 /**
  * Reads the budget and the syncs' lengths on `replacement` until the returned function restores
- * the clock before it (`performance.now`): the crash loop's simulated time, where a sync's length is drawn from the
- * seed and `adaptive` then places each sync the same way in every replay. Each switch starts the
- * turn's count afresh, so no hold read on one clock is compared with the other.
+ * the clock before it (`performance.now`): the crash loop's simulated time, where a sync's length
+ * is drawn from the seed and `adaptive` then places each sync the same way in every replay. Each
+ * switch starts the turn's count afresh, so no hold read on one clock is compared with the other.
  */
 export function useLoopClock(replacement: LoopClock): () => void {
   const previous = clock;

@@ -192,15 +192,22 @@ const ROUND_BODY_SIZES = [
   { minBytes: 8, maxBytes: 200 },
 ] as const;
 
+/**
+ * A stream of the seed's own for one draw, apart from the iteration's main one: a draw added
+ * this way moves no seed's earlier draws.
+ */
+function saltedStream(seed: number, salt: number): SeededRandom {
+  return new SeededRandom((seed ^ salt) >>> 0);
+}
+
 /** Half the raw log's iterations exercise segment reuse (ReuseProfile); the others none. */
 function drawReuse(rng: SeededRandom, target: CrashTargetName, seed: number): ReuseProfile | null {
   if (target !== 'log' || !rng.chance(0.5)) return null;
   return {
     bodies: rng.pick(['one-size', 'mixed', 'by-round'] as const),
     bodyBytes: rng.pick([8, 24, 57, 120, 200]),
-    // A stream of its own, so adding the page fill moved no seed's earlier draws.
-    pageBytes: new SeededRandom((seed ^ PAGE_FILL_STREAM_SALT) >>> 0).pick([0, 512, 4096]),
-    layOutSpares: new SeededRandom((seed ^ LAYOUT_STREAM_SALT) >>> 0).chance(0.5),
+    pageBytes: saltedStream(seed, PAGE_FILL_STREAM_SALT).pick([0, 512, 4096]),
+    layOutSpares: saltedStream(seed, LAYOUT_STREAM_SALT).chance(0.5),
   };
 }
 
@@ -248,19 +255,15 @@ class CrashIteration {
     this.#options = options;
     this.#rng = new SeededRandom(options.seed);
     this.#driver = DRIVERS[options.target];
-    this.#reuseRng = new SeededRandom((options.seed ^ REUSE_STREAM_SALT) >>> 0);
+    this.#reuseRng = saltedStream(options.seed, REUSE_STREAM_SALT);
     const reuse = drawReuse(this.#reuseRng, options.target, options.seed);
-    // A stream of its own, so adding alignment moved no seed's earlier draws.
     const pageAlign =
-      reuse?.pageBytes !== 0 &&
-      new SeededRandom((options.seed ^ ALIGN_STREAM_SALT) >>> 0).chance(0.5);
+      reuse?.pageBytes !== 0 && saltedStream(options.seed, ALIGN_STREAM_SALT).chance(0.5);
     const directWrites =
       options.target === 'log' &&
       options.durability !== 'none' &&
-      new SeededRandom((options.seed ^ DIRECT_STREAM_SALT) >>> 0).chance(0.5);
-    const syncMode = new SeededRandom((options.seed ^ SYNC_MODE_STREAM_SALT) >>> 0).pick(
-      SYNC_MODES,
-    );
+      saltedStream(options.seed, DIRECT_STREAM_SALT).chance(0.5);
+    const syncMode = saltedStream(options.seed, SYNC_MODE_STREAM_SALT).pick(SYNC_MODES);
     const config = {
       ...drawConfig(this.#rng, options.durability),
       reuse,
@@ -293,7 +296,7 @@ class CrashIteration {
   async run(): Promise<void> {
     if (this.#config.syncMode !== 'adaptive') return this.#rounds();
     const clock = new SimLoopClock(
-      new SeededRandom((this.#options.seed ^ SYNC_LENGTH_STREAM_SALT) >>> 0),
+      saltedStream(this.#options.seed, SYNC_LENGTH_STREAM_SALT),
       () => this.#disk.counters,
     );
     const restore = useLoopClock(clock.nowMs);
